@@ -1,0 +1,97 @@
+package domains
+
+import "time"
+
+// Defaults fills every zero-valued optional field with its documented default.
+// It is idempotent.
+func (c *Config) Defaults() {
+	cl := &c.Cluster
+	setF(&cl.NodeCores, 32)
+	setD(&cl.NodeProvisionTime, 3*time.Minute)
+	setF(&cl.ProvisionerRate, 20)
+	setD(&cl.NodeIdleTimeout, 10*time.Minute)
+	setF(&cl.CostPerCoreHour, 0.04)
+	setD(&cl.TelemetryLag, 20*time.Second)
+
+	cm := &c.Commander
+	setD(&cm.Tick, 60*time.Second)
+	if cm.Policy == "" {
+		cm.Policy = "forecast"
+	}
+	setF(&cm.DeadZone, 0.02)
+	setF(&cm.ReserveMin, 0.02)
+	setF(&cm.MaxShareChange, 0.10)
+	setD(&cm.DirectiveTTL, 3*cm.Tick)
+
+	s := &c.Soldier
+	setD(&s.Tick, 10*time.Second)
+	if s.Policy == "" {
+		s.Policy = "proportional"
+	}
+	if s.Actuation == "" {
+		s.Actuation = ActuateHPABounds
+	}
+	setF(&s.OverageCap, 0.10)
+	setD(&s.ScaleDownCooldown, 5*time.Minute)
+	if s.Mode == "" {
+		s.Mode = ModeActive
+	}
+	setF(&s.TargetUtilisation, 0.7)
+	setF(&s.ErrorRateVeto, 0.01)
+
+	for di := range c.Domains {
+		d := &c.Domains[di]
+		setF(&d.Weight, 1)
+		setF(&d.Ceiling, 1)
+		setF(&d.SLO.ErrorBudget, 0.001)
+		for si := range d.AppSets {
+			a := &d.AppSets[si]
+			if a.Count == 0 {
+				a.Count = 1
+			}
+			if a.MinReplicas == 0 {
+				a.MinReplicas = 1
+			}
+			if a.MaxReplicas == 0 {
+				a.MaxReplicas = 100
+			}
+			if a.Concurrency == 0 {
+				a.Concurrency = 1
+			}
+			setD(&a.StartupTime, 30*time.Second)
+			setD(&a.Timeout, 5*time.Second)
+			setF(&a.CallRatio, 1)
+		}
+	}
+	if c.Store.Path == "" {
+		c.Store.Path = "data/regiment.db"
+	}
+	setD(&c.Store.Retention, 168*time.Hour)
+}
+
+// Defaults fills every zero-valued optional field with its documented default.
+func (s *Scenario) Defaults() {
+	if s.Seed == 0 {
+		s.Seed = 1
+	}
+	if s.Noise == 0 {
+		s.Noise = 0.05
+	}
+	for i := range s.Traffic {
+		if s.Traffic[i].FunctionStride == 0 {
+			s.Traffic[i].FunctionStride = 1
+		}
+	}
+}
+
+func setF(p *float64, v float64) {
+	if *p == 0 {
+		*p = v
+	}
+}
+
+func setD(p *time.Duration, v time.Duration) {
+	if *p == 0 {
+		*p = v
+	}
+}

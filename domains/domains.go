@@ -1,0 +1,212 @@
+package domains
+
+import (
+	"fmt"
+	"time"
+)
+
+// Config is a whole cluster configuration: the contested pool, the two control
+// levels, the domains with their app sets, and the I/O settings of the daemons.
+type Config struct {
+	Cluster   Cluster
+	Commander Commander
+	Soldier   Soldier
+	Domains   []Domain // in file order; index is the domain id
+	NATS      NATS
+	Store     Store
+}
+
+// Cluster is the contested node pool every domain draws from.
+type Cluster struct {
+	Name string
+	// CapacityCores is the largest the pool may grow to, in cores. Required, > 0.
+	CapacityCores float64
+	// NodeCores is the allocatable cores of one node. Default 32.
+	NodeCores float64
+	// NodeProvisionTime is how long a requested node takes to become ready. Default 3m.
+	NodeProvisionTime time.Duration
+	// ProvisionerRate is how many node requests the provisioner can start per minute;
+	// bursts beyond it queue (the stampede). Default 20.
+	ProvisionerRate float64
+	// NodeIdleTimeout is how long a node's worth of cores must stay free before a
+	// node is removed. Default 10m.
+	NodeIdleTimeout time.Duration
+	// CostPerCoreHour is the price of one provisioned node core for one hour. Default 0.04.
+	CostPerCoreHour float64
+	// TelemetryLag is how old the telemetry a policy sees is (metrics pipeline
+	// delay). Default 20s.
+	TelemetryLag time.Duration
+}
+
+// Commander holds the settings of the cluster-level allocator.
+type Commander struct {
+	Tick       time.Duration // decision period; default 60s
+	Policy     string        // policy name or checkpoint path; default "forecast"
+	DeadZone   float64       // share changes below this fraction of the previous share are dropped; default 0.02
+	ReserveMin float64       // smallest unallocated share kept for uncertainty; default 0.02
+	// MaxShareChange is the largest change of one domain's share per tick, in
+	// share points. Default 0.10.
+	MaxShareChange float64
+	// DirectiveTTL is how long a directive stays valid. Default 3 x Tick.
+	DirectiveTTL time.Duration
+}
+
+// Actuation says how a Soldier applies replica decisions.
+type Actuation string
+
+const (
+	ActuateReplicas  Actuation = "replicas"   // scale subresource
+	ActuateHPABounds Actuation = "hpa-bounds" // patch HPA min/max
+)
+
+// Mode says whether a Soldier's policy acts.
+type Mode string
+
+const (
+	ModeActive Mode = "active" // the policy actuates
+	ModeShadow Mode = "shadow" // the policy decides and records; the baseline actuates
+	ModeOff    Mode = "off"    // nothing is decided or actuated
+)
+
+// Soldier holds the settings shared by every domain's Soldier.
+type Soldier struct {
+	Tick              time.Duration // decision period; default 10s
+	Policy            string        // policy name or checkpoint path; default "proportional"
+	Actuation         Actuation     // default hpa-bounds
+	OverageCap        float64       // spend may reach budget x (1 + OverageCap); default 0.10
+	ScaleDownCooldown time.Duration // per-app wait after a scale-up before scaling down; default 5m
+	Mode              Mode          // default active
+	// TargetUtilisation is the CPU utilisation the Soldier sizes apps for, in (0, 1]. Default 0.7.
+	TargetUtilisation float64
+	// ErrorRateVeto is the error rate above which scale-down is vetoed. Default 0.01.
+	ErrorRateVeto float64
+}
+
+// Domain is a set of related services that share a budget, an SLO and a priority.
+type Domain struct {
+	Name     string
+	Priority int     // tier: 0 (P0) is the most important
+	Weight   float64 // reward priority weight; default 1
+	Floor    float64 // minimum share of the contested pool, [0, 1]
+	Ceiling  float64 // maximum share of the contested pool, [Floor, 1]; default 1
+	SLO      SLO
+	AppSets  []AppSet
+}
+
+// SLO is a domain's service-level objective.
+type SLO struct {
+	LatencyP99  time.Duration // p99 response time objective; required
+	ErrorBudget float64       // tolerated error rate, (0, 1); default 0.001
+}
+
+// AppSet is Count similar apps described once. Apps of a set are named
+// "<set>" when Count is 1, else "<set>-<i>" with i from 0.
+type AppSet struct {
+	Name          string
+	Count         int
+	CPUPerReplica float64       // cores per replica; required, > 0
+	MinReplicas   int           // default 1
+	MaxReplicas   int           // default 100
+	ServiceTime   time.Duration // mean service time of one request; required
+	Concurrency   int           // requests one replica serves at once; default 1
+	StartupTime   time.Duration // from pod scheduled to ready; default 30s
+	Timeout       time.Duration // requests waiting longer fail; default 5s
+	// DependsOn lists callee sets as "domain/set". App i of this set calls app
+	// i mod n of a callee set of n apps.
+	DependsOn []string
+	// CallRatio is calls to each callee per request served. Default 1.
+	CallRatio float64
+}
+
+// NATS says where the message bus is.
+type NATS struct {
+	URL         string // empty: an embedded server
+	Credentials string // path to a .creds file; empty: none
+}
+
+// Store says where episodes are kept.
+type Store struct {
+	Path      string        // bbolt file; default "data/regiment.db"
+	Retention time.Duration // steps older than this are pruned; default 168h
+}
+
+// App is one expanded app of an AppSet.
+type App struct {
+	ID     int    // index in Config.Apps()
+	Name   string // "domain/app"
+	Domain int    // index in Config.Domains
+	Set    int    // index in Domain.AppSets
+	*AppSet
+	Deps []int // callee app ids
+}
+
+// Apps expands every app set into apps, in domain then set order, resolving
+// dependencies to app ids. It assumes a validated config.
+func (c *Config) Apps() []App {
+	var apps []App
+	first := map[string]int{} // "domain/set" -> id of its first app
+	for di := range c.Domains {
+		d := &c.Domains[di]
+		for si := range d.AppSets {
+			s := &d.AppSets[si]
+			first[d.Name+"/"+s.Name] = len(apps)
+			for i := 0; i < s.Count; i++ {
+				apps = append(apps, App{ID: len(apps), Name: d.Name + "/" + s.AppName(i), Domain: di, Set: si, AppSet: s})
+			}
+		}
+	}
+	for i := range apps {
+		a := &apps[i]
+		idx := i - first[c.Domains[a.Domain].Name+"/"+a.AppSet.Name]
+		for _, dep := range a.DependsOn {
+			f, ok := first[dep]
+			if !ok {
+				continue
+			}
+			n := setByKey(c, dep).Count
+			a.Deps = append(a.Deps, f+idx%n)
+		}
+	}
+	return apps
+}
+
+// AppName is the name of app i of the set.
+func (s *AppSet) AppName(i int) string {
+	if s.Count == 1 {
+		return s.Name
+	}
+	return fmt.Sprintf("%s-%d", s.Name, i)
+}
+
+// Domain returns the index of the named domain, or -1.
+func (c *Config) Domain(name string) int {
+	for i := range c.Domains {
+		if c.Domains[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// AppCount is the number of apps all sets expand to.
+func (c *Config) AppCount() int {
+	n := 0
+	for _, d := range c.Domains {
+		for _, s := range d.AppSets {
+			n += s.Count
+		}
+	}
+	return n
+}
+
+func setByKey(c *Config, key string) *AppSet {
+	for di := range c.Domains {
+		d := &c.Domains[di]
+		for si := range d.AppSets {
+			if d.Name+"/"+d.AppSets[si].Name == key {
+				return &d.AppSets[si]
+			}
+		}
+	}
+	return nil
+}
