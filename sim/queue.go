@@ -1,0 +1,125 @@
+package sim
+
+import "math"
+
+// Queue is an M/M/c queue in steady state: Poisson arrivals at Lambda per
+// second, C identical servers each serving at Mu per second (exponential
+// service), first come first served, infinite buffer. It requires
+// Lambda < C*Mu (utilisation below 1) and C >= 1.
+type Queue struct {
+	Lambda float64 // arrival rate, 1/s
+	Mu     float64 // service rate of one server, 1/s
+	C      int     // servers
+}
+
+// Utilisation is rho = lambda / (c mu).
+func (q Queue) Utilisation() float64 { return q.Lambda / (float64(q.C) * q.Mu) }
+
+// ErlangC is the probability that an arrival waits, C(c, a) with offered load
+// a = lambda/mu. It uses the Erlang-B recursion in its inverse form, which needs
+// no division per server (Jagerman 1974):
+//
+//	1/B(0) = 1
+//	1/B(k) = 1 + (k/a) / B(k-1)
+//	C = B / (1 - rho (1 - B))
+//
+// For c far above a, 1/B overflows to +Inf and C is 0, which is exact to
+// float64 precision.
+func (q Queue) ErlangC() float64 {
+	a := q.Lambda / q.Mu
+	if a <= 0 {
+		return 0
+	}
+	inva := 1 / a
+	invB := 1.0
+	for k := 1; k <= q.C; k++ {
+		invB = 1 + float64(k)*inva*invB
+	}
+	b := 1 / invB
+	rho := a / float64(q.C)
+	return b / (1 - rho*(1-b))
+}
+
+// sojourn is the response-time (wait + service) distribution of an M/M/c queue:
+// with probability 1-C no wait, else an exponential wait at rate
+// theta = c mu - lambda, plus an exponential service at rate mu.
+type sojourn struct {
+	c, mu, theta float64 // wait probability, service rate, wait rate
+}
+
+func (q Queue) sojourn() sojourn {
+	return sojourn{c: q.ErlangC(), mu: q.Mu, theta: float64(q.C)*q.Mu - q.Lambda}
+}
+
+// survival is P(T > t) and the density f(t) = -dP(T > t)/dt (Gross & Harris,
+// Fundamentals of Queueing Theory, 4th ed., eq. 2.39):
+//
+//	P(T > t) = (1-C) e^{-mu t} + C (theta e^{-mu t} - mu e^{-theta t}) / (theta - mu)
+//	         = (1-C) e^{-mu t} + C (1 + mu t) e^{-mu t}            when theta = mu
+func (s sojourn) survival(t float64) (p, f float64) {
+	if t <= 0 {
+		return 1, 0
+	}
+	em := math.Exp(-s.mu * t)
+	d := s.theta - s.mu
+	if math.Abs(d) < 1e-9*s.mu {
+		p = (1-s.c)*em + s.c*(1+s.mu*t)*em
+		f = (1-s.c)*s.mu*em + s.c*s.mu*s.mu*t*em
+		return p, f
+	}
+	et := math.Exp(-s.theta * t)
+	p = (1-s.c)*em + s.c*(s.theta*em-s.mu*et)/d
+	f = (1-s.c)*s.mu*em + s.c*s.theta*s.mu*(em-et)/d
+	return p, f
+}
+
+// quantileBounds brackets the response time exceeded with probability p:
+// T >= service alone gives the lower bound, and the union bound
+// P(W+S > a+b) <= P(W > a) + P(S > b) with a, b each taking p/2 the upper.
+func (s sojourn) quantileBounds(p float64) (lo, hi float64) {
+	lo = math.Log(1/p) / s.mu
+	hi = math.Log(2/p) / s.mu
+	if s.c > p/2 {
+		hi += math.Log(2*s.c/p) / s.theta
+	}
+	return lo, hi
+}
+
+// quantile is the t with P(T > t) = p, by Newton's method safeguarded with
+// bisection; relative accuracy 1e-9.
+func (s sojourn) quantile(p float64) float64 {
+	lo, hi := s.quantileBounds(p)
+	return solveSurvival(lo, hi, p, func(t float64) (float64, float64) { return s.survival(t) })
+}
+
+// solveSurvival finds t in [lo, hi] with surv(t) = p for a decreasing survival
+// function that also returns its density. It runs Newton's method on
+// log surv(t) - log p, which is nearly linear in the exponential tail, and
+// falls back to bisection whenever a step leaves the bracket.
+func solveSurvival(lo, hi, p float64, surv func(float64) (float64, float64)) float64 {
+	logp := math.Log(p)
+	t := lo
+	for range 100 {
+		sv, f := surv(t)
+		if sv > p {
+			lo = t
+		} else {
+			hi = t
+		}
+		next := t + (math.Log(sv)-logp)*sv/f
+		if f > 0 && math.Abs(next-t) <= 1e-9*t {
+			return next
+		}
+		if !(f > 0) || !(next > lo && next < hi) {
+			next = 0.5 * (lo + hi)
+		}
+		if hi-lo <= 1e-12*hi {
+			return next
+		}
+		t = next
+	}
+	return t
+}
+
+// P99 is the 99th percentile of response time (wait + service), seconds.
+func (q Queue) P99() float64 { return q.sojourn().quantile(0.01) }
