@@ -1,0 +1,190 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Appender buffers steps and writes them in batches, one bbolt read-write
+// transaction (one fsync) per batch. It is safe for concurrent use by
+// several goroutines, e.g. the Commander and every Soldier of a process.
+//
+// A batch is written when batchSize steps are buffered, when the oldest
+// buffered step is flushEvery old (if flushEvery > 0), on Flush and on Close.
+// A batch that fails to write is dropped and its error returned by the call
+// that wrote it, or, for a timed flush, by the next Append, Flush or Close.
+type Appender struct {
+	s     *Store
+	size  int
+	every time.Duration
+
+	writeMu sync.Mutex // held while a batch is taken and written: batches commit in order
+
+	mu     sync.Mutex // guards the fields below
+	buf    []pendingStep
+	timer  *time.Timer
+	err    error // from a timed flush, not yet reported
+	closed bool
+}
+
+// pendingStep is an encoded step waiting for its batch.
+type pendingStep struct {
+	episode string
+	key     [keyLen]byte
+	value   []byte
+}
+
+// NewAppender returns an Appender writing to s. batchSize < 1 means 1
+// (every Append writes); flushEvery <= 0 disables timed flushes.
+func (s *Store) NewAppender(batchSize int, flushEvery time.Duration) *Appender {
+	if batchSize < 1 {
+		batchSize = 1
+	}
+	return &Appender{s: s, size: batchSize, every: flushEvery, buf: make([]pendingStep, 0, batchSize)}
+}
+
+// Append validates and encodes step, so the caller may reuse its slices and
+// maps on return, and buffers it; a full buffer is written before Append
+// returns. The episode must have been begun with BeginEpisode.
+func (a *Appender) Append(step Step) error {
+	obsLen, err := a.s.knownObs(step.Episode)
+	if err != nil {
+		return fmt.Errorf("append step %d: %w", step.Seq, err)
+	}
+	if err := checkStep(&step, obsLen); err != nil {
+		return fmt.Errorf("append step %d of %q: %w", step.Seq, step.Episode, err)
+	}
+	raw, err := json.Marshal(step)
+	if err != nil {
+		return fmt.Errorf("append step %d of %q: %w", step.Seq, step.Episode, err)
+	}
+	p := pendingStep{episode: step.Episode, key: timeKey(step.At, step.Seq), value: raw}
+
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		return fmt.Errorf("append step %d of %q: appender: %w", step.Seq, step.Episode, ErrClosed)
+	}
+	a.buf = append(a.buf, p)
+	full := len(a.buf) >= a.size
+	if !full && a.every > 0 && a.timer == nil {
+		a.timer = time.AfterFunc(a.every, a.timedFlush)
+	}
+	pending := a.takeErr()
+	a.mu.Unlock()
+	if full {
+		if err := a.flush(a.size); err != nil {
+			return errors.Join(pending, err)
+		}
+	}
+	return pending
+}
+
+// Flush writes every buffered step in one transaction.
+func (a *Appender) Flush() error {
+	err := a.flush(1)
+	a.mu.Lock()
+	pending := a.takeErr()
+	a.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return pending
+}
+
+// Close flushes the buffer and stops the Appender. It is idempotent; Append
+// after Close fails with ErrClosed.
+func (a *Appender) Close() error {
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		return nil
+	}
+	a.closed = true
+	a.mu.Unlock()
+	return a.Flush()
+}
+
+func (a *Appender) timedFlush() {
+	if err := a.flush(1); err != nil {
+		a.mu.Lock()
+		if a.err == nil {
+			a.err = err
+		}
+		a.mu.Unlock()
+	}
+}
+
+// takeErr returns and clears the error of a timed flush. a.mu must be held.
+func (a *Appender) takeErr() error {
+	err := a.err
+	a.err = nil
+	return err
+}
+
+// flush writes the buffer if it holds at least least steps. Taking the batch
+// under writeMu means a Flush returns only after every earlier batch is
+// committed, while other goroutines keep filling the next buffer.
+func (a *Appender) flush(least int) error {
+	a.writeMu.Lock()
+	defer a.writeMu.Unlock()
+	a.mu.Lock()
+	if len(a.buf) < least || len(a.buf) == 0 {
+		a.mu.Unlock()
+		return nil
+	}
+	batch := a.buf
+	a.buf = make([]pendingStep, 0, a.size)
+	if a.timer != nil {
+		a.timer.Stop()
+		a.timer = nil
+	}
+	a.mu.Unlock()
+	if err := a.s.writeSteps(batch); err != nil {
+		return fmt.Errorf("write batch of %d steps: %w", len(batch), err)
+	}
+	return nil
+}
+
+// writeSteps puts a batch in one read-write transaction, grouped by episode
+// and in key order so that pages fill sequentially.
+func (s *Store) writeSteps(batch []pendingStep) error {
+	slices.SortStableFunc(batch, func(x, y pendingStep) int {
+		if x.episode != y.episode {
+			if x.episode < y.episode {
+				return -1
+			}
+			return 1
+		}
+		return bytes.Compare(x.key[:], y.key[:])
+	})
+	return s.db.Update(func(tx *bolt.Tx) error {
+		steps := tx.Bucket(bucketSteps)
+		var b *bolt.Bucket
+		var cur string
+		for i := range batch {
+			p := &batch[i]
+			if b == nil || p.episode != cur {
+				var err error
+				b, err = steps.CreateBucketIfNotExists([]byte(p.episode))
+				if err != nil {
+					return fmt.Errorf("steps bucket %q: %w", p.episode, err)
+				}
+				// Keys arrive in time order: pack pages full.
+				b.FillPercent = 0.9
+				cur = p.episode
+			}
+			if err := b.Put(p.key[:], p.value); err != nil {
+				return fmt.Errorf("put step of %q: %w", p.episode, err)
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,62 @@
+// Package store is Regiment's episode store and decision ledger: every control
+// step of the Commander (one per tick, cluster-wide) and of each domain's
+// Soldier (one per tick and domain) is recorded in a single bbolt file, for
+// inspection ("regiment episodes"), replay and retraining.
+//
+// The store is generic: it knows episodes, steps and ledger entries, not the
+// commander or soldier packages. A step is whatever a policy saw (Obs, in the
+// order of its episode's ObsLayout), what it did (Action), which guard changed
+// which output (Guards), how it was scored (Reward, one entry per term plus
+// "total") and what happened (Outcome).
+//
+// # Schema
+//
+// Version 1. Values are JSON; keys that carry time are big-endian so that
+// byte order is time order and a bbolt cursor walks them chronologically.
+//
+//	meta      "schema"                       -> decimal schema version ("1")
+//	episodes  <episode id>                   -> Episode
+//	steps     <episode id> (sub-bucket)
+//	            <unix nanos BE8><seq BE8>    -> Step
+//	ledger    <unix nanos BE8><counter BE8>  -> LedgerEntry
+//
+// The ledger counter is the ledger bucket's bbolt sequence, so entries that
+// share a timestamp keep their insertion order.
+//
+// # Invariants
+//
+//   - Every steps sub-bucket has an episodes entry with the same id; steps are
+//     written only for episodes begun with BeginEpisode.
+//   - Step.Obs has the length of its episode's ObsLayout (when the layout is
+//     not empty); all recorded numbers are finite (NaN and ±Inf are rejected,
+//     JSON cannot carry them).
+//   - Times are wall-clock instants between 1970-01-01 and 2262-04-11 (the
+//     range of int64 Unix nanoseconds); zero times are rejected. A step's key
+//     is (At, Seq), so two steps of one episode with the same At and Seq
+//     overwrite each other.
+//   - Opening a file whose schema version is newer than this package's is an
+//     error; an older one would be migrated in Open (none exists yet).
+//
+// # Concurrency
+//
+// A Store and an Appender are safe for concurrent use. bbolt allows one
+// writer at a time and any number of readers; the Appender encodes steps in
+// the caller's goroutine and writes each batch in one read-write transaction
+// (one fsync), which is what makes recording cheap.
+//
+// Only one process may open the file for writing: bbolt takes an exclusive
+// flock. Read-only openers take a shared lock, so "regiment episodes" can read
+// a file no daemon holds, and fails with ErrLocked (after Options.Timeout)
+// while one does.
+//
+// # Caveats
+//
+//   - Prune frees pages but never shrinks the file (bbolt reuses free pages);
+//     compact a copy with "bbolt compact" to reclaim disk space.
+//   - Steps buffered in an Appender are lost if the process dies before the
+//     batch is written; Flush or Close the Appender before closing the Store.
+//   - Stats, ExportCSV and the mean in Stats decode every step they cover, so
+//     their cost grows with the file.
+//
+// Package store imports bbolt and the standard library only.
+package store
