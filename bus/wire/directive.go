@@ -1,0 +1,81 @@
+package wire
+
+import "time"
+
+// Directive is the Commander's order to one domain's Soldier for the next
+// ticks: its share of the contested pool and what that share means in cores.
+type Directive struct {
+	Version int    `json:"version"` // Version
+	Cluster string `json:"cluster"` // cluster name
+	Domain  string `json:"domain"`  // the domain this directive is for
+	// Term is the Commander's term (epoch): it increases whenever a new
+	// Commander process or leader starts issuing, so Seq restarts are detected.
+	Term uint64 `json:"term"`
+	// Seq numbers directives within a Term, increasing.
+	Seq      uint64    `json:"seq"`
+	IssuedAt time.Time `json:"issued_at"` // Commander's clock when issued
+	// TTL is how long after IssuedAt the directive stays valid, in (0, MaxTTL].
+	// A Soldier whose directive expires falls back to its baseline policy.
+	TTL      Duration `json:"ttl"`
+	Share    float64  `json:"share"`    // fraction of the contested pool, [0, 1]
+	Cores    float64  `json:"cores"`    // budget in cores (share x pool), >= 0
+	Urgency  float64  `json:"urgency"`  // how fast to move toward the budget, [0, 1]
+	Headroom float64  `json:"headroom"` // spare capacity to keep above demand, fraction [0, 1]
+	Policy   string   `json:"policy"`   // name of the policy that decided; at most MaxName bytes
+	Reason   string   `json:"reason"`   // why, for humans; at most MaxReason bytes
+}
+
+// Validate checks d against the contract. known, when not nil, reports
+// whether a domain name is configured.
+func (d Directive) Validate(known func(domain string) bool) error {
+	c := checker{msg: "directive"}
+	c.version(d.Version)
+	c.name("cluster", d.Cluster)
+	c.domain("domain", d.Domain, known)
+	c.time("issued_at", d.IssuedAt)
+	if d.TTL <= 0 || time.Duration(d.TTL) > MaxTTL {
+		c.fail("ttl", "%s out of range (0,%s]", d.TTL, MaxTTL)
+	}
+	c.unit("share", d.Share)
+	c.nonNeg("cores", d.Cores)
+	c.unit("urgency", d.Urgency)
+	c.unit("headroom", d.Headroom)
+	c.text("policy", d.Policy, MaxName, false)
+	c.text("reason", d.Reason, MaxReason, false)
+	return c.result()
+}
+
+// Expires is when d stops being valid: IssuedAt + TTL.
+func (d Directive) Expires() time.Time { return d.IssuedAt.Add(time.Duration(d.TTL)) }
+
+// Expired reports whether d is past its TTL at now.
+func (d Directive) Expired(now time.Time) bool { return now.After(d.Expires()) }
+
+// Newer reports whether d's (Term, Seq) is strictly after prev's.
+func (d Directive) Newer(prev Directive) bool {
+	if d.Term != prev.Term {
+		return d.Term > prev.Term
+	}
+	return d.Seq > prev.Seq
+}
+
+// Encode validates d (without a domain lookup) and encodes it.
+func (d Directive) Encode() ([]byte, error) {
+	if err := d.Validate(nil); err != nil {
+		return nil, err
+	}
+	return encode("directive", d)
+}
+
+// DecodeDirective decodes and validates one directive (without a domain
+// lookup). Errors wrap ErrTooLarge, ErrMalformed or ErrInvalid.
+func DecodeDirective(b []byte) (Directive, error) {
+	var d Directive
+	if err := decode("directive", b, &d); err != nil {
+		return Directive{}, err
+	}
+	if err := d.Validate(nil); err != nil {
+		return Directive{}, err
+	}
+	return d, nil
+}

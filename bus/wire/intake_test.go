@@ -1,0 +1,118 @@
+package wire
+
+import (
+	"testing"
+	"time"
+)
+
+func TestIntakeAccept(t *testing.T) {
+	// dir builds a valid directive for payment with a 3m TTL.
+	dir := func(term, seq uint64, issued time.Time) Directive {
+		d := exampleDirective()
+		d.Term, d.Seq, d.IssuedAt = term, seq, issued
+		return d
+	}
+	type step struct {
+		d      Directive
+		now    time.Time
+		ok     bool
+		reason string
+	}
+	tests := []struct {
+		rule   string
+		intake Intake
+		steps  []step
+	}{
+		{"first valid directive is accepted", Intake{}, []step{
+			{dir(1, 1, t0), t0, true, ""},
+		}},
+		{"higher seq in the same term is accepted", Intake{}, []step{
+			{dir(1, 1, t0), t0, true, ""},
+			{dir(1, 2, t0.Add(time.Minute)), t0.Add(time.Minute), true, ""},
+		}},
+		{"same seq is a replay", Intake{}, []step{
+			{dir(1, 5, t0), t0, true, ""},
+			{dir(1, 5, t0), t0.Add(time.Second), false, RejectReplayed},
+		}},
+		{"lower seq is out of order", Intake{}, []step{
+			{dir(1, 5, t0), t0, true, ""},
+			{dir(1, 4, t0), t0, false, RejectReplayed},
+		}},
+		{"new term restarts seq", Intake{}, []step{
+			{dir(1, 900, t0), t0, true, ""},
+			{dir(2, 1, t0.Add(time.Minute)), t0.Add(time.Minute), true, ""},
+		}},
+		{"old term is rejected even with a higher seq", Intake{}, []step{
+			{dir(2, 1, t0), t0, true, ""},
+			{dir(1, 901, t0), t0, false, RejectReplayed},
+		}},
+		{"a rejection keeps the last accepted", Intake{}, []step{
+			{dir(1, 5, t0), t0, true, ""},
+			{dir(1, 3, t0), t0, false, RejectReplayed},
+			{dir(1, 4, t0), t0, false, RejectReplayed},
+			{dir(1, 6, t0), t0, true, ""},
+		}},
+		{"expired directive is stale", Intake{}, []step{
+			{dir(1, 1, t0), t0.Add(3*time.Minute + time.Nanosecond), false, RejectStale},
+		}},
+		{"directive at exactly issued_at+ttl is current", Intake{}, []step{
+			{dir(1, 1, t0), t0.Add(3 * time.Minute), true, ""},
+		}},
+		{"a stale directive does not advance seq", Intake{}, []step{
+			{dir(1, 2, t0), t0.Add(time.Hour), false, RejectStale},
+			{dir(1, 1, t0.Add(time.Hour)), t0.Add(time.Hour), true, ""},
+		}},
+		{"issued more than a minute ahead is from the future", Intake{}, []step{
+			{dir(1, 1, t0.Add(time.Minute + time.Nanosecond)), t0, false, RejectFuture},
+		}},
+		{"issued a minute ahead is tolerated skew", Intake{}, []step{
+			{dir(1, 1, t0.Add(time.Minute)), t0, true, ""},
+		}},
+		{"custom skew", Intake{MaxSkew: time.Second}, []step{
+			{dir(1, 1, t0.Add(2 * time.Second)), t0, false, RejectFuture},
+			{dir(1, 1, t0.Add(time.Second)), t0, true, ""},
+		}},
+		{"other domain is rejected", Intake{Domain: "fraud"}, []step{
+			{dir(1, 1, t0), t0, false, RejectWrongDomain},
+		}},
+		{"own domain is accepted", Intake{Domain: "payment"}, []step{
+			{dir(1, 1, t0), t0, true, ""},
+		}},
+		{"invalid directive is rejected", Intake{}, []step{
+			{func() Directive { d := dir(1, 1, t0); d.Share = 2; return d }(), t0, false, RejectInvalid},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rule, func(t *testing.T) {
+			in := tt.intake
+			var want Directive
+			var have bool
+			for i, s := range tt.steps {
+				ok, reason := in.Accept(s.d, s.now)
+				if ok != s.ok || reason != s.reason {
+					t.Fatalf("step %d (term %d seq %d): Accept = %v %q, want %v %q", i, s.d.Term, s.d.Seq, ok, reason, s.ok, s.reason)
+				}
+				if ok {
+					want, have = s.d, true
+				}
+				got, gotHave := in.Last()
+				if gotHave != have || got != want {
+					t.Fatalf("step %d: Last = %v %+v, want %v %+v", i, gotHave, got, have, want)
+				}
+			}
+		})
+	}
+}
+
+func TestDirectiveExpired(t *testing.T) {
+	d := exampleDirective()
+	if got := d.Expires(); !got.Equal(t0.Add(3 * time.Minute)) {
+		t.Errorf("Expires = %v, want issued_at + 3m", got)
+	}
+	if d.Expired(d.Expires()) {
+		t.Error("expired at Expires, want valid through it")
+	}
+	if !d.Expired(d.Expires().Add(time.Nanosecond)) {
+		t.Error("not expired after Expires")
+	}
+}

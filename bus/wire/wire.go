@@ -1,0 +1,238 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+	"unicode/utf8"
+)
+
+// Version is the version of the wire contract every message carries.
+const Version = 1
+
+// Limits of the contract.
+const (
+	MaxPayload   = 64 << 10       // largest encoded message, bytes
+	MaxName      = 64             // longest cluster, domain or app name, and policy or operator, bytes
+	MaxReason    = 512            // longest reason, bytes
+	MaxDomains   = 256            // most shares in an Allocation
+	MaxTTL       = 24 * time.Hour // longest directive TTL
+	SumTolerance = 1e-6           // |sum(shares) + reserve - 1| allowed in an Allocation
+)
+
+// Errors callers branch on or count. Decode errors wrap exactly one of them.
+var (
+	// ErrTooLarge: the payload exceeds MaxPayload; it was not parsed.
+	ErrTooLarge = errors.New("payload too large")
+	// ErrMalformed: not one JSON object of the message's fields and types.
+	ErrMalformed = errors.New("malformed payload")
+	// ErrInvalid: a field breaks a rule of the contract (see FieldError).
+	ErrInvalid = errors.New("invalid message")
+)
+
+// FieldError says which rule a message broke. It wraps ErrInvalid.
+type FieldError struct {
+	Message string // "directive", "allocation", "report" or "override"
+	Field   string // the JSON field name, e.g. "share" or "shares[payment]"
+	Problem string // e.g. "1.3 out of range [0,1]"
+}
+
+func (e *FieldError) Error() string { return e.Message + ": " + e.Field + " " + e.Problem }
+
+// Unwrap makes errors.Is(err, ErrInvalid) true.
+func (e *FieldError) Unwrap() error { return ErrInvalid }
+
+// Duration is a time.Duration that encodes as a Go duration string ("3m0s").
+type Duration time.Duration
+
+// String is the Go duration string.
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// MarshalJSON encodes d as a duration string.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
+}
+
+// UnmarshalJSON decodes a duration string; JSON null leaves d unchanged.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("duration must be a string like \"3m0s\": %w", err)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// ValidName reports whether s may be a cluster, domain or app name: 1 to
+// MaxName bytes of ASCII letters, digits, '_' and '-'. Such names are safe as
+// NATS subject tokens and JetStream KV keys.
+func ValidName(s string) bool {
+	if len(s) == 0 || len(s) > MaxName {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// decode is the shared strict decoder: size limit, version peek, strict
+// decoding of exactly one object. Validation is left to the caller.
+func decode(msg string, b []byte, v any) error {
+	if len(b) > MaxPayload {
+		return fmt.Errorf("%s: %w: %d bytes, limit %d", msg, ErrTooLarge, len(b), MaxPayload)
+	}
+	if t := bytes.TrimLeft(b, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		return fmt.Errorf("%s: %w: not a JSON object", msg, ErrMalformed)
+	}
+	// Peek at the version leniently, so that a message of another version is
+	// reported as such and not as an unknown field.
+	var head struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return fmt.Errorf("%s: %w: %v", msg, ErrMalformed, err)
+	}
+	if head.Version != Version {
+		return &FieldError{msg, "version", fmt.Sprintf("%d not supported (want %d)", head.Version, Version)}
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s: %w: %v", msg, ErrMalformed, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("%s: %w: trailing data after the object", msg, ErrMalformed)
+	}
+	return nil
+}
+
+// encode marshals a validated message and enforces MaxPayload.
+func encode(msg string, v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encode: %w", msg, err)
+	}
+	if len(b) > MaxPayload {
+		return nil, fmt.Errorf("%s: %w: %d bytes, limit %d", msg, ErrTooLarge, len(b), MaxPayload)
+	}
+	return b, nil
+}
+
+// checker records the first rule a message breaks.
+type checker struct {
+	msg string
+	err *FieldError
+}
+
+func (c *checker) fail(field, format string, args ...any) {
+	if c.err == nil {
+		c.err = &FieldError{c.msg, field, fmt.Sprintf(format, args...)}
+	}
+}
+
+func (c *checker) result() error {
+	if c.err == nil {
+		return nil
+	}
+	return c.err
+}
+
+func (c *checker) version(v int) {
+	if v != Version {
+		c.fail("version", "%d not supported (want %d)", v, Version)
+	}
+}
+
+func (c *checker) name(field, s string) {
+	switch {
+	case s == "":
+		c.fail(field, "is empty")
+	case !ValidName(s):
+		c.fail(field, "%q is not a name (1-%d bytes of A-Z a-z 0-9 _ -)", truncate(s), MaxName)
+	}
+}
+
+// domain checks a domain name, and that it is known when known is not nil.
+func (c *checker) domain(field, s string, known func(string) bool) {
+	c.name(field, s)
+	if c.err == nil && known != nil && !known(s) {
+		c.fail(field, "%q is not a known domain", s)
+	}
+}
+
+func (c *checker) finite(field string, v float64) bool {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		c.fail(field, "%g is not a finite number", v)
+		return false
+	}
+	return true
+}
+
+// unit checks v in [0, 1].
+func (c *checker) unit(field string, v float64) {
+	if c.finite(field, v) && (v < 0 || v > 1) {
+		c.fail(field, "%g out of range [0,1]", v)
+	}
+}
+
+// nonNeg checks v in [0, +Inf).
+func (c *checker) nonNeg(field string, v float64) {
+	if c.finite(field, v) && v < 0 {
+		c.fail(field, "%g is negative", v)
+	}
+}
+
+func (c *checker) count(field string, n int) {
+	if n < 0 {
+		c.fail(field, "%d is negative", n)
+	}
+}
+
+// time checks t is set and encodable (RFC 3339: years 1-9999, offsets under 24h).
+func (c *checker) time(field string, t time.Time) {
+	if t.IsZero() {
+		c.fail(field, "is not set")
+		return
+	}
+	if _, err := t.MarshalText(); err != nil {
+		c.fail(field, "cannot be encoded: %v", err)
+	}
+}
+
+// text checks free text: valid UTF-8 of at most max bytes; required when req.
+func (c *checker) text(field, s string, max int, req bool) {
+	switch {
+	case req && s == "":
+		c.fail(field, "is empty")
+	case len(s) > max:
+		c.fail(field, "is %d bytes, limit %d", len(s), max)
+	case !utf8.ValidString(s):
+		c.fail(field, "is not valid UTF-8")
+	}
+}
+
+// truncate shortens s for an error message.
+func truncate(s string) string {
+	const n = 80
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
