@@ -63,13 +63,13 @@ func TestIntakeAccept(t *testing.T) {
 			{dir(1, 1, t0.Add(time.Hour)), t0.Add(time.Hour), true, ""},
 		}},
 		{"issued more than a minute ahead is from the future", Intake{}, []step{
-			{dir(1, 1, t0.Add(time.Minute + time.Nanosecond)), t0, false, RejectFuture},
+			{dir(1, 1, t0.Add(time.Minute+time.Nanosecond)), t0, false, RejectFuture},
 		}},
 		{"issued a minute ahead is tolerated skew", Intake{}, []step{
 			{dir(1, 1, t0.Add(time.Minute)), t0, true, ""},
 		}},
 		{"custom skew", Intake{MaxSkew: time.Second}, []step{
-			{dir(1, 1, t0.Add(2 * time.Second)), t0, false, RejectFuture},
+			{dir(1, 1, t0.Add(2*time.Second)), t0, false, RejectFuture},
 			{dir(1, 1, t0.Add(time.Second)), t0, true, ""},
 		}},
 		{"other domain is rejected", Intake{Domain: "fraud"}, []step{
