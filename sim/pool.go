@@ -1,0 +1,80 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/regimentd/regiment/domains"
+)
+
+// pool is the contested node pool. Nodes are requested for pending replicas,
+// wait in the provisioner's queue, which starts at most ProvisionerRate per
+// minute (bursts queue: the stampede), become ready NodeProvisionTime later,
+// and are removed after a node's worth of cores has stayed free for
+// NodeIdleTimeout. Bin packing is ideal: any free core fits any replica.
+type pool struct {
+	nodeCores       float64
+	maxNodes        int32
+	costPerCoreHour float64
+	provisionTicks  int
+	idleTicks       int // ticks of idleness before scale-down
+	ratePerTick     float64
+
+	nodes        int32   // ready
+	provisioning int32   // started, not ready
+	queued       int32   // requested, not started
+	credit       float64 // provisioner starts available this tick
+	ring         []int32 // nodes becoming ready at tick t are at ring[t % len]
+	scheduled    float64 // cores of ready and starting replicas
+	pendingCores float64 // cores of pending replicas
+	idleFor      int     // consecutive ticks with a removable node
+}
+
+func newPool(c *domains.Cluster, dt float64) pool {
+	p := pool{
+		nodeCores:       c.NodeCores,
+		maxNodes:        int32(c.CapacityCores / c.NodeCores),
+		costPerCoreHour: c.CostPerCoreHour,
+		provisionTicks:  max(1, int(math.Ceil(c.NodeProvisionTime.Seconds()/dt))),
+		idleTicks:       max(1, int(math.Ceil(c.NodeIdleTimeout.Seconds()/dt))),
+		ratePerTick:     c.ProvisionerRate * dt / 60,
+	}
+	p.ring = make([]int32, p.provisionTicks+1)
+	return p
+}
+
+// advance makes the nodes due at tick t ready and lets the provisioner start
+// queued requests.
+func (p *pool) advance(t int) {
+	k := t % len(p.ring)
+	p.nodes += p.ring[k]
+	p.provisioning -= p.ring[k]
+	p.ring[k] = 0
+
+	p.credit = math.Min(p.credit+p.ratePerTick, math.Max(p.ratePerTick, 1))
+	start := min(p.queued, int32(p.credit))
+	if start > 0 {
+		p.queued -= start
+		p.credit -= float64(start)
+		p.provisioning += start
+		p.ring[(t+p.provisionTicks)%len(p.ring)] += start
+	}
+}
+
+// plan requests nodes for pending replicas and removes idle nodes.
+func (p *pool) plan(t int) {
+	inflight := float64(p.provisioning+p.queued) * p.nodeCores
+	if short := p.pendingCores - inflight; short > 0 {
+		want := int32(math.Ceil(short / p.nodeCores))
+		p.queued += min(want, p.maxNodes-p.nodes-p.provisioning-p.queued)
+	}
+	free := float64(p.nodes)*p.nodeCores - p.scheduled
+	removable := int32(free / p.nodeCores)
+	if p.pendingCores > 0 || removable == 0 {
+		p.idleFor = 0
+		return
+	}
+	if p.idleFor++; p.idleFor >= p.idleTicks {
+		p.nodes -= removable
+		p.idleFor = 0
+	}
+}

@@ -1,0 +1,571 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/sim/trace"
+)
+
+// maxRho caps the utilisation used for the steady-state part of an overloaded
+// queue; the excess builds the backlog instead.
+const maxRho = 0.98
+
+// Sim is a deterministic simulation of one contested node pool shared by the
+// config's domains, driven by a scenario. It is not safe for concurrent use.
+type Sim struct {
+	cfg   *domains.Config
+	sc    *domains.Scenario
+	apps  []app
+	doms  []dom
+	order []int32 // app ids, callers before callees
+	byPri []int32 // app ids, highest priority (lowest tier) first: the scheduling order
+	evs   []event
+
+	tick  time.Duration
+	dt    float64 // tick, seconds
+	steps int     // ticks in the scenario
+	step  int     // ticks done
+	r     *rand.Rand
+
+	// startRing[id*ringLen + k] counts replicas of app id that become ready at
+	// a tick t with t % ringLen == k.
+	startRing []int32
+	ringLen   int
+
+	pool    pool
+	targets []int32
+
+	tel    []Telemetry // ring of lag+1 snapshots
+	lag    int         // ticks of telemetry staleness
+	mix    []mixTerm   // scratch for the domain p99
+	metric accum
+}
+
+// app is one app's static description and dynamic state.
+type app struct {
+	domain       int32
+	set          int32
+	cpu          float64 // cores per replica
+	mu           float64 // service rate per concurrency slot, 1/s
+	conc         int32
+	startupTicks int32
+	timeout      float64 // seconds
+	callRatio    float64
+	deps         []int32
+	demand       demand
+
+	ready, pending int32
+	starting       int32
+	lastTarget     int32
+	backlog        float64 // requests
+	slow           float64 // service-time factor from events this tick
+
+	// this tick
+	lambda float64 // arrivals, 1/s
+	soj    sojourn // steady-state response time distribution
+	shift  float64 // backlog wait plus callee p99, seconds
+	p99    float64
+	errs   float64 // error rate
+	util   float64
+}
+
+type dom struct {
+	slo       float64 // p99 objective, seconds
+	budget    float64 // error rate objective
+	first, n  int32   // app id range
+	prio      int
+	name      string
+	multipler float64 // demand multiplier from events this tick
+	p99Now    float64 // merged p99 this tick, seconds
+	errNow    float64 // error rate this tick
+}
+
+type event struct {
+	ev          *domains.Event
+	domain      int32 // demand events
+	first, last int32 // app id range of a slow-dependency event
+}
+
+// New builds a simulation of cfg driven by sc, with traces[domain] the loaded
+// trace series of each traffic block (trace.Load). cfg and sc must be
+// validated, with defaults applied.
+func New(cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Series) (*Sim, error) {
+	if sc.Duration <= 0 {
+		return nil, errors.New("scenario duration must be positive")
+	}
+	expanded := cfg.Apps()
+	dem, err := buildDemand(cfg, expanded, sc, traces)
+	if err != nil {
+		return nil, err
+	}
+	s := &Sim{cfg: cfg, sc: sc, tick: cfg.Soldier.Tick}
+	s.dt = s.tick.Seconds()
+	s.steps = int(sc.Duration / s.tick)
+	s.r = rand.New(rand.NewPCG(sc.Seed, 0x73696d756c61746f))
+	s.lag = int((cfg.Cluster.TelemetryLag + s.tick - 1) / s.tick)
+
+	s.doms = make([]dom, len(cfg.Domains))
+	for i, d := range cfg.Domains {
+		s.doms[i] = dom{slo: d.SLO.LatencyP99.Seconds(), budget: d.SLO.ErrorBudget, prio: d.Priority, name: d.Name, first: -1}
+	}
+	s.apps = make([]app, len(expanded))
+	maxStartup := int32(1)
+	for i, a := range expanded {
+		x := &s.apps[i]
+		x.domain, x.set = int32(a.Domain), int32(a.Set)
+		x.cpu = a.CPUPerReplica
+		x.mu = 1 / a.ServiceTime.Seconds()
+		x.conc = int32(a.Concurrency)
+		x.startupTicks = int32(max(1, (a.StartupTime+s.tick-1)/s.tick))
+		maxStartup = max(maxStartup, x.startupTicks)
+		x.timeout = a.Timeout.Seconds()
+		x.callRatio = a.CallRatio
+		for _, d := range a.Deps {
+			x.deps = append(x.deps, int32(d))
+		}
+		x.demand = dem[i]
+		d := &s.doms[a.Domain]
+		if d.first < 0 {
+			d.first = int32(i)
+		}
+		d.n++
+	}
+	if s.order, err = topoOrder(s.apps); err != nil {
+		return nil, err
+	}
+	s.byPri = make([]int32, len(s.apps))
+	for i := range s.byPri {
+		s.byPri[i] = int32(i)
+	}
+	slices.SortStableFunc(s.byPri, func(a, b int32) int {
+		return s.doms[s.apps[a].domain].prio - s.doms[s.apps[b].domain].prio
+	})
+	for i := range sc.Events {
+		e := &sc.Events[i]
+		ev := event{ev: e, domain: -1, first: -1, last: -1}
+		switch e.Kind {
+		case domains.EventSlowDependency:
+			for j, a := range expanded {
+				if cfg.Domains[a.Domain].Name+"/"+a.AppSet.Name == e.App {
+					if ev.first < 0 {
+						ev.first = int32(j)
+					}
+					ev.last = int32(j)
+				}
+			}
+		default:
+			ev.domain = int32(cfg.Domain(e.Domain))
+		}
+		s.evs = append(s.evs, ev)
+	}
+	s.ringLen = int(maxStartup) + 1
+	s.startRing = make([]int32, len(s.apps)*s.ringLen)
+	s.targets = make([]int32, len(s.apps))
+	s.mix = make([]mixTerm, 0, len(s.apps))
+	s.tel = make([]Telemetry, s.lag+1)
+	for i := range s.tel {
+		s.tel[i] = Telemetry{Apps: make([]AppTelemetry, len(s.apps)), Domains: make([]DomainTelemetry, len(s.doms))}
+	}
+	s.metric.init(len(s.doms))
+	s.pool = newPool(&cfg.Cluster, s.dt)
+	s.initialState()
+	return s, nil
+}
+
+// initialState sizes every app for its demand at the start at the Soldier's
+// target utilisation, all replicas ready, on just enough nodes.
+func (s *Sim) initialState() {
+	s.events(0)
+	s.arrivals(0, 0, false)
+	cores := 0.0
+	for i := range s.apps {
+		a := &s.apps[i]
+		set := s.cfg.Domains[a.domain].AppSets[a.set]
+		n := int32(math.Ceil(a.lambda / (a.mu * float64(a.conc) * s.cfg.Soldier.TargetUtilisation)))
+		n = min(max(n, int32(set.MinReplicas)), int32(set.MaxReplicas))
+		a.ready, a.lastTarget, s.targets[i] = n, n, n
+		cores += float64(n) * a.cpu
+	}
+	s.pool.nodes = min(int32(math.Ceil(cores/s.pool.nodeCores)), s.pool.maxNodes)
+	s.pool.scheduled = cores
+	if over := cores - float64(s.pool.nodes)*s.pool.nodeCores; over > 0 {
+		// Evict from the lowest priority until the rest fits.
+		for k := len(s.byPri) - 1; k >= 0 && over > 0; k-- {
+			a := &s.apps[s.byPri[k]]
+			for a.ready > 0 && over > 0 {
+				a.ready--
+				a.pending++
+				over -= a.cpu
+				s.pool.scheduled -= a.cpu
+			}
+		}
+	}
+	s.measure()
+	s.record()
+	for i := 1; i < len(s.tel); i++ {
+		s.tel[i].copyFrom(&s.tel[0])
+	}
+}
+
+// Targets is the replica target per app id that the next Step applies. A
+// policy writes into it between steps; the slice is owned by the simulator.
+func (s *Sim) Targets() []int32 { return s.targets }
+
+// Telemetry is the newest telemetry a policy may see: TelemetryLag old.
+func (s *Sim) Telemetry() *Telemetry {
+	return &s.tel[(s.step+1)%len(s.tel)]
+}
+
+// Now is the simulated time at the current tick.
+func (s *Sim) Now() time.Time { return s.sc.Start.Add(time.Duration(s.step) * s.tick) }
+
+// Done reports whether the scenario has run to its end.
+func (s *Sim) Done() bool { return s.step >= s.steps }
+
+// Tick is the simulation step, the Soldier tick of the config.
+func (s *Sim) Tick() time.Duration { return s.tick }
+
+// Steps is the number of ticks the scenario lasts.
+func (s *Sim) Steps() int { return s.steps }
+
+// Step advances the simulation by one tick: it applies the targets, runs the
+// pods and nodes, replays the traffic, and measures latency and errors.
+func (s *Sim) Step() {
+	s.step++
+	s.applyTargets()
+	s.pool.advance(s.step)
+	s.startPods()
+	s.schedule()
+	s.pool.plan(s.step)
+	s.events(time.Duration(s.step) * s.tick)
+	elapsed := float64(s.step) * s.dt / 60
+	m := int(elapsed)
+	s.arrivals(m, elapsed-float64(m), true)
+	s.measure()
+	s.record()
+}
+
+// applyTargets reconciles each app's replicas with its target: new replicas
+// wait to be scheduled; removals take pending, then starting, then ready ones.
+func (s *Sim) applyTargets() {
+	for i := range s.apps {
+		a := &s.apps[i]
+		t := max(s.targets[i], 0)
+		if t != a.lastTarget {
+			s.metric.actions[a.domain]++
+			a.lastTarget = t
+		}
+		have := a.ready + a.starting + a.pending
+		switch {
+		case t > have:
+			a.pending += t - have
+		case t < have:
+			cut := have - t
+			k := min(cut, a.pending)
+			a.pending -= k
+			cut -= k
+			if cut > 0 && a.starting > 0 {
+				cut -= s.cancelStarting(i, cut)
+			}
+			if cut > 0 {
+				a.ready -= cut
+				s.pool.scheduled -= float64(cut) * a.cpu
+			}
+		}
+	}
+}
+
+// cancelStarting removes up to n starting replicas of app i, newest first,
+// and returns how many it removed.
+func (s *Sim) cancelStarting(i int, n int32) int32 {
+	a := &s.apps[i]
+	ring := s.startRing[i*s.ringLen : (i+1)*s.ringLen]
+	removed := int32(0)
+	for back := int32(s.ringLen - 1); back >= 1 && removed < n; back-- {
+		k := (s.step + int(back)) % s.ringLen
+		take := min(ring[k], n-removed)
+		ring[k] -= take
+		removed += take
+	}
+	a.starting -= removed
+	s.pool.scheduled -= float64(removed) * a.cpu
+	return removed
+}
+
+// startPods turns replicas whose startup delay has passed ready.
+func (s *Sim) startPods() {
+	k := s.step % s.ringLen
+	for i := range s.apps {
+		c := &s.startRing[i*s.ringLen+k]
+		if *c != 0 {
+			a := &s.apps[i]
+			a.ready += *c
+			a.starting -= *c
+			*c = 0
+		}
+	}
+}
+
+// schedule places pending replicas on free node cores, highest priority first.
+func (s *Sim) schedule() {
+	free := float64(s.pool.nodes)*s.pool.nodeCores - s.pool.scheduled
+	pendingCores := 0.0
+	for _, id := range s.byPri {
+		a := &s.apps[id]
+		if a.pending == 0 {
+			continue
+		}
+		fit := min(a.pending, int32((free+1e-9)/a.cpu))
+		if fit > 0 {
+			a.pending -= fit
+			a.starting += fit
+			s.startRing[int(id)*s.ringLen+(s.step+int(a.startupTicks))%s.ringLen] += fit
+			used := float64(fit) * a.cpu
+			free -= used
+			s.pool.scheduled += used
+		}
+		pendingCores += float64(a.pending) * a.cpu
+	}
+	s.pool.pendingCores = pendingCores
+}
+
+// events sets each domain's demand multiplier and each app's service-time
+// factor at offset t.
+func (s *Sim) events(t time.Duration) {
+	for i := range s.doms {
+		s.doms[i].multipler = 1
+	}
+	for i := range s.apps {
+		s.apps[i].slow = 1
+	}
+	for _, e := range s.evs {
+		f := e.ev.Factor(t)
+		if f == 0 {
+			continue
+		}
+		if e.domain >= 0 {
+			s.doms[e.domain].multipler *= 1 + (e.ev.Multiplier-1)*f
+			continue
+		}
+		for j := e.first; j >= 0 && j <= e.last; j++ {
+			s.apps[j].slow *= 1 + (e.ev.ServiceTimeFactor-1)*f
+		}
+	}
+}
+
+// arrivals sets every app's arrival rate at minute m + frac: its trace demand
+// times event multipliers and noise, plus calls from its callers.
+func (s *Sim) arrivals(m int, frac float64, noisy bool) {
+	sigma := s.sc.Noise
+	for i := range s.apps {
+		a := &s.apps[i]
+		l := a.demand.rps(m, frac) * s.doms[a.domain].multipler
+		if noisy && sigma > 0 {
+			l *= max(0, 1+sigma*s.r.NormFloat64())
+		}
+		a.lambda = l
+	}
+	for _, id := range s.order {
+		a := &s.apps[id]
+		for _, d := range a.deps {
+			s.apps[d].lambda += a.callRatio * a.lambda
+		}
+	}
+}
+
+// measure runs every app's queue for one tick, callees before callers, then
+// aggregates domains and the cluster.
+func (s *Sim) measure() {
+	for k := len(s.order) - 1; k >= 0; k-- {
+		s.queue(&s.apps[s.order[k]])
+	}
+	for di := range s.doms {
+		s.aggregate(di)
+	}
+}
+
+// queue advances one app's queue by a tick. The steady state is an M/M/c queue
+// with c = ready x concurrency; demand beyond maxRho of capacity builds a
+// backlog that carries over and delays every request by backlog/capacity;
+// requests that would wait longer than the timeout fail, as do calls whose
+// callee failed.
+func (s *Sim) queue(a *app) {
+	dt := s.dt
+	mu := a.mu / a.slow
+	c := a.ready * a.conc
+	arrived := a.lambda * dt
+	dropped := 0.0
+	if c == 0 {
+		// Nobody serves: every request times out.
+		a.backlog = math.Min(a.backlog+arrived, a.lambda*a.timeout)
+		a.soj = sojourn{c: 0, mu: 1e6, theta: 1e6}
+		a.shift = a.timeout
+		a.p99 = a.timeout
+		a.util = 0
+		a.errs = 0
+		if a.lambda > 0 {
+			a.errs = 1
+		}
+	} else {
+		capacity := float64(c) * mu
+		a.backlog = math.Max(0, a.backlog+(a.lambda-maxRho*capacity)*dt)
+		wait := a.backlog / capacity
+		if wait > a.timeout {
+			dropped = (wait - a.timeout) * capacity
+			a.backlog = a.timeout * capacity
+			wait = a.timeout
+		}
+		q := Queue{Lambda: math.Min(a.lambda, maxRho*capacity), Mu: mu, C: int(c)}
+		a.soj = q.sojourn()
+		a.shift = wait
+		a.p99 = a.soj.quantile(0.01) + wait
+		a.util = math.Min(a.lambda/capacity, 1)
+		a.errs = 0
+		if arrived > 0 {
+			late, _ := a.soj.survival(a.timeout - wait)
+			a.errs = math.Min(1, dropped/arrived+late)
+		}
+	}
+	for _, d := range a.deps {
+		callee := &s.apps[d]
+		a.p99 += callee.p99
+		a.shift += callee.p99
+		a.errs = 1 - (1-a.errs)*(1-callee.errs)
+	}
+}
+
+// aggregate sums domain di's apps and finds the p99 of their merged
+// response-time distribution, weighting each app by its arrival rate.
+func (s *Sim) aggregate(di int) {
+	d := &s.doms[di]
+	s.mix = s.mix[:0]
+	lo, hi := math.Inf(1), 0.0
+	total, errs := 0.0, 0.0
+	for id := d.first; id < d.first+d.n; id++ {
+		a := &s.apps[id]
+		if a.lambda <= 0 {
+			continue
+		}
+		total += a.lambda
+		errs += a.lambda * a.errs
+		s.mix = append(s.mix, mixTerm{w: a.lambda, soj: a.soj, shift: a.shift})
+		lo, hi = math.Min(lo, a.p99), math.Max(hi, a.p99)
+	}
+	if total == 0 {
+		d.p99Now, d.errNow = 0, 0
+		return
+	}
+	for k := range s.mix {
+		s.mix[k].w /= total
+	}
+	d.errNow = errs / total
+	if hi-lo <= 1e-9*hi {
+		d.p99Now = hi
+		return
+	}
+	d.p99Now = solveSurvival(lo, hi, 0.01, s.mixSurvival)
+}
+
+type mixTerm struct {
+	w     float64 // share of the domain's arrivals
+	soj   sojourn
+	shift float64 // seconds added to the steady-state response time
+}
+
+// mixSurvival is P(T > t) of the current mixture and its density.
+func (s *Sim) mixSurvival(t float64) (p, f float64) {
+	for k := range s.mix {
+		m := &s.mix[k]
+		sp, sf := m.soj.survival(t - m.shift)
+		p += m.w * sp
+		f += m.w * sf
+	}
+	return p, f
+}
+
+// record accumulates metrics and writes this tick's telemetry.
+func (s *Sim) record() {
+	tel := &s.tel[s.step%len(s.tel)]
+	tel.At = s.Now()
+	for di := range s.doms {
+		tel.Domains[di] = DomainTelemetry{}
+	}
+	for i := range s.apps {
+		a := &s.apps[i]
+		d := &s.doms[a.domain]
+		tel.Apps[i] = AppTelemetry{
+			RPS: a.lambda, P99: a.p99, ErrorRate: a.errs, CPUUtil: a.util, Backlog: a.backlog,
+			Ready: a.ready, Starting: a.starting, Pending: a.pending, Target: a.lastTarget,
+		}
+		dt := &tel.Domains[a.domain]
+		dt.RPS += a.lambda
+		dt.CoresUsed += float64(a.ready+a.starting) * a.cpu
+		dt.CPUUtil += a.util * float64(a.ready) * a.cpu // busy cores, divided below
+		dt.Ready += a.ready
+		dt.Starting += a.starting
+		dt.Pending += a.pending
+		breach := a.lambda > 0 && (a.p99 > d.slo || a.errs > d.budget)
+		if breach {
+			dt.BreachedApps++
+		}
+		if s.step > 0 {
+			s.metric.app(int(a.domain), a.lambda > 0, breach, float64(a.ready+a.starting)*a.cpu, s.dt)
+		}
+	}
+	for di := range s.doms {
+		dt := &tel.Domains[di]
+		readyCores := 0.0
+		for id := s.doms[di].first; id < s.doms[di].first+s.doms[di].n; id++ {
+			readyCores += float64(s.apps[id].ready) * s.apps[id].cpu
+		}
+		if readyCores > 0 {
+			dt.CPUUtil /= readyCores
+		}
+		dt.P99, dt.ErrorRate = s.doms[di].p99Now, s.doms[di].errNow
+	}
+	p := &s.pool
+	tel.Cluster = ClusterTelemetry{
+		Nodes: p.nodes, ProvisioningNodes: p.provisioning, QueuedNodes: p.queued,
+		FreeCores:   float64(p.nodes)*p.nodeCores - p.scheduled,
+		CostPerHour: float64(p.nodes+p.provisioning) * p.nodeCores * p.costPerCoreHour,
+	}
+	for i := range s.apps {
+		tel.Cluster.PendingPods += s.apps[i].pending
+	}
+	if s.step > 0 {
+		s.metric.cluster(p, tel.Cluster.PendingPods, s.dt)
+	}
+}
+
+// topoOrder orders app ids so that every caller comes before its callees.
+func topoOrder(apps []app) ([]int32, error) {
+	indeg := make([]int32, len(apps))
+	for i := range apps {
+		for _, d := range apps[i].deps {
+			indeg[d]++
+		}
+	}
+	order := make([]int32, 0, len(apps))
+	for i := range apps {
+		if indeg[i] == 0 {
+			order = append(order, int32(i))
+		}
+	}
+	for k := 0; k < len(order); k++ {
+		for _, d := range apps[order[k]].deps {
+			if indeg[d]--; indeg[d] == 0 {
+				order = append(order, d)
+			}
+		}
+	}
+	if len(order) != len(apps) {
+		return nil, fmt.Errorf("app dependencies form a cycle")
+	}
+	return order, nil
+}

@@ -1,0 +1,60 @@
+package sim
+
+import "time"
+
+// Telemetry is what a policy sees of the cluster at one tick. The simulator
+// hands out telemetry that is Cluster.TelemetryLag old, as a metrics pipeline
+// would. Slices are indexed by app id (domains.Config.Apps order) and domain
+// index; they are owned by the simulator and valid until the next Step.
+type Telemetry struct {
+	At      time.Time
+	Apps    []AppTelemetry
+	Domains []DomainTelemetry
+	Cluster ClusterTelemetry
+}
+
+// AppTelemetry is one app's state over one tick.
+type AppTelemetry struct {
+	RPS       float64 // arrivals, external plus dependency calls, 1/s
+	P99       float64 // response time p99 including callee latency, seconds
+	ErrorRate float64 // failed share of arrivals (timeouts, callee errors), [0, 1]
+	CPUUtil   float64 // busy share of ready capacity, [0, 1]
+	Backlog   float64 // requests queued beyond the steady state
+	Ready     int32   // replicas serving
+	Starting  int32   // replicas scheduled, not yet ready
+	Pending   int32   // replicas waiting for node capacity
+	Target    int32   // replicas last requested
+}
+
+// Replicas is every replica that exists: ready, starting and pending.
+func (a *AppTelemetry) Replicas() int32 { return a.Ready + a.Starting + a.Pending }
+
+// DomainTelemetry aggregates one domain's apps over one tick.
+type DomainTelemetry struct {
+	RPS          float64 // external arrivals plus calls into the domain, 1/s
+	P99          float64 // p99 of the domain's merged response-time distribution, seconds
+	ErrorRate    float64 // failed share of the domain's arrivals, [0, 1]
+	CoresUsed    float64 // cores of scheduled (ready and starting) replicas
+	CPUUtil      float64 // busy cores over ready cores, [0, 1]
+	Ready        int32
+	Starting     int32
+	Pending      int32
+	BreachedApps int32 // apps over the SLO latency or error budget
+}
+
+// ClusterTelemetry is the node pool over one tick.
+type ClusterTelemetry struct {
+	Nodes             int32   // ready nodes
+	ProvisioningNodes int32   // started, not yet ready
+	QueuedNodes       int32   // requested, waiting for the provisioner
+	FreeCores         float64 // ready node cores not taken by scheduled replicas
+	PendingPods       int32
+	CostPerHour       float64 // of ready and provisioning nodes
+}
+
+func (t *Telemetry) copyFrom(src *Telemetry) {
+	t.At = src.At
+	copy(t.Apps, src.Apps)
+	copy(t.Domains, src.Domains)
+	t.Cluster = src.Cluster
+}
