@@ -1,0 +1,357 @@
+package config
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+
+	"github.com/regimentd/regiment/domains"
+)
+
+// LoadFile reads, decodes and validates the cluster config at path. See Parse.
+func LoadFile(path string) (*domains.Config, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load config: %w", err)
+	}
+	return Parse(src, path)
+}
+
+// Parse decodes and validates a cluster config; filename names it in
+// diagnostics. Defaults are applied to the returned config. If anything is
+// wrong it returns a nil config and a Diagnostics error listing every problem.
+func Parse(src []byte, filename string) (*domains.Config, error) {
+	var ds Diagnostics
+	body, ok := parseHCL(src, filename, &ds)
+	if !ok {
+		return nil, ds.err()
+	}
+	var h configHCL
+	decodeBody(body, body.MissingItemRange(), "the config file", &h, &ds)
+	cfg := h.translate()
+	cfg.Defaults()
+	validateConfig(cfg, &h, &ds)
+	if err := ds.err(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// parseHCL parses src as HCL native syntax. Syntax errors stop decoding: the
+// partial body that follows one would only add confusing errors.
+func parseHCL(src []byte, filename string, ds *Diagnostics) (*hclsyntax.Body, bool) {
+	file, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
+	if diags.HasErrors() {
+		ds.addHCL(diags, filename)
+		return nil, false
+	}
+	body, ok := file.Body.(*hclsyntax.Body)
+	if !ok {
+		ds.add(hcl.Range{Filename: filename, Start: hcl.InitialPos, End: hcl.InitialPos}, "Unreadable file", "not HCL native syntax")
+		return nil, false
+	}
+	return body, true
+}
+
+// configHCL is a decoded cluster config file. The block types a config may
+// contain are declared in its children method; a new block (say reward) is
+// one entry there, one struct here, and a line in translate.
+type configHCL struct {
+	Cluster   clusterHCL
+	Commander commanderHCL
+	Soldier   soldierHCL
+	Domains   []*domainHCL
+	NATS      natsHCL
+	Store     storeHCL
+}
+
+func (c *configHCL) fields() []field { return nil }
+
+func (c *configHCL) children() []child {
+	return []child{
+		{typ: "cluster", label: "name", once: true, required: true,
+			example: `cluster "prod" { capacity_cores = 12000 }`,
+			open:    func(def hcl.Range, l label) node { c.Cluster.Def, c.Cluster.Name = def, l; return &c.Cluster }},
+		{typ: "commander", once: true, example: `commander { tick = "60s" }`,
+			open: func(def hcl.Range, _ label) node { c.Commander.Def = def; return &c.Commander }},
+		{typ: "soldier", once: true, example: `soldier { tick = "10s" }`,
+			open: func(def hcl.Range, _ label) node { c.Soldier.Def = def; return &c.Soldier }},
+		{typ: "domain", label: "name", required: true, example: `domain "payment" { ... }`,
+			open: func(def hcl.Range, l label) node {
+				d := &domainHCL{Def: def, Name: l}
+				c.Domains = append(c.Domains, d)
+				return d
+			}},
+		{typ: "nats", once: true, example: `nats { url = "nats://localhost:4222" }`,
+			open: func(def hcl.Range, _ label) node { c.NATS.Def = def; return &c.NATS }},
+		{typ: "store", once: true, example: `store { path = "data/regiment.db" }`,
+			open: func(def hcl.Range, _ label) node { c.Store.Def = def; return &c.Store }},
+	}
+}
+
+// translate builds the plain config, without defaults. Domains and app sets
+// keep file order, so index i of the result is index i of c.
+func (c *configHCL) translate() *domains.Config {
+	cfg := &domains.Config{
+		Cluster:   c.Cluster.translate(),
+		Commander: c.Commander.translate(),
+		Soldier:   c.Soldier.translate(),
+		NATS:      domains.NATS{URL: c.NATS.URL.V, Credentials: c.NATS.Credentials.V},
+		Store:     domains.Store{Path: c.Store.Path.V, Retention: c.Store.Retention.V},
+	}
+	for _, d := range c.Domains {
+		cfg.Domains = append(cfg.Domains, d.translate())
+	}
+	return cfg
+}
+
+type clusterHCL struct {
+	Def               hcl.Range
+	Name              label
+	CapacityCores     numberAttr
+	NodeCores         numberAttr
+	NodeProvisionTime durationAttr
+	ProvisionerRate   numberAttr
+	NodeIdleTimeout   durationAttr
+	CostPerCoreHour   numberAttr
+	TelemetryLag      durationAttr
+}
+
+func (c *clusterHCL) fields() []field {
+	return []field{
+		{"capacity_cores", &c.CapacityCores},
+		{"node_cores", &c.NodeCores},
+		{"node_provision_time", &c.NodeProvisionTime},
+		{"provisioner_rate", &c.ProvisionerRate},
+		{"node_idle_timeout", &c.NodeIdleTimeout},
+		{"cost_per_core_hour", &c.CostPerCoreHour},
+		{"telemetry_lag", &c.TelemetryLag},
+	}
+}
+
+func (c *clusterHCL) children() []child { return nil }
+
+func (c *clusterHCL) translate() domains.Cluster {
+	return domains.Cluster{
+		Name:              c.Name.V,
+		CapacityCores:     c.CapacityCores.V,
+		NodeCores:         c.NodeCores.V,
+		NodeProvisionTime: c.NodeProvisionTime.V,
+		ProvisionerRate:   c.ProvisionerRate.V,
+		NodeIdleTimeout:   c.NodeIdleTimeout.V,
+		CostPerCoreHour:   c.CostPerCoreHour.V,
+		TelemetryLag:      c.TelemetryLag.V,
+	}
+}
+
+type commanderHCL struct {
+	Def            hcl.Range
+	Tick           durationAttr
+	Policy         stringAttr
+	DeadZone       numberAttr
+	ReserveMin     numberAttr
+	MaxShareChange numberAttr
+	DirectiveTTL   durationAttr
+}
+
+func (c *commanderHCL) fields() []field {
+	return []field{
+		{"tick", &c.Tick},
+		{"policy", &c.Policy},
+		{"dead_zone", &c.DeadZone},
+		{"reserve_min", &c.ReserveMin},
+		{"max_share_change", &c.MaxShareChange},
+		{"directive_ttl", &c.DirectiveTTL},
+	}
+}
+
+func (c *commanderHCL) children() []child { return nil }
+
+func (c *commanderHCL) translate() domains.Commander {
+	return domains.Commander{
+		Tick:           c.Tick.V,
+		Policy:         c.Policy.V,
+		DeadZone:       c.DeadZone.V,
+		ReserveMin:     c.ReserveMin.V,
+		MaxShareChange: c.MaxShareChange.V,
+		DirectiveTTL:   c.DirectiveTTL.V,
+	}
+}
+
+type soldierHCL struct {
+	Def               hcl.Range
+	Tick              durationAttr
+	Policy            stringAttr
+	Actuation         stringAttr
+	OverageCap        numberAttr
+	ScaleDownCooldown durationAttr
+	Mode              stringAttr
+	TargetUtilisation numberAttr
+	ErrorRateVeto     numberAttr
+}
+
+func (s *soldierHCL) fields() []field {
+	return []field{
+		{"tick", &s.Tick},
+		{"policy", &s.Policy},
+		{"actuation", &s.Actuation},
+		{"overage_cap", &s.OverageCap},
+		{"scale_down_cooldown", &s.ScaleDownCooldown},
+		{"mode", &s.Mode},
+		{"target_utilisation", &s.TargetUtilisation},
+		{"error_rate_veto", &s.ErrorRateVeto},
+	}
+}
+
+func (s *soldierHCL) children() []child { return nil }
+
+func (s *soldierHCL) translate() domains.Soldier {
+	return domains.Soldier{
+		Tick:              s.Tick.V,
+		Policy:            s.Policy.V,
+		Actuation:         domains.Actuation(s.Actuation.V),
+		OverageCap:        s.OverageCap.V,
+		ScaleDownCooldown: s.ScaleDownCooldown.V,
+		Mode:              domains.Mode(s.Mode.V),
+		TargetUtilisation: s.TargetUtilisation.V,
+		ErrorRateVeto:     s.ErrorRateVeto.V,
+	}
+}
+
+type domainHCL struct {
+	Def      hcl.Range
+	Name     label
+	Priority intAttr
+	Weight   numberAttr
+	Floor    numberAttr
+	Ceiling  numberAttr
+	SLO      sloHCL
+	AppSets  []*appSetHCL
+}
+
+func (d *domainHCL) fields() []field {
+	return []field{
+		{"priority", &d.Priority},
+		{"weight", &d.Weight},
+		{"floor", &d.Floor},
+		{"ceiling", &d.Ceiling},
+	}
+}
+
+func (d *domainHCL) children() []child {
+	return []child{
+		{typ: "slo", once: true, required: true, example: `slo { latency_p99 = "150ms" }`,
+			open: func(def hcl.Range, _ label) node { d.SLO.Def = def; return &d.SLO }},
+		{typ: "apps", label: "name", required: true,
+			example: `apps "checkout" { cpu_per_replica = 0.5 ... }`,
+			open: func(def hcl.Range, l label) node {
+				a := &appSetHCL{Def: def, Name: l}
+				d.AppSets = append(d.AppSets, a)
+				return a
+			}},
+	}
+}
+
+func (d *domainHCL) translate() domains.Domain {
+	out := domains.Domain{
+		Name:     d.Name.V,
+		Priority: d.Priority.V,
+		Weight:   d.Weight.V,
+		Floor:    d.Floor.V,
+		Ceiling:  d.Ceiling.V,
+		SLO:      domains.SLO{LatencyP99: d.SLO.LatencyP99.V, ErrorBudget: d.SLO.ErrorBudget.V},
+	}
+	for _, a := range d.AppSets {
+		out.AppSets = append(out.AppSets, a.translate())
+	}
+	return out
+}
+
+type sloHCL struct {
+	Def         hcl.Range
+	LatencyP99  durationAttr
+	ErrorBudget numberAttr
+}
+
+func (s *sloHCL) fields() []field {
+	return []field{
+		{"latency_p99", &s.LatencyP99},
+		{"error_budget", &s.ErrorBudget},
+	}
+}
+
+func (s *sloHCL) children() []child { return nil }
+
+type appSetHCL struct {
+	Def           hcl.Range
+	Name          label
+	Count         intAttr
+	CPUPerReplica numberAttr
+	MinReplicas   intAttr
+	MaxReplicas   intAttr
+	ServiceTime   durationAttr
+	Concurrency   intAttr
+	StartupTime   durationAttr
+	Timeout       durationAttr
+	DependsOn     listAttr
+	CallRatio     numberAttr
+}
+
+func (a *appSetHCL) fields() []field {
+	return []field{
+		{"count", &a.Count},
+		{"cpu_per_replica", &a.CPUPerReplica},
+		{"min_replicas", &a.MinReplicas},
+		{"max_replicas", &a.MaxReplicas},
+		{"service_time", &a.ServiceTime},
+		{"concurrency", &a.Concurrency},
+		{"startup_time", &a.StartupTime},
+		{"timeout", &a.Timeout},
+		{"depends_on", &a.DependsOn},
+		{"call_ratio", &a.CallRatio},
+	}
+}
+
+func (a *appSetHCL) children() []child { return nil }
+
+func (a *appSetHCL) translate() domains.AppSet {
+	return domains.AppSet{
+		Name:          a.Name.V,
+		Count:         a.Count.V,
+		CPUPerReplica: a.CPUPerReplica.V,
+		MinReplicas:   a.MinReplicas.V,
+		MaxReplicas:   a.MaxReplicas.V,
+		ServiceTime:   a.ServiceTime.V,
+		Concurrency:   a.Concurrency.V,
+		StartupTime:   a.StartupTime.V,
+		Timeout:       a.Timeout.V,
+		DependsOn:     a.DependsOn.V,
+		CallRatio:     a.CallRatio.V,
+	}
+}
+
+type natsHCL struct {
+	Def         hcl.Range
+	URL         stringAttr
+	Credentials stringAttr
+}
+
+func (n *natsHCL) fields() []field {
+	return []field{{"url", &n.URL}, {"credentials", &n.Credentials}}
+}
+
+func (n *natsHCL) children() []child { return nil }
+
+type storeHCL struct {
+	Def       hcl.Range
+	Path      stringAttr
+	Retention durationAttr
+}
+
+func (s *storeHCL) fields() []field {
+	return []field{{"path", &s.Path}, {"retention", &s.Retention}}
+}
+
+func (s *storeHCL) children() []child { return nil }

@@ -1,0 +1,338 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/regimentd/regiment/domains"
+)
+
+// LoadScenarioFile reads, decodes and validates the scenario at path against
+// cfg. See ParseScenario.
+func LoadScenarioFile(path string, cfg *domains.Config) (*domains.Scenario, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load scenario: %w", err)
+	}
+	return ParseScenario(src, path, cfg)
+}
+
+// ParseScenario decodes and validates a scenario; filename names it in
+// diagnostics, and relative trace paths resolve against its directory (the
+// resolved path is stored in Traffic.Trace). Every trace file must exist.
+// Traffic and event references to domains and app sets are checked against
+// cfg unless cfg is nil. Defaults are applied to the returned scenario. If
+// anything is wrong it returns a nil scenario and a Diagnostics error listing
+// every problem.
+func ParseScenario(src []byte, filename string, cfg *domains.Config) (*domains.Scenario, error) {
+	var ds Diagnostics
+	body, ok := parseHCL(src, filename, &ds)
+	if !ok {
+		return nil, ds.err()
+	}
+	var h scenarioFileHCL
+	decodeBody(body, body.MissingItemRange(), "the scenario file", &h, &ds)
+	s := h.Scenario.translate(filepath.Dir(filename))
+	s.Defaults()
+	if h.Scenario.Def != (hcl.Range{}) {
+		validateScenario(s, &h.Scenario, cfg, &ds)
+	}
+	if err := ds.err(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// scenarioFileHCL is a decoded scenario file: exactly one scenario block.
+type scenarioFileHCL struct {
+	Scenario scenarioHCL
+}
+
+func (f *scenarioFileHCL) fields() []field { return nil }
+
+func (f *scenarioFileHCL) children() []child {
+	return []child{
+		{typ: "scenario", label: "name", once: true, required: true,
+			example: `scenario "worldcup" { duration = "72h" ... }`,
+			open:    func(def hcl.Range, l label) node { f.Scenario.Def, f.Scenario.Name = def, l; return &f.Scenario }},
+	}
+}
+
+type scenarioHCL struct {
+	Def      hcl.Range
+	Name     label
+	Start    timeAttr
+	Duration durationAttr
+	Seed     intAttr
+	Noise    numberAttr
+	Traffic  []*trafficHCL
+	Events   []*eventHCL
+}
+
+func (s *scenarioHCL) fields() []field {
+	return []field{
+		{"start", &s.Start},
+		{"duration", &s.Duration},
+		{"seed", &s.Seed},
+		{"noise", &s.Noise},
+	}
+}
+
+func (s *scenarioHCL) children() []child {
+	return []child{
+		{typ: "traffic", label: "domain",
+			example: `traffic "payment" { trace = "traces/x.csv" ... }`,
+			open: func(def hcl.Range, l label) node {
+				t := &trafficHCL{Def: def, Domain: l}
+				s.Traffic = append(s.Traffic, t)
+				return t
+			}},
+		{typ: "event", label: "kind",
+			example: `event "flash-sale" { domain = "payment" ... }`,
+			open: func(def hcl.Range, l label) node {
+				e := &eventHCL{Def: def, Kind: l}
+				s.Events = append(s.Events, e)
+				return e
+			}},
+	}
+}
+
+// translate builds the plain scenario, without defaults, resolving trace paths
+// against dir. Traffic and events keep file order.
+func (s *scenarioHCL) translate(dir string) *domains.Scenario {
+	out := &domains.Scenario{
+		Name:     s.Name.V,
+		Start:    s.Start.V,
+		Duration: s.Duration.V,
+		Noise:    s.Noise.V,
+	}
+	if s.Seed.V > 0 {
+		out.Seed = uint64(s.Seed.V)
+	}
+	for _, t := range s.Traffic {
+		trace := t.Trace.V
+		if trace != "" && !filepath.IsAbs(trace) {
+			trace = filepath.Join(dir, trace)
+		}
+		out.Traffic = append(out.Traffic, domains.Traffic{
+			Domain:         t.Domain.V,
+			Trace:          trace,
+			Format:         domains.TraceFormat(t.Format.V),
+			PeakRPS:        t.PeakRPS.V,
+			FunctionOffset: t.FunctionOffset.V,
+			FunctionStride: t.FunctionStride.V,
+		})
+	}
+	for _, e := range s.Events {
+		out.Events = append(out.Events, domains.Event{
+			Kind:              domains.EventKind(e.Kind.V),
+			Domain:            e.Domain.V,
+			App:               e.App.V,
+			At:                e.At.V,
+			Ramp:              e.Ramp.V,
+			Hold:              e.Hold.V,
+			Every:             e.Every.V,
+			Multiplier:        e.Multiplier.V,
+			ServiceTimeFactor: e.ServiceTimeFactor.V,
+		})
+	}
+	return out
+}
+
+type trafficHCL struct {
+	Def            hcl.Range
+	Domain         label
+	Trace          stringAttr
+	Format         stringAttr
+	PeakRPS        numberAttr
+	FunctionOffset intAttr
+	FunctionStride intAttr
+}
+
+func (t *trafficHCL) fields() []field {
+	return []field{
+		{"trace", &t.Trace},
+		{"format", &t.Format},
+		{"peak_rps", &t.PeakRPS},
+		{"function_offset", &t.FunctionOffset},
+		{"function_stride", &t.FunctionStride},
+	}
+}
+
+func (t *trafficHCL) children() []child { return nil }
+
+type eventHCL struct {
+	Def               hcl.Range
+	Kind              label
+	Domain            stringAttr
+	App               stringAttr
+	At                durationAttr
+	Ramp              durationAttr
+	Hold              durationAttr
+	Every             durationAttr
+	Multiplier        numberAttr
+	ServiceTimeFactor numberAttr
+}
+
+func (e *eventHCL) fields() []field {
+	return []field{
+		{"domain", &e.Domain},
+		{"app", &e.App},
+		{"at", &e.At},
+		{"ramp", &e.Ramp},
+		{"hold", &e.Hold},
+		{"every", &e.Every},
+		{"multiplier", &e.Multiplier},
+		{"service_time_factor", &e.ServiceTimeFactor},
+	}
+}
+
+func (e *eventHCL) children() []child { return nil }
+
+// eventKinds lists, per event kind, the attributes it needs and those that
+// belong to other kinds.
+var eventKinds = map[domains.EventKind]struct{ need, other []string }{
+	domains.EventFlashSale:      {need: []string{"domain", "at", "multiplier", "hold"}, other: []string{"app", "service_time_factor"}},
+	domains.EventBatchWindow:    {need: []string{"domain", "at", "multiplier", "hold"}, other: []string{"app", "service_time_factor"}},
+	domains.EventSlowDependency: {need: []string{"app", "at", "service_time_factor", "hold"}, other: []string{"domain", "multiplier"}},
+}
+
+var (
+	eventKindNames = []string{string(domains.EventFlashSale), string(domains.EventBatchWindow), string(domains.EventSlowDependency)}
+	formatNames    = []string{string(domains.FormatTimeseries), string(domains.FormatAzureFunctions)}
+)
+
+// validateScenario checks s, the translated scenario with defaults applied,
+// reporting each problem at its source in h. cfg may be nil.
+func validateScenario(s *domains.Scenario, h *scenarioHCL, cfg *domains.Config, ds *Diagnostics) {
+	c := checker{ds}
+	c.name(h.Name, "scenario")
+	c.required(&h.Duration.attr, `duration = "72h"`)
+	c.duration(&h.Duration, s.Duration, positive)
+	c.integer(&h.Seed, int(s.Seed), nonNegative)
+	c.number(&h.Noise, s.Noise, nonNegative)
+
+	var domainNames, setKeys []string
+	if cfg != nil {
+		for _, d := range cfg.Domains {
+			domainNames = append(domainNames, d.Name)
+			for _, a := range d.AppSets {
+				setKeys = append(setKeys, d.Name+"/"+a.Name)
+			}
+		}
+	}
+
+	first := map[string]*trafficHCL{}
+	for i := range s.Traffic {
+		t, ht := &s.Traffic[i], h.Traffic[i]
+		if f, dup := first[t.Domain]; dup {
+			ds.add(ht.Domain.Range, fmt.Sprintf("Duplicate traffic for domain %q", t.Domain), "a domain takes one traffic block; the first is at line %d", f.Domain.Range.Start.Line)
+		} else {
+			first[t.Domain] = ht
+		}
+		if cfg != nil {
+			c.ref(ht.Domain.Range, t.Domain, "domain", domainNames)
+		}
+		c.required(&ht.Trace.attr, `trace = "traces/x.csv"`)
+		if ht.Trace.ok() {
+			checkTrace(ht.Trace, t.Trace, ds)
+		}
+		c.required(&ht.Format.attr, `format = "timeseries"`)
+		c.oneOf(&ht.Format, string(t.Format), formatNames)
+		c.required(&ht.PeakRPS.attr, "peak_rps = 20000")
+		c.number(&ht.PeakRPS, t.PeakRPS, positive)
+		c.integer(&ht.FunctionOffset, t.FunctionOffset, nonNegative)
+		c.integer(&ht.FunctionStride, t.FunctionStride, atLeastOne)
+		if t.Format == domains.FormatTimeseries {
+			for _, a := range []*attr{&ht.FunctionOffset.attr, &ht.FunctionStride.attr} {
+				if a.Set {
+					ds.add(a.Range, "Invalid "+a.Name, "%s applies only to format \"azure-functions\"", a.Name)
+				}
+			}
+		}
+	}
+
+	for i := range s.Events {
+		validateEvent(&s.Events[i], h.Events[i], s, cfg != nil, domainNames, setKeys, c)
+	}
+}
+
+// checkTrace reports a trace file that cannot be read.
+func checkTrace(a stringAttr, resolved string, ds *Diagnostics) {
+	if a.V == "" {
+		ds.add(a.Range, "Invalid trace", "the trace path is empty")
+		return
+	}
+	fi, err := os.Stat(resolved)
+	switch {
+	case os.IsNotExist(err):
+		ds.add(a.Range, "Trace file not found", "%q resolves to %q (relative paths start at the scenario file's directory)", a.V, resolved)
+	case err != nil:
+		ds.add(a.Range, "Unreadable trace file", "%v", err)
+	case fi.IsDir():
+		ds.add(a.Range, "Invalid trace", "%q is a directory, not a trace file", resolved)
+	}
+}
+
+func validateEvent(e *domains.Event, he *eventHCL, s *domains.Scenario, checkRefs bool, domainNames, setKeys []string, c checker) {
+	ds := c.ds
+	kind, ok := eventKinds[e.Kind]
+	if !ok {
+		hint := fmt.Sprintf("event kinds are %s", quoteList(eventKindNames))
+		if dym := didYouMean(string(e.Kind), eventKindNames); dym != "" {
+			hint = dym
+		}
+		ds.add(he.Kind.Range, fmt.Sprintf("Unknown event kind %q", e.Kind), "%s", hint)
+		return
+	}
+	byName := map[string]*attr{}
+	for _, f := range he.fields() {
+		byName[f.name] = f.dst.base()
+	}
+	for _, n := range kind.need {
+		if a := byName[n]; !a.Set {
+			ds.add(he.Def, fmt.Sprintf("Missing %s in %s event", n, e.Kind), "a %s event needs %s", e.Kind, strings.Join(kind.need, ", "))
+		}
+	}
+	for _, n := range kind.other {
+		if a := byName[n]; a.Set {
+			ds.add(a.Range, fmt.Sprintf("Invalid %s in %s event", n, e.Kind), "%s belongs to other event kinds; a %s event takes %s", n, e.Kind, strings.Join(kind.need, ", "))
+		}
+	}
+	if checkRefs && he.Domain.ok() {
+		c.ref(he.Domain.Range, e.Domain, "domain", domainNames)
+	}
+	if checkRefs && he.App.ok() {
+		c.ref(he.App.Range, e.App, "app set", setKeys)
+	}
+	c.duration(&he.At, e.At, nonNegative)
+	if he.At.ok() && s.Duration > 0 && e.At >= s.Duration {
+		ds.add(he.At.Range, "Invalid at", "the event starts at %s, after the scenario's duration %s", e.At, s.Duration)
+	}
+	c.duration(&he.Ramp, e.Ramp, nonNegative)
+	c.duration(&he.Hold, e.Hold, positive)
+	c.duration(&he.Every, e.Every, nonNegative)
+	if he.Every.ok() && e.Every > 0 && e.Ramp >= 0 && e.Hold > 0 && e.Every <= 2*e.Ramp+e.Hold {
+		ds.add(he.Every.Range, "Invalid every", "every %s must be longer than 2 x ramp + hold = %s, or windows overlap", e.Every, 2*e.Ramp+e.Hold)
+	}
+	c.number(&he.Multiplier, e.Multiplier, positive)
+	c.number(&he.ServiceTimeFactor, e.ServiceTimeFactor, positive)
+}
+
+// ref reports a reference to a name not among names.
+func (c checker) ref(r hcl.Range, name, what string, names []string) {
+	for _, n := range names {
+		if n == name {
+			return
+		}
+	}
+	hint := fmt.Sprintf("the config has no %s %q", what, name)
+	if near, _ := nearest(name, names); near != "" {
+		hint += fmt.Sprintf("; the nearest is %q", near)
+	}
+	c.ds.add(r, fmt.Sprintf("Unknown %s %q", what, name), "%s", hint)
+}

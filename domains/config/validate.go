@@ -1,0 +1,318 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/regimentd/regiment/domains"
+)
+
+// validateConfig checks cfg, the translated config with defaults applied,
+// against the rules of package domains, reporting each problem at its source
+// in h.
+func validateConfig(cfg *domains.Config, h *configHCL, ds *Diagnostics) {
+	c := checker{ds}
+	if h.Cluster.Def != (hcl.Range{}) {
+		cl, hc := &cfg.Cluster, &h.Cluster
+		c.required(&hc.CapacityCores.attr, "capacity_cores = 12000")
+		c.number(&hc.CapacityCores, cl.CapacityCores, positive)
+		c.number(&hc.NodeCores, cl.NodeCores, positive)
+		if hc.NodeCores.ok() && hc.CapacityCores.ok() && cl.NodeCores > cl.CapacityCores {
+			ds.add(hc.NodeCores.Range, "Invalid node_cores", "a node of %g cores does not fit in the pool of capacity_cores = %g", cl.NodeCores, cl.CapacityCores)
+		}
+		c.duration(&hc.NodeProvisionTime, cl.NodeProvisionTime, positive)
+		c.number(&hc.ProvisionerRate, cl.ProvisionerRate, positive)
+		c.duration(&hc.NodeIdleTimeout, cl.NodeIdleTimeout, positive)
+		c.number(&hc.CostPerCoreHour, cl.CostPerCoreHour, nonNegative)
+		c.duration(&hc.TelemetryLag, cl.TelemetryLag, nonNegative)
+	}
+
+	cm, hm := &cfg.Commander, &h.Commander
+	c.duration(&hm.Tick, cm.Tick, positive)
+	c.number(&hm.DeadZone, cm.DeadZone, unitRightOpen)
+	c.number(&hm.ReserveMin, cm.ReserveMin, unitRightOpen)
+	c.number(&hm.MaxShareChange, cm.MaxShareChange, unitLeftOpen)
+	c.duration(&hm.DirectiveTTL, cm.DirectiveTTL, positive)
+	if hm.DirectiveTTL.ok() && !hm.Tick.Bad && cm.DirectiveTTL > 0 && cm.DirectiveTTL < cm.Tick {
+		ds.add(hm.DirectiveTTL.Range, "Invalid directive_ttl", "directive_ttl %s is shorter than the commander tick %s, so directives expire before the next one", cm.DirectiveTTL, cm.Tick)
+	}
+
+	s, hs := &cfg.Soldier, &h.Soldier
+	c.duration(&hs.Tick, s.Tick, positive)
+	c.oneOf(&hs.Actuation, string(s.Actuation), []string{string(domains.ActuateReplicas), string(domains.ActuateHPABounds)})
+	c.number(&hs.OverageCap, s.OverageCap, nonNegative)
+	c.duration(&hs.ScaleDownCooldown, s.ScaleDownCooldown, nonNegative)
+	c.oneOf(&hs.Mode, string(s.Mode), []string{string(domains.ModeActive), string(domains.ModeShadow), string(domains.ModeOff)})
+	c.number(&hs.TargetUtilisation, s.TargetUtilisation, unitLeftOpen)
+	c.number(&hs.ErrorRateVeto, s.ErrorRateVeto, unitLeftOpen)
+
+	validateDomains(cfg, h, c)
+
+	if u := &h.NATS.URL; u.ok() && u.V != "" {
+		if p, err := url.Parse(u.V); err != nil || p.Scheme == "" || p.Host == "" {
+			ds.add(u.Range, "Invalid url", "%q is not a server URL (example: \"nats://localhost:4222\"; leave it empty for an embedded server)", u.V)
+		}
+	}
+	c.duration(&h.Store.Retention, cfg.Store.Retention, positive)
+}
+
+// validateDomains checks the domains, their shares, app sets and dependencies.
+func validateDomains(cfg *domains.Config, h *configHCL, c checker) {
+	ds := c.ds
+	firstDomain := map[string]*domainHCL{}
+	floors := 0.0
+	floorsReported := false
+	for i := range cfg.Domains {
+		d, hd := &cfg.Domains[i], h.Domains[i]
+		c.name(hd.Name, "domain")
+		if first, dup := firstDomain[d.Name]; dup {
+			ds.add(hd.Name.Range, fmt.Sprintf("Duplicate domain %q", d.Name), "domain names must be unique; the first is at line %d", first.Name.Range.Start.Line)
+		} else {
+			firstDomain[d.Name] = hd
+		}
+		c.integer(&hd.Priority, d.Priority, nonNegative)
+		c.number(&hd.Weight, d.Weight, positive)
+		c.number(&hd.Floor, d.Floor, unit)
+		c.number(&hd.Ceiling, d.Ceiling, unit)
+		if !hd.Floor.Bad && !hd.Ceiling.Bad && unit.contains(d.Floor) && unit.contains(d.Ceiling) && d.Floor > d.Ceiling {
+			r := hd.Floor.Range
+			if !hd.Floor.Set {
+				r = hd.Ceiling.Range
+			}
+			ds.add(r, "Invalid floor", "floor %g is above ceiling %g", d.Floor, d.Ceiling)
+		}
+		if !hd.Floor.Bad && unit.contains(d.Floor) {
+			floors += d.Floor
+			if floors > 1+1e-9 && !floorsReported {
+				floorsReported = true
+				ds.add(hd.Floor.Range, "Floors sum over 1", "the floors of the domains up to %q sum to %s; they are shares of one pool and must sum to at most 1", d.Name, formatNumber(floors))
+			}
+		}
+
+		if hd.SLO.Def != (hcl.Range{}) {
+			c.required(&hd.SLO.LatencyP99.attr, `latency_p99 = "150ms"`)
+			c.duration(&hd.SLO.LatencyP99, d.SLO.LatencyP99, positive)
+			c.number(&hd.SLO.ErrorBudget, d.SLO.ErrorBudget, unitOpen)
+		}
+
+		firstSet := map[string]*appSetHCL{}
+		for j := range d.AppSets {
+			a, ha := &d.AppSets[j], hd.AppSets[j]
+			c.name(ha.Name, "app set")
+			if first, dup := firstSet[a.Name]; dup {
+				ds.add(ha.Name.Range, fmt.Sprintf("Duplicate app set %q in domain %q", a.Name, d.Name), "app set names must be unique within a domain; the first is at line %d", first.Name.Range.Start.Line)
+			} else {
+				firstSet[a.Name] = ha
+			}
+			validateAppSet(a, ha, c)
+		}
+	}
+	validateDependencies(cfg, h, ds)
+}
+
+func validateAppSet(a *domains.AppSet, ha *appSetHCL, c checker) {
+	c.integer(&ha.Count, a.Count, atLeastOne)
+	c.required(&ha.CPUPerReplica.attr, "cpu_per_replica = 0.5")
+	c.number(&ha.CPUPerReplica, a.CPUPerReplica, positive)
+	c.integer(&ha.MinReplicas, a.MinReplicas, atLeastOne)
+	c.integer(&ha.MaxReplicas, a.MaxReplicas, atLeastOne)
+	if !ha.MinReplicas.Bad && !ha.MaxReplicas.Bad && a.MinReplicas >= 1 && a.MinReplicas > a.MaxReplicas {
+		r, of := ha.MinReplicas.Range, "max_replicas"
+		if !ha.MaxReplicas.Set {
+			of = "the default max_replicas"
+		}
+		if !ha.MinReplicas.Set {
+			r = ha.MaxReplicas.Range
+		}
+		c.ds.add(r, "Invalid min_replicas", "min_replicas %d is above %s %d", a.MinReplicas, of, a.MaxReplicas)
+	}
+	c.required(&ha.ServiceTime.attr, `service_time = "25ms"`)
+	c.duration(&ha.ServiceTime, a.ServiceTime, positive)
+	c.integer(&ha.Concurrency, a.Concurrency, atLeastOne)
+	c.duration(&ha.StartupTime, a.StartupTime, nonNegative)
+	c.duration(&ha.Timeout, a.Timeout, positive)
+	c.number(&ha.CallRatio, a.CallRatio, positive)
+}
+
+// validateDependencies checks that every depends_on entry names an existing
+// app set as "domain/set", and that the dependencies form no cycle.
+func validateDependencies(cfg *domains.Config, h *configHCL, ds *Diagnostics) {
+	type set struct{ d, s int }
+	var keys []string
+	index := map[string]set{}
+	for i, d := range cfg.Domains {
+		for j, a := range d.AppSets {
+			k := d.Name + "/" + a.Name
+			if _, dup := index[k]; !dup {
+				index[k] = set{i, j}
+				keys = append(keys, k)
+			}
+		}
+	}
+	for i, d := range cfg.Domains {
+		for j, a := range d.AppSets {
+			for k, dep := range a.DependsOn {
+				if _, ok := index[dep]; ok {
+					continue
+				}
+				r := h.Domains[i].AppSets[j].DependsOn.Ranges[k]
+				near, _ := nearest(dep, keys)
+				if !strings.Contains(dep, "/") {
+					ds.add(r, fmt.Sprintf("Invalid dependency %q", dep), "dependencies are written \"domain/set\" (nearest: %q)", near)
+					continue
+				}
+				ds.add(r, fmt.Sprintf("Unknown dependency %q", dep), "there is no app set %q; the nearest is %q", dep, near)
+			}
+		}
+	}
+
+	// Depth-first search; an edge to a set on the current path closes a cycle,
+	// reported at the depends_on entry of that edge.
+	const (
+		unvisited = iota
+		onPath
+		done
+	)
+	state := map[string]int{}
+	var path []string
+	var visit func(key string)
+	visit = func(key string) {
+		state[key] = onPath
+		path = append(path, key)
+		at := index[key]
+		for k, dep := range cfg.Domains[at.d].AppSets[at.s].DependsOn {
+			if _, ok := index[dep]; !ok {
+				continue
+			}
+			switch state[dep] {
+			case unvisited:
+				visit(dep)
+			case onPath:
+				start := 0
+				for path[start] != dep {
+					start++
+				}
+				cycle := append(append([]string{}, path[start:]...), dep)
+				ds.add(h.Domains[at.d].AppSets[at.s].DependsOn.Ranges[k], "Dependency cycle "+strings.Join(cycle, " -> "),
+					"app sets cannot depend on themselves, directly or through others; remove one of these dependencies")
+			}
+		}
+		path = path[:len(path)-1]
+		state[key] = done
+	}
+	for _, k := range keys {
+		if state[k] == unvisited {
+			visit(k)
+		}
+	}
+}
+
+// checker reports values that break a rule at their source.
+type checker struct{ ds *Diagnostics }
+
+// required reports a missing attribute at its block's definition.
+func (c checker) required(a *attr, example string) {
+	if !a.Set {
+		c.ds.add(a.Range, "Missing "+a.Name, "add %s", example)
+	}
+}
+
+// number checks a's value: raw as written if set, else v, the value after
+// defaults, must lie in iv; and a written 0 must not be replaced by a default.
+func (c checker) number(a *numberAttr, v float64, iv interval) {
+	c.in(&a.attr, a.V, v, iv, formatNumber)
+}
+
+func (c checker) integer(a *intAttr, v int, iv interval) {
+	c.in(&a.attr, float64(a.V), float64(v), iv, formatNumber)
+}
+
+func (c checker) duration(a *durationAttr, v time.Duration, iv interval) {
+	c.in(&a.attr, float64(a.V), float64(v), iv, func(f float64) string { return time.Duration(f).String() })
+}
+
+func (c checker) in(a *attr, raw, v float64, iv interval, show func(float64) string) {
+	if !a.ok() {
+		return
+	}
+	if !iv.contains(raw) {
+		c.ds.add(a.Range, "Invalid "+a.Name, "%s must be %s, got %s", a.Name, iv.describe(show), show(raw))
+		return
+	}
+	if raw == 0 && v != 0 {
+		c.ds.add(a.Range, "Invalid "+a.Name, "0 means unset and is replaced by the default %s; leave %s out or use a small value", show(v), a.Name)
+	}
+}
+
+// oneOf checks that a string attribute is one of allowed.
+func (c checker) oneOf(a *stringAttr, v string, allowed []string) {
+	if !a.ok() {
+		return
+	}
+	for _, s := range allowed {
+		if v == s {
+			return
+		}
+	}
+	hint := fmt.Sprintf("%q is not one of %s", v, quoteList(allowed))
+	if dym := didYouMean(v, allowed); dym != "" {
+		hint += "; " + dym
+	}
+	c.ds.add(a.Range, "Invalid "+a.Name, "%s", hint)
+}
+
+// name checks a domain or app set name: "/" separates the two in references.
+func (c checker) name(l label, what string) {
+	if strings.ContainsAny(l.V, "/ \t\n") {
+		c.ds.add(l.Range, fmt.Sprintf("Invalid %s name %q", what, l.V), "names cannot contain \"/\" or spaces; references are written \"domain/set\"")
+	}
+}
+
+// interval is a range of allowed values.
+type interval struct {
+	lo, hi         float64
+	loOpen, hiOpen bool
+}
+
+var (
+	positive      = interval{lo: 0, hi: math.Inf(1), loOpen: true}
+	nonNegative   = interval{lo: 0, hi: math.Inf(1)}
+	atLeastOne    = interval{lo: 1, hi: math.Inf(1)}
+	unit          = interval{lo: 0, hi: 1}                             // [0, 1]
+	unitOpen      = interval{lo: 0, hi: 1, loOpen: true, hiOpen: true} // (0, 1)
+	unitLeftOpen  = interval{lo: 0, hi: 1, loOpen: true}               // (0, 1]
+	unitRightOpen = interval{lo: 0, hi: 1, hiOpen: true}               // [0, 1)
+)
+
+func (iv interval) contains(v float64) bool {
+	if v < iv.lo || v > iv.hi || math.IsNaN(v) {
+		return false
+	}
+	return !(iv.loOpen && v == iv.lo) && !(iv.hiOpen && v == iv.hi)
+}
+
+// describe says "> 0", ">= 1" or "in (0, 1]".
+func (iv interval) describe(show func(float64) string) string {
+	if math.IsInf(iv.hi, 1) {
+		if iv.loOpen {
+			return "> " + show(iv.lo)
+		}
+		return ">= " + show(iv.lo)
+	}
+	l, r := "[", "]"
+	if iv.loOpen {
+		l = "("
+	}
+	if iv.hiOpen {
+		r = ")"
+	}
+	return fmt.Sprintf("in %s%s, %s%s", l, show(iv.lo), show(iv.hi), r)
+}
+
+func formatNumber(f float64) string { return strconv.FormatFloat(f, 'g', 6, 64) }
