@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -42,6 +43,10 @@ func ReadFile(path string, format domains.TraceFormat) ([]Series, error) {
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Path == path {
+			err = pe.Err // the path is in the message already
+		}
 		return nil, fmt.Errorf("read trace %q: %w", path, err)
 	}
 	return parse(data, path, format)
@@ -179,29 +184,41 @@ const timeLayouts = "want YYYY-MM-DD HH:MM:SS or RFC 3339"
 
 // parseTime parses a timeseries time cell to Unix seconds and nanoseconds.
 func parseTime(b []byte) (secs int64, nsec int, ok bool) {
-	// Fast path: "YYYY-MM-DD HH:MM:SS", UTC.
-	if len(b) == 19 && b[4] == '-' && b[7] == '-' && b[10] == ' ' && b[13] == ':' && b[16] == ':' {
-		year, ok1 := atoi(b[0:4])
-		month, ok2 := atoi(b[5:7])
-		day, ok3 := atoi(b[8:10])
-		hour, ok4 := atoi(b[11:13])
-		minute, ok5 := atoi(b[14:16])
-		sec, ok6 := atoi(b[17:19])
-		if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) ||
-			month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || sec > 59 {
-			return 0, 0, false
-		}
-		t := time.Date(year, time.Month(month), day, hour, minute, sec, 0, time.UTC)
-		if t.Day() != day { // time.Date normalised a day past the month's end
-			return 0, 0, false
-		}
-		return t.Unix(), 0, true
+	if secs, ok := parseDateTime(b); ok {
+		return secs, 0, true
 	}
-	t, err := time.Parse(time.RFC3339, unquote(string(b)))
+	s := unquote(string(b))
+	if secs, ok := parseDateTime([]byte(s)); ok {
+		return secs, 0, true
+	}
+	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
 		return 0, 0, false
 	}
 	return t.Unix(), t.Nanosecond(), true
+}
+
+// parseDateTime parses "YYYY-MM-DD HH:MM:SS" as UTC to Unix seconds, without
+// allocating.
+func parseDateTime(b []byte) (secs int64, ok bool) {
+	if len(b) != 19 || b[4] != '-' || b[7] != '-' || b[10] != ' ' || b[13] != ':' || b[16] != ':' {
+		return 0, false
+	}
+	year, ok1 := atoi(b[0:4])
+	month, ok2 := atoi(b[5:7])
+	day, ok3 := atoi(b[8:10])
+	hour, ok4 := atoi(b[11:13])
+	minute, ok5 := atoi(b[14:16])
+	sec, ok6 := atoi(b[17:19])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) ||
+		month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || sec > 59 {
+		return 0, false
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, sec, 0, time.UTC)
+	if t.Day() != day { // time.Date normalised a day past the month's end
+		return 0, false
+	}
+	return t.Unix(), true
 }
 
 // atoi parses a short run of decimal digits.
@@ -396,14 +413,35 @@ func parseAzure(data []byte, name string) ([]Series, error) {
 		}
 		vals := backing[:minutes:minutes]
 		backing = backing[minutes:]
+		// The field count is checked, so each column's cell is there: p is
+		// the start of cell j, and each case leaves p on the comma after it.
 		var fn string
-		j, from := 0, 0
-		for p := 0; p <= len(line); p++ {
-			if p < len(line) && line[p] != ',' {
-				continue
+		p := 0
+		for j, k := range kind {
+			from := p
+			if k >= 0 {
+				// Fast path: plain digits up to the comma, as in parseCount.
+				var u uint64
+				for ; p < len(line); p++ {
+					d := line[p] - '0'
+					if d > 9 {
+						break
+					}
+					u = u*10 + uint64(d)
+				}
+				if n := p - from; n > 0 && n <= 15 && (p == len(line) || line[p] == ',') {
+					vals[k] = float64(u)
+					p++
+					continue
+				}
 			}
-			cell := line[from:p]
-			switch k := kind[j]; {
+			end := bytes.IndexByte(line[from:], ',')
+			if end < 0 {
+				end = len(line) - from
+			}
+			cell := line[from : from+end]
+			p = from + end + 1
+			switch {
 			case k >= 0:
 				v, msg := parseCount(cell)
 				if msg != "" {
@@ -416,7 +454,6 @@ func parseAzure(data []byte, name string) ([]Series, error) {
 					return nil, perr(lr.n, cols[j], "empty function name")
 				}
 			}
-			j, from = j+1, p+1
 		}
 		series = append(series, Series{Name: fn, Values: vals})
 	}
