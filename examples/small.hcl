@@ -11,14 +11,21 @@ cluster "small" {
 }
 
 commander { tick = "60s" }
-soldier   { tick = "10s"  actuation = "replicas"  scale_down_cooldown = "5m" }
+soldier {
+  tick = "10s"
+  actuation = "replicas"
+  scale_down_cooldown = "5m"
+}
 
 domain "payment" {
   priority = 0
   weight   = 1.0
   floor    = 0.15
   ceiling  = 0.60
-  slo { latency_p99 = "400ms"  error_budget = 0.001 }
+  slo {
+    latency_p99 = "400ms"
+    error_budget = 0.001
+  }
   apps "checkout" {
     count           = 4
     cpu_per_replica = 0.5
@@ -43,7 +50,10 @@ domain "fraud" {
   weight   = 0.9
   floor    = 0.10
   ceiling  = 0.50
-  slo { latency_p99 = "150ms"  error_budget = 0.001 }
+  slo {
+    latency_p99 = "150ms"
+    error_budget = 0.001
+  }
   apps "scoring" {
     count           = 2
     cpu_per_replica = 1
@@ -67,7 +77,10 @@ domain "merchant" {
   weight   = 0.6
   floor    = 0.10
   ceiling  = 0.50
-  slo { latency_p99 = "500ms"  error_budget = 0.005 }
+  slo {
+    latency_p99 = "500ms"
+    error_budget = 0.005
+  }
   apps "api" {
     count           = 6
     cpu_per_replica = 0.5
@@ -83,7 +96,10 @@ domain "data" {
   weight   = 0.3
   floor    = 0.05
   ceiling  = 0.50
-  slo { latency_p99 = "2s"  error_budget = 0.01 }
+  slo {
+    latency_p99 = "2s"
+    error_budget = 0.01
+  }
   apps "etl" {
     count           = 3
     cpu_per_replica = 2
@@ -99,7 +115,10 @@ domain "platform" {
   weight   = 0.2
   floor    = 0.05
   ceiling  = 0.30
-  slo { latency_p99 = "1s"  error_budget = 0.01 }
+  slo {
+    latency_p99 = "1s"
+    error_budget = 0.01
+  }
   apps "tools" {
     count           = 3
     cpu_per_replica = 0.5
@@ -111,4 +130,7 @@ domain "platform" {
 }
 
 nats  { url = "" }
-store { path = "data/regiment.db"  retention = "168h" }
+store {
+  path = "data/regiment.db"
+  retention = "168h"
+}

@@ -85,20 +85,27 @@ func (s sojourn) quantileBounds(p float64) (lo, hi float64) {
 	return lo, hi
 }
 
+// negligibleWait is the wait probability below which the p99 is the service
+// time's alone: the wait term then moves P(T > t) by under 1e-7 relative.
+const negligibleWait = 1e-9
+
 // quantile is the t with P(T > t) = p, by Newton's method safeguarded with
 // bisection; relative accuracy 1e-9.
 func (s sojourn) quantile(p float64) float64 {
+	if s.c < negligibleWait {
+		return math.Log(1/p) / s.mu
+	}
 	lo, hi := s.quantileBounds(p)
-	return solveSurvival(lo, hi, p, func(t float64) (float64, float64) { return s.survival(t) })
+	return solveSurvival(lo, hi, lo, p, s.survival)
 }
 
-// solveSurvival finds t in [lo, hi] with surv(t) = p for a decreasing survival
-// function that also returns its density. It runs Newton's method on
+// solveSurvival finds t in [lo, hi] with surv(t) = p, starting from a guess t
+// in the bracket, for a decreasing survival function that also returns its
+// density. It runs Newton's method on
 // log surv(t) - log p, which is nearly linear in the exponential tail, and
 // falls back to bisection whenever a step leaves the bracket.
-func solveSurvival(lo, hi, p float64, surv func(float64) (float64, float64)) float64 {
+func solveSurvival(lo, hi, t, p float64, surv func(float64) (float64, float64)) float64 {
 	logp := math.Log(p)
-	t := lo
 	for range 100 {
 		sv, f := surv(t)
 		if sv > p {

@@ -446,7 +446,7 @@ func (s *Sim) aggregate(di int) {
 	d := &s.doms[di]
 	s.mix = s.mix[:0]
 	lo, hi := math.Inf(1), 0.0
-	total, errs := 0.0, 0.0
+	total, errs, guess := 0.0, 0.0, 0.0
 	for id := d.first; id < d.first+d.n; id++ {
 		a := &s.apps[id]
 		if a.lambda <= 0 {
@@ -456,6 +456,7 @@ func (s *Sim) aggregate(di int) {
 		errs += a.lambda * a.errs
 		s.mix = append(s.mix, mixTerm{w: a.lambda, soj: a.soj, shift: a.shift})
 		lo, hi = math.Min(lo, a.p99), math.Max(hi, a.p99)
+		guess += a.lambda * a.p99
 	}
 	if total == 0 {
 		d.p99Now, d.errNow = 0, 0
@@ -469,7 +470,9 @@ func (s *Sim) aggregate(di int) {
 		d.p99Now = hi
 		return
 	}
-	d.p99Now = solveSurvival(lo, hi, 0.01, s.mixSurvival)
+	// Start from the arrival-weighted mean of the apps' p99s: the merged p99
+	// lies between the smallest and the largest, usually near the mean.
+	d.p99Now = solveSurvival(lo, hi, guess/total, 0.01, s.mixSurvival)
 }
 
 type mixTerm struct {

@@ -10,24 +10,24 @@ scenario "diurnal-day" {
   traffic "payment" {
     trace    = "../../../shared/traces/worldcup98/worldcup98_days01-60_per_minute.csv"
     format   = "timeseries"
-    peak_rps = 1500
+    peak_rps = 120000
   }
   traffic "data" {
     trace    = "../../../shared/traces/worldcup98/worldcup98_days01-60_per_minute.csv"
     format   = "timeseries"
-    peak_rps = 150
+    peak_rps = 5000
   }
   traffic "merchant" {
     trace           = "../../../shared/traces/azure-functions-2019/sampleA_1350fn_invocations.csv"
     format          = "azure-functions"
-    peak_rps        = 800
+    peak_rps        = 40000
     function_offset = 0
     function_stride = 2
   }
   traffic "platform" {
     trace           = "../../../shared/traces/azure-functions-2019/sampleA_1350fn_invocations.csv"
     format          = "azure-functions"
-    peak_rps        = 80
+    peak_rps        = 3000
     function_offset = 1
     function_stride = 2
   }

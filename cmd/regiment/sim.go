@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/regimentd/regiment/sim"
+)
+
+// simReport is what `regiment sim --json` prints. It holds no wall-clock
+// figure, so it is a pure function of config, scenario, seed and policy.
+type simReport struct {
+	Config   string `json:"config"`
+	Scenario string `json:"scenario"`
+	Policy   string `json:"policy"`
+	Seed     uint64 `json:"seed"`
+	sim.Metrics
+}
+
+func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
+	scenarioPath := fs.String("scenario", "", "scenario `file` (HCL); required")
+	policy := fs.String("policy", "static", "policy that sets replicas: "+policyNames)
+	seed := fs.Uint64("seed", 0, "override the scenario's seed (0: keep it)")
+	duration := fs.Duration("duration", 0, "override the scenario's duration, e.g. 6h (0: keep it)")
+	asJSON := fs.Bool("json", false, "print metrics as JSON on stdout (wall time goes to stderr)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage: regiment sim --config F --scenario F [--policy NAME] [--json]
+
+Simulates the scenario on the config's cluster with one policy and prints
+cost_core_hours, slo_compliance, breach_app_minutes, scaling_actions,
+sim_seconds and wall_seconds, per domain too. Same config, scenario and seed
+give the same metrics, byte for byte with --json.
+
+Example:
+  regiment sim --config examples/paymentscale.hcl --scenario examples/scenarios/diurnal.hcl --policy static
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if *configPath == "" || *scenarioPath == "" || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "regiment sim: --config and --scenario are required, and nothing else")
+		fs.Usage()
+		return 2
+	}
+	w, err := loadWorld(*configPath, *scenarioPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "regiment sim: %v\n", err)
+		return 1
+	}
+	if *seed != 0 {
+		w.sc.Seed = *seed
+	}
+	if *duration > 0 {
+		w.sc.Duration = *duration
+	}
+	s, err := w.newSim()
+	if err != nil {
+		fmt.Fprintf(stderr, "regiment sim: %v\n", err)
+		return 1
+	}
+	p, err := w.newPolicy(*policy, s)
+	if err != nil {
+		fmt.Fprintf(stderr, "regiment sim: %v\n", err)
+		return 2
+	}
+	bar := newProgress(stderr)
+	start := time.Now()
+	for !s.Done() {
+		if ctx.Err() != nil {
+			bar.done()
+			fmt.Fprintln(stderr, "regiment sim: interrupted")
+			return 1
+		}
+		p.Decide(s.Now(), s.Telemetry(), s.Targets())
+		s.Step()
+		bar.update(false, "simulating %s: %s of %s", w.sc.Name, s.Now().Sub(w.sc.Start), w.sc.Duration)
+	}
+	bar.done()
+	wall := time.Since(start).Seconds()
+	m := s.Metrics()
+	if *asJSON {
+		out, _ := json.MarshalIndent(simReport{Config: w.cfg.Cluster.Name, Scenario: w.sc.Name, Policy: *policy, Seed: w.sc.Seed, Metrics: m}, "", "  ")
+		fmt.Fprintf(stdout, "%s\n", out)
+		fmt.Fprintf(stderr, "wall_seconds %.3f (%.0fx real time)\n", wall, m.SimSeconds/wall)
+		return 0
+	}
+	printMetrics(stdout, w.cfg.Cluster.Name, w.sc.Name, *policy, m, wall)
+	return 0
+}
+
+func printMetrics(out io.Writer, cluster, scenario, policy string, m sim.Metrics, wall float64) {
+	fmt.Fprintf(out, "cluster %s, scenario %s, policy %s\n\n", cluster, scenario, policy)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "cost_core_hours\t%.1f\t(cost %.2f)\n", m.CostCoreHours, m.Cost)
+	fmt.Fprintf(tw, "slo_compliance\t%.4f\n", m.SLOCompliance)
+	fmt.Fprintf(tw, "breach_app_minutes\t%.1f\n", m.BreachAppMinutes)
+	fmt.Fprintf(tw, "scaling_actions\t%d\n", m.ScalingActions)
+	fmt.Fprintf(tw, "peak_nodes\t%d\n", m.PeakNodes)
+	fmt.Fprintf(tw, "pending_pod_hours\t%.1f\n", m.PendingPodHours)
+	fmt.Fprintf(tw, "sim_seconds\t%.0f\n", m.SimSeconds)
+	fmt.Fprintf(tw, "wall_seconds\t%.3f\t(%.0fx real time)\n", wall, m.SimSeconds/wall)
+	tw.Flush()
+	fmt.Fprintln(out)
+	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "domain\ttier\tcore_hours\tslo_compliance\tbreach_app_minutes\tscaling_actions")
+	for _, d := range m.Domains {
+		fmt.Fprintf(tw, "%s\tP%d\t%.1f\t%.4f\t%.1f\t%d\n", d.Name, d.Priority, d.CoreHours, d.SLOCompliance, d.BreachAppMinutes, d.ScalingActions)
+	}
+	tw.Flush()
+}

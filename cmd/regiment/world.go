@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/regimentd/regiment/baseline"
+	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/sim"
+	"github.com/regimentd/regiment/sim/trace"
+)
+
+// world is a loaded config and scenario with their traces: everything a
+// simulation needs.
+type world struct {
+	cfg    *domains.Config
+	sc     *domains.Scenario
+	traces map[string][]trace.Series
+}
+
+// loadWorld reads and validates a config and a scenario and reads the
+// scenario's traces.
+func loadWorld(configPath, scenarioPath string) (*world, error) {
+	cfg, err := config.LoadFile(configPath)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := config.LoadScenarioFile(scenarioPath, cfg)
+	if err != nil {
+		return nil, err
+	}
+	traces, err := trace.Load(sc)
+	if err != nil {
+		return nil, err
+	}
+	return &world{cfg: cfg, sc: sc, traces: traces}, nil
+}
+
+// newSim builds a fresh simulation of the world.
+func (w *world) newSim() (*sim.Sim, error) { return sim.New(w.cfg, w.sc, w.traces) }
+
+// policyNames lists the policies `sim` knows, for --help and errors.
+const policyNames = "static"
+
+// newPolicy builds the named sim policy for s.
+func (w *world) newPolicy(name string, s *sim.Sim) (sim.Policy, error) {
+	switch name {
+	case "static":
+		return baseline.NewStatic(w.cfg.Apps(), w.cfg.Soldier.TargetUtilisation, s), nil
+	}
+	return nil, fmt.Errorf("unknown policy %q (known: %s)", name, policyNames)
+}
+
+// progress draws a live progress line on a terminal, at most every 200 ms.
+type progress struct {
+	w     io.Writer
+	on    bool
+	last  time.Time
+	start time.Time
+}
+
+func newProgress(w io.Writer) *progress {
+	f, ok := w.(*os.File)
+	on := false
+	if ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			on = true
+		}
+	}
+	return &progress{w: w, on: on, start: time.Now()}
+}
+
+// update redraws the line if it is due; format and args make the line.
+func (p *progress) update(force bool, format string, args ...any) {
+	if !p.on {
+		return
+	}
+	if now := time.Now(); force || now.Sub(p.last) >= 200*time.Millisecond {
+		p.last = now
+		fmt.Fprintf(p.w, "\r\033[K"+format, args...)
+	}
+}
+
+// done ends the progress line.
+func (p *progress) done() {
+	if p.on {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}
