@@ -2,10 +2,10 @@ package store
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,8 +13,9 @@ import (
 )
 
 // Appender buffers steps and writes them in batches, one bbolt read-write
-// transaction (one fsync) per batch. It is safe for concurrent use by
-// several goroutines, e.g. the Commander and every Soldier of a process.
+// transaction (one commit, one set of fsyncs) per batch. It is safe for
+// concurrent use by several goroutines, e.g. the Commander and every Soldier
+// of a process.
 //
 // A batch is written when batchSize steps are buffered, when the oldest
 // buffered step is flushEvery old (if flushEvery > 0), on Flush and on Close.
@@ -28,18 +29,33 @@ type Appender struct {
 	writeMu sync.Mutex // held while a batch is taken and written: batches commit in order
 
 	mu     sync.Mutex // guards the fields below
-	buf    []pendingStep
+	cur    *batch
+	spare  *batch // a written batch, kept for reuse
 	timer  *time.Timer
 	err    error // from a timed flush, not yet reported
 	closed bool
 }
 
+// batch is the steps of one transaction, encoded into one buffer.
+type batch struct {
+	steps []pendingStep
+	data  []byte // step i's value is data[steps[i].start:steps[i].end]
+}
+
 // pendingStep is an encoded step waiting for its batch.
 type pendingStep struct {
-	episode string
-	key     [keyLen]byte
-	value   []byte
+	episode    string
+	key        [keyLen]byte
+	start, end int
 }
+
+// encoder is per-Append scratch space, pooled.
+type encoder struct {
+	buf  []byte
+	keys []string
+}
+
+var encoders = sync.Pool{New: func() any { return &encoder{buf: make([]byte, 0, 2048)} }}
 
 // NewAppender returns an Appender writing to s. batchSize < 1 means 1
 // (every Append writes); flushEvery <= 0 disables timed flushes.
@@ -47,7 +63,11 @@ func (s *Store) NewAppender(batchSize int, flushEvery time.Duration) *Appender {
 	if batchSize < 1 {
 		batchSize = 1
 	}
-	return &Appender{s: s, size: batchSize, every: flushEvery, buf: make([]pendingStep, 0, batchSize)}
+	return &Appender{s: s, size: batchSize, every: flushEvery, cur: newBatch(batchSize)}
+}
+
+func newBatch(size int) *batch {
+	return &batch{steps: make([]pendingStep, 0, size), data: make([]byte, 0, size*1024)}
 }
 
 // Append validates and encodes step, so the caller may reuse its slices and
@@ -61,24 +81,27 @@ func (a *Appender) Append(step Step) error {
 	if err := checkStep(&step, obsLen); err != nil {
 		return fmt.Errorf("append step %d of %q: %w", step.Seq, step.Episode, err)
 	}
-	raw, err := json.Marshal(step)
-	if err != nil {
-		return fmt.Errorf("append step %d of %q: %w", step.Seq, step.Episode, err)
-	}
-	p := pendingStep{episode: step.Episode, key: timeKey(step.At, step.Seq), value: raw}
+	enc := encoders.Get().(*encoder)
+	enc.buf, enc.keys = appendStep(enc.buf[:0], &step, enc.keys)
 
 	a.mu.Lock()
 	if a.closed {
 		a.mu.Unlock()
+		encoders.Put(enc)
 		return fmt.Errorf("append step %d of %q: appender: %w", step.Seq, step.Episode, ErrClosed)
 	}
-	a.buf = append(a.buf, p)
-	full := len(a.buf) >= a.size
+	b := a.cur
+	start := len(b.data)
+	b.data = append(b.data, enc.buf...)
+	b.steps = append(b.steps, pendingStep{episode: step.Episode, key: timeKey(step.At, step.Seq), start: start, end: len(b.data)})
+	full := len(b.steps) >= a.size
 	if !full && a.every > 0 && a.timer == nil {
 		a.timer = time.AfterFunc(a.every, a.timedFlush)
 	}
 	pending := a.takeErr()
 	a.mu.Unlock()
+	encoders.Put(enc)
+
 	if full {
 		if err := a.flush(a.size); err != nil {
 			return errors.Join(pending, err)
@@ -94,7 +117,7 @@ func (a *Appender) Flush() error {
 	pending := a.takeErr()
 	a.mu.Unlock()
 	if err != nil {
-		return err
+		return errors.Join(pending, err)
 	}
 	return pending
 }
@@ -129,59 +152,67 @@ func (a *Appender) takeErr() error {
 	return err
 }
 
-// flush writes the buffer if it holds at least least steps. Taking the batch
-// under writeMu means a Flush returns only after every earlier batch is
-// committed, while other goroutines keep filling the next buffer.
+// flush writes the buffer if it holds at least least steps. Taking the
+// batch under writeMu means a Flush returns only after every earlier batch
+// is committed, while other goroutines keep filling the next buffer.
 func (a *Appender) flush(least int) error {
 	a.writeMu.Lock()
 	defer a.writeMu.Unlock()
 	a.mu.Lock()
-	if len(a.buf) < least || len(a.buf) == 0 {
+	b := a.cur
+	if len(b.steps) < least || len(b.steps) == 0 {
 		a.mu.Unlock()
 		return nil
 	}
-	batch := a.buf
-	a.buf = make([]pendingStep, 0, a.size)
+	if a.spare != nil {
+		a.cur, a.spare = a.spare, nil
+	} else {
+		a.cur = newBatch(a.size)
+	}
 	if a.timer != nil {
 		a.timer.Stop()
 		a.timer = nil
 	}
 	a.mu.Unlock()
-	if err := a.s.writeSteps(batch); err != nil {
-		return fmt.Errorf("write batch of %d steps: %w", len(batch), err)
+
+	err := a.s.writeSteps(b)
+	n := len(b.steps)
+	b.steps, b.data = b.steps[:0], b.data[:0]
+	a.mu.Lock()
+	a.spare = b
+	a.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("write batch of %d steps: %w", n, err)
 	}
 	return nil
 }
 
 // writeSteps puts a batch in one read-write transaction, grouped by episode
 // and in key order so that pages fill sequentially.
-func (s *Store) writeSteps(batch []pendingStep) error {
-	slices.SortStableFunc(batch, func(x, y pendingStep) int {
-		if x.episode != y.episode {
-			if x.episode < y.episode {
-				return -1
-			}
-			return 1
+func (s *Store) writeSteps(b *batch) error {
+	slices.SortStableFunc(b.steps, func(x, y pendingStep) int {
+		if c := strings.Compare(x.episode, y.episode); c != 0 {
+			return c
 		}
 		return bytes.Compare(x.key[:], y.key[:])
 	})
 	return s.db.Update(func(tx *bolt.Tx) error {
 		steps := tx.Bucket(bucketSteps)
-		var b *bolt.Bucket
+		var bucket *bolt.Bucket
 		var cur string
-		for i := range batch {
-			p := &batch[i]
-			if b == nil || p.episode != cur {
+		for i := range b.steps {
+			p := &b.steps[i]
+			if bucket == nil || p.episode != cur {
 				var err error
-				b, err = steps.CreateBucketIfNotExists([]byte(p.episode))
+				bucket, err = steps.CreateBucketIfNotExists([]byte(p.episode))
 				if err != nil {
 					return fmt.Errorf("steps bucket %q: %w", p.episode, err)
 				}
 				// Keys arrive in time order: pack pages full.
-				b.FillPercent = 0.9
+				bucket.FillPercent = 0.9
 				cur = p.episode
 			}
-			if err := b.Put(p.key[:], p.value); err != nil {
+			if err := bucket.Put(p.key[:], b.data[p.start:p.end]); err != nil {
 				return fmt.Errorf("put step of %q: %w", p.episode, err)
 			}
 		}

@@ -62,7 +62,7 @@ func eachFiltered(tx *bolt.Tx, f Filter, fn func(Episode, Step) error) error {
 		if b == nil {
 			continue
 		}
-		if err := eachStep(b, f.From, f.To, func(st Step) error { return fn(e, st) }); err != nil {
+		if err := eachStep(b, e.ID, f.From, f.To, func(st Step) error { return fn(e, st) }); err != nil {
 			return err
 		}
 	}

@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -15,7 +14,7 @@ import (
 // Step is one control step: what the policy saw, what it decided, which
 // guards changed the decision, how it was scored and what happened.
 type Step struct {
-	Episode string    `json:"episode"`
+	Episode string    `json:"episode,omitempty"` // not stored: the sub-bucket name
 	Seq     uint64    `json:"seq"`
 	At      time.Time `json:"at"`
 	// Obs is the observation, in the order of the episode's ObsLayout.
@@ -141,7 +140,7 @@ func (s *Store) Steps(id string, from, to time.Time, fn func(Step) error) error 
 		if b == nil {
 			return ErrNotFound
 		}
-		return eachStep(b, from, to, fn)
+		return eachStep(b, id, from, to, fn)
 	})
 	if err != nil {
 		return fmt.Errorf("steps of %q: %w", id, err)
@@ -149,10 +148,10 @@ func (s *Store) Steps(id string, from, to time.Time, fn func(Step) error) error 
 	return nil
 }
 
-func eachStep(b *bolt.Bucket, from, to time.Time, fn func(Step) error) error {
+func eachStep(b *bolt.Bucket, id string, from, to time.Time, fn func(Step) error) error {
 	return scan(b, from, to, func(k, v []byte) error {
-		var st Step
-		if err := json.Unmarshal(v, &st); err != nil {
+		st, err := decodeStep(id, v)
+		if err != nil {
 			return fmt.Errorf("decode step %x: %w", k, err)
 		}
 		return fn(st)
@@ -204,10 +203,11 @@ func (s *Store) StepAt(id string, at time.Time) (st Step, ok bool, err error) {
 		if k == nil {
 			return nil
 		}
-		if err := json.Unmarshal(v, &st); err != nil {
+		got, err := decodeStep(id, v)
+		if err != nil {
 			return fmt.Errorf("decode step %x: %w", k, err)
 		}
-		ok = true
+		st, ok = got, true
 		return nil
 	})
 	if err != nil {
