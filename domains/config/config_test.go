@@ -1,0 +1,466 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/regimentd/regiment/domains"
+)
+
+// base is the smallest valid config. Rule tests edit it in place (keeping
+// line numbers where they can) or append to it, from line 12.
+const base = `cluster "prod" {
+  capacity_cores = 100
+}
+domain "pay" {
+  floor = 0.2
+  slo { latency_p99 = "100ms" }
+  apps "web" {
+    cpu_per_replica = 0.5
+    service_time    = "10ms"
+  }
+}
+`
+
+// domainB is a second valid domain to append to base; it starts at line 12.
+const domainB = `domain "b" {
+  floor = 0.1
+  slo { latency_p99 = "100ms" }
+  apps "db" {
+    cpu_per_replica = 1
+    service_time    = "5ms"
+  }
+}
+`
+
+// diagnostics returns err as Diagnostics, failing the test if it is not one.
+func diagnostics(t *testing.T, err error) Diagnostics {
+	t.Helper()
+	var ds Diagnostics
+	if !errors.As(err, &ds) {
+		t.Fatalf("error %v (%T) is not Diagnostics", err, err)
+	}
+	return ds
+}
+
+// ruleCase pins one validation rule: the base config with edits applied and
+// add appended yields exactly one diagnostic, at line:col, whose summary and
+// hint contain the given texts.
+type ruleCase struct {
+	name    string
+	edit    []string // old, new pairs applied to base
+	add     string
+	line    int
+	col     int
+	summary string
+	hint    string
+}
+
+func TestParseRules(t *testing.T) {
+	cases := []ruleCase{
+		// HCL itself.
+		{name: "syntax errors are reported at their position",
+			edit: []string{"capacity_cores = 100", "capacity_cores = = 100"},
+			line: 2, col: 20, summary: "Invalid expression"},
+		{name: "several attributes on one line are a syntax error with a hint",
+			add:  "commander { tick = \"60s\"  policy = \"forecast\" }\n",
+			line: 12, col: 27, summary: "Invalid single-argument block definition", hint: "its own line"},
+		{name: "variables are not allowed",
+			edit: []string{"capacity_cores = 100", "capacity_cores = cores"},
+			line: 2, col: 20, summary: "Variables not allowed"},
+
+		// Unknown keys and blocks.
+		{name: "unknown key suggests the nearest valid key",
+			edit: []string{"capacity_cores = 100", "capacity_cores = 100\n  node_core = 32"},
+			line: 3, col: 3, summary: `Unknown key "node_core" in cluster "prod"`, hint: `did you mean "node_cores"?`},
+		{name: "unknown key with no near match lists the valid keys",
+			edit: []string{"capacity_cores = 100", "capacity_cores = 100\n  zzz = 1"},
+			line: 3, col: 3, summary: `Unknown key "zzz"`, hint: `"capacity_cores", "node_cores"`},
+		{name: "unknown block suggests the nearest valid block",
+			add:  "comander {\n  tick = \"60s\"\n}\n",
+			line: 12, col: 1, summary: `Unknown block "comander" in the config file`, hint: `did you mean "commander"?`},
+		{name: "unknown key inside a nested block",
+			edit: []string{`service_time    = "10ms"`, `service_time    = "10ms"` + "\n    replicas = 3"},
+			line: 10, col: 5, summary: `Unknown key "replicas" in apps "web"`},
+		{name: "block written as an attribute",
+			add:  "nats = \"nats://x:4222\"\n",
+			line: 12, col: 1, summary: `Unknown key "nats"`, hint: "nats is a block"},
+		{name: "attribute written as a block",
+			edit: []string{"capacity_cores = 100", "capacity_cores = 100\n  node_cores {}"},
+			line: 3, col: 3, summary: `Unknown block "node_cores"`, hint: "node_cores is an attribute"},
+
+		// Blocks and labels.
+		{name: "cluster block is required",
+			edit: []string{"cluster \"prod\" {\n  capacity_cores = 100\n}\n", ""},
+			line: 1, col: 1, summary: "Missing cluster block"},
+		{name: "a second cluster block is a duplicate",
+			add:  "cluster \"other\" {\n  capacity_cores = 1\n}\n",
+			line: 12, col: 1, summary: "Duplicate cluster block", hint: "line 1"},
+		{name: "at least one domain is required",
+			edit: []string{base[strings.Index(base, "domain"):], ""},
+			line: 1, col: 1, summary: "Missing domain block"},
+		{name: "slo block is required",
+			edit: []string{`  slo { latency_p99 = "100ms" }` + "\n", ""},
+			line: 4, col: 1, summary: `Missing slo block in domain "pay"`},
+		{name: "cluster needs a name label",
+			edit: []string{`cluster "prod" {`, `cluster {`},
+			line: 1, col: 1, summary: "Missing name of cluster block"},
+		{name: "commander takes no label",
+			add:  "commander \"main\" {\n}\n",
+			line: 12, col: 11, summary: "Extra label on commander block"},
+		{name: "names cannot contain a slash",
+			edit: []string{`apps "web"`, `apps "w/eb"`},
+			line: 7, col: 8, summary: `Invalid app set name "w/eb"`},
+
+		// Types and units.
+		{name: "wrong type names the expected type",
+			edit: []string{"capacity_cores = 100", `capacity_cores = "100"`},
+			line: 2, col: 20, summary: "Invalid capacity_cores", hint: "want a number, got the string \"100\" (write 100 without quotes)"},
+		{name: "counts must be whole numbers",
+			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    count = 1.5"},
+			line: 9, col: 13, summary: "Invalid count", hint: "want a whole number, got 1.5"},
+		{name: "bad duration unit gives an example",
+			edit: []string{`service_time    = "10ms"`, `service_time    = "10x"`},
+			line: 9, col: 23, summary: "Invalid service_time", hint: `"10x" is not a duration (example: "30s")`},
+		{name: "duration without a unit",
+			edit: []string{`service_time    = "10ms"`, `service_time    = 10`},
+			line: 9, col: 23, summary: "Invalid service_time", hint: `10 has no unit`},
+		{name: "days are not a duration unit",
+			edit: []string{`latency_p99 = "100ms"`, `latency_p99 = "1d"`},
+			line: 6, col: 23, summary: "Invalid latency_p99", hint: `(example: "24h")`},
+		{name: "list of strings expected",
+			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    depends_on = \"b/db\""},
+			line: 9, col: 18, summary: "Invalid depends_on", hint: "want a list of strings"},
+
+		// Positive values.
+		{name: "capacity_cores is required",
+			edit: []string{"  capacity_cores = 100\n", ""},
+			line: 1, col: 1, summary: "Missing capacity_cores"},
+		{name: "capacity_cores must be positive",
+			edit: []string{"capacity_cores = 100", "capacity_cores = 0"},
+			line: 2, col: 20, summary: "Invalid capacity_cores", hint: "capacity_cores must be > 0, got 0"},
+		{name: "cpu_per_replica must be positive",
+			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = -0.5"},
+			line: 8, col: 23, summary: "Invalid cpu_per_replica", hint: "must be > 0, got -0.5"},
+		{name: "service_time must be positive",
+			edit: []string{`service_time    = "10ms"`, `service_time    = "0s"`},
+			line: 9, col: 23, summary: "Invalid service_time", hint: "must be > 0s, got 0s"},
+		{name: "count must be positive",
+			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    count = 0"},
+			line: 9, col: 13, summary: "Invalid count", hint: "count must be >= 1, got 0"},
+		{name: "concurrency must be positive",
+			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    concurrency = -2"},
+			line: 9, col: 19, summary: "Invalid concurrency", hint: "must be >= 1, got -2"},
+		{name: "commander tick must be positive",
+			add:  "commander {\n  tick = \"-1m\"\n}\n",
+			line: 13, col: 10, summary: "Invalid tick", hint: "must be > 0s, got -1m0s"},
+		{name: "soldier tick must be positive",
+			add:  "soldier {\n  tick = \"0s\"\n}\n",
+			line: 13, col: 10, summary: "Invalid tick", hint: "must be > 0s"},
+		{name: "a zero that a default would replace is an error",
+			add:  "commander {\n  dead_zone = 0\n}\n",
+			line: 13, col: 15, summary: "Invalid dead_zone", hint: "replaced by the default 0.02"},
+
+		// Shares.
+		{name: "floor above ceiling",
+			edit: []string{"floor = 0.2", "floor = 0.7\n  ceiling = 0.5"},
+			line: 5, col: 11, summary: "Invalid floor", hint: "floor 0.7 is above ceiling 0.5"},
+		{name: "floor outside [0, 1]",
+			edit: []string{"floor = 0.2", "floor = 1.5"},
+			line: 5, col: 11, summary: "Invalid floor", hint: "floor must be in [0, 1], got 1.5"},
+		{name: "ceiling outside [0, 1]",
+			edit: []string{"floor = 0.2", "floor = 0.2\n  ceiling = -0.1"},
+			line: 6, col: 13, summary: "Invalid ceiling", hint: "ceiling must be in [0, 1], got -0.1"},
+		{name: "floors summing over 1 are reported at the floor that crosses 1",
+			edit: []string{"floor = 0.2", "floor = 0.95"},
+			add:  domainB,
+			line: 13, col: 11, summary: "Floors sum over 1", hint: "sum to 1.05"},
+
+		// App sets.
+		{name: "min_replicas above max_replicas",
+			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    min_replicas = 10\n    max_replicas = 5"},
+			line: 9, col: 20, summary: "Invalid min_replicas", hint: "min_replicas 10 is above max_replicas 5"},
+		{name: "min_replicas above the default max_replicas",
+			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    min_replicas = 101"},
+			line: 9, col: 20, summary: "Invalid min_replicas", hint: "above the default max_replicas 100"},
+		{name: "duplicate domain names",
+			add:  strings.Replace(domainB, `domain "b"`, `domain "pay"`, 1),
+			edit: []string{"floor = 0.2", "floor = 0.1"},
+			line: 12, col: 8, summary: `Duplicate domain "pay"`, hint: "the first is at line 4"},
+		{name: "duplicate app set names in a domain",
+			edit: []string{"  }\n}\n", "  }\n  apps \"web\" {\n    cpu_per_replica = 1\n    service_time = \"1ms\"\n  }\n}\n"},
+			line: 11, col: 8, summary: `Duplicate app set "web" in domain "pay"`, hint: "line 7"},
+		{name: "dependency on a missing app set names the nearest",
+			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    depends_on = [\"b/dbb\"]"},
+			add:  domainB,
+			line: 9, col: 19, summary: `Unknown dependency "b/dbb"`, hint: `the nearest is "b/db"`},
+		{name: "dependency not written as domain/set",
+			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    depends_on = [\"b/db\", \"db\"]"},
+			add:  domainB,
+			line: 9, col: 27, summary: `Invalid dependency "db"`, hint: `"domain/set" (nearest: "b/db")`},
+		{name: "dependency cycle names its path",
+			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    depends_on = [\"b/db\"]"},
+			add:  strings.Replace(domainB, "cpu_per_replica = 1", "cpu_per_replica = 1\n    depends_on = [\"pay/web\"]", 1),
+			line: 18, col: 19, summary: "Dependency cycle pay/web -> b/db -> pay/web"},
+		{name: "self dependency is a cycle",
+			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    depends_on = [\"pay/web\"]"},
+			line: 9, col: 19, summary: "Dependency cycle pay/web -> pay/web"},
+
+		// Enumerations and ranges of the control levels.
+		{name: "actuation must be a known method",
+			add:  "soldier {\n  actuation = \"hpa\"\n}\n",
+			line: 13, col: 15, summary: "Invalid actuation", hint: `"hpa" is not one of "replicas" or "hpa-bounds"`},
+		{name: "mode must be a known mode",
+			add:  "soldier {\n  mode = \"shadw\"\n}\n",
+			line: 13, col: 10, summary: "Invalid mode", hint: `did you mean "shadow"?`},
+		{name: "error_budget must be in (0, 1)",
+			edit: []string{`slo { latency_p99 = "100ms" }`, "slo {\n    latency_p99  = \"100ms\"\n    error_budget = 1\n  }"},
+			line: 8, col: 20, summary: "Invalid error_budget", hint: "must be in (0, 1), got 1"},
+		{name: "directive_ttl shorter than the commander tick",
+			add:  "commander {\n  tick          = \"60s\"\n  directive_ttl = \"30s\"\n}\n",
+			line: 14, col: 19, summary: "Invalid directive_ttl", hint: "shorter than the commander tick"},
+		{name: "node larger than the pool",
+			edit: []string{"capacity_cores = 100", "capacity_cores = 100\n  node_cores = 128"},
+			line: 3, col: 16, summary: "Invalid node_cores", hint: "does not fit"},
+		{name: "nats url must be a server URL",
+			add:  "nats {\n  url = \"localhost\"\n}\n",
+			line: 13, col: 9, summary: "Invalid url"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			src := base
+			if len(tc.edit) > 0 {
+				for i := 0; i < len(tc.edit); i += 2 {
+					if !strings.Contains(src, tc.edit[i]) {
+						t.Fatalf("edit %q does not apply", tc.edit[i])
+					}
+				}
+				src = strings.NewReplacer(tc.edit...).Replace(src)
+			}
+			src += tc.add
+			cfg, err := Parse([]byte(src), "cluster.hcl")
+			if cfg != nil {
+				t.Errorf("got a config with an error")
+			}
+			ds := diagnostics(t, err)
+			if len(ds) != 1 {
+				t.Fatalf("want 1 diagnostic, got %d:\n%v\nsource:\n%s", len(ds), err, src)
+			}
+			d := ds[0]
+			if d.File != "cluster.hcl" || d.Line != tc.line || d.Column != tc.col {
+				t.Errorf("at %s:%d,%d, want cluster.hcl:%d,%d: %s", d.File, d.Line, d.Column, tc.line, tc.col, d)
+			}
+			if !strings.Contains(d.Summary, tc.summary) || !strings.Contains(d.Hint, tc.hint) {
+				t.Errorf("got %q; want summary containing %q and hint containing %q", d, tc.summary, tc.hint)
+			}
+		})
+	}
+}
+
+func TestParseReportsEveryProblem(t *testing.T) {
+	src := `cluster "prod" {
+  capacity_core = 12000
+}
+soldier {
+  scale_down_cooldown = "5x"
+  mode                = "passive"
+}
+domain "pay" {
+  floor   = 0.7
+  ceiling = 0.5
+  apps "web" {
+    cpu_per_replica = 0
+    service_time    = "10ms"
+    depends_on      = ["pay/wbe"]
+  }
+}
+domian "b" {
+}
+`
+	_, err := Parse([]byte(src), "cluster.hcl")
+	ds := diagnostics(t, err)
+	want := []string{
+		`cluster.hcl:1,1-15: Missing capacity_cores; add capacity_cores = 12000.`,
+		`cluster.hcl:2,3-16: Unknown key "capacity_core" in cluster "prod"; did you mean "capacity_cores"?`,
+		`cluster.hcl:5,25-29: Invalid scale_down_cooldown; "5x" is not a duration (example: "30s").`,
+		`cluster.hcl:6,25-34: Invalid mode; "passive" is not one of "active", "shadow" or "off".`,
+		`cluster.hcl:8,1-13: Missing slo block in domain "pay"; add one (example: slo { latency_p99 = "150ms" }).`,
+		`cluster.hcl:9,13-16: Invalid floor; floor 0.7 is above ceiling 0.5.`,
+		`cluster.hcl:12,23-24: Invalid cpu_per_replica; cpu_per_replica must be > 0, got 0.`,
+		`cluster.hcl:14,24-33: Unknown dependency "pay/wbe"; there is no app set "pay/wbe"; the nearest is "pay/web".`,
+		`cluster.hcl:17,1-7: Unknown block "domian" in the config file; did you mean "domain"?`,
+	}
+	got := strings.Split(ds.Error(), "\n")
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestParseTranslatesWithDefaults(t *testing.T) {
+	cfg, err := LoadFile("testdata/cluster.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &domains.Config{
+		Cluster: domains.Cluster{
+			Name: "prod", CapacityCores: 12000, NodeCores: 32, NodeProvisionTime: 3 * time.Minute,
+			ProvisionerRate: 20, NodeIdleTimeout: 10 * time.Minute, CostPerCoreHour: 0.04, TelemetryLag: 20 * time.Second,
+		},
+		Commander: domains.Commander{
+			Tick: time.Minute, Policy: "forecast", DeadZone: 0.02, ReserveMin: 0.02, MaxShareChange: 0.10,
+			DirectiveTTL: 3 * time.Minute,
+		},
+		Soldier: domains.Soldier{
+			Tick: 10 * time.Second, Policy: "proportional", Actuation: domains.ActuateHPABounds, OverageCap: 0.10,
+			ScaleDownCooldown: 5 * time.Minute, Mode: domains.ModeActive, TargetUtilisation: 0.7, ErrorRateVeto: 0.01,
+		},
+		Domains: []domains.Domain{
+			{
+				Name: "payment", Priority: 0, Weight: 1, Floor: 0.20, Ceiling: 0.60,
+				SLO: domains.SLO{LatencyP99: 150 * time.Millisecond, ErrorBudget: 0.001},
+				AppSets: []domains.AppSet{{
+					Name: "checkout", Count: 120, CPUPerReplica: 0.5, MinReplicas: 2, MaxReplicas: 200,
+					ServiceTime: 25 * time.Millisecond, Concurrency: 4, StartupTime: 30 * time.Second,
+					Timeout: 5 * time.Second, DependsOn: []string{"fraud/scoring"}, CallRatio: 1,
+				}},
+			},
+			{
+				// Only the required fields and a few others are set: the rest are defaults.
+				Name: "fraud", Priority: 1, Weight: 0.5, Floor: 0.10, Ceiling: 1,
+				SLO: domains.SLO{LatencyP99: 80 * time.Millisecond, ErrorBudget: 0.001},
+				AppSets: []domains.AppSet{{
+					Name: "scoring", Count: 4, CPUPerReplica: 1, MinReplicas: 1, MaxReplicas: 100,
+					ServiceTime: 10 * time.Millisecond, Concurrency: 1, StartupTime: 30 * time.Second,
+					Timeout: 5 * time.Second, CallRatio: 1,
+				}},
+			},
+		},
+		Store: domains.Store{Path: "data/regiment.db", Retention: 168 * time.Hour},
+	}
+	if !reflect.DeepEqual(cfg, want) {
+		t.Errorf("got\n%+v\nwant\n%+v", cfg, want)
+	}
+	if n := cfg.AppCount(); n != 124 {
+		t.Errorf("AppCount = %d, want 124", n)
+	}
+}
+
+func TestParseAppliesDefaultsToTheSmallestConfig(t *testing.T) {
+	cfg, err := Parse([]byte(base), "cluster.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := domains.Config{
+		Cluster: domains.Cluster{Name: "prod", CapacityCores: 100},
+		Domains: []domains.Domain{{
+			Name: "pay", Floor: 0.2, SLO: domains.SLO{LatencyP99: 100 * time.Millisecond},
+			AppSets: []domains.AppSet{{Name: "web", CPUPerReplica: 0.5, ServiceTime: 10 * time.Millisecond}},
+		}},
+	}
+	want.Defaults()
+	if !reflect.DeepEqual(cfg, &want) {
+		t.Errorf("got\n%+v\nwant\n%+v", cfg, &want)
+	}
+}
+
+func TestDiagnosticString(t *testing.T) {
+	src := strings.Replace(base, "capacity_cores = 100", "capacity_cores = 100\n}\nsoldier {\n  scale_down_cooldown = \"5x\"", 1)
+	_, err := Parse([]byte(src), "cluster.hcl")
+	want := `cluster.hcl:5,25-29: Invalid scale_down_cooldown; "5x" is not a duration (example: "30s").`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+	d := Diagnostic{File: "a.hcl", Line: 2, Column: 3, EndLine: 4, EndColumn: 5, Summary: "S", Hint: "did you mean x?"}
+	if got, want := d.String(), "a.hcl:2,3-4,5: S; did you mean x?"; got != want {
+		t.Errorf("multi-line range: got %q, want %q", got, want)
+	}
+}
+
+func TestLoadFileReportsMissingFile(t *testing.T) {
+	_, err := LoadFile("testdata/nope.hcl")
+	var ds Diagnostics
+	if err == nil || errors.As(err, &ds) || !strings.Contains(err.Error(), "load config") {
+		t.Errorf("got %v, want a wrapped I/O error", err)
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"tick", "tick", 0}, {"tik", "tick", 1}, {"kitten", "sitting", 3}, {"", "abc", 3}, {"héllo", "hello", 1},
+	} {
+		if got := editDistance(tc.a, tc.b); got != tc.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+// FuzzParse feeds arbitrary text to Parse. It must not panic, and returns
+// either a config that keeps the domains invariants or a non-empty
+// Diagnostics whose entries have positions.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(base))
+	f.Add([]byte(base + domainB))
+	f.Add([]byte(`cluster "x" { capacity_cores = 1e400 }`))
+	f.Add([]byte("domain \"a\" {\n  apps \"b\" {\n    depends_on = [\"a/b\", 1, null]\n  }\n}\n"))
+	f.Add([]byte("commander {\n  tick = upper(\"1s\")\n  dead_zone = [for x in [1] : x][0]\n}\n"))
+	f.Add([]byte("x = \"${y}\"\n"))
+	f.Add([]byte("cluster \"\" {\n  capacity_cores = -9223372036854775809\n}\n"))
+	if src, err := os.ReadFile("testdata/cluster.hcl"); err == nil {
+		f.Add(src)
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		cfg, err := Parse(src, "fuzz.hcl")
+		if (cfg == nil) == (err == nil) {
+			t.Fatalf("config %v and error %v: want exactly one", cfg, err)
+		}
+		if err != nil {
+			var ds Diagnostics
+			if !errors.As(err, &ds) || len(ds) == 0 {
+				t.Fatalf("error %v is not a non-empty Diagnostics", err)
+			}
+			for _, d := range ds {
+				if d.File != "fuzz.hcl" || d.Line < 1 || d.Column < 1 || d.Summary == "" {
+					t.Fatalf("diagnostic without a position or summary: %#v", d)
+				}
+			}
+			return
+		}
+		if err := invariants(cfg); err != nil {
+			t.Fatalf("valid config breaks an invariant: %v\n%s", err, src)
+		}
+	})
+}
+
+// invariants checks what package domains promises of a validated config.
+func invariants(cfg *domains.Config) error {
+	if cfg.Cluster.CapacityCores <= 0 || len(cfg.Domains) == 0 {
+		return fmt.Errorf("capacity %g, %d domains", cfg.Cluster.CapacityCores, len(cfg.Domains))
+	}
+	floors := 0.0
+	for _, d := range cfg.Domains {
+		if d.Floor < 0 || d.Floor > d.Ceiling || d.Ceiling > 1 {
+			return fmt.Errorf("domain %q: floor %g, ceiling %g", d.Name, d.Floor, d.Ceiling)
+		}
+		floors += d.Floor
+		if d.SLO.LatencyP99 <= 0 {
+			return fmt.Errorf("domain %q: latency_p99 %v", d.Name, d.SLO.LatencyP99)
+		}
+		for _, a := range d.AppSets {
+			if a.Count < 1 || a.MinReplicas < 1 || a.MinReplicas > a.MaxReplicas || a.CPUPerReplica <= 0 || a.ServiceTime <= 0 || a.Concurrency < 1 {
+				return fmt.Errorf("app set %q: %+v", a.Name, a)
+			}
+		}
+	}
+	if floors > 1+1e-9 {
+		return fmt.Errorf("floors sum to %g", floors)
+	}
+	return nil
+}

@@ -1,0 +1,262 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/regimentd/regiment/domains"
+)
+
+// scenarioBase is the smallest valid scenario for testdata/cluster.hcl, read
+// as testdata/s.hcl. Rule tests edit it or add blocks from line 8.
+const scenarioBase = `scenario "s" {
+  duration = "72h"
+  traffic "payment" {
+    trace    = "traces/timeseries.csv"
+    format   = "timeseries"
+    peak_rps = 100
+  }
+}
+`
+
+// event formats an event block to add to scenarioBase: the block starts at
+// line 8 and its attributes at line 9, each indented by four spaces.
+func event(kind string, attrs ...string) string {
+	return "  event \"" + kind + "\" {\n    " + strings.Join(attrs, "\n    ") + "\n  }\n"
+}
+
+func loadTestConfig(t *testing.T) *domains.Config {
+	t.Helper()
+	cfg, err := LoadFile("testdata/cluster.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func TestParseScenarioRules(t *testing.T) {
+	cfg := loadTestConfig(t)
+	cases := []ruleCase{
+		{name: "missing trace file is reported on the trace attribute",
+			edit: []string{"traces/timeseries.csv", "traces/nope.csv"},
+			line: 4, col: 16, summary: "Trace file not found", hint: filepath.Join("testdata", "traces", "nope.csv")},
+		{name: "unknown trace format",
+			edit: []string{`format   = "timeseries"`, `format   = "csv"`},
+			line: 5, col: 16, summary: "Invalid format", hint: `"csv" is not one of "timeseries" or "azure-functions"`},
+		{name: "traffic for a domain not in the config",
+			edit: []string{`traffic "payment"`, `traffic "paymnt"`},
+			line: 3, col: 11, summary: `Unknown domain "paymnt"`, hint: `the nearest is "payment"`},
+		{name: "duplicate traffic for a domain",
+			add:  "  traffic \"payment\" {\n    trace = \"traces/timeseries.csv\"\n    format = \"timeseries\"\n    peak_rps = 1\n  }\n",
+			line: 8, col: 11, summary: `Duplicate traffic for domain "payment"`, hint: "line 3"},
+		{name: "duration is required",
+			edit: []string{"  duration = \"72h\"\n", ""},
+			line: 1, col: 1, summary: "Missing duration"},
+		{name: "duration must be positive",
+			edit: []string{`duration = "72h"`, `duration = "0s"`},
+			line: 2, col: 14, summary: "Invalid duration", hint: "must be > 0s"},
+		{name: "start must be an RFC 3339 time",
+			edit: []string{`duration = "72h"`, "duration = \"72h\"\n  start = \"1998-06-10\""},
+			line: 3, col: 11, summary: "Invalid start", hint: `(example: "1998-06-10T00:00:00Z")`},
+		{name: "unknown scenario key suggests the nearest",
+			edit: []string{`duration = "72h"`, "duration = \"72h\"\n  sed = 3"},
+			line: 3, col: 3, summary: `Unknown key "sed" in scenario "s"`, hint: `did you mean "seed"?`},
+		{name: "peak_rps must be positive",
+			edit: []string{"peak_rps = 100", "peak_rps = -1"},
+			line: 6, col: 16, summary: "Invalid peak_rps", hint: "must be > 0, got -1"},
+		{name: "peak_rps is required",
+			edit: []string{"    peak_rps = 100\n", ""},
+			line: 3, col: 3, summary: "Missing peak_rps"},
+		{name: "function_offset applies only to azure-functions traces",
+			edit: []string{"peak_rps = 100", "peak_rps = 100\n    function_offset = 2"},
+			line: 7, col: 23, summary: "Invalid function_offset", hint: "azure-functions"},
+		{name: "a second scenario block is a duplicate",
+			add:  "}\nscenario \"t\" {\n  duration = \"1h\"\n",
+			line: 9, col: 1, summary: "Duplicate scenario block"},
+		{name: "unknown event kind suggests the nearest",
+			add:  event("flash_sale", `domain = "payment"`, `at = "1h"`, `multiplier = 2`, `hold = "1m"`),
+			line: 8, col: 9, summary: `Unknown event kind "flash_sale"`, hint: `did you mean "flash-sale"?`},
+		{name: "flash-sale needs a multiplier",
+			add:  event("flash-sale", `domain = "payment"`, `at = "1h"`, `hold = "1m"`),
+			line: 8, col: 3, summary: "Missing multiplier in flash-sale event", hint: "domain, at, multiplier, hold"},
+		{name: "batch-window needs a domain",
+			add:  event("batch-window", `at = "1h"`, `multiplier = 3`, `hold = "1m"`),
+			line: 8, col: 3, summary: "Missing domain in batch-window event"},
+		{name: "slow-dependency needs an app",
+			add:  event("slow-dependency", `at = "1h"`, `service_time_factor = 3`, `hold = "1m"`),
+			line: 8, col: 3, summary: "Missing app in slow-dependency event"},
+		{name: "event hold is required",
+			add:  event("flash-sale", `domain = "payment"`, `at = "1h"`, `multiplier = 2`),
+			line: 8, col: 3, summary: "Missing hold in flash-sale event"},
+		{name: "event attribute of another kind",
+			add:  event("flash-sale", `domain = "payment"`, `at = "1h"`, `multiplier = 2`, `hold = "1m"`, `app = "fraud/scoring"`),
+			line: 13, col: 11, summary: "Invalid app in flash-sale event"},
+		{name: "event for a domain not in the config",
+			add:  event("flash-sale", `domain = "fruad"`, `at = "1h"`, `multiplier = 2`, `hold = "1m"`),
+			line: 9, col: 14, summary: `Unknown domain "fruad"`, hint: `the nearest is "fraud"`},
+		{name: "event for an app set not in the config",
+			add:  event("slow-dependency", `app = "fraud/scorin"`, `at = "1h"`, `service_time_factor = 3`, `hold = "1m"`),
+			line: 9, col: 11, summary: `Unknown app set "fraud/scorin"`, hint: `the nearest is "fraud/scoring"`},
+		{name: "event after the scenario ends",
+			add:  event("flash-sale", `domain = "payment"`, `at = "80h"`, `multiplier = 2`, `hold = "1m"`),
+			line: 10, col: 10, summary: "Invalid at", hint: "after the scenario's duration 72h0m0s"},
+		{name: "event repeating before it ends",
+			add:  event("batch-window", `domain = "payment"`, `at = "1h"`, `multiplier = 2`, `hold = "2h"`, `every = "1h"`),
+			line: 13, col: 13, summary: "Invalid every", hint: "longer than 2 x ramp + hold = 2h0m0s"},
+		{name: "event multiplier must be positive",
+			add:  event("flash-sale", `domain = "payment"`, `at = "1h"`, `multiplier = 0`, `hold = "1m"`),
+			line: 11, col: 18, summary: "Invalid multiplier", hint: "must be > 0, got 0"},
+		{name: "event hold must be positive",
+			add:  event("flash-sale", `domain = "payment"`, `at = "1h"`, `multiplier = 2`, `hold = "-1m"`),
+			line: 12, col: 12, summary: "Invalid hold", hint: "must be > 0s"},
+		{name: "event duration with a bad unit",
+			add:  event("flash-sale", `domain = "payment"`, `at = "1hr"`, `multiplier = 2`, `hold = "1m"`),
+			line: 10, col: 10, summary: "Invalid at", hint: `"1hr" is not a duration (example: "30s")`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			src := scenarioBase
+			if len(tc.edit) > 0 {
+				for i := 0; i < len(tc.edit); i += 2 {
+					if !strings.Contains(src, tc.edit[i]) {
+						t.Fatalf("edit %q does not apply", tc.edit[i])
+					}
+				}
+				src = strings.NewReplacer(tc.edit...).Replace(src)
+			}
+			src = strings.TrimSuffix(src, "}\n") + tc.add + "}\n"
+			s, err := ParseScenario([]byte(src), "testdata/s.hcl", cfg)
+			if s != nil {
+				t.Errorf("got a scenario with an error")
+			}
+			ds := diagnostics(t, err)
+			if len(ds) != 1 {
+				t.Fatalf("want 1 diagnostic, got %d:\n%v\nsource:\n%s", len(ds), err, src)
+			}
+			d := ds[0]
+			if d.File != "testdata/s.hcl" || d.Line != tc.line || d.Column != tc.col {
+				t.Errorf("at %s:%d,%d, want testdata/s.hcl:%d,%d: %s", d.File, d.Line, d.Column, tc.line, tc.col, d)
+			}
+			if !strings.Contains(d.Summary, tc.summary) || !strings.Contains(d.Hint, tc.hint) {
+				t.Errorf("got %q; want summary containing %q and hint containing %q", d, tc.summary, tc.hint)
+			}
+		})
+	}
+}
+
+func TestParseScenarioReportsEveryProblem(t *testing.T) {
+	src := `scenario "s" {
+  duration = "3d"
+  traffic "shop" {
+    trace  = "traces/missing.csv"
+    format = "csv"
+  }
+  event "slow-dependency" {
+    app                 = "fraud/scoring"
+    at                  = "1h"
+    service_time_factor = 3
+  }
+}
+`
+	_, err := ParseScenario([]byte(src), "testdata/s.hcl", loadTestConfig(t))
+	ds := diagnostics(t, err)
+	var got []string
+	for _, d := range ds {
+		got = append(got, d.Summary)
+	}
+	want := []string{
+		"Invalid duration",
+		"Missing peak_rps",
+		`Unknown domain "shop"`,
+		"Trace file not found",
+		"Invalid format",
+		"Missing hold in slow-dependency event",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got\n%v\nwant\n%v", ds, want)
+	}
+}
+
+func TestParseScenarioTranslatesWithDefaults(t *testing.T) {
+	s, err := LoadScenarioFile("testdata/scenario.hcl", loadTestConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &domains.Scenario{
+		Name:     "worldcup-group-stage",
+		Start:    time.Date(1998, 6, 10, 0, 0, 0, 0, time.UTC),
+		Duration: 72 * time.Hour,
+		Seed:     7,
+		Noise:    0.05,
+		Traffic: []domains.Traffic{
+			{Domain: "payment", Trace: filepath.Join("testdata", "traces", "timeseries.csv"), Format: domains.FormatTimeseries, PeakRPS: 20000, FunctionStride: 1},
+			{Domain: "fraud", Trace: filepath.Join("testdata", "traces", "functions.csv"), Format: domains.FormatAzureFunctions, PeakRPS: 8000, FunctionOffset: 1, FunctionStride: 2},
+		},
+		Events: []domains.Event{
+			{Kind: domains.EventFlashSale, Domain: "payment", At: 14 * time.Hour, Multiplier: 2, Ramp: time.Minute, Hold: 20 * time.Minute},
+			{Kind: domains.EventBatchWindow, Domain: "fraud", At: time.Hour, Multiplier: 3, Hold: 2 * time.Hour, Every: 24 * time.Hour},
+			{Kind: domains.EventSlowDependency, App: "fraud/scoring", At: 30 * time.Hour, ServiceTimeFactor: 3, Hold: 10 * time.Minute},
+		},
+	}
+	if !reflect.DeepEqual(s, want) {
+		t.Errorf("got\n%+v\nwant\n%+v", s, want)
+	}
+}
+
+func TestParseScenarioResolvesTracesAgainstItsDirectory(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"traces/a.csv", "abs/b.csv", "scenarios/s.hcl"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	abs := filepath.Join(dir, "abs", "b.csv")
+	for _, p := range []string{filepath.Join(dir, "traces", "a.csv"), abs} {
+		if err := os.WriteFile(p, []byte("time,count\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := `scenario "s" {
+  duration = "1h"
+  traffic "payment" {
+    trace    = "../traces/a.csv"
+    format   = "timeseries"
+    peak_rps = 1
+  }
+  traffic "fraud" {
+    trace    = "` + abs + `"
+    format   = "timeseries"
+    peak_rps = 1
+  }
+}
+`
+	path := filepath.Join(dir, "scenarios", "s.hcl")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadScenarioFile(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.Traffic[0].Trace, filepath.Join(dir, "traces", "a.csv"); got != want {
+		t.Errorf("relative trace resolved to %q, want %q", got, want)
+	}
+	if got := s.Traffic[1].Trace; got != abs {
+		t.Errorf("absolute trace became %q, want %q", got, abs)
+	}
+}
+
+func TestParseScenarioWithoutConfigSkipsReferences(t *testing.T) {
+	src := strings.Replace(scenarioBase, `traffic "payment"`, `traffic "anything"`, 1)
+	src = strings.TrimSuffix(src, "}\n") + event("slow-dependency", `app = "no/such"`, `at = "1h"`, `service_time_factor = 2`, `hold = "1m"`) + "}\n"
+	if _, err := ParseScenario([]byte(src), "testdata/s.hcl", nil); err != nil {
+		t.Errorf("nil config: %v", err)
+	}
+	if _, err := ParseScenario([]byte(src), "testdata/s.hcl", loadTestConfig(t)); err == nil {
+		t.Errorf("with a config: want unknown domain and app set errors")
+	}
+}
