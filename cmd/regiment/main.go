@@ -24,6 +24,7 @@ var commands = []struct {
 	command
 }{
 	// Each subcommand lives in its own file: validate.go, sim.go, episodes.go, ...
+	{"validate", command{"check a config (and a scenario) and report every problem", runValidate}},
 	{"sim", command{"simulate a scenario with one policy and print its metrics", runSim}},
 }
 
