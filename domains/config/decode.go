@@ -215,7 +215,7 @@ func wantGot(want string, v cty.Value) string {
 		return fmt.Sprintf("want %s, got null", want)
 	case v.Type() == cty.String:
 		s := v.AsString()
-		if _, err := strconv.ParseFloat(s, 64); err == nil && strings.HasPrefix(want, "a") && strings.Contains(want, "number") {
+		if _, err := strconv.ParseFloat(s, 64); err == nil && strings.Contains(want, "number") {
 			return fmt.Sprintf("want %s, got the string %q (write %s without quotes)", want, s, s)
 		}
 		return fmt.Sprintf("want %s, got the string %q", want, s)

@@ -260,3 +260,25 @@ func TestParseScenarioWithoutConfigSkipsReferences(t *testing.T) {
 		t.Errorf("with a config: want unknown domain and app set errors")
 	}
 }
+
+// FuzzParseScenario feeds arbitrary text to ParseScenario without a config. It
+// must not panic, and returns either a scenario or a non-empty Diagnostics.
+func FuzzParseScenario(f *testing.F) {
+	f.Add([]byte(scenarioBase))
+	f.Add([]byte(strings.TrimSuffix(scenarioBase, "}\n") + event("slow-dependency", `app = "a/b"`, `at = "1h"`, `hold = "1m"`, `every = "1m"`) + "}\n"))
+	if src, err := os.ReadFile("testdata/scenario.hcl"); err == nil {
+		f.Add(src)
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		s, err := ParseScenario(src, "testdata/fuzz.hcl", nil)
+		if (s == nil) == (err == nil) {
+			t.Fatalf("scenario %v and error %v: want exactly one", s, err)
+		}
+		if err == nil && s.Duration <= 0 {
+			t.Fatalf("valid scenario with duration %v", s.Duration)
+		}
+		if err != nil && len(diagnostics(t, err)) == 0 {
+			t.Fatalf("empty Diagnostics")
+		}
+	})
+}
