@@ -26,6 +26,7 @@ var commands = []struct {
 	// Each subcommand lives in its own file: validate.go, sim.go, episodes.go, ...
 	{"validate", command{"check a config (and a scenario) and report every problem", runValidate}},
 	{"sim", command{"simulate a scenario with one policy and print its metrics", runSim}},
+	{"episodes", command{"inspect recorded episodes: list, show, why, export, stats, prune", runEpisodes}},
 }
 
 func main() {
