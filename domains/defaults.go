@@ -38,6 +38,9 @@ func (c *Config) Defaults() {
 	}
 	setF(&s.TargetUtilisation, 0.7)
 	setF(&s.ErrorRateVeto, 0.01)
+	if s.MaxWritesPerTick == 0 {
+		s.MaxWritesPerTick = 200
+	}
 
 	for di := range c.Domains {
 		d := &c.Domains[di]

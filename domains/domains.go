@@ -80,6 +80,9 @@ type Soldier struct {
 	TargetUtilisation float64
 	// ErrorRateVeto is the error rate above which scale-down is vetoed. Default 0.01.
 	ErrorRateVeto float64
+	// MaxWritesPerTick caps replica writes per tick; the largest moves go
+	// first and the rest wait a tick. Default 200.
+	MaxWritesPerTick int
 }
 
 // Domain is a set of related services that share a budget, an SLO and a priority.

@@ -32,6 +32,9 @@ type DomainReport struct {
 
 	CoresUsed   float64 `json:"cores_used"`   // cores requested by the domain's pods, >= 0
 	BudgetCores float64 `json:"budget_cores"` // cores of the directive in force, >= 0
+	// DemandCores is the cores the domain's apps would request at the target
+	// utilisation with no budget, >= 0: the demand the Commander allocates for.
+	DemandCores float64 `json:"demand_cores"`
 	// BudgetUtilisation is CoresUsed / BudgetCores (0 when there is no
 	// budget), >= 0; above 1 within the overage cap.
 	BudgetUtilisation float64 `json:"budget_utilisation"`

@@ -1,0 +1,160 @@
+package soldier
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// Guard names, as recorded with each decision.
+const (
+	GuardBounds    = "bounds"     // clamped to [min, max] replicas
+	GuardCooldown  = "cooldown"   // scale-down held: too soon after a scale-up
+	GuardErrorVeto = "error_veto" // scale-down held: error rate elevated
+	GuardBudget    = "budget"     // scale-up trimmed to budget x (1 + overage cap)
+	GuardRateLimit = "rate_limit" // write deferred to a later tick
+)
+
+// Guard records one executor rule changing one app's proposed target.
+type Guard struct {
+	Name   string
+	App    int // index in the domain
+	Before int32
+	After  int32
+}
+
+// ExecutorConfig is the executor's rules.
+type ExecutorConfig struct {
+	OverageCap        float64       // spend may reach budget x (1 + OverageCap) by scaling up
+	ScaleDownCooldown time.Duration // per app, after its last scale-up
+	ErrorRateVeto     float64       // no scale-down above this error rate
+	MaxWritesPerTick  int           // 0: unlimited
+}
+
+// Change is one replica write.
+type Change struct {
+	App      int // index in the domain
+	Replicas int32
+}
+
+// Executor enforces the safety rules between a policy and the cluster. It
+// remembers each app's current target and last scale-up; it is deterministic
+// and does no I/O.
+type Executor struct {
+	cfg     ExecutorConfig
+	current []int32     // target in force per app; -1: unknown, take the observation
+	lastUp  []time.Time // last scale-up per app
+	order   []int       // scratch
+}
+
+// NewExecutor returns an executor for n apps.
+func NewExecutor(cfg ExecutorConfig, n int) *Executor {
+	e := &Executor{cfg: cfg, current: make([]int32, n), lastUp: make([]time.Time, n), order: make([]int, 0, n)}
+	for i := range e.current {
+		e.current[i] = -1
+	}
+	return e
+}
+
+// Current is the target in force for app i, or -1 before the first tick.
+func (e *Executor) Current(i int) int32 { return e.current[i] }
+
+// Apply turns proposed targets (modified in place into the final targets) into
+// the writes to make, appending the guards that changed anything to guards.
+// budget is the domain's budget in cores (+Inf: none).
+func (e *Executor) Apply(now time.Time, apps []App, obs *Observation, budget float64, proposed []int32, guards []Guard, writes []Change) ([]Guard, []Change) {
+	for i := range apps {
+		if e.current[i] < 0 {
+			e.current[i] = obs.Apps[i].Replicas
+		}
+	}
+	for i := range apps {
+		a, cur, p := &apps[i], e.current[i], proposed[i]
+		if q := min(max(p, a.Min), a.Max); q != p {
+			guards = append(guards, Guard{GuardBounds, i, p, q})
+			p = q
+		}
+		if p < cur {
+			switch {
+			case now.Sub(e.lastUp[i]) < e.cfg.ScaleDownCooldown:
+				guards = append(guards, Guard{GuardCooldown, i, p, cur})
+				p = cur
+			case obs.Apps[i].ErrorRate > e.cfg.ErrorRateVeto:
+				guards = append(guards, Guard{GuardErrorVeto, i, p, cur})
+				p = cur
+			}
+		}
+		proposed[i] = p
+	}
+	guards = e.capBudget(apps, budget, proposed, guards)
+
+	// No-op suppression, then the largest moves first within the write cap.
+	e.order = e.order[:0]
+	for i := range apps {
+		if proposed[i] != e.current[i] {
+			e.order = append(e.order, i)
+		}
+	}
+	slices.SortStableFunc(e.order, func(a, b int) int {
+		return int(abs32(proposed[b]-e.current[b])) - int(abs32(proposed[a]-e.current[a]))
+	})
+	for k, i := range e.order {
+		if e.cfg.MaxWritesPerTick > 0 && k >= e.cfg.MaxWritesPerTick {
+			guards = append(guards, Guard{GuardRateLimit, i, proposed[i], e.current[i]})
+			proposed[i] = e.current[i]
+			continue
+		}
+		if proposed[i] > e.current[i] {
+			e.lastUp[i] = now
+		}
+		e.current[i] = proposed[i]
+		writes = append(writes, Change{App: i, Replicas: proposed[i]})
+	}
+	return guards, writes
+}
+
+// capBudget trims scale-ups, the largest first, until the spend fits
+// budget x (1 + overage cap). Scale-downs and replicas already running are
+// never cut by it: a lowered budget is met by the policy over the next ticks,
+// within the cooldown and veto rules.
+func (e *Executor) capBudget(apps []App, budget float64, proposed []int32, guards []Guard) []Guard {
+	if math.IsInf(budget, 1) {
+		return guards
+	}
+	limit := budget * (1 + e.cfg.OverageCap)
+	over := cores(apps, proposed) - limit
+	if over <= 1e-9 {
+		return guards
+	}
+	e.order = e.order[:0]
+	for i := range apps {
+		if proposed[i] > e.current[i] {
+			e.order = append(e.order, i)
+		}
+	}
+	slices.SortStableFunc(e.order, func(a, b int) int {
+		return int(proposed[b]-e.current[b]) - int(proposed[a]-e.current[a])
+	})
+	for _, i := range e.order {
+		if over <= 1e-9 {
+			break
+		}
+		up := proposed[i] - max(e.current[i], apps[i].Min)
+		cut := min(up, int32(math.Ceil(over/apps[i].CPU-1e-9)))
+		if cut <= 0 {
+			continue
+		}
+		before := proposed[i]
+		proposed[i] -= cut
+		over -= float64(cut) * apps[i].CPU
+		guards = append(guards, Guard{GuardBudget, i, before, proposed[i]})
+	}
+	return guards
+}
+
+func abs32(x int32) int32 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

@@ -1,0 +1,59 @@
+package soldier
+
+import "github.com/regimentd/regiment/domains"
+
+// App is the static description of one app of the domain.
+type App struct {
+	Index    int     // position in the domain
+	Name     string  // "domain/app"
+	CPU      float64 // cores per replica
+	Min, Max int32   // replica bounds
+	// Capacity is the requests per second one replica serves at full
+	// utilisation: concurrency / service time.
+	Capacity float64
+}
+
+// Apps describes the apps of domain di of cfg, in config order.
+func Apps(cfg *domains.Config, di int) []App {
+	var out []App
+	for _, a := range cfg.Apps() {
+		if a.Domain != di {
+			continue
+		}
+		out = append(out, App{
+			Index: len(out), Name: a.Name, CPU: a.CPUPerReplica,
+			Min: int32(a.MinReplicas), Max: int32(a.MaxReplicas),
+			Capacity: float64(a.Concurrency) / a.ServiceTime.Seconds(),
+		})
+	}
+	return out
+}
+
+// AppObservation is one app's telemetry at a tick.
+type AppObservation struct {
+	RPS       float64 // arrivals, 1/s
+	P99       float64 // seconds
+	ErrorRate float64 // [0, 1]
+	CPUUtil   float64 // busy share of ready capacity, [0, 1]
+	Ready     int32
+	Starting  int32
+	Pending   int32
+	Replicas  int32 // desired replicas currently set on the workload
+}
+
+// Observation is the domain's telemetry at a tick.
+type Observation struct {
+	Apps []AppObservation // indexed like the domain's Apps
+	P99  float64          // the domain's merged p99, seconds
+	// ErrorRate is the domain's failed share of requests, [0, 1].
+	ErrorRate float64
+}
+
+// cores is the CPU the replicas in targets request.
+func cores(apps []App, targets []int32) float64 {
+	c := 0.0
+	for i, a := range apps {
+		c += float64(targets[i]) * a.CPU
+	}
+	return c
+}

@@ -1,0 +1,85 @@
+package soldier
+
+import (
+	"time"
+
+	"github.com/regimentd/regiment/bus/wire"
+)
+
+// ObsVersion is the version of Layout; bump it when features change.
+const ObsVersion = 1
+
+// Layout names the features of Record.Features, in order.
+var Layout = []string{
+	"rps", "rps_p95", "p99_over_slo", "error_rate_over_budget", "cpu_util_p75",
+	"live_pods", "starting_pods", "pending_pods",
+	"budget_cores", "demand_cores", "cores_used", "budget_utilisation",
+	"share", "urgency", "headroom",
+}
+
+// Record is one Soldier tick as kept for inspection and retraining.
+type Record struct {
+	At        time.Time
+	Seq       uint64
+	Domain    string
+	Mode      string
+	Fallback  bool
+	Policy    string
+	Reason    string
+	Directive wire.Directive // zero when none was valid
+	Features  []float64      // Layout order
+	Changes   []NamedChange  // writes made this tick
+	Guards    []NamedGuard
+	Outcome   Outcome
+}
+
+// NamedChange is a write with the app's name.
+type NamedChange struct {
+	App              string
+	Before, Replicas int32
+}
+
+// NamedGuard is a guard with the app's name.
+type NamedGuard struct {
+	Name, App     string
+	Before, After int32
+}
+
+// Outcome is the domain's state at the tick, the result of earlier actions.
+type Outcome struct {
+	P99         float64 // seconds
+	ErrorRate   float64
+	SLOMet      bool
+	CoresUsed   float64
+	BudgetCores float64
+	Ready       int
+	Replicas    int
+}
+
+func (s *Soldier) record(now time.Time, d wire.Directive, valid bool, r wire.DomainReport, reason string, fallback bool) Record {
+	if !valid {
+		d = wire.Directive{}
+	}
+	rec := Record{
+		At: now, Seq: s.seq, Domain: s.cfg.Domain, Mode: string(s.cfg.Soldier.Mode), Fallback: fallback,
+		Policy: s.cfg.Policy, Reason: reason, Directive: d,
+		Features: []float64{
+			r.RPS, r.RPSP95, r.P99Seconds / s.cfg.SLO, r.ErrorRate / s.cfg.ErrorBudget, r.CPUUtilP75,
+			float64(r.LivePods), float64(r.StartingPods), float64(r.PendingPods),
+			r.BudgetCores, r.DemandCores, r.CoresUsed, r.BudgetUtilisation,
+			d.Share, d.Urgency, d.Headroom,
+		},
+		Outcome: Outcome{
+			P99: r.P99Seconds, ErrorRate: r.ErrorRate, CoresUsed: r.CoresUsed, BudgetCores: r.BudgetCores,
+			SLOMet: r.P99Seconds <= s.cfg.SLO && r.ErrorRate <= s.cfg.ErrorBudget,
+			Ready:  r.LivePods, Replicas: r.LivePods + r.StartingPods + r.PendingPods,
+		},
+	}
+	for _, w := range s.writes {
+		rec.Changes = append(rec.Changes, NamedChange{App: s.cfg.Apps[w.App].Name, Before: s.obs.Apps[w.App].Replicas, Replicas: w.Replicas})
+	}
+	for _, g := range s.guards {
+		rec.Guards = append(rec.Guards, NamedGuard{Name: g.Name, App: s.cfg.Apps[g.App].Name, Before: g.Before, After: g.After})
+	}
+	return rec
+}

@@ -1,0 +1,245 @@
+package soldier
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/regimentd/regiment/bus/wire"
+	"github.com/regimentd/regiment/domains"
+)
+
+// Observer reads the domain's telemetry into obs (whose Apps slice has one
+// entry per app).
+type Observer interface {
+	Observe(ctx context.Context, obs *Observation) error
+}
+
+// Actuator writes replica targets to the cluster.
+type Actuator interface {
+	Apply(ctx context.Context, changes []Change) error
+}
+
+// Publisher sends the domain's report to the Commander.
+type Publisher interface {
+	PublishReport(ctx context.Context, r wire.DomainReport) error
+}
+
+// Recorder keeps each tick's record (observation features, action, guards,
+// outcome) for inspection and retraining.
+type Recorder interface {
+	Record(r Record)
+}
+
+// Config is one domain's Soldier.
+type Config struct {
+	Cluster     string
+	Domain      string
+	Apps        []App
+	SLO         float64 // p99 objective, seconds
+	ErrorBudget float64
+	Soldier     domains.Soldier
+	Policy      string // name recorded with decisions
+}
+
+// NewConfig builds the Soldier config of domain name from a cluster config.
+func NewConfig(cfg *domains.Config, name string) (Config, error) {
+	di := cfg.Domain(name)
+	if di < 0 {
+		return Config{}, fmt.Errorf("soldier: unknown domain %q", name)
+	}
+	d := cfg.Domains[di]
+	return Config{
+		Cluster: cfg.Cluster.Name, Domain: name, Apps: Apps(cfg, di),
+		SLO: d.SLO.LatencyP99.Seconds(), ErrorBudget: d.SLO.ErrorBudget,
+		Soldier: cfg.Soldier, Policy: cfg.Soldier.Policy,
+	}, nil
+}
+
+// Soldier runs one domain. New starts nothing; Run ticks until its context ends.
+type Soldier struct {
+	cfg      Config
+	policy   Policy
+	fallback Policy
+	exec     *Executor
+	obs      Observation
+	act      Actuator
+	observer Observer
+	pub      Publisher
+	rec      Recorder
+
+	mu     sync.Mutex
+	intake wire.Intake
+
+	seq      uint64
+	rpsHist  []float64 // domain RPS, last 15 min of ticks (ring)
+	proposed []int32
+	baseline []int32
+	guards   []Guard
+	writes   []Change
+	scratch  []float64
+}
+
+// New returns a Soldier for cfg acting through act, observing through obs,
+// reporting through pub and recording through rec (rec may be nil).
+func New(cfg Config, policy Policy, observer Observer, act Actuator, pub Publisher, rec Recorder) *Soldier {
+	n := len(cfg.Apps)
+	hist := int(15 * time.Minute / max(cfg.Soldier.Tick, time.Second))
+	return &Soldier{
+		cfg: cfg, policy: policy, fallback: &Proportional{},
+		exec: NewExecutor(ExecutorConfig{
+			OverageCap: cfg.Soldier.OverageCap, ScaleDownCooldown: cfg.Soldier.ScaleDownCooldown,
+			ErrorRateVeto: cfg.Soldier.ErrorRateVeto, MaxWritesPerTick: cfg.Soldier.MaxWritesPerTick,
+		}, n),
+		obs:      Observation{Apps: make([]AppObservation, n)},
+		act:      act, observer: observer, pub: pub, rec: rec,
+		intake:   wire.Intake{Domain: cfg.Domain, MaxSkew: time.Minute},
+		rpsHist:  make([]float64, 0, hist),
+		proposed: make([]int32, n), baseline: make([]int32, n),
+	}
+}
+
+// OnDirective offers a directive received from the Commander. It is kept if
+// valid and newer than the last one; otherwise the last good one stays and the
+// reason is returned. Safe for concurrent use with Tick.
+func (s *Soldier) OnDirective(d wire.Directive, now time.Time) (ok bool, reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.intake.Accept(d, now)
+}
+
+// Directive is the last accepted directive.
+func (s *Soldier) Directive() (wire.Directive, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.intake.Last()
+}
+
+// TickResult is what one tick did, for the shell's metrics and logs.
+type TickResult struct {
+	Writes   int
+	Guards   int
+	Fallback bool
+	Report   wire.DomainReport
+}
+
+// Tick runs one control step at now: observe, decide, execute, actuate,
+// report, record.
+func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
+	if err := s.observer.Observe(ctx, &s.obs); err != nil {
+		return TickResult{}, fmt.Errorf("observe: %w", err)
+	}
+	d, have := s.Directive()
+	valid := have && !d.Expired(now)
+	mode := s.cfg.Soldier.Mode
+	in := Input{Apps: s.cfg.Apps, Obs: &s.obs, BudgetCores: math.Inf(1), TargetUtil: s.cfg.Soldier.TargetUtilisation, SLO: s.cfg.SLO}
+	demand := DemandCores(in)
+
+	var reason string
+	fallback := !valid
+	budget := math.Inf(1)
+	if valid {
+		budget, in.BudgetCores, in.Headroom = d.Cores, d.Cores, d.Headroom
+	}
+	s.guards, s.writes = s.guards[:0], s.writes[:0]
+	switch {
+	case mode == domains.ModeOff:
+		reason = "mode off: nothing decided"
+	case fallback:
+		reason = "no valid directive: fallback sizes for demand; " + s.fallback.Decide(in, s.proposed)
+	default:
+		reason = s.policy.Decide(in, s.proposed)
+	}
+	if mode == domains.ModeShadow {
+		// The policy's targets are recorded; the baseline's are actuated.
+		copy(s.baseline, s.proposed)
+		base := in
+		base.BudgetCores = math.Inf(1)
+		s.fallback.Decide(base, s.proposed)
+		budget = math.Inf(1)
+		reason = "shadow: baseline acts; policy: " + reason
+	}
+	if mode != domains.ModeOff {
+		s.guards, s.writes = s.exec.Apply(now, s.cfg.Apps, &s.obs, budget, s.proposed, s.guards, s.writes)
+		if len(s.writes) > 0 {
+			if err := s.act.Apply(ctx, s.writes); err != nil {
+				return TickResult{}, fmt.Errorf("actuate %d apps: %w", len(s.writes), err)
+			}
+		}
+	}
+	s.seq++
+	r := s.report(now, d, valid, demand, mode, fallback)
+	if s.pub != nil {
+		if err := s.pub.PublishReport(ctx, r); err != nil {
+			return TickResult{}, fmt.Errorf("publish report: %w", err)
+		}
+	}
+	if s.rec != nil {
+		s.rec.Record(s.record(now, d, valid, r, reason, fallback))
+	}
+	return TickResult{Writes: len(s.writes), Guards: len(s.guards), Fallback: fallback, Report: r}, nil
+}
+
+// Run ticks every Soldier tick until ctx ends; clock gives the time. onTick,
+// if not nil, sees every tick's result or error.
+func (s *Soldier) Run(ctx context.Context, clock func() time.Time, onTick func(TickResult, error)) error {
+	t := time.NewTicker(s.cfg.Soldier.Tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			res, err := s.Tick(ctx, clock())
+			if onTick != nil {
+				onTick(res, err)
+			}
+		}
+	}
+}
+
+func (s *Soldier) report(now time.Time, d wire.Directive, valid bool, demand float64, mode domains.Mode, fallback bool) wire.DomainReport {
+	r := wire.DomainReport{
+		Version: wire.Version, Cluster: s.cfg.Cluster, Domain: s.cfg.Domain, Seq: s.seq, SentAt: now,
+		P99Seconds: s.obs.P99, ErrorRate: s.obs.ErrorRate, Mode: string(mode), Fallback: fallback,
+		DemandCores: demand,
+	}
+	s.scratch = s.scratch[:0]
+	for i := range s.obs.Apps {
+		o, a := &s.obs.Apps[i], &s.cfg.Apps[i]
+		r.RPS += o.RPS
+		r.LivePods += int(o.Ready)
+		r.StartingPods += int(o.Starting)
+		r.PendingPods += int(o.Pending)
+		r.CoresUsed += float64(o.Ready+o.Starting) * a.CPU
+		s.scratch = append(s.scratch, o.CPUUtil)
+	}
+	r.CPUUtilP75 = percentile(s.scratch, 0.75)
+	if len(s.rpsHist) == cap(s.rpsHist) {
+		copy(s.rpsHist, s.rpsHist[1:])
+		s.rpsHist = s.rpsHist[:len(s.rpsHist)-1]
+	}
+	s.rpsHist = append(s.rpsHist, r.RPS)
+	s.scratch = append(s.scratch[:0], s.rpsHist...)
+	r.RPSP95 = percentile(s.scratch, 0.95)
+	if valid {
+		r.BudgetCores = d.Cores
+		r.DirectiveTerm, r.DirectiveSeq = d.Term, d.Seq
+		if d.Cores > 0 {
+			r.BudgetUtilisation = r.CoresUsed / d.Cores
+		}
+	}
+	return r
+}
+
+// percentile sorts xs in place and returns its q-quantile (nearest rank).
+func percentile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	slices.Sort(xs)
+	return xs[min(len(xs)-1, int(math.Ceil(q*float64(len(xs))))-1)]
+}
