@@ -65,6 +65,7 @@ func (r DomainReport) Validate(known func(domain string) bool) error {
 	c.count("starting_pods", r.StartingPods)
 	c.nonNeg("cores_used", r.CoresUsed)
 	c.nonNeg("budget_cores", r.BudgetCores)
+	c.nonNeg("demand_cores", r.DemandCores)
 	c.nonNeg("budget_utilisation", r.BudgetUtilisation)
 	switch r.Mode {
 	case ModeActive, ModeShadow, ModeOff:

@@ -155,6 +155,8 @@ func TestDomainReportValidate(t *testing.T) {
 		{"negative starting pods", func(r *DomainReport) { r.StartingPods = -1 }, nil, "starting_pods", ""},
 		{"negative cores used", func(r *DomainReport) { r.CoresUsed = -1 }, nil, "cores_used", ""},
 		{"negative budget", func(r *DomainReport) { r.BudgetCores = -1 }, nil, "budget_cores", ""},
+		{"negative demand", func(r *DomainReport) { r.DemandCores = -1 }, nil, "demand_cores", ""},
+		{"NaN demand", func(r *DomainReport) { r.DemandCores = math.NaN() }, nil, "demand_cores", ""},
 		{"infinite budget utilisation", func(r *DomainReport) { r.BudgetUtilisation = math.Inf(1) }, nil, "budget_utilisation", ""},
 		{"budget utilisation above 1 is allowed", func(r *DomainReport) { r.BudgetUtilisation = 1.08 }, nil, "", ""},
 		{"unknown mode", func(r *DomainReport) { r.Mode = "auto" }, nil, "mode", `report: mode "auto" is not one of active, shadow, off`},

@@ -66,6 +66,7 @@ func exampleReport() DomainReport {
 		StartingPods:      30,
 		CoresUsed:         3601.5,
 		BudgetCores:       3750,
+		DemandCores:       3980.25,
 		BudgetUtilisation: 0.9604,
 		DirectiveTerm:     3,
 		DirectiveSeq:      1041,

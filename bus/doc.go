@@ -1,0 +1,43 @@
+// Package bus carries Regiment's messages (package bus/wire) over NATS: the
+// subject layout, connecting with credentials and endless reconnects, an
+// embedded nats-server for single-binary runs and tests, and a JetStream
+// key-value bucket that keeps each domain's last directive so that a restarted
+// Soldier resumes at once instead of waiting a Commander tick.
+//
+// # Subjects
+//
+//	regiment.<cluster>.directive.<domain>   Commander -> Soldier      wire.Directive
+//	regiment.<cluster>.report.<domain>      Soldier -> Commander      wire.DomainReport
+//	regiment.<cluster>.allocation           Commander -> observers    wire.Allocation
+//	regiment.<cluster>.override.<domain>    operator -> both          wire.Override
+//
+// Cluster and domain are single subject tokens: 1-64 bytes of
+// [A-Za-z0-9_-] (wire.ValidName), so no spaces, dots or wildcards. The
+// directive bucket is "regiment_<cluster>_directives", one key per domain,
+// history 1, file storage.
+//
+// # Guarantees and caveats
+//
+// Live messages use core NATS: at most once, in order per publisher. A
+// message published while a subscriber is disconnected is lost to it; the
+// directive bucket covers the one message that matters after a restart
+// (LastDirective). Every message is validated before it is published and
+// after it is received; a message that fails is handed to the subscriber's
+// handler as an error (wrapping wire.ErrTooLarge, wire.ErrMalformed or
+// wire.ErrInvalid) with a zero value, so the subscriber can count it and keep
+// its last good state. A received message must also name the connection's
+// cluster and the domain of its subject.
+//
+// A Conn reconnects forever: exponential backoff from ReconnectWait to
+// MaxReconnectWait plus up to ReconnectJitter of random delay. Subscriptions
+// are restored on reconnect. Publishes made while disconnected are buffered by
+// the client (up to its reconnect buffer) and sent on reconnect.
+//
+// # Concurrency
+//
+// A Conn is safe for concurrent use. Each subscription calls its handler from
+// one goroutine, one message at a time; a slow handler delays that
+// subscription only (and eventually makes it a slow consumer, logged).
+//
+// Package bus is an I/O shell: cores import bus/wire, never bus.
+package bus

@@ -1,0 +1,131 @@
+package bus
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/regimentd/regiment/bus/wire"
+)
+
+// PublishReport validates r and publishes it on its domain's report subject.
+func (c *Conn) PublishReport(ctx context.Context, r wire.DomainReport) error {
+	if err := c.checkOwn("report", r.Cluster, r.Domain); err != nil {
+		return fmt.Errorf("bus: publish report: %w", err)
+	}
+	b, err := r.Encode()
+	if err != nil {
+		return fmt.Errorf("bus: publish report: %w", err)
+	}
+	subject, err := ReportSubject(c.cluster, r.Domain)
+	if err != nil {
+		return err
+	}
+	return c.publish(ctx, "report", subject, b)
+}
+
+// SubscribeReports calls fn with each report of every domain. Failures are
+// passed as in SubscribeDirectives.
+func (c *Conn) SubscribeReports(fn func(r wire.DomainReport, err error)) (*Subscription, error) {
+	subject, err := everyDomain(c.cluster, kindReport)
+	if err != nil {
+		return nil, err
+	}
+	return c.subscribe(subject, func(m *nats.Msg) {
+		r, err := wire.DecodeDomainReport(m.Data)
+		if err == nil {
+			err = c.checkReceived("report", r.Cluster, r.Domain, lastToken(m.Subject))
+		}
+		if err != nil {
+			fn(wire.DomainReport{}, err)
+			return
+		}
+		fn(r, nil)
+	})
+}
+
+// PublishAllocation validates a and publishes it on the allocation subject.
+func (c *Conn) PublishAllocation(ctx context.Context, a wire.Allocation) error {
+	if err := c.checkOwn("allocation", a.Cluster, ""); err != nil {
+		return fmt.Errorf("bus: publish allocation: %w", err)
+	}
+	if err := a.Validate(c.known); err != nil {
+		return fmt.Errorf("bus: publish allocation: %w", err)
+	}
+	b, err := a.Encode()
+	if err != nil {
+		return fmt.Errorf("bus: publish allocation: %w", err)
+	}
+	subject, err := AllocationSubject(c.cluster)
+	if err != nil {
+		return err
+	}
+	return c.publish(ctx, "allocation", subject, b)
+}
+
+// SubscribeAllocation calls fn with each allocation. Failures are passed as
+// in SubscribeDirectives.
+func (c *Conn) SubscribeAllocation(fn func(a wire.Allocation, err error)) (*Subscription, error) {
+	subject, err := AllocationSubject(c.cluster)
+	if err != nil {
+		return nil, err
+	}
+	return c.subscribe(subject, func(m *nats.Msg) {
+		a, err := wire.DecodeAllocation(m.Data)
+		if err == nil {
+			err = c.checkOwn("allocation", a.Cluster, "")
+		}
+		if err == nil && c.known != nil {
+			err = a.Validate(c.known)
+		}
+		if err != nil {
+			fn(wire.Allocation{}, err)
+			return
+		}
+		fn(a, nil)
+	})
+}
+
+// PublishOverride validates o and publishes it on its domain's override
+// subject.
+func (c *Conn) PublishOverride(ctx context.Context, o wire.Override) error {
+	if err := c.checkOwn("override", o.Cluster, o.Domain); err != nil {
+		return fmt.Errorf("bus: publish override: %w", err)
+	}
+	b, err := o.Encode()
+	if err != nil {
+		return fmt.Errorf("bus: publish override: %w", err)
+	}
+	subject, err := OverrideSubject(c.cluster, o.Domain)
+	if err != nil {
+		return err
+	}
+	return c.publish(ctx, "override", subject, b)
+}
+
+// SubscribeOverrides calls fn with each override for domain, or for every
+// domain when domain is "". Failures are passed as in SubscribeDirectives.
+func (c *Conn) SubscribeOverrides(domain string, fn func(o wire.Override, err error)) (*Subscription, error) {
+	var subject string
+	var err error
+	if domain == "" {
+		subject, err = everyDomain(c.cluster, kindOverride)
+	} else {
+		subject, err = OverrideSubject(c.cluster, domain)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c.subscribe(subject, func(m *nats.Msg) {
+		o, err := wire.DecodeOverride(m.Data)
+		if err == nil {
+			err = c.checkReceived("override", o.Cluster, o.Domain, lastToken(m.Subject))
+		}
+		if err != nil {
+			fn(wire.Override{}, err)
+			return
+		}
+		fn(o, nil)
+	})
+}
