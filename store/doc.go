@@ -21,7 +21,10 @@
 //	ledger    <unix nanos BE8><counter BE8>  -> LedgerEntry
 //
 // The ledger counter is the ledger bucket's bbolt sequence, so entries that
-// share a timestamp keep their insertion order.
+// share a timestamp keep their insertion order. A stored step omits its
+// episode id (the sub-bucket name) and is otherwise byte-identical to
+// encoding/json's output for Step; the Appender writes it with a
+// hand-written encoder (codec.go) because reflection doubled its cost.
 //
 // # Invariants
 //
@@ -55,8 +58,13 @@
 //     compact a copy with "bbolt compact" to reclaim disk space.
 //   - Steps buffered in an Appender are lost if the process dies before the
 //     batch is written; Flush or Close the Appender before closing the Store.
-//   - Stats, ExportCSV and the mean in Stats decode every step they cover, so
-//     their cost grows with the file.
+//   - Stats and the exports decode every step they cover, so their cost
+//     grows with the file; ExportCSV reads its selection twice (columns, then
+//     rows).
+//   - Queries and exports each run in one read transaction, a consistent
+//     snapshot. A long one keeps the pages freed meanwhile from being reused
+//     and can delay a writer that must grow the memory map; run big exports
+//     against a stopped daemon's file (which the lock enforces anyway).
 //
 // Package store imports bbolt and the standard library only.
 package store

@@ -11,6 +11,6 @@ var (
 	// ErrNotFound means the episode does not exist.
 	ErrNotFound = errors.New("episode not found")
 
-	// ErrClosed means the Store or Appender was closed.
-	ErrClosed = errors.New("store closed")
+	// ErrClosed means the Appender was closed.
+	ErrClosed = errors.New("closed")
 )

@@ -73,15 +73,15 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open store %q: %w", path, err)
 	}
 	s := &Store{db: db, path: path, readOnly: opts.ReadOnly, known: map[string]int{}}
-	if err := s.init(); err != nil {
+	if err := s.prepare(); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("open store %q: %w", path, err)
 	}
 	return s, nil
 }
 
-// init checks the schema version and, when writable, creates the buckets.
-func (s *Store) init() error {
+// prepare checks the schema version and, when writable, creates the buckets.
+func (s *Store) prepare() error {
 	check := func(tx *bolt.Tx) error {
 		m := tx.Bucket(bucketMeta)
 		if m == nil {
