@@ -45,7 +45,7 @@
 // A Store and an Appender are safe for concurrent use. bbolt allows one
 // writer at a time and any number of readers; the Appender encodes steps in
 // the caller's goroutine and writes each batch in one read-write transaction
-// (one fsync), which is what makes recording cheap.
+// (one commit), which is what makes recording cheap.
 //
 // Only one process may open the file for writing: bbolt takes an exclusive
 // flock. Read-only openers take a shared lock, so "regiment episodes" can read
