@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -222,7 +223,11 @@ func TestPublishRefusesInvalid(t *testing.T) {
 		publish func() error
 	}{
 		{"share out of range", func() error { d := directive("payment", 1, 1); d.Share = 1.3; return c.PublishDirective(ctx, d) }},
-		{"other cluster", func() error { d := directive("payment", 1, 1); d.Cluster = "staging"; return c.PublishDirective(ctx, d) }},
+		{"other cluster", func() error {
+			d := directive("payment", 1, 1)
+			d.Cluster = "staging"
+			return c.PublishDirective(ctx, d)
+		}},
 		{"unknown domain", func() error { return c.PublishDirective(ctx, directive("ledger", 1, 1)) }},
 		{"report in unknown mode", func() error {
 			return c.PublishReport(ctx, wire.DomainReport{Version: 1, Cluster: testCluster, Domain: "payment", SentAt: t0, Mode: "auto"})
@@ -400,6 +405,11 @@ func TestConnectRejectsBadOptions(t *testing.T) {
 	}
 	if _, err := Connect(ctx, ConnectOptions{URL: "nats://127.0.0.1:1", Cluster: "a.b"}); err == nil {
 		t.Error("connected with a cluster that is not a token")
+	}
+	e := startServer(t, t.TempDir(), RandomPort)
+	if c, err := Connect(ctx, ConnectOptions{URL: e.ClientURL(), Cluster: testCluster, Credentials: filepath.Join(t.TempDir(), "missing.creds")}); err == nil {
+		c.Close()
+		t.Error("connected with a missing credentials file")
 	}
 	canceled, cancel := context.WithCancel(ctx)
 	cancel()

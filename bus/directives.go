@@ -14,7 +14,9 @@ import (
 // PublishDirective validates d, publishes it on its domain's subject, then
 // stores it as the domain's last directive in the cluster's directive bucket
 // (created on first use). An error after the publish means live Soldiers got
-// d but a restarting one would not.
+// d but a restarting one would not. While disconnected, the publish is
+// buffered but the store waits for the server until ctx ends or the JetStream
+// request times out (5s by default).
 func (c *Conn) PublishDirective(ctx context.Context, d wire.Directive) error {
 	return c.publishDirective(ctx, d, true)
 }
