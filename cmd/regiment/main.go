@@ -25,6 +25,7 @@ var commands = []struct {
 }{
 	// Each subcommand lives in its own file: validate.go, sim.go, episodes.go, ...
 	{"validate", command{"check a config (and a scenario) and report every problem", runValidate}},
+	{"run", command{"run Commander, Soldiers and embedded NATS on a simulated cluster", runRun}},
 	{"sim", command{"simulate a scenario with one policy and print its metrics", runSim}},
 	{"episodes", command{"inspect recorded episodes: list, show, why, export, stats, prune", runEpisodes}},
 }

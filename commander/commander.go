@@ -1,0 +1,171 @@
+package commander
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/regimentd/regiment/bus/wire"
+	"github.com/regimentd/regiment/domains"
+)
+
+// Publisher sends the Commander's decisions to the Soldiers.
+type Publisher interface {
+	PublishDirective(ctx context.Context, d wire.Directive) error
+	PublishAllocation(ctx context.Context, a wire.Allocation) error
+}
+
+// Recorder keeps each tick's record for inspection and retraining.
+type Recorder interface {
+	Record(r Record)
+}
+
+// Record is one Commander tick as kept.
+type Record struct {
+	At       time.Time
+	Term     uint64
+	Seq      uint64
+	Policy   string
+	Reason   string
+	Features []float64 // Layout order
+	Proposed Action    // the policy's output, before guards
+	Final    Action    // after guards: what was published
+	Guards   []Applied
+	Stale    []string // domains without a fresh report
+}
+
+// Commander allocates the pool. New starts nothing; Run ticks until its
+// context ends.
+type Commander struct {
+	cfg      *domains.Config
+	policy   Policy
+	name     string
+	rules    Rules
+	builder  *Builder
+	pub      Publisher
+	rec      Recorder
+	term     uint64
+	seq      uint64
+	prev     []float64 // shares in force; nil before the first tick
+	proposed Action
+	final    Action
+	applied  []Applied
+}
+
+// New returns a Commander for cfg. term distinguishes this Commander's
+// sequence numbers from an earlier one's (for example its start time in
+// nanoseconds); seq continues from seq0 (0 on a fresh start).
+func New(cfg *domains.Config, policy Policy, policyName string, pub Publisher, rec Recorder, term, seq0 uint64) *Commander {
+	n := len(cfg.Domains)
+	return &Commander{
+		cfg: cfg, policy: policy, name: policyName, rules: NewRules(cfg), builder: NewBuilder(cfg),
+		pub: pub, rec: rec, term: term, seq: seq0, proposed: NewAction(n), final: NewAction(n),
+	}
+}
+
+// OnReport takes a Soldier's report; false means its domain is unknown.
+func (c *Commander) OnReport(r wire.DomainReport) bool { return c.builder.OnReport(r) }
+
+// Builder exposes the observation builder (for reports received so far).
+func (c *Commander) Builder() *Builder { return c.builder }
+
+// Seq is the sequence number of the last published tick.
+func (c *Commander) Seq() uint64 { return c.seq }
+
+// Decision is one tick's outcome.
+type Decision struct {
+	Seq     uint64
+	Shares  []float64 // final, per domain
+	Reserve float64
+	Guards  int
+	Reason  string
+}
+
+// Decide runs observation, policy and guards at now without publishing; the
+// result is owned by the Commander until the next call.
+func (c *Commander) Decide(now time.Time) (*Observation, string) {
+	prevForObs := c.prev
+	if prevForObs == nil {
+		prevForObs = make([]float64, len(c.cfg.Domains))
+	}
+	o := c.builder.Build(now, prevForObs, c.cfg.Commander.Tick)
+	reason := c.policy.Decide(o, &c.proposed)
+	copyAction(&c.final, &c.proposed)
+	c.applied = Guard(c.rules, c.prev, &c.final, c.applied[:0])
+	return o, reason
+}
+
+// Tick decides at now and publishes one directive per domain and the
+// allocation.
+func (c *Commander) Tick(ctx context.Context, now time.Time) (Decision, error) {
+	o, reason := c.Decide(now)
+	c.seq++
+	capacity := c.cfg.Cluster.CapacityCores
+	ttl := wire.Duration(c.cfg.Commander.DirectiveTTL)
+	alloc := wire.Allocation{Version: wire.Version, Cluster: c.cfg.Cluster.Name, Term: c.term, Seq: c.seq, IssuedAt: now,
+		Shares: make(map[string]float64, len(c.cfg.Domains)), Reserve: c.final.Reserve}
+	for i, d := range c.cfg.Domains {
+		dir := wire.Directive{
+			Version: wire.Version, Cluster: c.cfg.Cluster.Name, Domain: d.Name, Term: c.term, Seq: c.seq,
+			IssuedAt: now, TTL: ttl, Share: c.final.Shares[i], Cores: c.final.Shares[i] * capacity,
+			Urgency: c.final.Urgency[i], Headroom: c.final.Headroom[i], Policy: c.name, Reason: truncate(reason, 200),
+		}
+		if err := c.pub.PublishDirective(ctx, dir); err != nil {
+			return Decision{}, fmt.Errorf("publish directive for %s: %w", d.Name, err)
+		}
+		alloc.Shares[d.Name] = c.final.Shares[i]
+	}
+	if err := c.pub.PublishAllocation(ctx, alloc); err != nil {
+		return Decision{}, fmt.Errorf("publish allocation: %w", err)
+	}
+	if c.prev == nil {
+		c.prev = make([]float64, len(c.cfg.Domains))
+	}
+	copy(c.prev, c.final.Shares)
+	if c.rec != nil {
+		r := Record{At: now, Term: c.term, Seq: c.seq, Policy: c.name, Reason: reason,
+			Features: append([]float64(nil), o.Vector...), Guards: append([]Applied(nil), c.applied...)}
+		r.Proposed, r.Final = NewAction(len(c.prev)), NewAction(len(c.prev))
+		copyAction(&r.Proposed, &c.proposed)
+		copyAction(&r.Final, &c.final)
+		for _, d := range o.Domains {
+			if d.Stale {
+				r.Stale = append(r.Stale, d.Name)
+			}
+		}
+		c.rec.Record(r)
+	}
+	return Decision{Seq: c.seq, Shares: c.prev, Reserve: c.final.Reserve, Guards: len(c.applied), Reason: reason}, nil
+}
+
+// Run ticks every Commander tick until ctx ends; clock gives the time.
+// onTick, if not nil, sees every tick's decision or error.
+func (c *Commander) Run(ctx context.Context, clock func() time.Time, onTick func(Decision, error)) error {
+	t := time.NewTicker(c.cfg.Commander.Tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			d, err := c.Tick(ctx, clock())
+			if onTick != nil {
+				onTick(d, err)
+			}
+		}
+	}
+}
+
+func copyAction(dst, src *Action) {
+	copy(dst.Shares, src.Shares)
+	copy(dst.Urgency, src.Urgency)
+	copy(dst.Headroom, src.Headroom)
+	dst.Reserve = src.Reserve
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}

@@ -1,0 +1,19 @@
+// Package commander allocates the contested pool between domains every
+// Commander tick (default 60 s).
+//
+// The core is pure: the Builder turns the Soldiers' latest DomainReports into a
+// normalised Observation (layout ObsVersion, names in Layout), a Policy maps it
+// to an Action (shares of the pool per domain plus a reserve, urgency and
+// headroom per domain), and Guard applies the operator's rules after any
+// policy: floors and ceilings, a maximum change per tick, a relative dead-zone
+// whose remainder goes to the reserve, and the reserve minimum. The Commander
+// is the shell that ticks, publishes one Directive per domain and records.
+//
+// Invariants of a Decision: every share is in [floor, ceiling] of its domain
+// (floors win when they conflict with the reserve), shares plus Reserve sum
+// to 1, and Reserve >= reserve_min whenever floors allow.
+//
+// Concurrency: OnReport may be called from any goroutine; Tick and Run must
+// not run concurrently. Package commander never imports NATS, bbolt,
+// client-go or HCL.
+package commander

@@ -1,0 +1,122 @@
+package commander
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Action is a policy's output: shares of the contested pool per domain plus a
+// reserve (summing to 1), and per-domain urgency and headroom in [0, 1].
+type Action struct {
+	Shares   []float64
+	Reserve  float64
+	Urgency  []float64
+	Headroom []float64
+}
+
+// NewAction returns an action for n domains.
+func NewAction(n int) Action {
+	return Action{Shares: make([]float64, n), Urgency: make([]float64, n), Headroom: make([]float64, n)}
+}
+
+// Policy maps an observation to an action, returning a short reason.
+type Policy interface {
+	Decide(o *Observation, a *Action) string
+}
+
+// Forecast is the first Commander policy: priority- and forecast-aware
+// proportional allocation. Each domain wants the cores its Soldier reports as
+// demand, scaled up to the forecast p80 at +15 min when that is higher, plus
+// headroom for forecast uncertainty. Floors are granted first, P0 first; then
+// tiers in priority order get their wants up to their ceilings, splitting a
+// shortfall within a tier by weight x want; what is left is spread in
+// proportion to want, and the rest is reserve.
+type Forecast struct {
+	ReserveMin float64 // smallest reserve kept for uncertainty
+	want       []float64
+	order      []int
+}
+
+// Decide implements Policy.
+func (p *Forecast) Decide(o *Observation, a *Action) string {
+	n := len(o.Domains)
+	if cap(p.want) < n {
+		p.want, p.order = make([]float64, n), make([]int, n)
+	}
+	want, order := p.want[:n], p.order[:n]
+	capacity := o.Cluster.CapacityCores
+	uncertain := 0.0
+	for i := range o.Domains {
+		d := &o.Domains[i]
+		order[i] = i
+		growth := 1.0
+		if d.RPS > 0 && d.ForecastP80[1] > d.RPS {
+			growth = math.Min(d.ForecastP80[1]/d.RPS, 3)
+		}
+		a.Headroom[i] = clamp(0.5*d.Uncertainty, 0.05, 0.3)
+		w := d.DemandCores * growth * (1 + a.Headroom[i]) / capacity
+		if d.Stale {
+			w = math.Max(d.PrevShare, d.Floor) // keep what it has until it reports again
+		}
+		want[i] = clamp(w, d.Floor, d.Ceiling)
+		uncertain += want[i] * a.Headroom[i]
+		a.Urgency[i] = clamp(math.Max(math.Max((d.P99/d.SLO-0.8)/0.4, d.ErrorRate/d.ErrorBudget-1), 2*(d.ForecastP80[0]-d.RPS)/math.Max(d.RPS, 1)), 0, 1)
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return o.Domains[x].Priority - o.Domains[y].Priority })
+
+	avail := 1 - p.ReserveMin
+	for _, i := range order { // floors, P0 first
+		a.Shares[i] = math.Min(o.Domains[i].Floor, math.Max(0, avail))
+		avail -= a.Shares[i]
+	}
+	short := 0
+	for k := 0; k < n; { // tiers in priority order
+		tier := o.Domains[order[k]].Priority
+		end := k
+		extra, weighted := 0.0, 0.0
+		for end < n && o.Domains[order[end]].Priority == tier {
+			i := order[end]
+			extra += want[i] - a.Shares[i]
+			weighted += o.Domains[i].Weight * (want[i] - a.Shares[i])
+			end++
+		}
+		f := 1.0
+		if extra > avail {
+			f, short = math.Max(0, avail)/extra, short+end-k
+		}
+		for _, i := range order[k:end] {
+			give := (want[i] - a.Shares[i]) * f
+			if f < 1 && weighted > 0 {
+				give = math.Max(0, avail) * o.Domains[i].Weight * (want[i] - a.Shares[i]) / weighted
+			}
+			a.Shares[i] += give
+			avail -= give
+		}
+		k = end
+	}
+	// Spread what is left in proportion to want, within ceilings.
+	if avail > 1e-9 {
+		total := 0.0
+		for i := range want {
+			total += want[i]
+		}
+		for i := range want {
+			if total > 0 {
+				give := math.Min(avail*want[i]/total, o.Domains[i].Ceiling-a.Shares[i])
+				a.Shares[i] += math.Max(0, give)
+			}
+		}
+	}
+	sum := 0.0
+	for _, s := range a.Shares {
+		sum += s
+	}
+	a.Reserve = math.Max(0, 1-sum)
+	if short > 0 {
+		return fmt.Sprintf("demand over the pool: %d domains below their want; uncertainty %.3f of the pool", short, uncertain)
+	}
+	return fmt.Sprintf("every domain at its want; reserve %.3f", a.Reserve)
+}
+
+func clamp(x, lo, hi float64) float64 { return math.Min(math.Max(x, lo), hi) }

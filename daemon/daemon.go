@@ -1,0 +1,146 @@
+// Package daemon wires the Commander and the Soldiers to the bus and to
+// Prometheus metrics. It is shared by cmd/commander, cmd/soldier and
+// `regiment run`, so the three run the same code paths.
+//
+// It imports the cores, bus, prometheus and go-hclog; it holds no global state
+// (metrics go to the registerer it is given).
+package daemon
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/regimentd/regiment/bus"
+	"github.com/regimentd/regiment/bus/wire"
+	"github.com/regimentd/regiment/commander"
+	"github.com/regimentd/regiment/soldier"
+)
+
+// Metrics are the counters and histograms a daemon exports.
+type Metrics struct {
+	Ticks      prometheus.Counter
+	TickErrors prometheus.Counter
+	Decisions  prometheus.Counter
+	Rejected   *prometheus.CounterVec // by reason
+	Received   prometheus.Counter
+	Actuations prometheus.Counter
+	Guards     prometheus.Counter
+	Fallback   prometheus.Gauge
+	TickTime   prometheus.Histogram // seconds per tick
+}
+
+// NewMetrics registers a component's metrics ("commander" or "soldier") on reg.
+func NewMetrics(reg prometheus.Registerer, component string) *Metrics {
+	ns := prometheus.BuildFQName("regiment", component, "")
+	m := &Metrics{
+		Ticks:      prometheus.NewCounter(prometheus.CounterOpts{Name: ns + "ticks_total", Help: "Control ticks run."}),
+		TickErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: ns + "tick_errors_total", Help: "Ticks that failed."}),
+		Decisions:  prometheus.NewCounter(prometheus.CounterOpts{Name: ns + "decisions_total", Help: "Decisions published or actuated."}),
+		Rejected: prometheus.NewCounterVec(prometheus.CounterOpts{Name: ns + "rejected_messages_total",
+			Help: "Messages rejected (malformed, stale, replayed, out of range, unknown domain), by reason."}, []string{"reason"}),
+		Received:   prometheus.NewCounter(prometheus.CounterOpts{Name: ns + "received_messages_total", Help: "Messages accepted."}),
+		Actuations: prometheus.NewCounter(prometheus.CounterOpts{Name: ns + "actuations_total", Help: "Replica writes made."}),
+		Guards:     prometheus.NewCounter(prometheus.CounterOpts{Name: ns + "guards_applied_total", Help: "Guard interventions."}),
+		Fallback:   prometheus.NewGauge(prometheus.GaugeOpts{Name: ns + "fallback", Help: "1 while the fallback policy acts."}),
+		TickTime: prometheus.NewHistogram(prometheus.HistogramOpts{Name: ns + "tick_duration_seconds", Help: "Time to run one tick.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10)}),
+	}
+	reg.MustRegister(m.Ticks, m.TickErrors, m.Decisions, m.Rejected, m.Received, m.Actuations, m.Guards, m.Fallback, m.TickTime)
+	return m
+}
+
+// AttachSoldier feeds s the directives for its domain: first the last one
+// held in the bus's key-value store (so a restarted Soldier resumes at once),
+// then every live one. Rejected directives are counted by reason and logged
+// at Debug; the last good one stays in force.
+func AttachSoldier(ctx context.Context, conn *bus.Conn, s *soldier.Soldier, domain string, clock func() time.Time, m *Metrics, log hclog.Logger) (*bus.Subscription, error) {
+	offer := func(d wire.Directive, err error) {
+		if err != nil {
+			m.Rejected.WithLabelValues(rejectReason(err)).Inc()
+			log.Debug("directive rejected", "error", err)
+			return
+		}
+		if ok, reason := s.OnDirective(d, clock()); !ok {
+			m.Rejected.WithLabelValues(reason).Inc()
+			log.Debug("directive rejected", "reason", reason, "seq", d.Seq, "term", d.Term)
+			return
+		}
+		m.Received.Inc()
+	}
+	sub, err := conn.SubscribeDirectives(domain, offer)
+	if err != nil {
+		return nil, err
+	}
+	if d, ok, err := conn.LastDirective(ctx, domain); err != nil {
+		log.Warn("cannot read the last directive", "error", err)
+	} else if ok {
+		offer(d, nil)
+		log.Info("resumed from the last directive", "seq", d.Seq, "term", d.Term, "cores", d.Cores)
+	}
+	return sub, nil
+}
+
+// AttachCommander feeds c every domain's reports.
+func AttachCommander(conn *bus.Conn, c *commander.Commander, m *Metrics, log hclog.Logger, onReport func(wire.DomainReport)) (*bus.Subscription, error) {
+	return conn.SubscribeReports(func(r wire.DomainReport, err error) {
+		if err != nil {
+			m.Rejected.WithLabelValues(rejectReason(err)).Inc()
+			log.Debug("report rejected", "error", err)
+			return
+		}
+		if !c.OnReport(r) {
+			m.Rejected.WithLabelValues(wire.RejectWrongDomain).Inc()
+			return
+		}
+		m.Received.Inc()
+		if onReport != nil {
+			onReport(r)
+		}
+	})
+}
+
+// SoldierTick updates the metrics for one Soldier tick.
+func (m *Metrics) SoldierTick(res soldier.TickResult, err error, took time.Duration) {
+	m.Ticks.Inc()
+	m.TickTime.Observe(took.Seconds())
+	if err != nil {
+		m.TickErrors.Inc()
+		return
+	}
+	m.Decisions.Inc()
+	m.Actuations.Add(float64(res.Writes))
+	m.Guards.Add(float64(res.Guards))
+	if res.Fallback {
+		m.Fallback.Set(1)
+	} else {
+		m.Fallback.Set(0)
+	}
+}
+
+// CommanderTick updates the metrics for one Commander tick.
+func (m *Metrics) CommanderTick(d commander.Decision, err error, took time.Duration) {
+	m.Ticks.Inc()
+	m.TickTime.Observe(took.Seconds())
+	if err != nil {
+		m.TickErrors.Inc()
+		return
+	}
+	m.Decisions.Inc()
+	m.Guards.Add(float64(d.Guards))
+}
+
+func rejectReason(err error) string {
+	switch {
+	case errors.Is(err, wire.ErrTooLarge):
+		return "oversized"
+	case errors.Is(err, wire.ErrMalformed):
+		return "malformed"
+	case errors.Is(err, wire.ErrInvalid):
+		return wire.RejectInvalid
+	}
+	return "other"
+}
