@@ -43,24 +43,24 @@ func Layout(cfg *domains.Config) []string {
 
 // DomainObs is one domain's state as the Commander sees it.
 type DomainObs struct {
-	Name                    string
-	Priority                int
-	Weight, Floor, Ceiling  float64
-	SLO, ErrorBudget        float64 // seconds, error rate
-	RPS, RPSP95, Delta      float64 // 1/s; Delta per tick
-	Accel                   float64 // change of Delta per tick
-	Live, Pending           int
-	CPUUtilP75, MemUtilP75  float64
-	P99, ErrorRate          float64
-	RestartRate             float64
-	Headroom                float64 // 1 - p99/SLO
-	ForecastP80             [3]float64
-	Uncertainty             float64 // (p90 - p10) / p50 at +15 min
-	PrevShare, BudgetUtil   float64
-	DemandCores, CoresUsed  float64
-	Stale                   bool // no report within two Commander ticks
-	lastRPS, lastDelta      float64
-	reportedAt              time.Time
+	Name                   string
+	Priority               int
+	Weight, Floor, Ceiling float64
+	SLO, ErrorBudget       float64 // seconds, error rate
+	RPS, RPSP95, Delta     float64 // 1/s; Delta per tick
+	Accel                  float64 // change of Delta per tick
+	Live, Pending          int
+	CPUUtilP75, MemUtilP75 float64
+	P99, ErrorRate         float64
+	RestartRate            float64
+	Headroom               float64 // 1 - p99/SLO
+	ForecastP80            [3]float64
+	Uncertainty            float64 // (p90 - p10) / p50 at +15 min
+	PrevShare, BudgetUtil  float64
+	DemandCores, CoresUsed float64
+	Stale                  bool // no report within two Commander ticks
+	lastRPS, lastDelta     float64
+	reportedAt             time.Time
 }
 
 // ClusterObs is the pool as a whole.
