@@ -24,8 +24,8 @@ var commands = []struct {
 	command
 }{
 	// Each subcommand lives in its own file: validate.go, sim.go, episodes.go, ...
-	{"validate", command{"check a config (and a scenario) and report every problem", runValidate}},
 	{"run", command{"run Commander, Soldiers and embedded NATS on a simulated cluster", runRun}},
+	{"validate", command{"check a config (and a scenario) and report every problem", runValidate}},
 	{"sim", command{"simulate a scenario with one policy and print its metrics", runSim}},
 	{"episodes", command{"inspect recorded episodes: list, show, why, export, stats, prune", runEpisodes}},
 }

@@ -190,6 +190,7 @@ type soldierHCL struct {
 	Mode              stringAttr
 	TargetUtilisation numberAttr
 	ErrorRateVeto     numberAttr
+	MaxWritesPerTick  intAttr
 }
 
 func (s *soldierHCL) fields() []field {
@@ -202,6 +203,7 @@ func (s *soldierHCL) fields() []field {
 		{"mode", &s.Mode},
 		{"target_utilisation", &s.TargetUtilisation},
 		{"error_rate_veto", &s.ErrorRateVeto},
+		{"max_writes_per_tick", &s.MaxWritesPerTick},
 	}
 }
 
@@ -217,6 +219,7 @@ func (s *soldierHCL) translate() domains.Soldier {
 		Mode:              domains.Mode(s.Mode.V),
 		TargetUtilisation: s.TargetUtilisation.V,
 		ErrorRateVeto:     s.ErrorRateVeto.V,
+		MaxWritesPerTick:  s.MaxWritesPerTick.V,
 	}
 }
 

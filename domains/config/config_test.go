@@ -116,6 +116,15 @@ func TestParseRules(t *testing.T) {
 		{name: "names cannot contain a slash",
 			edit: []string{`apps "web"`, `apps "w/eb"`},
 			line: 7, col: 8, summary: `Invalid app set name "w/eb"`},
+		{name: "names cannot contain a dot (they become NATS subjects)",
+			edit: []string{`domain "pay"`, `domain "pay.eu"`},
+			line: 4, col: 8, summary: `Invalid domain name "pay.eu"`},
+		{name: "cluster names are checked too",
+			edit: []string{`cluster "prod"`, `cluster "pr od"`},
+			line: 1, col: 9, summary: `Invalid cluster name "pr od"`},
+		{name: "a replica larger than a node never schedules",
+			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 64"},
+			line: 8, col: 23, summary: "Invalid cpu_per_replica"},
 
 		// Types and units.
 		{name: "wrong type names the expected type",
@@ -317,7 +326,7 @@ func TestParseTranslatesWithDefaults(t *testing.T) {
 		},
 		Soldier: domains.Soldier{
 			Tick: 10 * time.Second, Policy: "proportional", Actuation: domains.ActuateHPABounds, OverageCap: 0.10,
-			ScaleDownCooldown: 5 * time.Minute, Mode: domains.ModeActive, TargetUtilisation: 0.7, ErrorRateVeto: 0.01,
+			ScaleDownCooldown: 5 * time.Minute, Mode: domains.ModeActive, TargetUtilisation: 0.7, ErrorRateVeto: 0.01, MaxWritesPerTick: 200,
 		},
 		Domains: []domains.Domain{
 			{

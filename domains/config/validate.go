@@ -20,6 +20,7 @@ func validateConfig(cfg *domains.Config, h *configHCL, ds *Diagnostics) {
 	c := checker{ds}
 	if h.Cluster.Def != (hcl.Range{}) {
 		cl, hc := &cfg.Cluster, &h.Cluster
+		c.name(hc.Name, "cluster")
 		c.required(&hc.CapacityCores.attr, "capacity_cores = 12000")
 		c.number(&hc.CapacityCores, cl.CapacityCores, positive)
 		c.number(&hc.NodeCores, cl.NodeCores, positive)
@@ -51,6 +52,7 @@ func validateConfig(cfg *domains.Config, h *configHCL, ds *Diagnostics) {
 	c.oneOf(&hs.Mode, string(s.Mode), []string{string(domains.ModeActive), string(domains.ModeShadow), string(domains.ModeOff)})
 	c.number(&hs.TargetUtilisation, s.TargetUtilisation, unitLeftOpen)
 	c.number(&hs.ErrorRateVeto, s.ErrorRateVeto, unitLeftOpen)
+	c.integer(&hs.MaxWritesPerTick, s.MaxWritesPerTick, atLeastOne)
 
 	validateDomains(cfg, h, c)
 
@@ -111,6 +113,9 @@ func validateDomains(cfg *domains.Config, h *configHCL, c checker) {
 				firstSet[a.Name] = ha
 			}
 			validateAppSet(a, ha, c)
+			if ha.CPUPerReplica.ok() && a.CPUPerReplica > cfg.Cluster.NodeCores {
+				ds.add(ha.CPUPerReplica.Range, "Invalid cpu_per_replica", "a replica of %g cores fits on no node of node_cores = %g; it would stay pending forever", a.CPUPerReplica, cfg.Cluster.NodeCores)
+			}
 		}
 	}
 	validateDependencies(cfg, h, ds)
@@ -267,10 +272,16 @@ func (c checker) oneOf(a *stringAttr, v string, allowed []string) {
 	c.ds.add(a.Range, "Invalid "+a.Name, "%s", hint)
 }
 
-// name checks a domain or app set name: "/" separates the two in references.
+// name checks a cluster, domain or app set name. Names become NATS subject
+// tokens and key-value keys, and "/" separates domain and set in references,
+// so they are 1 to 64 of [A-Za-z0-9_-].
 func (c checker) name(l label, what string) {
-	if strings.ContainsAny(l.V, "/ \t\n") {
-		c.ds.add(l.Range, fmt.Sprintf("Invalid %s name %q", what, l.V), "names cannot contain \"/\" or spaces; references are written \"domain/set\"")
+	ok := len(l.V) > 0 && len(l.V) <= 64
+	for _, r := range l.V {
+		ok = ok && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
+	}
+	if !ok {
+		c.ds.add(l.Range, fmt.Sprintf("Invalid %s name %q", what, l.V), "names are 1 to 64 letters, digits, \"_\" or \"-\" (they become NATS subjects); references are written \"domain/set\"")
 	}
 }
 
