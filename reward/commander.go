@@ -145,7 +145,7 @@ func Commander(in CommanderInput, w CommanderWeights) CommanderBreakdown {
 		b.Adherence = bounded(adherence/float64(n), -1, 1)
 	}
 	b.Degradation = bounded(-worst, -1, 0)
-	if in.ReferenceCost > 0 {
+	if !(in.ReferenceCost <= 0) { // NaN falls through and scores -1
 		b.Cost = bounded(-math.Max(in.Cost, 0)/in.ReferenceCost, -1, 0)
 	}
 	b.Churn = bounded(-share(in.ChurnedNodes, in.Nodes), -1, 0)

@@ -72,7 +72,7 @@ func (w ServiceWeights) Validate() error {
 // Every term is a penalty, normalised to [-1, 0].
 type ServiceBreakdown struct {
 	SLA        float64 // -min(1, max(0, p99 / SLA - 1))
-	Errors     float64 // -max(0, errorRate - threshold)
+	Errors     float64 // -min(1, max(0, errorRate - threshold))
 	CPU        float64 // -min(1, cpuCores / maxCPUCores)
 	Action     float64 // -1 when the step acted
 	Downstream float64 // -1 when it scaled up into a dependency above threshold

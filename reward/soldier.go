@@ -109,7 +109,7 @@ func Soldier(in SoldierInput, w SoldierWeights) SoldierBreakdown {
 	b.Alignment = Alignment(in.Actual, in.Intended)
 	b.Oscillation = bounded(-share(in.Oscillations, in.Apps), -1, 0)
 	if in.Replicas > 0 {
-		b.ColdStart = -clip(float64(in.Replicas-in.Ready)/float64(in.Replicas), 0, 1)
+		b.ColdStart = bounded(-float64(in.Replicas-in.Ready)/float64(in.Replicas), -1, 0)
 	}
 
 	// R = wA A + wU U + wL L + wO O + wS S

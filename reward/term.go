@@ -25,10 +25,14 @@ func (t Term) Contribution() float64 { return t.Weight * t.Value }
 func clip(x, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, x)) }
 
 // bounded limits a finished term to [lo, hi] and gives NaN the worst value,
-// lo: terms are signed so that lo is always the worst.
+// lo: terms are signed so that lo is always the worst. A negated 0 comes
+// back as +0, so that stored breakdowns read "0", not "-0".
 func bounded(x, lo, hi float64) float64 {
-	if math.IsNaN(x) {
+	switch {
+	case math.IsNaN(x):
 		return lo
+	case x == 0:
+		return 0
 	}
 	return clip(x, lo, hi)
 }
