@@ -3,10 +3,13 @@ package commander
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/regimentd/regiment/bus/wire"
 	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/reward"
 )
 
 // Publisher sends the Commander's decisions to the Soldiers.
@@ -31,12 +34,15 @@ type Record struct {
 	Proposed Action    // the policy's output, before guards
 	Final    Action    // after guards: what was published
 	Guards   []Applied
-	Stale    []string // domains without a fresh report
+	Stale    []string                  // domains without a fresh report
+	Reward   reward.CommanderBreakdown // of the outcome observed at this tick
 }
 
 // Commander allocates the pool. New starts nothing; Run ticks until its
 // context ends.
 type Commander struct {
+	mu       sync.Mutex // held by Tick, Decide and Reload
+	reloaded chan struct{}
 	cfg      *domains.Config
 	policy   Policy
 	name     string
@@ -50,6 +56,8 @@ type Commander struct {
 	proposed Action
 	final    Action
 	applied  []Applied
+	outcomes []reward.DomainOutcome
+	weights  reward.CommanderWeights
 }
 
 // New returns a Commander for cfg. term distinguishes this Commander's
@@ -60,6 +68,7 @@ func New(cfg *domains.Config, policy Policy, policyName string, pub Publisher, r
 	return &Commander{
 		cfg: cfg, policy: policy, name: policyName, rules: NewRules(cfg), builder: NewBuilder(cfg),
 		pub: pub, rec: rec, term: term, seq: seq0, proposed: NewAction(n), final: NewAction(n),
+		weights: reward.DefaultCommanderWeights(),
 	}
 }
 
@@ -84,6 +93,12 @@ type Decision struct {
 // Decide runs observation, policy and guards at now without publishing; the
 // result is owned by the Commander until the next call.
 func (c *Commander) Decide(now time.Time) (*Observation, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.decide(now)
+}
+
+func (c *Commander) decide(now time.Time) (*Observation, string) {
 	prevForObs := c.prev
 	if prevForObs == nil {
 		prevForObs = make([]float64, len(c.cfg.Domains))
@@ -98,7 +113,9 @@ func (c *Commander) Decide(now time.Time) (*Observation, string) {
 // Tick decides at now and publishes one directive per domain and the
 // allocation.
 func (c *Commander) Tick(ctx context.Context, now time.Time) (Decision, error) {
-	o, reason := c.Decide(now)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	o, reason := c.decide(now)
 	c.seq++
 	capacity := c.cfg.Cluster.CapacityCores
 	ttl := wire.Duration(c.cfg.Commander.DirectiveTTL)
@@ -124,7 +141,8 @@ func (c *Commander) Tick(ctx context.Context, now time.Time) (Decision, error) {
 	copy(c.prev, c.final.Shares)
 	if c.rec != nil {
 		r := Record{At: now, Term: c.term, Seq: c.seq, Policy: c.name, Reason: reason,
-			Features: append([]float64(nil), o.Vector...), Guards: append([]Applied(nil), c.applied...)}
+			Features: append([]float64(nil), o.Vector...), Guards: append([]Applied(nil), c.applied...),
+			Reward: c.rewardOf(o, &c.final)}
 		r.Proposed, r.Final = NewAction(len(c.prev)), NewAction(len(c.prev))
 		copyAction(&r.Proposed, &c.proposed)
 		copyAction(&r.Final, &c.final)
@@ -140,13 +158,20 @@ func (c *Commander) Tick(ctx context.Context, now time.Time) (Decision, error) {
 
 // Run ticks every Commander tick until ctx ends; clock gives the time.
 // onTick, if not nil, sees every tick's decision or error.
+// A Reload that changes the tick resets the ticker.
 func (c *Commander) Run(ctx context.Context, clock func() time.Time, onTick func(Decision, error)) error {
-	t := time.NewTicker(c.cfg.Commander.Tick)
+	tick := c.tick()
+	t := time.NewTicker(tick)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-c.reloaded:
+			if d := c.tick(); d != tick {
+				tick = d
+				t.Reset(d)
+			}
 		case <-t.C:
 			d, err := c.Tick(ctx, clock())
 			if onTick != nil {
@@ -154,6 +179,47 @@ func (c *Commander) Run(ctx context.Context, clock func() time.Time, onTick func
 			}
 		}
 	}
+}
+
+// Reload applies cfg's rules and timing from the next tick on: each domain's
+// floor, ceiling, priority, weight and SLO, dead_zone, max_share_change,
+// reserve_min (also the Forecast policy's), tick and directive_ttl. It refuses,
+// changing nothing, a cfg whose cluster block, domains, apps or dependencies
+// differ: those need a restart. cfg must be validated. Safe for concurrent use
+// with Tick and Run.
+func (c *Commander) Reload(cfg *domains.Config) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case cfg.Cluster != c.cfg.Cluster:
+		return fmt.Errorf("commander: reload: the cluster block changed: restart to apply")
+	case !slices.EqualFunc(cfg.Domains, c.cfg.Domains, func(a, b domains.Domain) bool { return a.Name == b.Name }):
+		return fmt.Errorf("commander: reload: the set of domains changed: restart to apply")
+	case !slices.EqualFunc(cfg.Apps(), c.cfg.Apps(), func(a, b domains.App) bool { return a.Name == b.Name }):
+		return fmt.Errorf("commander: reload: the set of apps changed: restart to apply")
+	case !slices.Equal(callMatrix(cfg), c.builder.calls):
+		return fmt.Errorf("commander: reload: dependencies between domains changed: restart to apply")
+	}
+	c.cfg, c.rules = cfg, NewRules(cfg)
+	for i, d := range cfg.Domains {
+		o := &c.builder.obs.Domains[i]
+		o.Priority, o.Weight, o.Floor, o.Ceiling = d.Priority, d.Weight, d.Floor, d.Ceiling
+		o.SLO, o.ErrorBudget = d.SLO.LatencyP99.Seconds(), d.SLO.ErrorBudget
+	}
+	if f, ok := c.policy.(*Forecast); ok {
+		f.ReserveMin = cfg.Commander.ReserveMin
+	}
+	select {
+	case c.reloaded <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+func (c *Commander) tick() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cfg.Commander.Tick
 }
 
 func copyAction(dst, src *Action) {

@@ -30,8 +30,8 @@ type Policy interface {
 // demand, scaled up to the forecast p80 at +15 min when that is higher, plus
 // headroom for forecast uncertainty. Floors are granted first, P0 first; then
 // tiers in priority order get their wants up to their ceilings, splitting a
-// shortfall within a tier by weight x want; what is left is spread in
-// proportion to want, and the rest is reserve.
+// shortfall within a tier by weight x want; what is left is reserve, held
+// back for uncertainty and for the next tick's surprises.
 type Forecast struct {
 	ReserveMin float64 // smallest reserve kept for uncertainty
 	want       []float64
@@ -94,19 +94,6 @@ func (p *Forecast) Decide(o *Observation, a *Action) string {
 			avail -= give
 		}
 		k = end
-	}
-	// Spread what is left in proportion to want, within ceilings.
-	if avail > 1e-9 {
-		total := 0.0
-		for i := range want {
-			total += want[i]
-		}
-		for i := range want {
-			if total > 0 {
-				give := math.Min(avail*want[i]/total, o.Domains[i].Ceiling-a.Shares[i])
-				a.Shares[i] += math.Max(0, give)
-			}
-		}
 	}
 	sum := 0.0
 	for _, s := range a.Shares {

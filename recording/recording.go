@@ -12,6 +12,7 @@ import (
 
 	"github.com/regimentd/regiment/commander"
 	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/reward"
 	"github.com/regimentd/regiment/soldier"
 	"github.com/regimentd/regiment/store"
 )
@@ -21,13 +22,17 @@ type Appender interface {
 	Append(step store.Step) error
 }
 
-// Commander records Commander ticks into episode id.
+// Ledger takes decision ledger entries: a store's AppendLedger.
+type Ledger func(e store.LedgerEntry) error
+
+// Commander records Commander ticks into episode id, and each directive into
+// the ledger.
 type Commander struct {
 	Episode string
 	Domains []string
 	Out     Appender
+	Ledger  Ledger      // may be nil
 	Err     func(error) // called when a step cannot be appended; may be nil
-	Reward  func(r commander.Record) map[string]float64
 }
 
 // Record implements commander.Recorder.
@@ -44,20 +49,31 @@ func (c *Commander) Record(r commander.Record) {
 	for _, g := range r.Guards {
 		step.Guards = append(step.Guards, store.Guard{Name: g.Name, Target: "share/" + c.Domains[g.Domain], Before: g.Before, After: g.After})
 	}
-	if c.Reward != nil {
-		step.Reward = c.Reward(r)
-	}
+	step.Reward = terms(r.Reward.AppendTerms(nil), r.Reward.Total)
 	if err := c.Out.Append(step); err != nil && c.Err != nil {
 		c.Err(fmt.Errorf("record commander step %d: %w", r.Seq, err))
 	}
+	if c.Ledger == nil {
+		return
+	}
+	for i, d := range c.Domains {
+		e := store.LedgerEntry{At: r.At, Domain: d, Kind: "directive", Detail: fmt.Sprintf("seq %d by %s: %s", r.Seq, r.Policy, r.Reason),
+			Values: map[string]float64{"share": r.Final.Shares[i], "proposed_share": r.Proposed.Shares[i], "urgency": r.Final.Urgency[i], "headroom": r.Final.Headroom[i]}}
+		if err := c.Ledger(e); err != nil && c.Err != nil {
+			c.Err(fmt.Errorf("record directive %d for %s: %w", r.Seq, d, err))
+		}
+	}
 }
 
-// Soldier records one domain's Soldier ticks into episode id.
+// Soldier records one domain's Soldier ticks into episode id, and each switch
+// into or out of fallback into the ledger.
 type Soldier struct {
-	Episode string
-	Out     Appender
-	Err     func(error)
-	Reward  func(r soldier.Record) map[string]float64
+	Episode  string
+	Out      Appender
+	Ledger   Ledger // may be nil
+	Err      func(error)
+	fallback bool
+	started  bool
 }
 
 // Record implements soldier.Recorder.
@@ -76,12 +92,22 @@ func (s *Soldier) Record(r soldier.Record) {
 	for _, g := range r.Guards {
 		step.Guards = append(step.Guards, store.Guard{Name: g.Name, Target: "replicas/" + g.App, Before: float64(g.Before), After: float64(g.After)})
 	}
-	if s.Reward != nil {
-		step.Reward = s.Reward(r)
-	}
+	step.Reward = terms(r.Reward.AppendTerms(nil), r.Reward.Total)
 	if err := s.Out.Append(step); err != nil && s.Err != nil {
 		s.Err(fmt.Errorf("record %s step %d: %w", r.Domain, r.Seq, err))
 	}
+	if s.Ledger != nil && (!s.started || r.Fallback != s.fallback) {
+		detail := "policy acts: " + r.Reason
+		if r.Fallback {
+			detail = "fallback acts: " + r.Reason
+		}
+		e := store.LedgerEntry{At: r.At, Domain: r.Domain, Kind: "fallback", Detail: detail,
+			Values: map[string]float64{"fallback": b2f(r.Fallback)}}
+		if err := s.Ledger(e); err != nil && s.Err != nil {
+			s.Err(fmt.Errorf("record %s fallback switch: %w", r.Domain, err))
+		}
+	}
+	s.started, s.fallback = true, r.Fallback
 }
 
 // CommanderEpisode describes a Commander episode for cfg.
@@ -94,6 +120,16 @@ func CommanderEpisode(id string, cfg *domains.Config, policy string) store.Episo
 func SoldierEpisode(id string, cfg *domains.Config, domain, policy string) store.Episode {
 	return store.Episode{ID: id, Level: "soldier", Domain: domain, Cluster: cfg.Cluster.Name, Policy: policy,
 		ObsLayout: soldier.Layout, ObsVersion: soldier.ObsVersion}
+}
+
+// terms is a per-term reward breakdown as stored, with the total.
+func terms(ts []reward.Term, total float64) map[string]float64 {
+	m := make(map[string]float64, len(ts)+1)
+	for _, t := range ts {
+		m[t.Name] = t.Value
+	}
+	m[reward.TotalName] = total
+	return m
 }
 
 func b2f(b bool) float64 {

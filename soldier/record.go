@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/regimentd/regiment/bus/wire"
+	"github.com/regimentd/regiment/reward"
 )
 
 // ObsVersion is the version of Layout; bump it when features change.
@@ -31,6 +32,7 @@ type Record struct {
 	Changes   []NamedChange  // writes made this tick
 	Guards    []NamedGuard
 	Outcome   Outcome
+	Reward    reward.SoldierBreakdown // of the outcome at this tick
 }
 
 // NamedChange is a write with the app's name.
@@ -75,9 +77,24 @@ func (s *Soldier) record(now time.Time, d wire.Directive, valid bool, r wire.Dom
 			Ready:  r.LivePods, Replicas: r.LivePods + r.StartingPods + r.PendingPods,
 		},
 	}
+	oscillations := 0
 	for _, w := range s.writes {
-		rec.Changes = append(rec.Changes, NamedChange{App: s.cfg.Apps[w.App].Name, Before: s.obs.Apps[w.App].Replicas, Replicas: w.Replicas})
+		before := s.obs.Apps[w.App].Replicas
+		rec.Changes = append(rec.Changes, NamedChange{App: s.cfg.Apps[w.App].Name, Before: before, Replicas: w.Replicas})
+		if w.Replicas < before && now.Sub(s.exec.lastUp[w.App]) < reward.OscillationWindow {
+			oscillations++
+		}
 	}
+	in := reward.SoldierInput{
+		P99: r.P99Seconds, SLO: s.cfg.SLO, ErrorRate: r.ErrorRate, ErrorBudget: s.cfg.ErrorBudget,
+		BudgetCores: r.BudgetCores, UsedCores: r.CoresUsed,
+		Oscillations: oscillations, Apps: len(s.cfg.Apps), Ready: r.LivePods, Replicas: rec.Outcome.Replicas,
+	}
+	if valid {
+		in.Intended, in.Actual = s.one[:1], s.two[:1]
+		in.Intended[0], in.Actual[0] = r.BudgetCores, r.CoresUsed
+	}
+	rec.Reward = reward.Soldier(in, s.weights)
 	for _, g := range s.guards {
 		rec.Guards = append(rec.Guards, NamedGuard{Name: g.Name, App: s.cfg.Apps[g.App].Name, Before: g.Before, After: g.After})
 	}

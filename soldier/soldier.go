@@ -10,6 +10,7 @@ import (
 
 	"github.com/regimentd/regiment/bus/wire"
 	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/reward"
 )
 
 // Observer reads the domain's telemetry into obs (whose Apps slice has one
@@ -81,6 +82,8 @@ type Soldier struct {
 	guards   []Guard
 	writes   []Change
 	scratch  []float64
+	weights  reward.SoldierWeights
+	one, two [1]float64 // alignment inputs, domain level
 }
 
 // New returns a Soldier for cfg acting through act, observing through obs,
@@ -99,6 +102,7 @@ func New(cfg Config, policy Policy, observer Observer, act Actuator, pub Publish
 		intake:   wire.Intake{Domain: cfg.Domain, MaxSkew: time.Minute},
 		rpsHist:  make([]float64, 0, hist),
 		proposed: make([]int32, n), baseline: make([]int32, n),
+		weights: reward.DefaultSoldierWeights(),
 	}
 }
 
