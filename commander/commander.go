@@ -68,7 +68,7 @@ func New(cfg *domains.Config, policy Policy, policyName string, pub Publisher, r
 	return &Commander{
 		cfg: cfg, policy: policy, name: policyName, rules: NewRules(cfg), builder: NewBuilder(cfg),
 		pub: pub, rec: rec, term: term, seq: seq0, proposed: NewAction(n), final: NewAction(n),
-		weights: reward.DefaultCommanderWeights(),
+		weights: reward.DefaultCommanderWeights(), reloaded: make(chan struct{}, 1),
 	}
 }
 

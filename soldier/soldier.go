@@ -62,6 +62,8 @@ func NewConfig(cfg *domains.Config, name string) (Config, error) {
 
 // Soldier runs one domain. New starts nothing; Run ticks until its context ends.
 type Soldier struct {
+	tickMu   sync.Mutex // held by Tick and Reload: cfg and exec change between ticks
+	reloaded chan struct{}
 	cfg      Config
 	policy   Policy
 	fallback Policy
@@ -133,6 +135,8 @@ type TickResult struct {
 // Tick runs one control step at now: observe, decide, execute, actuate,
 // report, record.
 func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
+	s.tickMu.Lock()
+	defer s.tickMu.Unlock()
 	if err := s.observer.Observe(ctx, &s.obs); err != nil {
 		return TickResult{}, fmt.Errorf("observe: %w", err)
 	}
@@ -189,13 +193,20 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 
 // Run ticks every Soldier tick until ctx ends; clock gives the time. onTick,
 // if not nil, sees every tick's result or error.
+// A Reload that changes the tick resets the ticker.
 func (s *Soldier) Run(ctx context.Context, clock func() time.Time, onTick func(TickResult, error)) error {
-	t := time.NewTicker(s.cfg.Soldier.Tick)
+	tick := s.tick()
+	t := time.NewTicker(tick)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-s.reloaded:
+			if d := s.tick(); d != tick {
+				tick = d
+				t.Reset(d)
+			}
 		case <-t.C:
 			res, err := s.Tick(ctx, clock())
 			if onTick != nil {
@@ -203,6 +214,47 @@ func (s *Soldier) Run(ctx context.Context, clock func() time.Time, onTick func(T
 			}
 		}
 	}
+}
+
+// Reload applies the domain's settings in cfg from the next tick on: the
+// executor's rules (overage_cap, scale_down_cooldown, error_rate_veto,
+// max_writes_per_tick), target_utilisation, mode, tick, the domain's SLO and
+// its apps' replica bounds and sizes. It refuses, changing nothing, a cfg
+// without the domain or whose cluster name, set of apps, policy or actuation
+// differ: those need a restart. cfg must be validated. Safe for concurrent
+// use with Tick and Run.
+func (s *Soldier) Reload(cfg *domains.Config) error {
+	s.tickMu.Lock()
+	defer s.tickMu.Unlock()
+	next, err := NewConfig(cfg, s.cfg.Domain)
+	switch {
+	case err != nil:
+		return fmt.Errorf("soldier: reload: domain %q is not in the new config: restart to apply", s.cfg.Domain)
+	case next.Cluster != s.cfg.Cluster:
+		return fmt.Errorf("soldier: reload: the cluster name changed: restart to apply")
+	case !slices.EqualFunc(next.Apps, s.cfg.Apps, func(a, b App) bool { return a.Name == b.Name }):
+		return fmt.Errorf("soldier: reload: the set of apps of %s changed: restart to apply", s.cfg.Domain)
+	case next.Policy != s.cfg.Policy:
+		return fmt.Errorf("soldier: reload: the policy changed: restart to apply")
+	case next.Soldier.Actuation != s.cfg.Soldier.Actuation:
+		return fmt.Errorf("soldier: reload: the actuation changed: restart to apply")
+	}
+	s.cfg = next
+	s.exec.cfg = ExecutorConfig{
+		OverageCap: next.Soldier.OverageCap, ScaleDownCooldown: next.Soldier.ScaleDownCooldown,
+		ErrorRateVeto: next.Soldier.ErrorRateVeto, MaxWritesPerTick: next.Soldier.MaxWritesPerTick,
+	}
+	select {
+	case s.reloaded <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+func (s *Soldier) tick() time.Duration {
+	s.tickMu.Lock()
+	defer s.tickMu.Unlock()
+	return s.cfg.Soldier.Tick
 }
 
 func (s *Soldier) report(now time.Time, d wire.Directive, valid bool, demand float64, mode domains.Mode, fallback bool) wire.DomainReport {
