@@ -1,0 +1,126 @@
+package soldier
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/regimentd/regiment/bus/wire"
+	"github.com/regimentd/regiment/domains"
+)
+
+// fakeCluster is a hand-written Observer and Actuator over fixed telemetry.
+type fakeCluster struct {
+	obs     []AppObservation
+	applied [][]Change
+}
+
+func (f *fakeCluster) Observe(_ context.Context, o *Observation) error {
+	copy(o.Apps, f.obs)
+	return nil
+}
+
+func (f *fakeCluster) Apply(_ context.Context, ch []Change) error {
+	f.applied = append(f.applied, append([]Change(nil), ch...))
+	for _, c := range ch {
+		f.obs[c.App].Replicas = c.Replicas
+	}
+	return nil
+}
+
+type reports struct{ got []wire.DomainReport }
+
+func (r *reports) PublishReport(_ context.Context, rep wire.DomainReport) error {
+	r.got = append(r.got, rep)
+	return nil
+}
+
+type records struct{ got []Record }
+
+func (r *records) Record(rec Record) { r.got = append(r.got, rec) }
+
+func newTestSoldier(mode domains.Mode) (*Soldier, *fakeCluster, *reports, *records) {
+	cfg := Config{
+		Cluster: "c", Domain: "d", SLO: 0.2, ErrorBudget: 0.001, Policy: "proportional",
+		Apps: []App{{Index: 0, Name: "d/a", CPU: 1, Min: 1, Max: 50, Capacity: 100}, {Index: 1, Name: "d/b", CPU: 1, Min: 1, Max: 50, Capacity: 100}},
+		Soldier: domains.Soldier{Tick: 10 * time.Second, OverageCap: 0.1, ScaleDownCooldown: 5 * time.Minute,
+			Mode: mode, TargetUtilisation: 0.7, ErrorRateVeto: 0.01},
+	}
+	fc := &fakeCluster{obs: []AppObservation{{RPS: 1400, P99: 0.05, Ready: 4, Replicas: 4}, {RPS: 1400, P99: 0.05, Ready: 4, Replicas: 4}}}
+	rep, rec := &reports{}, &records{}
+	return New(cfg, &Proportional{}, fc, fc, rep, rec), fc, rep, rec
+}
+
+func directive(seq uint64, cores float64, at time.Time) wire.Directive {
+	return wire.Directive{Version: wire.Version, Cluster: "c", Domain: "d", Term: 1, Seq: seq, IssuedAt: at,
+		TTL: wire.Duration(3 * time.Minute), Share: 0.1, Cores: cores, Policy: "test"}
+}
+
+func TestTickActsWithinTheBudget(t *testing.T) {
+	s, fc, rep, rec := newTestSoldier(domains.ModeActive)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if ok, why := s.OnDirective(directive(1, 30, now), now); !ok {
+		t.Fatalf("directive rejected: %s", why)
+	}
+	res, err := s.Tick(context.Background(), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1400 rps at 100/replica and 70% wants 20 replicas each: 40 cores, budget 30 x 1.1.
+	got := fc.obs[0].Replicas + fc.obs[1].Replicas
+	if res.Fallback || got > 33 || got < 28 {
+		t.Fatalf("replicas %d (fallback %v), want about the 30-core budget", got, res.Fallback)
+	}
+	if len(rep.got) != 1 || rep.got[0].BudgetCores != 30 || rep.got[0].DemandCores != 40 || rep.got[0].DirectiveSeq != 1 {
+		t.Fatalf("report %+v", rep.got)
+	}
+	if len(rec.got) != 1 || len(rec.got[0].Changes) != 2 || rec.got[0].Reward.Total == 0 {
+		t.Fatalf("record %+v", rec.got)
+	}
+}
+
+func TestStaleDirectiveFallsBackAndReplayIsRejected(t *testing.T) {
+	s, fc, _, _ := newTestSoldier(domains.ModeActive)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s.OnDirective(directive(2, 10, now), now)
+	if ok, why := s.OnDirective(directive(2, 99, now), now); ok || why != wire.RejectReplayed {
+		t.Fatalf("replayed directive: ok %v reason %q", ok, why)
+	}
+	if ok, why := s.OnDirective(directive(1, 99, now), now); ok || why != wire.RejectReplayed {
+		t.Fatalf("older directive: ok %v reason %q", ok, why)
+	}
+	if d, _ := s.Directive(); d.Cores != 10 {
+		t.Fatalf("last good directive lost: cores %v", d.Cores)
+	}
+	// Past the ttl the budget no longer binds: the fallback sizes for demand.
+	res, err := s.Tick(context.Background(), now.Add(4*time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Fallback || fc.obs[0].Replicas != 20 {
+		t.Fatalf("stale directive: fallback %v, replicas %d; want fallback sizing 20", res.Fallback, fc.obs[0].Replicas)
+	}
+}
+
+func TestShadowModeRecordsPolicyButBaselineActs(t *testing.T) {
+	s, fc, rep, _ := newTestSoldier(domains.ModeShadow)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s.OnDirective(directive(1, 10, now), now) // a tight budget the policy would obey
+	if _, err := s.Tick(context.Background(), now); err != nil {
+		t.Fatal(err)
+	}
+	if fc.obs[0].Replicas != 20 || rep.got[0].Mode != wire.ModeShadow {
+		t.Fatalf("shadow: replicas %d mode %q; want the baseline's 20 and mode shadow", fc.obs[0].Replicas, rep.got[0].Mode)
+	}
+}
+
+func TestOffModeWritesNothing(t *testing.T) {
+	s, fc, rep, _ := newTestSoldier(domains.ModeOff)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if _, err := s.Tick(context.Background(), now); err != nil {
+		t.Fatal(err)
+	}
+	if len(fc.applied) != 0 || len(rep.got) != 1 {
+		t.Fatalf("mode off: %d writes, %d reports; want none and one", len(fc.applied), len(rep.got))
+	}
+}
