@@ -92,7 +92,7 @@ type Soldier struct {
 // reporting through pub and recording through rec (rec may be nil).
 func New(cfg Config, policy Policy, observer Observer, act Actuator, pub Publisher, rec Recorder) *Soldier {
 	n := len(cfg.Apps)
-	hist := int(15 * time.Minute / max(cfg.Soldier.Tick, time.Second))
+	hist := max(1, int(15*time.Minute/max(cfg.Soldier.Tick, time.Second))) // ticks over 15m keep one
 	return &Soldier{
 		cfg: cfg, policy: policy, fallback: &Proportional{},
 		exec: NewExecutor(ExecutorConfig{
@@ -104,7 +104,7 @@ func New(cfg Config, policy Policy, observer Observer, act Actuator, pub Publish
 		intake:   wire.Intake{Domain: cfg.Domain, MaxSkew: time.Minute},
 		rpsHist:  make([]float64, 0, hist),
 		proposed: make([]int32, n), baseline: make([]int32, n),
-		weights: reward.DefaultSoldierWeights(),
+		weights: reward.DefaultSoldierWeights(), reloaded: make(chan struct{}, 1),
 	}
 }
 
