@@ -10,6 +10,7 @@ import (
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/sim"
+	"github.com/regimentd/regiment/simcluster"
 	"github.com/regimentd/regiment/sim/trace"
 )
 
@@ -43,13 +44,15 @@ func loadWorld(configPath, scenarioPath string) (*world, error) {
 func (w *world) newSim() (*sim.Sim, error) { return sim.New(w.cfg, w.sc, w.traces) }
 
 // policyNames lists the policies `sim` knows, for --help and errors.
-const policyNames = "static"
+const policyNames = "regiment, static"
 
 // newPolicy builds the named sim policy for s.
 func (w *world) newPolicy(name string, s *sim.Sim) (sim.Policy, error) {
 	switch name {
 	case "static":
 		return baseline.NewStatic(w.cfg.Apps(), w.cfg.Soldier.TargetUtilisation, s), nil
+	case "regiment":
+		return simcluster.NewPolicy(w.cfg, nil, nil)
 	}
 	return nil, fmt.Errorf("unknown policy %q (known: %s)", name, policyNames)
 }

@@ -1,0 +1,135 @@
+package simcluster
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/regimentd/regiment/bus/wire"
+	"github.com/regimentd/regiment/commander"
+	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/sim"
+	"github.com/regimentd/regiment/soldier"
+)
+
+// Policy is Regiment itself, the Commander and one Soldier per domain, as a
+// sim.Policy: the same cores as the daemons, with directives and reports
+// handed over in memory instead of over NATS. Evaluation and training use it
+// to run Regiment on the same traffic as the baselines, fast and
+// deterministically.
+type Policy struct {
+	cfg      *domains.Config
+	cmd      *commander.Commander
+	soldiers []*soldier.Soldier
+	views    []*view
+	ratio    int // Soldier ticks per Commander tick
+	tick     int
+	err      error
+}
+
+// NewPolicy builds Regiment's hierarchy for cfg with its configured policies.
+// rec and srec, when not nil, record the Commander's and each domain's
+// Soldier's steps.
+func NewPolicy(cfg *domains.Config, rec commander.Recorder, srec func(domain string) soldier.Recorder) (*Policy, error) {
+	p := &Policy{cfg: cfg, ratio: max(1, int(cfg.Commander.Tick/cfg.Soldier.Tick))}
+	first, count := make([]int, len(cfg.Domains)), make([]int, len(cfg.Domains))
+	for i := range first {
+		first[i] = -1
+	}
+	for _, a := range cfg.Apps() {
+		if first[a.Domain] < 0 {
+			first[a.Domain] = a.ID
+		}
+		count[a.Domain]++
+	}
+	pub := &handover{p: p}
+	p.cmd = commander.New(cfg, &commander.Forecast{ReserveMin: cfg.Commander.ReserveMin}, cfg.Commander.Policy, pub, rec, 1, 0)
+	for i, d := range cfg.Domains {
+		scfg, err := soldier.NewConfig(cfg, d.Name)
+		if err != nil {
+			return nil, err
+		}
+		v := &view{di: i, first: first[i], n: count[i]}
+		var r soldier.Recorder
+		if srec != nil {
+			r = srec(d.Name)
+		}
+		p.views = append(p.views, v)
+		p.soldiers = append(p.soldiers, soldier.New(scfg, &soldier.Proportional{}, v, v, pub, r))
+	}
+	return p, nil
+}
+
+// Err is the first error a tick met; a policy that erred stops acting.
+func (p *Policy) Err() error { return p.err }
+
+// Decide implements sim.Policy: the Commander ticks when due, then every
+// Soldier observes t and writes its domain's targets.
+func (p *Policy) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
+	if p.err != nil {
+		return
+	}
+	ctx := context.Background()
+	if p.tick%p.ratio == 0 {
+		if _, err := p.cmd.Tick(ctx, now); err != nil {
+			p.err = fmt.Errorf("commander tick: %w", err)
+			return
+		}
+	}
+	p.tick++
+	for i, s := range p.soldiers {
+		p.views[i].t, p.views[i].targets = t, targets
+		if _, err := s.Tick(ctx, now); err != nil {
+			p.err = fmt.Errorf("soldier %s tick: %w", p.cfg.Domains[i].Name, err)
+			return
+		}
+	}
+}
+
+// handover delivers directives to the Soldiers and reports to the Commander.
+type handover struct{ p *Policy }
+
+func (h *handover) PublishDirective(_ context.Context, d wire.Directive) error {
+	di := h.p.cfg.Domain(d.Domain)
+	if di < 0 {
+		return fmt.Errorf("directive for unknown domain %q", d.Domain)
+	}
+	if ok, why := h.p.soldiers[di].OnDirective(d, d.IssuedAt); !ok {
+		return fmt.Errorf("directive %d for %s rejected: %s", d.Seq, d.Domain, why)
+	}
+	return nil
+}
+
+func (h *handover) PublishAllocation(context.Context, wire.Allocation) error { return nil }
+
+func (h *handover) PublishReport(_ context.Context, r wire.DomainReport) error {
+	if !h.p.cmd.OnReport(r) {
+		return fmt.Errorf("report for unknown domain %q", r.Domain)
+	}
+	return nil
+}
+
+// view is one domain's Observer and Actuator over the telemetry and targets
+// of the current Decide call.
+type view struct {
+	di, first, n int
+	t            *sim.Telemetry
+	targets      []int32
+}
+
+func (v *view) Observe(_ context.Context, obs *soldier.Observation) error {
+	for i := range v.n {
+		a := &v.t.Apps[v.first+i]
+		obs.Apps[i] = soldier.AppObservation{RPS: a.RPS, P99: a.P99, ErrorRate: a.ErrorRate, CPUUtil: a.CPUUtil,
+			Ready: a.Ready, Starting: a.Starting, Pending: a.Pending, Replicas: v.targets[v.first+i]}
+	}
+	obs.P99, obs.ErrorRate = v.t.Domains[v.di].P99, v.t.Domains[v.di].ErrorRate
+	return nil
+}
+
+func (v *view) Apply(_ context.Context, changes []soldier.Change) error {
+	for _, c := range changes {
+		v.targets[v.first+c.App] = c.Replicas
+	}
+	return nil
+}
