@@ -10,8 +10,8 @@ import (
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/sim"
-	"github.com/regimentd/regiment/simcluster"
 	"github.com/regimentd/regiment/sim/trace"
+	"github.com/regimentd/regiment/simcluster"
 )
 
 // world is a loaded config and scenario with their traces: everything a
