@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/regimentd/regiment/baseline"
@@ -44,17 +45,18 @@ func loadWorld(configPath, scenarioPath string) (*world, error) {
 func (w *world) newSim() (*sim.Sim, error) { return sim.New(w.cfg, w.sc, w.traces) }
 
 // policyNames lists the policies `sim` knows, for --help and errors.
-const policyNames = "regiment, static"
+var policyNames = "regiment, " + strings.Join(baseline.Names, ", ")
 
 // newPolicy builds the named sim policy for s.
 func (w *world) newPolicy(name string, s *sim.Sim) (sim.Policy, error) {
-	switch name {
-	case "static":
-		return baseline.NewStatic(w.cfg.Apps(), w.cfg.Soldier.TargetUtilisation, s), nil
-	case "regiment":
+	if name == "regiment" {
 		return simcluster.NewPolicy(w.cfg, nil, nil)
 	}
-	return nil, fmt.Errorf("unknown policy %q (known: %s)", name, policyNames)
+	p, err := baseline.New(name, w.cfg, s)
+	if err != nil {
+		return nil, fmt.Errorf("unknown policy %q (known: %s)", name, policyNames)
+	}
+	return p, nil
 }
 
 // progress draws a live progress line on a terminal, at most every 200 ms.
