@@ -52,11 +52,16 @@ type Config struct {
 	// in (0, 1]. Default 0.005.
 	SmoothingBeta float64
 
-	// Residuals is how many past forecast residuals are kept per horizon and
-	// time-of-day slice (seasonal model) and per horizon (fallback model):
-	// the calibration window. Between 1 and 65536. Default 720 (three days
-	// of one 4-hour slice at one step per minute).
+	// Residuals is how many past forecast residuals of the seasonal model are
+	// kept per horizon and time-of-day slice: its calibration window. Between
+	// 1 and 65536. Default 720 (three days of one 4-hour slice at one step
+	// per minute).
 	Residuals int
+	// SmoothingResiduals is how many past residuals of the fallback model
+	// are kept per horizon: its calibration window, short because the
+	// fallback serves while history is short. Between 1 and 65536. Default
+	// 240 (four hours at one step per minute).
+	SmoothingResiduals int
 	// MinResiduals is how many residuals a slice needs before the seasonal
 	// model's quantiles are used for it; until then the fallback answers.
 	// Between 1 and Residuals. Default 60.
@@ -71,19 +76,20 @@ type Config struct {
 // BaseAlpha is 0, derived from Step and Period by WithDefaults.
 func DefaultConfig() Config {
 	return Config{
-		Step:           time.Minute,
-		Period:         24 * time.Hour,
-		Horizons:       [NumHorizons]time.Duration{5 * time.Minute, 15 * time.Minute, 30 * time.Minute},
-		Alpha:          0.2,
-		Beta:           0.01,
-		Gamma:          0.1,
-		Phi:            0.97,
-		SeasonWindow:   7,
-		SmoothingAlpha: 0.1,
-		SmoothingBeta:  0.005,
-		Residuals:      720,
-		MinResiduals:   60,
-		Offset:         1,
+		Step:               time.Minute,
+		Period:             24 * time.Hour,
+		Horizons:           [NumHorizons]time.Duration{5 * time.Minute, 15 * time.Minute, 30 * time.Minute},
+		Alpha:              0.2,
+		Beta:               0.01,
+		Gamma:              0.1,
+		Phi:                0.97,
+		SeasonWindow:       7,
+		SmoothingAlpha:     0.1,
+		SmoothingBeta:      0.005,
+		Residuals:          720,
+		SmoothingResiduals: 240,
+		MinResiduals:       60,
+		Offset:             1,
 	}
 }
 
@@ -121,6 +127,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.Residuals == 0 {
 		c.Residuals = d.Residuals
+	}
+	if c.SmoothingResiduals == 0 {
+		c.SmoothingResiduals = d.SmoothingResiduals
 	}
 	if c.MinResiduals == 0 {
 		c.MinResiduals = min(d.MinResiduals, c.Residuals)
@@ -170,6 +179,9 @@ func (c Config) Validate() error {
 	}
 	if c.Residuals < 1 || c.Residuals > 1<<16 {
 		bad("residuals %d: want between 1 and 65536", c.Residuals)
+	}
+	if c.SmoothingResiduals < 1 || c.SmoothingResiduals > 1<<16 {
+		bad("smoothing residuals %d: want between 1 and 65536", c.SmoothingResiduals)
 	}
 	if c.MinResiduals < 1 || c.MinResiduals > c.Residuals {
 		bad("min residuals %d: want between 1 and residuals (%d)", c.MinResiduals, c.Residuals)

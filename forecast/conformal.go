@@ -1,17 +1,14 @@
 package forecast
 
-import (
-	"math"
-	"slices"
-)
+import "math"
 
 // residuals is a calibration set: the last cap(ring) signed residuals
 // x - xhat of one model at one horizon (and, for the seasonal model, one
 // time-of-day slice), kept both in arrival order (to evict the oldest) and
-// sorted (to read quantiles in O(1)). Adding costs two binary searches and
-// two memmoves of at most cap elements; nothing allocates after New.
+// sorted (to read quantiles in O(1)). Adding costs two binary searches and a
+// memmove of at most cap elements; nothing allocates after New.
 type residuals struct {
-	ring   []float64 // arrival order; ring[next] is the oldest once full
+	ring   []float64 // arrival order; while filling, ring[:len(sorted)]; once full, ring[next] is the oldest
 	sorted []float64 // the same values, ascending; len is the count held
 	next   int
 }
@@ -24,25 +21,48 @@ func newResiduals(buf []float64, n int) residuals {
 
 func (r *residuals) len() int { return len(r.sorted) }
 
-// add records residual v, evicting the oldest when full.
+// add records residual v, evicting the oldest when full. When full, the
+// values between the evicted one's position and v's move by one place, in a
+// single memmove.
 func (r *residuals) add(v float64) {
-	if len(r.sorted) == len(r.ring) {
-		old := r.ring[r.next]
-		i, _ := slices.BinarySearch(r.sorted, old)
-		n := len(r.sorted)
-		copy(r.sorted[i:], r.sorted[i+1:])
-		r.sorted = r.sorted[:n-1]
+	n := len(r.sorted)
+	if n < len(r.ring) {
+		r.ring[n] = v
+		j := search(r.sorted, v)
+		r.sorted = r.sorted[:n+1] // within capacity
+		copy(r.sorted[j+1:], r.sorted[j:n])
+		r.sorted[j] = v
+		return
 	}
+	old := r.ring[r.next]
 	r.ring[r.next] = v
 	r.next++
-	if r.next == len(r.ring) {
+	if r.next == n {
 		r.next = 0
 	}
-	i, _ := slices.BinarySearch(r.sorted, v)
-	n := len(r.sorted)
-	r.sorted = r.sorted[:n+1] // within capacity
-	copy(r.sorted[i+1:], r.sorted[i:n])
-	r.sorted[i] = v
+	i, j := search(r.sorted, old), search(r.sorted, v) // sorted[i] == old
+	if j > i {
+		copy(r.sorted[i:j-1], r.sorted[i+1:j])
+		r.sorted[j-1] = v
+	} else {
+		copy(r.sorted[j+1:i+1], r.sorted[j:i])
+		r.sorted[j] = v
+	}
+}
+
+// search returns the first index i of the ascending s with s[i] >= v, or
+// len(s).
+func search(s []float64, v float64) int {
+	lo, hi := 0, len(s)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if s[mid] < v {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // reset forgets every residual.

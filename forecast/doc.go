@@ -39,8 +39,8 @@
 // each quantile separately: P50 is the point forecast plus the median
 // residual. The guarantee assumes the recent residuals are exchangeable with
 // the next; after a change of regime the quantiles are off until the ring
-// has turned over (720 residuals: three days of a slice by default, twelve
-// hours for the fallback).
+// has turned over (by default 720 residuals, three days of a slice, for the
+// seasonal model and 240, four hours, for the fallback).
 //
 // # Invariants
 //
@@ -52,10 +52,11 @@
 //     counted from the Unix epoch. Time of day (the profile's phase and the
 //     calibration slice) is the step's position in Config.Period from the
 //     epoch: for the default 24 h period, UTC time of day.
-//   - Memory is fixed by New: two profiles of Period/Step values, one pending
-//     ring per model and horizon, and 3*(1+Slices) residual rings of
-//     2*Residuals values (about 220 KiB per Forecaster by default). Observe
-//     and Forecast do not allocate.
+//   - Memory is fixed by New: three arrays of Period/Step values (profile,
+//     first-day history, scratch), one ring of pending forecasts per model
+//     and horizon, and 3 fallback and 3*Slices seasonal residual rings of
+//     2*SmoothingResiduals and 2*Residuals values: about 250 KiB per
+//     Forecaster by default. Observe and Forecast do not allocate.
 //
 // # Evaluation
 //

@@ -3,6 +3,7 @@ package forecast
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -98,7 +99,8 @@ func Evaluate(series []float64, step time.Duration, start time.Time, warmup int)
 	return EvaluateConfig(cfg, series, start, warmup)
 }
 
-// EvaluateConfig replays series through New(cfg): series[i] is observed at
+// EvaluateConfig replays series, whose values must be finite and >= 0,
+// through New(cfg): series[i] is observed at
 // start + i*cfg.Step, and after each observation a Forecast is taken at that
 // time. Forecasts taken after observing series[warmup] or later are scored
 // against the actual at each horizon's target step, when that step is within
@@ -111,13 +113,10 @@ func EvaluateConfig(cfg Config, series []float64, start time.Time, warmup int) R
 
 	// The floor needs the mean of the actuals that will be scored: those from
 	// the first target step on.
-	first := warmup + int(cfg.Horizons[0]/cfg.Step)
-	for _, h := range cfg.Horizons {
-		first = min(first, warmup+int(h/cfg.Step))
-	}
+	first := max(warmup, 0) + slices.Min(f.ahead[:])
 	var sum float64
 	var n int
-	for i := max(first, 0); i < len(series); i++ {
+	for i := first; i < len(series); i++ {
 		sum += series[i]
 		n++
 	}
@@ -127,7 +126,7 @@ func EvaluateConfig(cfg Config, series []float64, start time.Time, warmup int) R
 	}
 
 	var seasonal int
-	issued := make([]Forecast, len(f.pending[0][0])) // by issue step mod len
+	issued := make([]Forecast, slices.Max(f.ahead[:])+1) // by issue step mod len
 	for i, y := range series {
 		at := start.Add(time.Duration(i) * cfg.Step)
 		for h, n := range f.ahead {
@@ -193,9 +192,11 @@ func fmtDuration(d time.Duration) string {
 		return "0"
 	}
 	s := d.String()
-	s = strings.TrimSuffix(s, "0s")
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
 	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
+		s = s[:len(s)-2]
 	}
 	return s
 }

@@ -89,6 +89,7 @@ type Forecaster struct {
 	stepSec int64
 	period  int                     // steps per period
 	ahead   [NumHorizons]int        // horizons in steps
+	reach   [NumHorizons]float64    // phiSum(Phi, ahead[h])
 	pending [2][NumHorizons][]point // by model (0 fallback, 1 seasonal), by target step mod len
 
 	started bool
@@ -120,6 +121,7 @@ func New(cfg Config) *Forecaster {
 	maxAhead := 0
 	for i, h := range cfg.Horizons {
 		f.ahead[i] = int(h / cfg.Step)
+		f.reach[i] = phiSum(cfg.Phi, f.ahead[i])
 		maxAhead = max(maxAhead, f.ahead[i])
 	}
 	points := make([]point, 2*NumHorizons*(maxAhead+1))
@@ -128,7 +130,7 @@ func New(cfg Config) *Forecaster {
 			f.pending[m][h], points = points[:maxAhead+1:maxAhead+1], points[maxAhead+1:]
 		}
 	}
-	floats := make([]float64, 3*f.period+2*cfg.Residuals*NumHorizons*(1+Slices))
+	floats := make([]float64, 3*f.period+2*NumHorizons*(cfg.SmoothingResiduals+Slices*cfg.Residuals))
 	take := func(n int) []float64 {
 		s := floats[:n:n]
 		floats = floats[n:]
@@ -141,7 +143,7 @@ func New(cfg Config) *Forecaster {
 		baseAlpha: cfg.BaseAlpha, window: cfg.SeasonWindow, season: take(f.period),
 	}
 	for h := range NumHorizons {
-		f.holtRes[h] = newResiduals(take(2*cfg.Residuals), cfg.Residuals)
+		f.holtRes[h] = newResiduals(take(2*cfg.SmoothingResiduals), cfg.SmoothingResiduals)
 		for s := range Slices {
 			f.seasonalRes[s][h] = newResiduals(take(2*cfg.Residuals), cfg.Residuals)
 		}
@@ -178,10 +180,10 @@ func (f *Forecaster) Reset() {
 // The observation belongs to the step nearest to at. An observation for a
 // step at or before the last observed one is dropped (duplicates, reordered
 // ticks), as is a NaN or infinite value; a negative value counts as 0. Steps
-// skipped since the last observation are filled with the models' own
-// one-step forecasts (an update with zero error, so the state just moves
-// along its trend) and calibrate nothing. A gap of a whole period or more
-// resets the Forecaster first.
+// skipped since the last observation are coasted over: both models move
+// along their damped trends as if the step had been observed exactly as
+// forecast, the profile is untouched and nothing is calibrated. A gap of a
+// whole period or more resets the Forecaster first.
 func (f *Forecaster) Observe(at time.Time, rps float64) {
 	if math.IsNaN(rps) || math.IsInf(rps, 0) {
 		return
@@ -218,25 +220,25 @@ func (f *Forecaster) observe(k int64, x float64) {
 	f.advance(k, p, x)
 	for h, n := range f.ahead {
 		t := k + int64(n)
-		f.pending[0][h][mod(t, len(f.pending[0][h]))] = point{t, f.holt.predict(n)}
+		f.pending[0][h][mod(t, len(f.pending[0][h]))] = point{t, f.holt.predict(f.reach[h])}
 		if f.seasonal.ready {
-			f.pending[1][h][mod(t, len(f.pending[1][h]))] = point{t, f.seasonal.predict(n, f.phase(t))}
+			f.pending[1][h][mod(t, len(f.pending[1][h]))] = point{t, f.seasonal.predict(f.reach[h], f.phase(t))}
 		}
 	}
 }
 
-// impute moves both models over a step that was not observed.
+// impute moves both models over a step that was not observed. Until the
+// seasonal model is ready, the fallback's forecast stands in for the
+// observation in the history it will start from.
 func (f *Forecaster) impute(k int64) {
-	p := f.phase(k)
 	if f.seasonal.ready {
-		f.seasonal.update(f.seasonal.predict(1, p), p)
-	}
-	x := f.holt.predict(1)
-	f.holt.update(x)
-	if !f.seasonal.ready {
-		f.history[p] = x
+		f.seasonal.coast()
+	} else {
+		p := f.phase(k)
+		f.history[p] = f.holt.predict(f.cfg.Phi)
 		f.count(p)
 	}
+	f.holt.coast()
 	f.last = k
 }
 
@@ -281,13 +283,17 @@ func (f *Forecaster) Forecast(at time.Time) Forecast {
 	for h, n := range f.ahead {
 		ahead := int(min(d+int64(n), math.MaxInt32))
 		q := f.phase(f.last + int64(ahead))
+		reach := f.reach[h]
+		if d > 0 {
+			reach = phiSum(f.cfg.Phi, ahead)
+		}
 		var x float64
 		res := &f.holtRes[h]
 		fc.Model[h] = ModelSmoothing
 		if r := &f.seasonalRes[f.sliceOf(q)][h]; f.seasonal.ready && r.len() >= f.cfg.MinResiduals {
-			x, res, fc.Model[h] = f.seasonal.predict(ahead, q), r, ModelSeasonal
+			x, res, fc.Model[h] = f.seasonal.predict(reach, q), r, ModelSeasonal
 		} else {
-			x = f.holt.predict(ahead)
+			x = f.holt.predict(reach)
 		}
 		fc.Residuals[h] = res.len()
 		fc.P10[h] = f.demand(x + res.quantile(q10))

@@ -45,11 +45,22 @@ func (m *holt) update(x float64) {
 	m.trend = m.beta*(m.level-prev) + (1-m.beta)*m.phi*m.trend
 }
 
-// predict returns the forecast h >= 1 steps ahead:
+// coast moves the state over a step without an observation: the update
+// with a zero error, x_t = l_{t-1} + phi*b_{t-1}.
+//
+//	l_t = l_{t-1} + phi*b_{t-1}
+//	b_t = phi*b_{t-1}
+func (m *holt) coast() {
+	m.level += m.phi * m.trend
+	m.trend *= m.phi
+}
+
+// predict returns the forecast h >= 1 steps ahead, given
+// reach = phiSum(phi, h):
 //
 //	x_{t+h|t} = l_t + (phi + ... + phi^h)*b_t
-func (m *holt) predict(h int) float64 {
-	return m.level + phiSum(m.phi, h)*m.trend
+func (m *holt) predict(reach float64) float64 {
+	return m.level + reach*m.trend
 }
 
 // seasonal is Holt-Winters' additive method with a damped trend, on a
@@ -163,9 +174,21 @@ func (m *seasonal) update(x float64, p int) {
 	}
 }
 
-// predict returns the forecast h >= 1 steps ahead, at phase q:
+// coast moves the state over a step without an observation: level and trend
+// as for an observation equal to the forecast (a zero error), the profile and
+// its reference level unchanged.
+//
+//	l_t = l_{t-1} + phi*b_{t-1}
+//	b_t = phi*b_{t-1}
+func (m *seasonal) coast() {
+	m.level += m.phi * m.trend
+	m.trend *= m.phi
+}
+
+// predict returns the forecast h >= 1 steps ahead, at phase q, given
+// reach = phiSum(phi, h):
 //
 //	x_{t+h|t} = l_t + (phi + ... + phi^h)*b_t + s_q
-func (m *seasonal) predict(h, q int) float64 {
-	return m.level + phiSum(m.phi, h)*m.trend + m.season[q]
+func (m *seasonal) predict(reach float64, q int) float64 {
+	return m.level + reach*m.trend + m.season[q]
 }
