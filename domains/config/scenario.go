@@ -14,11 +14,18 @@ import (
 // LoadScenarioFile reads, decodes and validates the scenario at path against
 // cfg. See ParseScenario.
 func LoadScenarioFile(path string, cfg *domains.Config) (*domains.Scenario, error) {
+	return loadScenario(path, cfg, 0)
+}
+
+// maxExtends bounds a chain of scenarios extending each other (and so cycles).
+const maxExtends = 8
+
+func loadScenario(path string, cfg *domains.Config, depth int) (*domains.Scenario, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("load scenario: %w", err)
 	}
-	return ParseScenario(src, path, cfg)
+	return parseScenario(src, path, cfg, depth)
 }
 
 // ParseScenario decodes and validates a scenario; filename names it in
@@ -28,7 +35,16 @@ func LoadScenarioFile(path string, cfg *domains.Config) (*domains.Scenario, erro
 // cfg unless cfg is nil. Defaults are applied to the returned scenario. If
 // anything is wrong it returns a nil scenario and a Diagnostics error listing
 // every problem.
+//
+// A scenario may extend another (extends = "diurnal.hcl", relative to its own
+// file): it starts from the base's start, duration, seed, noise, traffic and
+// events; its own settings override the base's, its traffic blocks replace
+// the base's for the same domain, and its events are added to the base's.
 func ParseScenario(src []byte, filename string, cfg *domains.Config) (*domains.Scenario, error) {
+	return parseScenario(src, filename, cfg, 0)
+}
+
+func parseScenario(src []byte, filename string, cfg *domains.Config, depth int) (*domains.Scenario, error) {
 	var ds Diagnostics
 	body, ok := parseHCL(src, filename, &ds)
 	if !ok {
@@ -41,10 +57,64 @@ func ParseScenario(src []byte, filename string, cfg *domains.Config) (*domains.S
 	if h.Scenario.Def != (hcl.Range{}) {
 		validateScenario(s, &h.Scenario, cfg, &ds)
 	}
+	if ext := h.Scenario.Extends; ext.ok() && ds.err() == nil {
+		path := ext.V
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(filepath.Dir(filename), path)
+		}
+		if depth >= maxExtends {
+			ds.add(ext.Range, "Invalid extends", "more than %d scenarios extend each other; is there a cycle?", maxExtends)
+			return nil, ds.err()
+		}
+		base, err := loadScenario(path, cfg, depth+1)
+		if err != nil {
+			ds.add(ext.Range, "Invalid extends", "the base scenario %q does not load: %v", ext.V, firstLine(err))
+			return nil, ds.err()
+		}
+		extend(s, &h.Scenario, base)
+	}
 	if err := ds.err(); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// extend lays s, decoded from h, over base.
+func extend(s *domains.Scenario, h *scenarioHCL, base *domains.Scenario) {
+	if !h.Start.Set {
+		s.Start = base.Start
+	}
+	if !h.Duration.Set {
+		s.Duration = base.Duration
+	}
+	if !h.Seed.Set {
+		s.Seed = base.Seed
+	}
+	if !h.Noise.Set {
+		s.Noise = base.Noise
+	}
+	traffic := append([]domains.Traffic(nil), base.Traffic...)
+	for _, t := range s.Traffic {
+		replaced := false
+		for i := range traffic {
+			if traffic[i].Domain == t.Domain {
+				traffic[i], replaced = t, true
+			}
+		}
+		if !replaced {
+			traffic = append(traffic, t)
+		}
+	}
+	s.Traffic = traffic
+	s.Events = append(append([]domains.Event(nil), base.Events...), s.Events...)
+}
+
+func firstLine(err error) string {
+	msg := err.Error()
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		return msg[:i] + " (and more)"
+	}
+	return msg
 }
 
 // scenarioFileHCL is a decoded scenario file: exactly one scenario block.
@@ -65,6 +135,7 @@ func (f *scenarioFileHCL) children() []child {
 type scenarioHCL struct {
 	Def      hcl.Range
 	Name     label
+	Extends  stringAttr
 	Start    timeAttr
 	Duration durationAttr
 	Seed     intAttr
@@ -75,6 +146,7 @@ type scenarioHCL struct {
 
 func (s *scenarioHCL) fields() []field {
 	return []field{
+		{"extends", &s.Extends},
 		{"start", &s.Start},
 		{"duration", &s.Duration},
 		{"seed", &s.Seed},
@@ -211,7 +283,9 @@ var (
 func validateScenario(s *domains.Scenario, h *scenarioHCL, cfg *domains.Config, ds *Diagnostics) {
 	c := checker{ds}
 	c.name(h.Name, "scenario")
-	c.required(&h.Duration.attr, `duration = "72h"`)
+	if !h.Extends.Set {
+		c.required(&h.Duration.attr, `duration = "72h"`)
+	}
 	c.duration(&h.Duration, s.Duration, positive)
 	c.integer(&h.Seed, int(s.Seed), nonNegative)
 	c.number(&h.Noise, s.Noise, nonNegative)

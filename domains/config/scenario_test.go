@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -281,4 +282,80 @@ func FuzzParseScenario(f *testing.F) {
 			t.Fatalf("empty Diagnostics")
 		}
 	})
+}
+
+func TestScenarioExtendsABase(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, n := range []string{"a.csv", "b.csv"} {
+		write(n, "time,count\n")
+	}
+	write("base.hcl", `scenario "base" {
+  start    = "1998-06-10T00:00:00Z"
+  duration = "24h"
+  seed     = 3
+  traffic "payment" {
+    trace    = "a.csv"
+    format   = "timeseries"
+    peak_rps = 100
+  }
+  traffic "fraud" {
+    trace    = "a.csv"
+    format   = "timeseries"
+    peak_rps = 50
+  }
+  event "flash-sale" {
+    domain     = "payment"
+    at         = "1h"
+    multiplier = 2
+    hold       = "10m"
+  }
+}
+`)
+	child := write("child.hcl", `scenario "child" {
+  extends = "base.hcl"
+  seed    = 9
+  traffic "fraud" {
+    trace    = "b.csv"
+    format   = "timeseries"
+    peak_rps = 70
+  }
+  event "slow-dependency" {
+    app                 = "fraud/scoring"
+    at                  = "2h"
+    service_time_factor = 3
+    hold                = "5m"
+  }
+}
+`)
+	s, err := LoadScenarioFile(child, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "child" || s.Duration != 24*time.Hour || s.Seed != 9 || s.Start.IsZero() {
+		t.Fatalf("settings: name %q duration %s seed %d start %s", s.Name, s.Duration, s.Seed, s.Start)
+	}
+	if len(s.Traffic) != 2 || s.Traffic[0].PeakRPS != 100 || s.Traffic[1].PeakRPS != 70 || filepath.Base(s.Traffic[1].Trace) != "b.csv" {
+		t.Fatalf("traffic: %+v", s.Traffic)
+	}
+	if len(s.Events) != 2 || s.Events[0].Kind != domains.EventFlashSale || s.Events[1].Kind != domains.EventSlowDependency {
+		t.Fatalf("events: %+v", s.Events)
+	}
+
+	loop := write("loop.hcl", "scenario \"loop\" {\n  extends = \"loop.hcl\"\n}\n")
+	_, err = LoadScenarioFile(loop, nil)
+	var ds Diagnostics
+	if !errors.As(err, &ds) || ds[0].Line != 2 || ds[0].Column != 13 || !strings.Contains(ds[0].String(), "Invalid extends") {
+		t.Fatalf("a scenario extending itself: %v", err)
+	}
+	missing := write("missing.hcl", "scenario \"m\" {\n  extends = \"nope.hcl\"\n}\n")
+	if _, err = LoadScenarioFile(missing, nil); !errors.As(err, &ds) || ds[0].Line != 2 || !strings.Contains(ds[0].String(), "does not load") {
+		t.Fatalf("a missing base: %v", err)
+	}
 }
