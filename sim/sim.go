@@ -81,7 +81,7 @@ type dom struct {
 	first, n  int32   // app id range
 	prio      int
 	name      string
-	multipler float64 // demand multiplier from events this tick
+	multiplier float64 // demand multiplier from events this tick
 	p99Now    float64 // merged p99 this tick, seconds
 	errNow    float64 // error rate this tick
 }
@@ -339,7 +339,7 @@ func (s *Sim) schedule() {
 // factor at offset t.
 func (s *Sim) events(t time.Duration) {
 	for i := range s.doms {
-		s.doms[i].multipler = 1
+		s.doms[i].multiplier = 1
 	}
 	for i := range s.apps {
 		s.apps[i].slow = 1
@@ -350,7 +350,7 @@ func (s *Sim) events(t time.Duration) {
 			continue
 		}
 		if e.domain >= 0 {
-			s.doms[e.domain].multipler *= 1 + (e.ev.Multiplier-1)*f
+			s.doms[e.domain].multiplier *= 1 + (e.ev.Multiplier-1)*f
 			continue
 		}
 		for j := e.first; j >= 0 && j <= e.last; j++ {
@@ -365,7 +365,7 @@ func (s *Sim) arrivals(m int, frac float64, noisy bool) {
 	sigma := s.sc.Noise
 	for i := range s.apps {
 		a := &s.apps[i]
-		l := a.demand.rps(m, frac) * s.doms[a.domain].multipler
+		l := a.demand.rps(m, frac) * s.doms[a.domain].multiplier
 		if noisy && sigma > 0 {
 			l *= max(0, 1+sigma*s.r.NormFloat64())
 		}
