@@ -76,14 +76,14 @@ type app struct {
 }
 
 type dom struct {
-	slo       float64 // p99 objective, seconds
-	budget    float64 // error rate objective
-	first, n  int32   // app id range
-	prio      int
-	name      string
+	slo        float64 // p99 objective, seconds
+	budget     float64 // error rate objective
+	first, n   int32   // app id range
+	prio       int
+	name       string
 	multiplier float64 // demand multiplier from events this tick
-	p99Now    float64 // merged p99 this tick, seconds
-	errNow    float64 // error rate this tick
+	p99Now     float64 // merged p99 this tick, seconds
+	errNow     float64 // error rate this tick
 }
 
 type event struct {
