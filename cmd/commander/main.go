@@ -1,0 +1,135 @@
+// Command commander runs Regiment's Commander as a daemon: every Commander
+// tick it shares the contested pool between the domains and publishes one
+// directive per domain over NATS, from the reports the Soldiers publish.
+//
+// It is the only place, with cmd/soldier and cmd/regiment, that handles
+// signals and exit codes: SIGTERM and SIGINT shut it down gracefully, SIGHUP
+// reloads the config file.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/regimentd/regiment/domains/config"
+)
+
+const usage = `Usage: commander --config F [--nats URL] [--data DIR] [--listen ADDR] [--log-level L]
+
+Runs the Commander: every commander.tick of the config it shares the
+contested pool between the domains and publishes one directive per domain
+over NATS, from the reports the Soldiers publish. Every tick is recorded as
+an episode step in DIR/commander.db (one episode per run).
+
+NATS: --nats, else nats.url of the config; when both are empty the Commander
+starts an embedded NATS server on 127.0.0.1:4222 with JetStream under
+DIR/nats (a single-binary dev mode; Soldiers connect to it by default).
+
+HTTP on --listen: /metrics (Prometheus), /healthz (200 while the tick loop
+runs), /readyz (200 while connected to NATS; 503 with the reason otherwise).
+
+Signals: SIGTERM or SIGINT drain NATS, flush the store and exit 0; SIGHUP
+re-reads the config file: a file with problems is rejected (each logged with
+file:line:col) and the running config kept; a good one applies floors,
+ceilings, dead_zone, max_share_change, reserve_min, the tick and
+directive_ttl from the next tick. Changing the domains or apps needs a
+restart.
+
+Exit codes: 0 after a graceful shutdown, 1 on a runtime failure, 2 on a
+usage error.
+
+Example:
+  commander --config examples/small.hcl --data data --log-level info
+  commander --config cluster.hcl --nats nats://nats.regiment:4222 --listen :9464
+
+Flags:
+`
+
+// notSupportedKube is the answer to --kubeconfig until package kube exists.
+const notSupportedKube = "not supported yet: the Kubernetes adapter arrives with the kube package"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, hup)
+	stop()
+	os.Exit(code)
+}
+
+// options are the parsed flags.
+type options struct {
+	configPath string
+	natsURL    string
+	natsToken  string
+	kubeconfig string
+	dataDir    string
+	listen     string
+	logLevel   hclog.Level
+}
+
+// run parses args, runs the Commander until ctx ends and returns the exit
+// code. Each value on reload re-reads the config file.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-chan os.Signal) int {
+	var o options
+	fs := flag.NewFlagSet("commander", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.configPath, "config", "", "cluster config `file` (HCL); required")
+	fs.StringVar(&o.natsURL, "nats", "", "NATS server `URL`, e.g. nats://127.0.0.1:4222; default: nats.url of the config, else an embedded server")
+	fs.StringVar(&o.natsToken, "nats-token", "", "NATS authentication `token`; for the embedded server, the token clients must present")
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig `file` ("+notSupportedKube+")")
+	fs.StringVar(&o.dataDir, "data", "data", "`dir`ectory for commander.db and, in dev mode, the embedded server's JetStream (nats/)")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:9464", "`addr`ess for /metrics, /healthz and /readyz")
+	level := fs.String("log-level", "info", "log `level`: trace, debug, info, warn, error")
+	fs.Usage = func() {}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printUsage(stdout, fs)
+			return 0
+		}
+		return usageError(stderr, "%v", err)
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usageError(stderr, "unexpected argument %q", fs.Arg(0))
+	case o.configPath == "":
+		return usageError(stderr, "--config is required")
+	case o.kubeconfig != "":
+		return usageError(stderr, "--kubeconfig: %s", notSupportedKube)
+	}
+	if o.logLevel = hclog.LevelFromString(*level); o.logLevel == hclog.NoLevel {
+		return usageError(stderr, "--log-level: unknown level %q (trace, debug, info, warn, error)", *level)
+	}
+	cfg, err := config.LoadFile(o.configPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "commander: %v\n", err)
+		return 1
+	}
+	log := hclog.New(&hclog.LoggerOptions{Name: "commander", Level: o.logLevel, Output: stderr})
+	if err := newProcess(o, cfg, log).run(ctx, reload); err != nil {
+		log.Error("commander failed", "error", err)
+		return 1
+	}
+	return 0
+}
+
+func printUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, usage)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
+
+// usageError reports a usage problem and returns exit code 2.
+func usageError(stderr io.Writer, format string, args ...any) int {
+	fmt.Fprintf(stderr, "commander: %s\nRun 'commander --help' for usage.\n", fmt.Sprintf(format, args...))
+	return 2
+}

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/regimentd/regiment/bus"
+	"github.com/regimentd/regiment/commander"
+	"github.com/regimentd/regiment/daemon"
+	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/recording"
+	"github.com/regimentd/regiment/store"
+)
+
+// embeddedPort is where the dev-mode NATS server listens: NATS's default
+// port, where a Soldier without --nats looks. Tests change it.
+var embeddedPort = 4222
+
+// process is one Commander process: its config, connection, store and
+// probes. Shutdown order: the tick loop stops, NATS drains (then the embedded
+// server stops), the appender flushes, the episode ends, the store closes.
+type process struct {
+	opts     options
+	cfg      *domains.Config // in force; only the reload goroutine replaces it after start
+	log      hclog.Logger
+	conn     atomic.Pointer[bus.Conn]
+	stopping atomic.Bool
+}
+
+func newProcess(o options, cfg *domains.Config, log hclog.Logger) *process {
+	return &process{opts: o, cfg: cfg, log: log}
+}
+
+// ready is /readyz's answer: "" once connected to NATS and until shutdown.
+func (p *process) ready() string {
+	c := p.conn.Load()
+	switch {
+	case p.stopping.Load():
+		return "shutting down"
+	case c == nil:
+		return "not connected to nats yet"
+	case !c.Connected():
+		return "nats disconnected, reconnecting"
+	}
+	return ""
+}
+
+// stage logs a shutdown stage at Info, or its failure at Error, and returns err.
+func (p *process) stage(msg string, err error) error {
+	if err != nil {
+		p.log.Error(msg+" failed", "error", err)
+		return err
+	}
+	p.log.Info(msg)
+	return nil
+}
+
+// run runs the Commander until ctx ends. Each value on reload re-reads the
+// config file.
+func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) {
+	cfg := p.cfg
+	if cfg.Commander.Policy != "forecast" {
+		return fmt.Errorf("policy %q is not available yet: the commander daemon runs \"forecast\"", cfg.Commander.Policy)
+	}
+	start := time.Now()
+	term := uint64(start.UnixNano())
+
+	// The store first: a second Commander on the same directory fails here,
+	// before it listens or connects.
+	dbPath := filepath.Join(p.opts.dataDir, "commander.db")
+	st, err := store.Open(dbPath, store.Options{})
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, p.stage("store closed", st.Close())) }()
+	ep := recording.CommanderEpisode(fmt.Sprintf("commander-%s-%s", cfg.Cluster.Name, start.UTC().Format("20060102T150405.000Z")), cfg, cfg.Commander.Policy)
+	ep.Started = start
+	ep.Meta = map[string]string{"term": strconv.FormatUint(term, 10)}
+	if err := st.BeginEpisode(ep); err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, p.stage("episode ended", st.EndEpisode(ep.ID, time.Now()))) }()
+	app := st.NewAppender(64, time.Second)
+	defer func() { err = errors.Join(err, p.stage("steps flushed", app.Close())) }()
+	p.log.Info("store open", "path", dbPath, "episode", ep.ID)
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	metrics := daemon.NewMetrics(reg, "commander")
+	pr, err := serveProbes(p.opts.listen, reg, p.ready, p.log)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, p.stage("http server stopped", pr.close())) }()
+
+	url := p.opts.natsURL
+	if url == "" {
+		url = cfg.NATS.URL
+	}
+	if url == "" {
+		srv, err := bus.StartEmbedded(bus.EmbeddedOptions{Port: embeddedPort, StoreDir: filepath.Join(p.opts.dataDir, "nats"),
+			Token: p.opts.natsToken, Logger: p.log.Named("nats")})
+		if err != nil {
+			return err
+		}
+		defer func() { srv.Shutdown(); p.log.Info("embedded nats stopped") }()
+		url = srv.ClientURL()
+		p.log.Info("embedded nats started", "url", url, "store_dir", filepath.Join(p.opts.dataDir, "nats"))
+	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	conn, err := bus.Connect(cctx, bus.ConnectOptions{URL: url, Name: "commander", Cluster: cfg.Cluster.Name,
+		Credentials: cfg.NATS.Credentials, Token: p.opts.natsToken,
+		KnownDomain: func(d string) bool { return cfg.Domain(d) >= 0 }, Logger: p.log.Named("bus")})
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, p.stage("nats drained", conn.Drain())) }()
+	p.conn.Store(conn)
+	p.log.Info("nats connected", "url", url, "cluster", cfg.Cluster.Name)
+
+	// Sequence numbers continue from the last directive held in the KV, so
+	// they grow across restarts as well as terms do.
+	var seq0 uint64
+	for _, d := range cfg.Domains {
+		last, ok, err := conn.LastDirective(cctx, d.Name)
+		if err != nil {
+			return fmt.Errorf("read the last directive for %s: %w", d.Name, err)
+		}
+		if ok {
+			seq0 = max(seq0, last.Seq)
+		}
+	}
+	cancel()
+
+	names := make([]string, len(cfg.Domains))
+	for i, d := range cfg.Domains {
+		names[i] = d.Name
+	}
+	recErr := func(err error) { p.log.Warn("record step failed", "error", err) }
+	cmd := commander.New(cfg, &commander.Forecast{ReserveMin: cfg.Commander.ReserveMin}, cfg.Commander.Policy, conn,
+		&recording.Commander{Episode: ep.ID, Domains: names, Out: app, Ledger: st.AppendLedger, Err: recErr}, term, seq0)
+	if _, err := daemon.AttachCommander(conn, cmd, metrics, p.log.Named("reports"), nil); err != nil {
+		return err
+	}
+
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-reload:
+				p.reload(cmd)
+			}
+		}
+	})
+	defer wg.Wait()
+
+	var tickStart time.Time
+	clock := func() time.Time {
+		tickStart = time.Now()
+		return tickStart
+	}
+	onTick := func(d commander.Decision, err error) {
+		metrics.CommanderTick(d, err, time.Since(tickStart))
+		switch {
+		case err != nil && ctx.Err() == nil:
+			p.log.Warn("tick failed", "error", err)
+		case err == nil:
+			p.log.Debug("tick", "seq", d.Seq, "reserve", d.Reserve, "guards", d.Guards, "reason", d.Reason)
+		}
+	}
+	p.log.Info("commander running", "tick", cfg.Commander.Tick, "term", term, "seq", seq0, "domains", len(cfg.Domains))
+	pr.live.Store(true)
+	err = cmd.Run(ctx, clock, onTick)
+	pr.live.Store(false)
+	p.stopping.Store(true)
+	p.log.Info("tick loop stopped", "seq", cmd.Seq())
+	return err
+}
+
+// reload re-reads the config file and applies it, or keeps the running config
+// and logs why.
+func (p *process) reload(cmd *commander.Commander) {
+	path := p.opts.configPath
+	cfg, err := config.LoadFile(path)
+	if err != nil {
+		logRejected(p.log, path, err)
+		return
+	}
+	if err := cmd.Reload(cfg); err != nil {
+		p.log.Error("config reload rejected, keeping the running config", "path", path, "error", err)
+		return
+	}
+	if cfg.NATS != p.cfg.NATS || cfg.Store != p.cfg.Store {
+		p.log.Warn("nats and store settings apply on restart", "path", path)
+	}
+	p.cfg = cfg
+	c := cfg.Commander
+	p.log.Info("config reloaded", "path", path, "tick", c.Tick, "directive_ttl", c.DirectiveTTL, "dead_zone", c.DeadZone,
+		"max_share_change", c.MaxShareChange, "reserve_min", c.ReserveMin)
+}
+
+// logRejected logs each problem of a config file at Error.
+func logRejected(log hclog.Logger, path string, err error) {
+	var ds config.Diagnostics
+	if !errors.As(err, &ds) {
+		log.Error("config reload rejected, keeping the running config", "path", path, "error", err)
+		return
+	}
+	for _, d := range ds {
+		log.Error("config reload rejected, keeping the running config", "path", path, "problem", d.String())
+	}
+}

@@ -1,0 +1,166 @@
+// Command soldier runs one domain's Soldier as a daemon: every Soldier tick
+// it turns the domain's budget, from the Commander's latest directive, into
+// replica targets for the domain's apps, actuates them and reports back over
+// NATS.
+//
+// Until the Kubernetes adapter exists it drives a simulated cluster: its own
+// simulation of the whole config replaying a scenario, of which it actuates
+// only its domain.
+//
+// It is the only place, with cmd/commander and cmd/regiment, that handles
+// signals and exit codes: SIGTERM and SIGINT shut it down gracefully, SIGHUP
+// reloads the config file.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/regimentd/regiment/domains/config"
+)
+
+const usage = `Usage: soldier --config F --domain NAME --scenario F [--nats URL] [--data DIR] [--listen ADDR] [--log-level L]
+
+Runs the Soldier of one domain: every soldier.tick of the config it sizes
+the domain's apps within the budget of the Commander's latest directive
+(or for demand, when it has none or it expired), actuates the changes
+through its safety executor and publishes a report for the Commander. At
+start it resumes from the last directive held in NATS, so a restarted
+Soldier has its budget before the next Commander tick. Every tick is
+recorded as an episode step in DIR/soldier-<domain>.db (one episode per run).
+
+Cluster: with --scenario, a simulated cluster of the whole config replaying
+the scenario's traffic, of which the Soldier actuates only its domain. The
+simulation advances max(soldier.tick, 10s) of simulated time per tick, so
+with a short tick it runs faster than real time. --kubeconfig is not
+supported yet.
+
+NATS: --nats, else nats.url of the config, else nats://127.0.0.1:4222 (where
+a commander without a NATS URL serves its embedded server).
+
+HTTP on --listen: /metrics (Prometheus), /healthz (200 while the tick loop
+runs), /readyz (200 once connected to NATS and after the first tick; 503
+with the reason otherwise).
+
+Signals: SIGTERM or SIGINT stop actuating, drain NATS, flush the store and
+exit 0; SIGHUP re-reads the config file: a file with problems is rejected
+(each logged with file:line:col) and the running config kept; a good one
+applies the executor's rules (overage_cap, scale_down_cooldown,
+error_rate_veto, max_writes_per_tick), target_utilisation, mode, the tick,
+the domain's SLO and its apps' replica bounds from the next tick. Changing
+the domains or apps needs a restart.
+
+Exit codes: 0 after a graceful shutdown, 1 on a runtime failure, 2 on a
+usage error.
+
+Example:
+  soldier --config examples/small.hcl --domain payment \
+    --scenario examples/scenarios/small-day.hcl --data data --listen 127.0.0.1:9465
+
+Flags:
+`
+
+// notSupportedKube is the answer to --kubeconfig until package kube exists.
+const notSupportedKube = "not supported yet: the Kubernetes adapter arrives with the kube package"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, hup)
+	stop()
+	os.Exit(code)
+}
+
+// options are the parsed flags.
+type options struct {
+	configPath   string
+	domain       string
+	natsURL      string
+	natsToken    string
+	kubeconfig   string
+	scenarioPath string
+	dataDir      string
+	listen       string
+	logLevel     hclog.Level
+}
+
+// run parses args, runs the Soldier until ctx ends and returns the exit
+// code. Each value on reload re-reads the config file.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-chan os.Signal) int {
+	var o options
+	fs := flag.NewFlagSet("soldier", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.configPath, "config", "", "cluster config `file` (HCL); required")
+	fs.StringVar(&o.domain, "domain", "", "the domain `name` this Soldier runs; required")
+	fs.StringVar(&o.natsURL, "nats", "", "NATS server `URL`; default: nats.url of the config, else nats://127.0.0.1:4222")
+	fs.StringVar(&o.natsToken, "nats-token", "", "NATS authentication `token`")
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig `file` ("+notSupportedKube+")")
+	fs.StringVar(&o.scenarioPath, "scenario", "", "scenario `file` (HCL) driving the simulated cluster; required without --kubeconfig")
+	fs.StringVar(&o.dataDir, "data", "data", "`dir`ectory for soldier-<domain>.db")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:9465", "`addr`ess for /metrics, /healthz and /readyz")
+	level := fs.String("log-level", "info", "log `level`: trace, debug, info, warn, error")
+	fs.Usage = func() {}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printUsage(stdout, fs)
+			return 0
+		}
+		return usageError(stderr, "%v", err)
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usageError(stderr, "unexpected argument %q", fs.Arg(0))
+	case o.configPath == "":
+		return usageError(stderr, "--config is required")
+	case o.domain == "":
+		return usageError(stderr, "--domain is required")
+	case o.kubeconfig != "":
+		return usageError(stderr, "--kubeconfig: %s", notSupportedKube)
+	case o.scenarioPath == "":
+		return usageError(stderr, "--scenario is required: it drives the simulated cluster (--kubeconfig is not supported yet)")
+	}
+	if o.logLevel = hclog.LevelFromString(*level); o.logLevel == hclog.NoLevel {
+		return usageError(stderr, "--log-level: unknown level %q (trace, debug, info, warn, error)", *level)
+	}
+	cfg, err := config.LoadFile(o.configPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "soldier: %v\n", err)
+		return 1
+	}
+	if cfg.Domain(o.domain) < 0 {
+		names := make([]string, len(cfg.Domains))
+		for i, d := range cfg.Domains {
+			names[i] = d.Name
+		}
+		return usageError(stderr, "--domain: %q is not a domain of %s (domains: %s)", o.domain, o.configPath, strings.Join(names, ", "))
+	}
+	log := hclog.New(&hclog.LoggerOptions{Name: "soldier", Level: o.logLevel, Output: stderr}).With("domain", o.domain)
+	if err := newProcess(o, cfg, log).run(ctx, reload); err != nil {
+		log.Error("soldier failed", "error", err)
+		return 1
+	}
+	return 0
+}
+
+func printUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, usage)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
+
+// usageError reports a usage problem and returns exit code 2.
+func usageError(stderr io.Writer, format string, args ...any) int {
+	fmt.Fprintf(stderr, "soldier: %s\nRun 'soldier --help' for usage.\n", fmt.Sprintf(format, args...))
+	return 2
+}

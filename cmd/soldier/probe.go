@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// probes serves /metrics from a private registry, /healthz (200 while live)
+// and /readyz (200 while ready() returns "", else 503 with its reason).
+type probes struct {
+	live atomic.Bool
+	srv  *http.Server
+	ln   net.Listener
+	done chan struct{}
+}
+
+// serveProbes listens on addr and serves in the background; not live until
+// told.
+func serveProbes(addr string, reg *prometheus.Registry, ready func() string, log hclog.Logger) (*probes, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	p := &probes{ln: ln, done: make(chan struct{})}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		if !p.live.Load() {
+			http.Error(w, "not running its loop", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if why := ready(); why != "" {
+			http.Error(w, why, http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	p.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		defer close(p.done)
+		if err := p.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("http server failed", "error", err)
+		}
+	}()
+	log.Info("serving http", "addr", ln.Addr().String())
+	return p, nil
+}
+
+// close stops serving, waiting up to 5s for requests in flight.
+func (p *probes) close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := p.srv.Shutdown(ctx)
+	<-p.done
+	return err
+}

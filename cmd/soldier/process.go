@@ -1,0 +1,278 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/regimentd/regiment/bus"
+	"github.com/regimentd/regiment/daemon"
+	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/recording"
+	"github.com/regimentd/regiment/sim"
+	"github.com/regimentd/regiment/sim/trace"
+	"github.com/regimentd/regiment/simcluster"
+	"github.com/regimentd/regiment/soldier"
+	"github.com/regimentd/regiment/store"
+)
+
+// defaultNATS is where a Soldier looks without --nats or nats.url: a
+// commander's embedded server.
+const defaultNATS = "nats://127.0.0.1:4222"
+
+// minSimStep is the least simulated time one tick advances the simulated
+// cluster: a shorter soldier.tick runs the simulation faster than real time,
+// with pod start-up and telemetry lag in simulated time.
+const minSimStep = 10 * time.Second
+
+// process is one Soldier process: its config, simulated cluster, connection,
+// store and probes. Shutdown order: the tick loop stops (no more actuation),
+// NATS drains, the appender flushes, the episode ends, the store closes.
+type process struct {
+	opts     options
+	cfg      *domains.Config // in force; only the reload goroutine replaces it after start
+	log      hclog.Logger
+	conn     atomic.Pointer[bus.Conn]
+	ticked   atomic.Bool
+	stopping atomic.Bool
+}
+
+func newProcess(o options, cfg *domains.Config, log hclog.Logger) *process {
+	return &process{opts: o, cfg: cfg, log: log}
+}
+
+// ready is /readyz's answer: "" once connected to NATS and after the first
+// tick, until shutdown.
+func (p *process) ready() string {
+	c := p.conn.Load()
+	switch {
+	case p.stopping.Load():
+		return "shutting down"
+	case c == nil:
+		return "not connected to nats yet"
+	case !c.Connected():
+		return "nats disconnected, reconnecting"
+	case !p.ticked.Load():
+		return "no tick yet"
+	}
+	return ""
+}
+
+// stage logs a shutdown stage at Info, or its failure at Error, and returns err.
+func (p *process) stage(msg string, err error) error {
+	if err != nil {
+		p.log.Error(msg+" failed", "error", err)
+		return err
+	}
+	p.log.Info(msg)
+	return nil
+}
+
+// newCluster builds the simulated cluster: the whole config replaying the
+// scenario, stepping max(soldier tick, minSimStep) per tick.
+func (p *process) newCluster() (*simcluster.Cluster, error) {
+	sc, err := config.LoadScenarioFile(p.opts.scenarioPath, p.cfg)
+	if err != nil {
+		return nil, err
+	}
+	traces, err := trace.Load(sc)
+	if err != nil {
+		return nil, err
+	}
+	simCfg := *p.cfg
+	simCfg.Soldier.Tick = max(simCfg.Soldier.Tick, minSimStep)
+	s, err := sim.New(&simCfg, sc, traces)
+	if err != nil {
+		return nil, fmt.Errorf("simulate %s: %w", p.opts.scenarioPath, err)
+	}
+	p.log.Info("simulated cluster ready", "scenario", sc.Name, "start", sc.Start, "duration", sc.Duration, "sim_step", simCfg.Soldier.Tick)
+	return simcluster.New(s, &simCfg), nil
+}
+
+// run runs the Soldier until ctx ends. Each value on reload re-reads the
+// config file.
+func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) {
+	cfg, domain := p.cfg, p.opts.domain
+	if cfg.Soldier.Policy != "proportional" {
+		return fmt.Errorf("policy %q is not available yet: the soldier daemon runs \"proportional\"", cfg.Soldier.Policy)
+	}
+	scfg, err := soldier.NewConfig(cfg, domain)
+	if err != nil {
+		return err
+	}
+	cluster, err := p.newCluster()
+	if err != nil {
+		return err
+	}
+	view := cluster.Domain(cfg.Domain(domain))
+	start := time.Now()
+
+	// The store first: a second Soldier of the domain on the same directory
+	// fails here, before it listens or connects.
+	dbPath := filepath.Join(p.opts.dataDir, "soldier-"+domain+".db")
+	st, err := store.Open(dbPath, store.Options{})
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, p.stage("store closed", st.Close())) }()
+	ep := recording.SoldierEpisode(fmt.Sprintf("soldier-%s-%s", domain, start.UTC().Format("20060102T150405.000Z")), cfg, domain, cfg.Soldier.Policy)
+	ep.Started = start
+	ep.Meta = map[string]string{"cluster_adapter": "simulation", "scenario": p.opts.scenarioPath}
+	if err := st.BeginEpisode(ep); err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, p.stage("episode ended", st.EndEpisode(ep.ID, time.Now()))) }()
+	app := st.NewAppender(64, time.Second)
+	defer func() { err = errors.Join(err, p.stage("steps flushed", app.Close())) }()
+	p.log.Info("store open", "path", dbPath, "episode", ep.ID)
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	metrics := daemon.NewMetrics(reg, "soldier")
+	pr, err := serveProbes(p.opts.listen, reg, p.ready, p.log)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, p.stage("http server stopped", pr.close())) }()
+
+	url := p.opts.natsURL
+	if url == "" {
+		url = cfg.NATS.URL
+	}
+	if url == "" {
+		url = defaultNATS
+	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	conn, err := bus.Connect(cctx, bus.ConnectOptions{URL: url, Name: "soldier-" + domain, Cluster: cfg.Cluster.Name,
+		Credentials: cfg.NATS.Credentials, Token: p.opts.natsToken,
+		KnownDomain: func(d string) bool { return cfg.Domain(d) >= 0 }, Logger: p.log.Named("bus")})
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, p.stage("nats drained", conn.Drain())) }()
+	p.conn.Store(conn)
+	p.log.Info("nats connected", "url", url, "cluster", cfg.Cluster.Name)
+
+	recErr := func(err error) { p.log.Warn("record step failed", "error", err) }
+	sd := soldier.New(scfg, &soldier.Proportional{}, view, view, conn,
+		&recording.Soldier{Episode: ep.ID, Out: app, Ledger: st.AppendLedger, Err: recErr})
+	if _, err := daemon.AttachSoldier(cctx, conn, sd, domain, time.Now, metrics, p.log); err != nil {
+		return err
+	}
+	cancel()
+
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-reload:
+				p.reload(sd)
+			}
+		}
+	})
+	defer wg.Wait()
+
+	var tickStart time.Time
+	clock := func() time.Time {
+		tickStart = time.Now()
+		return tickStart
+	}
+	ended := false
+	onTick := func(res soldier.TickResult, err error) {
+		metrics.SoldierTick(res, err, time.Since(tickStart))
+		switch {
+		case err != nil && ctx.Err() == nil:
+			p.log.Warn("tick failed", "error", err)
+		case err == nil:
+			p.log.Debug("tick", "writes", res.Writes, "guards", res.Guards, "fallback", res.Fallback, "budget_cores", res.Report.BudgetCores)
+		}
+		p.ticked.Store(true)
+		// The simulation advances after the Soldier acted, as the cluster
+		// would between two ticks.
+		done := false
+		cluster.Sim(func(s *sim.Sim) { done = s.Done() })
+		if done {
+			if !ended {
+				ended = true
+				p.log.Info("scenario ended, the simulated cluster holds its last state")
+			}
+			return
+		}
+		cluster.Step()
+	}
+	p.log.Info("soldier running", "tick", cfg.Soldier.Tick, "mode", cfg.Soldier.Mode, "apps", len(scfg.Apps))
+	pr.live.Store(true)
+	err = sd.Run(ctx, clock, onTick)
+	pr.live.Store(false)
+	p.stopping.Store(true)
+	p.log.Info("stopped actuating")
+	return err
+}
+
+// reload re-reads the config file and applies it, or keeps the running config
+// and logs why.
+func (p *process) reload(sd *soldier.Soldier) {
+	path := p.opts.configPath
+	cfg, err := config.LoadFile(path)
+	if err != nil {
+		logRejected(p.log, path, err)
+		return
+	}
+	if why := shapeChange(p.cfg, cfg); why != "" {
+		p.log.Error("config reload rejected, keeping the running config", "path", path, "error", why+": restart to apply")
+		return
+	}
+	if err := sd.Reload(cfg); err != nil {
+		p.log.Error("config reload rejected, keeping the running config", "path", path, "error", err)
+		return
+	}
+	if cfg.NATS != p.cfg.NATS || cfg.Store != p.cfg.Store {
+		p.log.Warn("nats and store settings apply on restart", "path", path)
+	}
+	p.cfg = cfg
+	s := cfg.Soldier
+	p.log.Info("config reloaded", "path", path, "tick", s.Tick, "mode", s.Mode, "target_utilisation", s.TargetUtilisation,
+		"overage_cap", s.OverageCap, "scale_down_cooldown", s.ScaleDownCooldown, "error_rate_veto", s.ErrorRateVeto,
+		"max_writes_per_tick", s.MaxWritesPerTick)
+}
+
+// shapeChange says what in next differs from cur that the simulated cluster,
+// built once from the whole config, cannot take without a restart; "" if
+// nothing.
+func shapeChange(cur, next *domains.Config) string {
+	switch {
+	case next.Cluster != cur.Cluster:
+		return "the cluster block changed"
+	case !slices.EqualFunc(next.Domains, cur.Domains, func(a, b domains.Domain) bool { return a.Name == b.Name }):
+		return "the set of domains changed"
+	case !slices.EqualFunc(next.Apps(), cur.Apps(), func(a, b domains.App) bool { return a.Name == b.Name }):
+		return "the set of apps changed"
+	}
+	return ""
+}
+
+// logRejected logs each problem of a config file at Error.
+func logRejected(log hclog.Logger, path string, err error) {
+	var ds config.Diagnostics
+	if !errors.As(err, &ds) {
+		log.Error("config reload rejected, keeping the running config", "path", path, "error", err)
+		return
+	}
+	for _, d := range ds {
+		log.Error("config reload rejected, keeping the running config", "path", path, "problem", d.String())
+	}
+}

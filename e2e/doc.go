@@ -1,0 +1,8 @@
+// Package e2e holds the process-level tests of Regiment: they build the
+// commander, soldier and regiment binaries, run them as separate processes
+// against a real nats-server on a loopback port, signal them, and read back
+// the bbolt files they leave. The package has no code outside its tests.
+//
+// The tests take tens of seconds and are skipped with -short. They use
+// loopback only and read nothing outside the repository.
+package e2e
