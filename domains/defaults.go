@@ -64,12 +64,34 @@ func (c *Config) Defaults() {
 			setD(&a.StartupTime, 30*time.Second)
 			setD(&a.Timeout, 5*time.Second)
 			setF(&a.CallRatio, 1)
+			if a.Workload.Kind == "" {
+				a.Workload.Kind = KindDeployment
+			}
 		}
 	}
 	if c.Store.Path == "" {
 		c.Store.Path = "data/regiment.db"
 	}
 	setD(&c.Store.Retention, 168*time.Hour)
+
+	k := &c.Kubernetes
+	if k.Namespace == "" {
+		k.Namespace = "default"
+	}
+	if k.LeaseNamespace == "" {
+		k.LeaseNamespace = k.Namespace
+	}
+	setD(&k.LeaseDuration, 40*time.Second)
+	setF(&k.HPAHeadroom, 0.5)
+	p := &c.Prometheus
+	setD(&p.MaxAge, 2*time.Minute)
+	setD(&p.Timeout, 5*time.Second)
+	q, dq := &p.Queries, DefaultPrometheusQueries
+	for _, f := range [][2]*string{{&q.RPS, &dq.RPS}, {&q.P99, &dq.P99}, {&q.ErrorRate, &dq.ErrorRate}, {&q.CPU, &dq.CPU}} {
+		if *f[0] == "" {
+			*f[0] = *f[1]
+		}
+	}
 }
 
 // Defaults fills every zero-valued optional field with its documented default.

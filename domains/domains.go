@@ -14,6 +14,9 @@ type Config struct {
 	Domains   []Domain // in file order; index is the domain id
 	NATS      NATS
 	Store     Store
+	// Kubernetes and Prometheus matter only to daemons run with a kubeconfig.
+	Kubernetes Kubernetes
+	Prometheus Prometheus
 }
 
 // Cluster is the contested node pool every domain draws from.
@@ -119,6 +122,8 @@ type AppSet struct {
 	DependsOn []string
 	// CallRatio is calls to each callee per request served. Default 1.
 	CallRatio float64
+	// Workload maps the set's apps to Kubernetes objects (see Config.Workload).
+	Workload Workload
 }
 
 // NATS says where the message bus is.

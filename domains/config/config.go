@@ -59,12 +59,14 @@ func parseHCL(src []byte, filename string, ds *Diagnostics) (*hclsyntax.Body, bo
 // contain are declared in its children method; a new block (say reward) is
 // one entry there, one struct here, and a line in translate.
 type configHCL struct {
-	Cluster   clusterHCL
-	Commander commanderHCL
-	Soldier   soldierHCL
-	Domains   []*domainHCL
-	NATS      natsHCL
-	Store     storeHCL
+	Cluster    clusterHCL
+	Commander  commanderHCL
+	Soldier    soldierHCL
+	Domains    []*domainHCL
+	NATS       natsHCL
+	Store      storeHCL
+	Kubernetes kubernetesHCL
+	Prometheus prometheusHCL
 }
 
 func (c *configHCL) fields() []field { return nil }
@@ -88,6 +90,10 @@ func (c *configHCL) children() []child {
 			open: func(def hcl.Range, _ label) node { c.NATS.Def = def; return &c.NATS }},
 		{typ: "store", once: true, example: `store { path = "data/regiment.db" }`,
 			open: func(def hcl.Range, _ label) node { c.Store.Def = def; return &c.Store }},
+		{typ: "kubernetes", once: true, example: `kubernetes { namespace = "shop" }`,
+			open: func(def hcl.Range, _ label) node { c.Kubernetes.Def = def; return &c.Kubernetes }},
+		{typ: "prometheus", once: true, example: `prometheus { url = "http://prometheus:9090" }`,
+			open: func(def hcl.Range, _ label) node { c.Prometheus.Def = def; return &c.Prometheus }},
 	}
 }
 
@@ -95,11 +101,13 @@ func (c *configHCL) children() []child {
 // keep file order, so index i of the result is index i of c.
 func (c *configHCL) translate() *domains.Config {
 	cfg := &domains.Config{
-		Cluster:   c.Cluster.translate(),
-		Commander: c.Commander.translate(),
-		Soldier:   c.Soldier.translate(),
-		NATS:      domains.NATS{URL: c.NATS.URL.V, Credentials: c.NATS.Credentials.V},
-		Store:     domains.Store{Path: c.Store.Path.V, Retention: c.Store.Retention.V},
+		Cluster:    c.Cluster.translate(),
+		Commander:  c.Commander.translate(),
+		Soldier:    c.Soldier.translate(),
+		NATS:       domains.NATS{URL: c.NATS.URL.V, Credentials: c.NATS.Credentials.V},
+		Store:      domains.Store{Path: c.Store.Path.V, Retention: c.Store.Retention.V},
+		Kubernetes: c.Kubernetes.translate(),
+		Prometheus: c.Prometheus.translate(),
 	}
 	for _, d := range c.Domains {
 		cfg.Domains = append(cfg.Domains, d.translate())
@@ -300,6 +308,7 @@ type appSetHCL struct {
 	Timeout       durationAttr
 	DependsOn     listAttr
 	CallRatio     numberAttr
+	Workload      workloadHCL
 }
 
 func (a *appSetHCL) fields() []field {
@@ -317,7 +326,10 @@ func (a *appSetHCL) fields() []field {
 	}
 }
 
-func (a *appSetHCL) children() []child { return nil }
+func (a *appSetHCL) children() []child {
+	return []child{{typ: "workload", once: true, example: `workload { name = "checkout" }`,
+		open: func(def hcl.Range, _ label) node { a.Workload.Def = def; return &a.Workload }}}
+}
 
 func (a *appSetHCL) translate() domains.AppSet {
 	return domains.AppSet{
@@ -332,6 +344,7 @@ func (a *appSetHCL) translate() domains.AppSet {
 		Timeout:       a.Timeout.V,
 		DependsOn:     a.DependsOn.V,
 		CallRatio:     a.CallRatio.V,
+		Workload:      a.Workload.translate(),
 	}
 }
 

@@ -336,6 +336,7 @@ func TestParseTranslatesWithDefaults(t *testing.T) {
 					Name: "checkout", Count: 120, CPUPerReplica: 0.5, MinReplicas: 2, MaxReplicas: 200,
 					ServiceTime: 25 * time.Millisecond, Concurrency: 4, StartupTime: 30 * time.Second,
 					Timeout: 5 * time.Second, DependsOn: []string{"fraud/scoring"}, CallRatio: 1,
+					Workload: domains.Workload{Kind: domains.KindDeployment},
 				}},
 			},
 			{
@@ -346,10 +347,13 @@ func TestParseTranslatesWithDefaults(t *testing.T) {
 					Name: "scoring", Count: 4, CPUPerReplica: 1, MinReplicas: 1, MaxReplicas: 100,
 					ServiceTime: 10 * time.Millisecond, Concurrency: 1, StartupTime: 30 * time.Second,
 					Timeout: 5 * time.Second, CallRatio: 1,
+					Workload: domains.Workload{Kind: domains.KindDeployment},
 				}},
 			},
 		},
-		Store: domains.Store{Path: "data/regiment.db", Retention: 168 * time.Hour},
+		Store:      domains.Store{Path: "data/regiment.db", Retention: 168 * time.Hour},
+		Kubernetes: domains.Kubernetes{Namespace: "default", LeaseNamespace: "default", LeaseDuration: 40 * time.Second, HPAHeadroom: 0.5},
+		Prometheus: domains.Prometheus{MaxAge: 2 * time.Minute, Timeout: 5 * time.Second, Queries: domains.DefaultPrometheusQueries},
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("got\n%+v\nwant\n%+v", cfg, want)

@@ -26,6 +26,10 @@
 //   - Several attributes on one line are not HCL: a one-line block holds at
 //     most one attribute.
 //
+// The kubernetes and prometheus blocks and the workload block of an app set
+// map the config onto a cluster (kubernetes.go documents them); only daemons
+// run with a kubeconfig read them.
+//
 // Adding a block (say reward { ... }) takes one entry in configHCL.children,
 // a struct with fields and children methods, a line in translate, and its
 // rules in validateConfig.

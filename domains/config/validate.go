@@ -55,6 +55,7 @@ func validateConfig(cfg *domains.Config, h *configHCL, ds *Diagnostics) {
 	c.integer(&hs.MaxWritesPerTick, s.MaxWritesPerTick, atLeastOne)
 
 	validateDomains(cfg, h, c)
+	validateKubernetes(cfg, h, c)
 
 	if u := &h.NATS.URL; u.ok() && u.V != "" {
 		if p, err := url.Parse(u.V); err != nil || p.Scheme == "" || p.Host == "" {

@@ -1,0 +1,305 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"text/template"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/regimentd/regiment/domains"
+)
+
+// This file holds the blocks that map the config onto a Kubernetes cluster:
+//
+//	kubernetes {
+//	  namespace       = "shop"      # workloads of apps that name none
+//	  lease_namespace = "regiment"  # Soldier leases and the Commander's election lease
+//	  lease_duration  = "40s"
+//	  hpa_headroom    = 0.5         # hpa-bounds: max = ceil(target x 1.5) within max_replicas
+//	}
+//	prometheus {
+//	  url     = "http://prometheus.monitoring:9090"
+//	  max_age = "2m"
+//	  timeout = "5s"
+//	  queries {
+//	    rps        = "sum(rate(http_requests_total{namespace=\"{{.Namespace}}\",{{.Matchers}}}[1m]))"
+//	    p99        = "..."
+//	    error_rate = "..."
+//	    cpu        = "..."
+//	  }
+//	}
+//	domain "payment" {
+//	  apps "checkout" {
+//	    count = 3
+//	    workload {
+//	      kind      = "Deployment"          # or "StatefulSet"
+//	      name      = "checkout-{i}"        # {i}: the app's index in its set
+//	      namespace = "payments"
+//	      selector  = "app=checkout-{i}"
+//	      hpa       = "checkout-{i}"
+//	    }
+//	  }
+//	}
+
+type kubernetesHCL struct {
+	Def            hcl.Range
+	Namespace      stringAttr
+	LeaseNamespace stringAttr
+	LeaseDuration  durationAttr
+	HPAHeadroom    numberAttr
+}
+
+func (k *kubernetesHCL) fields() []field {
+	return []field{
+		{"namespace", &k.Namespace},
+		{"lease_namespace", &k.LeaseNamespace},
+		{"lease_duration", &k.LeaseDuration},
+		{"hpa_headroom", &k.HPAHeadroom},
+	}
+}
+
+func (k *kubernetesHCL) children() []child { return nil }
+
+func (k *kubernetesHCL) translate() domains.Kubernetes {
+	return domains.Kubernetes{
+		Namespace: k.Namespace.V, LeaseNamespace: k.LeaseNamespace.V,
+		LeaseDuration: k.LeaseDuration.V, HPAHeadroom: k.HPAHeadroom.V,
+	}
+}
+
+type prometheusHCL struct {
+	Def     hcl.Range
+	URL     stringAttr
+	MaxAge  durationAttr
+	Timeout durationAttr
+	Queries queriesHCL
+}
+
+func (p *prometheusHCL) fields() []field {
+	return []field{{"url", &p.URL}, {"max_age", &p.MaxAge}, {"timeout", &p.Timeout}}
+}
+
+func (p *prometheusHCL) children() []child {
+	return []child{{typ: "queries", once: true, example: `queries { rps = "sum(rate(...))" }`,
+		open: func(def hcl.Range, _ label) node { p.Queries.Def = def; return &p.Queries }}}
+}
+
+func (p *prometheusHCL) translate() domains.Prometheus {
+	q := &p.Queries
+	return domains.Prometheus{
+		URL: p.URL.V, MaxAge: p.MaxAge.V, Timeout: p.Timeout.V,
+		Queries: domains.PrometheusQueries{RPS: q.RPS.V, P99: q.P99.V, ErrorRate: q.ErrorRate.V, CPU: q.CPU.V},
+	}
+}
+
+type queriesHCL struct {
+	Def       hcl.Range
+	RPS       stringAttr
+	P99       stringAttr
+	ErrorRate stringAttr
+	CPU       stringAttr
+}
+
+func (q *queriesHCL) fields() []field {
+	return []field{{"rps", &q.RPS}, {"p99", &q.P99}, {"error_rate", &q.ErrorRate}, {"cpu", &q.CPU}}
+}
+
+func (q *queriesHCL) children() []child { return nil }
+
+type workloadHCL struct {
+	Def       hcl.Range
+	Kind      stringAttr
+	Name      stringAttr
+	Namespace stringAttr
+	Selector  stringAttr
+	HPA       stringAttr
+}
+
+func (w *workloadHCL) fields() []field {
+	return []field{
+		{"kind", &w.Kind},
+		{"name", &w.Name},
+		{"namespace", &w.Namespace},
+		{"selector", &w.Selector},
+		{"hpa", &w.HPA},
+	}
+}
+
+func (w *workloadHCL) children() []child { return nil }
+
+func (w *workloadHCL) translate() domains.Workload {
+	return domains.Workload{
+		Kind: domains.WorkloadKind(w.Kind.V), Name: w.Name.V, Namespace: w.Namespace.V,
+		Selector: w.Selector.V, HPA: w.HPA.V,
+	}
+}
+
+// validateKubernetes checks the kubernetes and prometheus blocks and every
+// app set's workload block.
+func validateKubernetes(cfg *domains.Config, h *configHCL, c checker) {
+	k, hk := &cfg.Kubernetes, &h.Kubernetes
+	c.dnsLabel(&hk.Namespace, k.Namespace)
+	c.dnsLabel(&hk.LeaseNamespace, k.LeaseNamespace)
+	c.duration(&hk.LeaseDuration, k.LeaseDuration, positive)
+	c.number(&hk.HPAHeadroom, k.HPAHeadroom, nonNegative)
+
+	p, hp := &cfg.Prometheus, &h.Prometheus
+	if hp.Def != (hcl.Range{}) {
+		c.required(&hp.URL.attr, `url = "http://prometheus:9090"`)
+	}
+	if u := &hp.URL; u.ok() {
+		if pu, err := url.Parse(u.V); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			c.ds.add(u.Range, "Invalid url", "%q is not an http(s) URL (example: \"http://prometheus.monitoring:9090\")", u.V)
+		}
+	}
+	c.duration(&hp.MaxAge, p.MaxAge, positive)
+	c.duration(&hp.Timeout, p.Timeout, positive)
+	for _, q := range []*stringAttr{&hp.Queries.RPS, &hp.Queries.P99, &hp.Queries.ErrorRate, &hp.Queries.CPU} {
+		c.query(q)
+	}
+
+	for i := range cfg.Domains {
+		for j := range cfg.Domains[i].AppSets {
+			a, ha := &cfg.Domains[i].AppSets[j], h.Domains[i].AppSets[j]
+			validateWorkload(a, &ha.Workload, c)
+		}
+	}
+}
+
+func validateWorkload(a *domains.AppSet, hw *workloadHCL, c checker) {
+	w := &a.Workload
+	c.oneOf(&hw.Kind, string(w.Kind), []string{string(domains.KindDeployment), string(domains.KindStatefulSet)})
+	c.dnsLabel(&hw.Namespace, w.Namespace)
+	for _, n := range []*stringAttr{&hw.Name, &hw.HPA} {
+		if !c.perApp(n, a.Count, "checkout-{i}") {
+			continue
+		}
+		if bad := dnsSubdomain(strings.ReplaceAll(n.V, domains.AppIndex, "0")); bad != "" {
+			c.ds.add(n.Range, "Invalid "+n.Name, "%q %s", n.V, bad)
+		}
+	}
+	if s := &hw.Selector; c.perApp(s, a.Count, "app=checkout-{i}") {
+		if bad := selectorProblem(strings.ReplaceAll(s.V, domains.AppIndex, "0")); bad != "" {
+			c.ds.add(s.Range, "Invalid selector", "%s (example: \"app=checkout,tier=web\")", bad)
+		}
+	}
+}
+
+// perApp reports whether a set attribute may be checked further: a set of
+// more than one app needs "{i}" in it, or every app would share one object.
+func (c checker) perApp(a *stringAttr, count int, example string) bool {
+	if !a.ok() {
+		return false
+	}
+	if count > 1 && !strings.Contains(a.V, domains.AppIndex) {
+		c.ds.add(a.Range, "Invalid "+a.Name, "the set has %d apps, so %s must contain %s, their index in the set (example: %q)", count, a.Name, domains.AppIndex, example)
+		return false
+	}
+	return true
+}
+
+// dnsLabel checks a namespace: an RFC 1123 label.
+func (c checker) dnsLabel(a *stringAttr, v string) {
+	if !a.ok() {
+		return
+	}
+	if bad := dnsLabel(v); bad != "" {
+		c.ds.add(a.Range, "Invalid "+a.Name, "%q %s", v, bad)
+	}
+}
+
+// query checks that a query template parses and runs on sample values.
+func (c checker) query(a *stringAttr) {
+	if !a.ok() {
+		return
+	}
+	t, err := template.New(a.Name).Option("missingkey=error").Parse(a.V)
+	if err == nil {
+		err = t.Execute(discard{}, map[string]string{"Namespace": "ns", "Name": "web", "Selector": "app=web", "Matchers": `app="web"`})
+	}
+	if err != nil {
+		c.ds.add(a.Range, "Invalid "+a.Name, "not a query template: %v; use {{.Namespace}}, {{.Name}}, {{.Selector}} or {{.Matchers}}", trimTemplateError(err))
+	}
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+func trimTemplateError(err error) string {
+	s := err.Error()
+	if i := strings.LastIndex(s, ": "); i >= 0 && strings.HasPrefix(s, "template: ") {
+		return s[i+2:]
+	}
+	return s
+}
+
+// dnsLabel returns why s is not an RFC 1123 label, or "".
+func dnsLabel(s string) string {
+	if len(s) == 0 || len(s) > 63 {
+		return "must be 1 to 63 characters"
+	}
+	for i, r := range s {
+		alnum := r >= 'a' && r <= 'z' || r >= '0' && r <= '9'
+		if !alnum && (r != '-' || i == 0 || i == len(s)-1) {
+			return "must be lowercase letters, digits and \"-\", starting and ending with a letter or digit"
+		}
+	}
+	return ""
+}
+
+// dnsSubdomain returns why s is not an RFC 1123 subdomain (an object name), or "".
+func dnsSubdomain(s string) string {
+	if len(s) == 0 || len(s) > 253 {
+		return "must be 1 to 253 characters"
+	}
+	for _, part := range strings.Split(s, ".") {
+		if dnsLabel(part) != "" {
+			return "must be lowercase letters, digits, \"-\" and \".\", each part starting and ending with a letter or digit"
+		}
+	}
+	return ""
+}
+
+// selectorProblem returns why s is not an equality-based label selector
+// "k=v[,k=v]", or "".
+func selectorProblem(s string) string {
+	for _, term := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(term), "=")
+		v = strings.TrimPrefix(v, "=")
+		switch {
+		case !ok || strings.ContainsAny(v, "=!"):
+			return fmt.Sprintf("%q is not key=value; only equality selectors are supported", term)
+		case !labelKey(k):
+			return fmt.Sprintf("%q is not a label key", k)
+		case !labelValue(v):
+			return fmt.Sprintf("%q is not a label value", v)
+		}
+	}
+	return ""
+}
+
+func labelKey(k string) bool {
+	prefix, name, hasPrefix := strings.Cut(k, "/")
+	if !hasPrefix {
+		name = prefix
+	} else if dnsSubdomain(prefix) != "" {
+		return false
+	}
+	return len(name) > 0 && labelValue(name)
+}
+
+func labelValue(v string) bool {
+	if len(v) > 63 {
+		return false
+	}
+	for i, r := range v {
+		alnum := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+		if !alnum && (!strings.ContainsRune("-_.", r) || i == 0 || i == len(v)-1) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,128 @@
+package config
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/regimentd/regiment/domains"
+)
+
+func TestParseKubernetesRules(t *testing.T) {
+	cases := []ruleCase{
+		{name: "namespace must be a DNS label",
+			add:  "kubernetes {\n  namespace = \"Shop_1\"\n}\n",
+			line: 13, col: 15, summary: "Invalid namespace", hint: "lowercase letters"},
+		{name: "lease_duration must be a duration",
+			add:  "kubernetes {\n  lease_duration = 40\n}\n",
+			line: 13, col: 20, summary: "Invalid lease_duration", hint: "has no unit"},
+		{name: "hpa_headroom must not be negative",
+			add:  "kubernetes {\n  hpa_headroom = -0.1\n}\n",
+			line: 13, col: 18, summary: "Invalid hpa_headroom", hint: "must be >= 0"},
+		{name: "unknown key in kubernetes suggests the nearest",
+			add:  "kubernetes {\n  namespce = \"shop\"\n}\n",
+			line: 13, col: 3, summary: `Unknown key "namespce" in kubernetes`, hint: `did you mean "namespace"?`},
+		{name: "prometheus needs a url",
+			add:  "prometheus {\n  max_age = \"1m\"\n}\n",
+			line: 12, col: 1, summary: "Missing url", hint: "http://prometheus:9090"},
+		{name: "prometheus url must be http(s)",
+			add:  "prometheus {\n  url = \"prometheus:9090\"\n}\n",
+			line: 13, col: 9, summary: "Invalid url", hint: "not an http(s) URL"},
+		{name: "a query must be a template that runs",
+			add:  "prometheus {\n  url = \"http://p:9090\"\n  queries {\n    rps = \"sum(rate(x{ {{.Nope}} }[1m]))\"\n  }\n}\n",
+			line: 15, col: 11, summary: "Invalid rps", hint: "use {{.Namespace}}"},
+		{name: "an unparsable query template",
+			add:  "prometheus {\n  url = \"http://p:9090\"\n  queries {\n    cpu = \"{{.Name\"\n  }\n}\n",
+			line: 15, col: 11, summary: "Invalid cpu", hint: "not a query template"},
+		{name: "workload kind is Deployment or StatefulSet",
+			edit: []string{`service_time    = "10ms"`, `service_time    = "10ms"` + "\n    workload {\n      kind = \"deployment\"\n    }"},
+			line: 11, col: 14, summary: "Invalid kind", hint: `did you mean "Deployment"?`},
+		{name: "workload name must be an object name",
+			edit: []string{`service_time    = "10ms"`, `service_time    = "10ms"` + "\n    workload {\n      name = \"Web\"\n    }"},
+			line: 11, col: 14, summary: "Invalid name", hint: "lowercase"},
+		{name: "a set of several apps needs {i} in the workload name",
+			edit: []string{`service_time    = "10ms"`, `service_time    = "10ms"` + "\n    count = 3\n    workload {\n      name = \"web\"\n    }"},
+			line: 12, col: 14, summary: "Invalid name", hint: "the set has 3 apps"},
+		{name: "a set of several apps needs {i} in the hpa name",
+			edit: []string{`service_time    = "10ms"`, `service_time    = "10ms"` + "\n    count = 3\n    workload {\n      name = \"web-{i}\"\n      hpa  = \"web\"\n    }"},
+			line: 13, col: 14, summary: "Invalid hpa", hint: "must contain {i}"},
+		{name: "selector must be equality-based",
+			edit: []string{`service_time    = "10ms"`, `service_time    = "10ms"` + "\n    workload {\n      selector = \"app in (web)\"\n    }"},
+			line: 11, col: 18, summary: "Invalid selector", hint: "only equality selectors"},
+		{name: "selector values must be label values",
+			edit: []string{`service_time    = "10ms"`, `service_time    = "10ms"` + "\n    workload {\n      selector = \"app=-web\"\n    }"},
+			line: 11, col: 18, summary: "Invalid selector", hint: `"-web" is not a label value`},
+		{name: "workload namespace must be a DNS label",
+			edit: []string{`service_time    = "10ms"`, `service_time    = "10ms"` + "\n    workload {\n      namespace = \"a.b\"\n    }"},
+			line: 11, col: 19, summary: "Invalid namespace"},
+		{name: "workload is a block",
+			edit: []string{`service_time    = "10ms"`, `service_time    = "10ms"` + "\n    workload = \"web\""},
+			line: 10, col: 5, summary: `Unknown key "workload"`, hint: "workload is a block"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			src := base
+			for i := 0; i < len(tc.edit); i += 2 {
+				if !strings.Contains(src, tc.edit[i]) {
+					t.Fatalf("edit %q does not apply", tc.edit[i])
+				}
+			}
+			if len(tc.edit) > 0 {
+				src = strings.NewReplacer(tc.edit...).Replace(src)
+			}
+			src += tc.add
+			cfg, err := Parse([]byte(src), "cluster.hcl")
+			if cfg != nil {
+				t.Errorf("got a config with an error")
+			}
+			ds := diagnostics(t, err)
+			if len(ds) != 1 {
+				t.Fatalf("want 1 diagnostic, got %d:\n%v\nsource:\n%s", len(ds), err, src)
+			}
+			d := ds[0]
+			if d.File != "cluster.hcl" || d.Line != tc.line || d.Column != tc.col {
+				t.Errorf("at %s:%d,%d, want cluster.hcl:%d,%d: %s", d.File, d.Line, d.Column, tc.line, tc.col, d)
+			}
+			if !strings.Contains(d.Summary, tc.summary) || !strings.Contains(d.Hint, tc.hint) {
+				t.Errorf("got %q; want summary containing %q and hint containing %q", d, tc.summary, tc.hint)
+			}
+		})
+	}
+}
+
+func TestParseKubernetesTranslates(t *testing.T) {
+	cfg, err := LoadFile("testdata/kubernetes.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantK := domains.Kubernetes{Namespace: "shop", LeaseNamespace: "regiment", LeaseDuration: 30 * time.Second, HPAHeadroom: 0.25}
+	if cfg.Kubernetes != wantK {
+		t.Errorf("kubernetes = %+v, want %+v", cfg.Kubernetes, wantK)
+	}
+	p := cfg.Prometheus
+	if p.URL != "http://prometheus.monitoring:9090" || p.MaxAge != time.Minute || p.Timeout != 5*time.Second {
+		t.Errorf("prometheus = %+v", p)
+	}
+	if p.Queries.RPS != `sum(rate(requests_total{namespace="{{.Namespace}}",{{.Matchers}}}[2m]))` {
+		t.Errorf("rps query = %q", p.Queries.RPS)
+	}
+	if p.Queries.CPU != domains.DefaultPrometheusQueries.CPU {
+		t.Errorf("an unset query is not the default: %q", p.Queries.CPU)
+	}
+
+	var got []domains.WorkloadRef
+	for _, a := range cfg.Apps() {
+		got = append(got, cfg.Workload(a))
+	}
+	want := []domains.WorkloadRef{
+		{Kind: domains.KindDeployment, Namespace: "payments", Name: "checkout-0", Selector: "app=checkout,shard=0", HPA: "checkout-0-hpa"},
+		{Kind: domains.KindDeployment, Namespace: "payments", Name: "checkout-1", Selector: "app=checkout,shard=1", HPA: "checkout-1-hpa"},
+		{Kind: domains.KindStatefulSet, Namespace: "shop", Name: "ledger", Selector: "app=ledger", HPA: "ledger"},
+		{Kind: domains.KindDeployment, Namespace: "shop", Name: "scoring-0", Selector: "app=scoring-0", HPA: "scoring-0"},
+		{Kind: domains.KindDeployment, Namespace: "shop", Name: "scoring-1", Selector: "app=scoring-1", HPA: "scoring-1"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("workloads\n got %+v\nwant %+v", got, want)
+	}
+}

@@ -1,0 +1,136 @@
+package domains
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Kubernetes says where the apps' workloads live and how a Soldier's hold on
+// them is kept. It matters only to daemons run with a kubeconfig.
+type Kubernetes struct {
+	// Namespace holds the workloads of apps that name none. Default "default".
+	Namespace string
+	// LeaseNamespace holds the Soldiers' leases (and the Commander's
+	// election lease). Default: Namespace.
+	LeaseNamespace string
+	// LeaseDuration is how long a Soldier's lease lasts without renewal;
+	// after it, a Reverter puts the Soldier's HPAs back to their safe
+	// bounds. Default 40s.
+	LeaseDuration time.Duration
+	// HPAHeadroom maps a replica target T to HPA bounds in hpa-bounds
+	// actuation: min = T, max = min(max_replicas, ceil(T x (1 + HPAHeadroom))).
+	// A fraction >= 0; default 0.5.
+	HPAHeadroom float64
+}
+
+// Prometheus says where app metrics are read and with which queries. Queries
+// are Go text/template strings evaluated per app with .Namespace, .Name (the
+// workload), .Selector (as written) and .Matchers (the selector as PromQL
+// label matchers, e.g. app="checkout"); each must return one sample.
+type Prometheus struct {
+	// URL is the Prometheus HTTP API base, e.g. http://prometheus:9090.
+	// Empty: no metrics; every app's metrics are reported missing.
+	URL string
+	// MaxAge is how long the last good value of a metric is held, marked
+	// stale, when queries fail or return nothing; after it the metric is
+	// missing. Default 2m.
+	MaxAge time.Duration
+	// Timeout bounds one query. Default 5s.
+	Timeout time.Duration
+	Queries PrometheusQueries
+}
+
+// PrometheusQueries are the per-app PromQL templates. Defaults assume the
+// usual http_requests_total counter with a code label, an
+// http_request_duration_seconds histogram and cAdvisor plus
+// kube-state-metrics for CPU; see DefaultPrometheusQueries.
+type PrometheusQueries struct {
+	RPS       string // requests per second
+	P99       string // 99th percentile latency, seconds
+	ErrorRate string // failed share of requests, [0, 1]
+	CPU       string // used share of requested CPU, [0, 1]
+}
+
+// DefaultPrometheusQueries are the queries used for those not configured.
+var DefaultPrometheusQueries = PrometheusQueries{
+	RPS: `sum(rate(http_requests_total{namespace="{{.Namespace}}",{{.Matchers}}}[1m]))`,
+	P99: `histogram_quantile(0.99, sum by (le) (rate(http_request_duration_seconds_bucket{namespace="{{.Namespace}}",{{.Matchers}}}[1m])))`,
+	ErrorRate: `sum(rate(http_requests_total{namespace="{{.Namespace}}",{{.Matchers}},code=~"5.."}[1m]))` +
+		` / sum(rate(http_requests_total{namespace="{{.Namespace}}",{{.Matchers}}}[1m]))`,
+	CPU: `sum(rate(container_cpu_usage_seconds_total{namespace="{{.Namespace}}",pod=~"{{.Name}}-.*",container!=""}[1m]))` +
+		` / sum(kube_pod_container_resource_requests{namespace="{{.Namespace}}",pod=~"{{.Name}}-.*",resource="cpu"})`,
+}
+
+// WorkloadKind is the kind of workload an app is.
+type WorkloadKind string
+
+const (
+	KindDeployment  WorkloadKind = "Deployment"
+	KindStatefulSet WorkloadKind = "StatefulSet"
+)
+
+// AppIndex is the placeholder for an app's index within its set in
+// Workload names and selectors.
+const AppIndex = "{i}"
+
+// Workload maps the apps of a set to Kubernetes objects. In Name, Selector
+// and HPA, "{i}" stands for the app's index within its set; a set of more
+// than one app needs it in Name, Selector and HPA when they are written.
+type Workload struct {
+	Kind      WorkloadKind // default Deployment
+	Name      string       // default: the app's name ("checkout", or "checkout-3" in a set)
+	Namespace string       // default: Kubernetes.Namespace
+	// Selector selects the app's pods, equality only: "k=v[,k=v]".
+	// Default "app=<Name>".
+	Selector string
+	HPA      string // the app's HorizontalPodAutoscaler; default: Name
+}
+
+// WorkloadRef is one app's resolved Kubernetes objects.
+type WorkloadRef struct {
+	Kind      WorkloadKind
+	Namespace string
+	Name      string
+	Selector  string
+	HPA       string
+}
+
+// Workload resolves app a's objects: its set's Workload with "{i}" replaced
+// and defaults filled from the app's name and c.Kubernetes. c must have
+// Defaults applied.
+func (c *Config) Workload(a App) WorkloadRef {
+	w := a.AppSet.Workload
+	short := a.Name[strings.IndexByte(a.Name, '/')+1:]
+	i := strconv.Itoa(a.ID - c.firstOfSet(a))
+	sub := func(s, def string) string {
+		if s == "" {
+			return def
+		}
+		return strings.ReplaceAll(s, AppIndex, i)
+	}
+	r := WorkloadRef{Kind: w.Kind, Namespace: w.Namespace, Name: sub(w.Name, short)}
+	if r.Kind == "" {
+		r.Kind = KindDeployment
+	}
+	if r.Namespace == "" {
+		r.Namespace = c.Kubernetes.Namespace
+	}
+	r.Selector = sub(w.Selector, "app="+r.Name)
+	r.HPA = sub(w.HPA, r.Name)
+	return r
+}
+
+// firstOfSet is the id of the first app of a's set.
+func (c *Config) firstOfSet(a App) int {
+	id := 0
+	for di := range c.Domains {
+		for si := range c.Domains[di].AppSets {
+			if di == a.Domain && si == a.Set {
+				return id
+			}
+			id += c.Domains[di].AppSets[si].Count
+		}
+	}
+	return id
+}
