@@ -1,0 +1,98 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"time"
+)
+
+// MaxUtilisation is the utilisation above which an app's queue stops being
+// stationary in the simulator: arrivals beyond MaxUtilisation x capacity build
+// the backlog. A policy that keeps lambda <= MaxUtilisation x c x mu never
+// builds one.
+const MaxUtilisation = maxRho
+
+// Future replays ahead of the simulation the demand it will see: each app's
+// exact arrival rate at a future tick (trace, event multipliers, the very
+// noise Step will draw, and the calls of its callers) and its service-time
+// factor from events. It is what an oracle knows and no real policy can.
+//
+// A Future draws from its own copy of the simulation's random stream, so the
+// simulation's output is the same whether or not a Future reads ahead. It
+// borrows the simulation's scratch state while it computes a tick and restores
+// it before returning, so it must not be used concurrently with Step.
+type Future struct {
+	s      *Sim
+	r      *rand.Rand
+	next   int       // tick the next call to Next describes
+	lambda []float64 // arrivals at the last tick read, 1/s
+	slow   []float64 // service-time factors at the last tick read
+	saved  []float64 // the simulation's arrival rates while Next borrows them
+}
+
+// Future returns a replay of the demand from the tick after the current one:
+// its first Next describes the tick the next Step runs.
+func (s *Sim) Future() *Future {
+	f := &Future{
+		s:      s,
+		r:      rand.New(rand.NewPCG(s.sc.Seed, 0x73696d756c61746f)), // the seed and stream of New
+		next:   s.step + 1,
+		lambda: make([]float64, len(s.apps)),
+		slow:   make([]float64, len(s.apps)),
+		saved:  make([]float64, len(s.apps)),
+	}
+	// Every Step with noise draws exactly one normal per app, in app order:
+	// skip the draws of the steps already run.
+	if s.sc.Noise > 0 {
+		for range s.step * len(s.apps) {
+			f.r.NormFloat64()
+		}
+	}
+	return f
+}
+
+// Next reads the next tick: its number (the simulation's step count once that
+// Step has run), each app's arrival rate in 1/s and each app's service-time
+// factor (1 without a slow-dependency event). The slices are owned by the
+// Future and overwritten by the next call. It does not allocate.
+func (f *Future) Next() (tick int, lambda, slow []float64) {
+	s := f.s
+	tick = f.next
+	f.next++
+	for i := range s.apps {
+		f.saved[i] = s.apps[i].lambda
+	}
+	own := s.r
+	s.r = f.r
+	s.events(time.Duration(tick) * s.tick)
+	elapsed := float64(tick) * s.dt / 60 // as Step computes it
+	m := int(elapsed)
+	s.arrivals(m, elapsed-float64(m), true)
+	s.r = own
+	for i := range s.apps {
+		a := &s.apps[i]
+		f.lambda[i], f.slow[i] = a.lambda, a.slow
+		a.lambda = f.saved[i]
+	}
+	s.events(time.Duration(s.step) * s.tick)
+	return tick, f.lambda, f.slow
+}
+
+// StepsDone is the number of Steps run so far: the tick the current
+// telemetry and Now describe.
+func (s *Sim) StepsDone() int { return s.step }
+
+// StartupTicks is how many ticks after it is scheduled a replica of app id
+// becomes ready: the app's startup time in whole ticks, at least one.
+func (s *Sim) StartupTicks(id int) int { return int(s.apps[id].startupTicks) }
+
+// ProvisionTicks is how many ticks after the provisioner starts it a node
+// becomes ready: the node provision time in whole ticks, at least one.
+func (s *Sim) ProvisionTicks() int { return s.pool.provisionTicks }
+
+// ProvisionerPerTick is how many node starts the provisioner makes per tick
+// in the long run.
+func (s *Sim) ProvisionerPerTick() float64 { return s.pool.ratePerTick }
+
+// ServiceRate is the service rate of one concurrency slot of app id, 1/s,
+// without events: 1 / service time.
+func (s *Sim) ServiceRate(id int) float64 { return s.apps[id].mu }

@@ -1,0 +1,75 @@
+package sim
+
+import (
+	"testing"
+	"time"
+
+	"github.com/regimentd/regiment/domains"
+)
+
+// slowWorld is the test world with a flash sale and a slow dependency, so
+// that the future carries both kinds of event.
+func slowWorld() (*domains.Config, *domains.Scenario) {
+	cfg, sc, _ := world(400, 400, false)
+	sc.Events = []domains.Event{
+		{Kind: domains.EventFlashSale, Domain: "d", At: 10 * time.Minute, Ramp: time.Minute, Hold: 5 * time.Minute, Multiplier: 2},
+		{Kind: domains.EventSlowDependency, App: "d/b", At: 30 * time.Minute, Ramp: time.Minute, Hold: 5 * time.Minute, ServiceTimeFactor: 3},
+	}
+	return cfg, sc
+}
+
+func TestFutureIsTheDemandStepSees(t *testing.T) {
+	cfg, sc := slowWorld()
+	_, _, tr := world(400, 400, false)
+	s := mustNew(t, cfg, sc, tr)
+	f := s.Future()
+	for !s.Done() {
+		tick, lambda, slow := f.Next()
+		s.Step()
+		if tick != s.StepsDone() {
+			t.Fatalf("future tick %d, simulation at %d", tick, s.StepsDone())
+		}
+		for i := range s.apps {
+			if lambda[i] != s.apps[i].lambda || slow[i] != s.apps[i].slow {
+				t.Fatalf("tick %d app %d: future (%v, %v), simulation (%v, %v)", tick, i, lambda[i], slow[i], s.apps[i].lambda, s.apps[i].slow)
+			}
+		}
+	}
+}
+
+func TestFutureReadingAheadLeavesTheRunUnchanged(t *testing.T) {
+	cfg, sc := slowWorld()
+	_, _, tr := world(400, 400, false)
+	run := func(readAhead bool) (Metrics, AppTelemetry) {
+		s := mustNew(t, cfg, sc, tr)
+		var f *Future
+		last := 0
+		for !s.Done() {
+			if s.StepsDone() == 7 && readAhead { // a Future made mid-run starts where the run is
+				f = s.Future()
+				last = s.StepsDone()
+			}
+			for f != nil && last < s.StepsDone()+30 {
+				last, _, _ = f.Next()
+			}
+			fixed(6).Decide(s.Now(), s.Telemetry(), s.Targets())
+			s.Step()
+		}
+		return s.Metrics(), s.Telemetry().Apps[0]
+	}
+	a, lastA := run(false)
+	b, lastB := run(true)
+	if a.CostCoreHours != b.CostCoreHours || a.BreachAppMinutes != b.BreachAppMinutes || a.SLOCompliance != b.SLOCompliance || a.ScalingActions != b.ScalingActions || lastA != lastB {
+		t.Fatalf("reading ahead changed the run:\n%+v %+v\n%+v %+v", a, lastA, b, lastB)
+	}
+}
+
+func TestFutureDoesNotAllocate(t *testing.T) {
+	cfg, sc := slowWorld()
+	_, _, tr := world(400, 400, false)
+	s := mustNew(t, cfg, sc, tr)
+	f := s.Future()
+	if allocs := testing.AllocsPerRun(100, func() { f.Next() }); allocs != 0 {
+		t.Fatalf("%.1f allocations per Next, want 0", allocs)
+	}
+}
