@@ -27,6 +27,7 @@ var commands = []struct {
 	{"run", command{"run Commander, Soldiers and embedded NATS on a simulated cluster", runRun}},
 	{"validate", command{"check a config (and a scenario) and report every problem", runValidate}},
 	{"sim", command{"simulate a scenario with one policy and print its metrics", runSim}},
+	{"eval", command{"compare policies on scenarios over seeds; write report.json, report.md and plots", runEval}},
 	{"episodes", command{"inspect recorded episodes: list, show, why, export, stats, prune", runEpisodes}},
 }
 

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/eval"
+	"github.com/regimentd/regiment/sim/trace"
+)
+
+// runEval runs policies side by side on scenarios and writes the report
+// (package eval). Usage errors exit 2, failures 1.
+func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	known := eval.Policies()
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
+	scenarios := fs.String("scenario", "", "comma-separated scenario `files` (HCL); required")
+	policies := fs.String("policies", strings.Join(known, ","), "comma-separated `policies` to compare")
+	seeds := fs.Int("seeds", 1, "runs per scenario and policy; run k uses the scenario's seed + k")
+	out := fs.String("out", "", "report `directory` (created); required")
+	workers := fs.Int("workers", runtime.NumCPU(), "runs simulated at once")
+	duration := fs.Duration("duration", 0, "override every scenario's duration, e.g. 6h (0: keep it)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `Usage: regiment eval --config F --scenario F[,F...] --out DIR [--policies P,...] [--seeds N] [--workers N] [--duration D]
+
+Runs every scenario x policy x seed on the same traffic (seed k of a scenario
+is its seed + k, for every policy) and writes into DIR:
+  report.json   every run and the mean, min and max over seeds per scenario x policy
+  report.md     tables per scenario with ratios against hpa, per priority tier, oracle gap
+  series.csv    per-minute demand, replicas and breaching apps per domain (seed 0)
+  *.png         demand and replicas per domain, breach timeline, cost against SLO compliance
+Metrics are defined in README.md, "Evaluation metrics". Known policies: %s.
+
+Example:
+  regiment eval --config examples/paymentscale.hcl \
+    --scenario examples/scenarios/diurnal.hcl,examples/scenarios/flash-sale.hcl \
+    --policies %s --seeds 3 --out eval-out
+
+Flags:
+`, strings.Join(known, ", "), strings.Join(known, ","))
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	usage := func(format string, args ...any) int {
+		fmt.Fprintf(stderr, "regiment eval: "+format+"\n", args...)
+		fs.Usage()
+		return 2
+	}
+	if *configPath == "" || *scenarios == "" || *out == "" || fs.NArg() > 0 {
+		return usage("--config, --scenario and --out are required, and nothing else")
+	}
+	pols := splitList(*policies)
+	for _, p := range pols {
+		if !slices.Contains(known, p) {
+			return usage("unknown policy %q (known: %s)", p, strings.Join(known, ", "))
+		}
+	}
+	switch {
+	case len(pols) == 0:
+		return usage("--policies names no policy")
+	case *seeds < 1:
+		return usage("--seeds must be at least 1")
+	case *workers < 1:
+		return usage("--workers must be at least 1")
+	case *duration < 0:
+		return usage("--duration must not be negative")
+	}
+
+	cfg, err := config.LoadFile(*configPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "regiment eval: %v\n", err)
+		return 1
+	}
+	opts := eval.Options{Config: cfg, Policies: pols, Seeds: *seeds, Workers: *workers, Duration: *duration}
+	for _, path := range splitList(*scenarios) {
+		sc, err := config.LoadScenarioFile(path, cfg)
+		if err != nil {
+			fmt.Fprintf(stderr, "regiment eval: %v\n", err)
+			return 1
+		}
+		traces, err := trace.Load(sc)
+		if err != nil {
+			fmt.Fprintf(stderr, "regiment eval: %v\n", err)
+			return 1
+		}
+		opts.Scenarios = append(opts.Scenarios, eval.Scenario{Scenario: sc, Traces: traces})
+	}
+	if err := opts.Validate(); err != nil {
+		return usage("%v", err)
+	}
+
+	bar := newProgress(stderr)
+	total := len(opts.Scenarios) * len(pols) * *seeds
+	bar.update(true, "evaluating: %s 0/%d runs on %d workers", barCells(0, total), total, min(*workers, total))
+	opts.Progress = func(done, total int) {
+		elapsed := time.Since(bar.start)
+		eta := time.Duration(float64(elapsed) / float64(done) * float64(total-done)).Round(time.Second)
+		bar.update(true, "evaluating: %s %d/%d runs, %s elapsed, ETA %s", barCells(done, total), done, total,
+			elapsed.Round(time.Second), eta)
+	}
+	report, err := eval.Run(ctx, opts)
+	if err != nil {
+		bar.done()
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "regiment eval: interrupted")
+			return 1
+		}
+		fmt.Fprintf(stderr, "regiment eval: %v\n", err)
+		return 1
+	}
+	bar.update(true, "writing the report and plots to %s", *out)
+	paths, err := report.Write(*out)
+	bar.done()
+	if err != nil {
+		fmt.Fprintf(stderr, "regiment eval: %v\n", err)
+		return 1
+	}
+	plots := 0
+	for _, p := range paths {
+		if filepath.Ext(p) == ".png" {
+			plots++
+		}
+	}
+	fmt.Fprintf(stdout, "%d runs (%d scenarios x %d policies x %d seeds) in %s on %d workers\n",
+		len(report.Runs), len(opts.Scenarios), len(pols), *seeds,
+		time.Duration(report.WallSeconds*float64(time.Second)).Round(100*time.Millisecond), min(*workers, total))
+	fmt.Fprintf(stdout, "wrote %s, %s, %s and %d plots\n", filepath.Join(*out, "report.json"),
+		filepath.Join(*out, "report.md"), filepath.Join(*out, "series.csv"), plots)
+	return 0
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// barCells is a 20-cell text progress bar for done of total.
+func barCells(done, total int) string {
+	const cells = 20
+	n := cells * done / max(total, 1)
+	return "[" + strings.Repeat("#", n) + strings.Repeat(".", cells-n) + "]"
+}

@@ -1,0 +1,276 @@
+package eval
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// maxPoints is the most points a line gets: longer per-minute series are
+// thinned to bucket means.
+const maxPoints = 1500
+
+// plotDPI is the resolution of the PNGs.
+const plotDPI = 96
+
+// costPlotName is the file of the cost against SLO compliance scatter.
+const costPlotName = "cost-vs-slo.png"
+
+// domainPlotName is the file of a scenario's demand and replicas plot for one domain.
+func domainPlotName(scenario, domain string) string {
+	return fileSafe(scenario) + "-" + fileSafe(domain) + ".png"
+}
+
+// breachPlotName is the file of a scenario's breach timeline.
+func breachPlotName(scenario string) string { return fileSafe(scenario) + "-breaches.png" }
+
+// fileSafe keeps letters, digits, '-', '_' and '.', and replaces the rest by '_'.
+func fileSafe(name string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			return r
+		}
+		return '_'
+	}, name)
+}
+
+// WritePlots writes the PNG plots into dir and returns their paths: per
+// scenario and domain, demand and replicas per policy over time (seed index
+// 0); per scenario, breaching apps per minute per policy; and cost against SLO
+// compliance, one point per scenario x seed.
+func (r *Report) WritePlots(dir string) ([]string, error) {
+	var paths []string
+	save := func(name string, w, h vg.Length, draw func(draw.Canvas) error) error {
+		img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(plotDPI))
+		if err := draw(drawCanvas(img)); err != nil {
+			return fmt.Errorf("plot %s: %w", name, err)
+		}
+		path := filepath.Join(dir, name)
+		if err := writeFile(path, func(out io.Writer) error {
+			_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(out)
+			return err
+		}); err != nil {
+			return err
+		}
+		paths = append(paths, path)
+		return nil
+	}
+	for _, sc := range r.Scenarios {
+		sampled := r.sampled(sc.Name)
+		if len(sampled) == 0 {
+			continue
+		}
+		for di, d := range sampled[0].series.Domains {
+			err := save(domainPlotName(sc.Name, d.Name), 10*vg.Inch, 7*vg.Inch, func(c draw.Canvas) error {
+				return r.drawDomain(c, sc.Name, sampled, di)
+			})
+			if err != nil {
+				return paths, err
+			}
+		}
+		err := save(breachPlotName(sc.Name), 10*vg.Inch, 5*vg.Inch, func(c draw.Canvas) error {
+			return r.drawBreaches(c, sc.Name, sampled)
+		})
+		if err != nil {
+			return paths, err
+		}
+	}
+	err := save(costPlotName, 9*vg.Inch, 6*vg.Inch, r.drawCost)
+	return paths, err
+}
+
+func drawCanvas(img *vgimg.Canvas) draw.Canvas {
+	c := draw.New(img)
+	c.SetColor(color.White)
+	c.Fill(c.Rectangle.Path())
+	return c
+}
+
+// sampled lists the scenario's runs with a series, in policy order.
+func (r *Report) sampled(scenario string) []*RunResult {
+	var out []*RunResult
+	for _, pol := range r.Policies {
+		if x := r.Run(scenario, pol, 0); x != nil && x.series != nil {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// policyColor is the colour of a policy in every plot.
+func (r *Report) policyColor(policy string) color.Color {
+	for i, p := range r.Policies {
+		if p == policy {
+			return plotutil.DarkColors[i%len(plotutil.DarkColors)]
+		}
+	}
+	return color.Black
+}
+
+// hours thins a per-minute series to at most maxPoints bucket means, with x in
+// hours from the scenario start.
+func hours(v []float64) plotter.XYs {
+	step := max(1, (len(v)+maxPoints-1)/maxPoints)
+	xy := make(plotter.XYs, 0, len(v)/step+1)
+	for k := 0; k < len(v); k += step {
+		end := min(k+step, len(v))
+		sum := 0.0
+		for _, x := range v[k:end] {
+			sum += x
+		}
+		xy = append(xy, plotter.XY{X: float64(k+end) / 2 / 60, Y: sum / float64(end-k)})
+	}
+	return xy
+}
+
+func addLine(p *plot.Plot, name string, xy plotter.XYs, c color.Color) error {
+	l, err := plotter.NewLine(xy)
+	if err != nil {
+		return err
+	}
+	l.Color = c
+	l.Width = vg.Points(1.2)
+	p.Add(l)
+	p.Legend.Add(name, l)
+	return nil
+}
+
+func newPlot(title, xLabel, yLabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
+	p.Y.Min = 0
+	p.Legend.Top = true
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// timeAxis spans x over [0, span] hours with ticks on round hours, and leaves
+// room above the data for the legend.
+func timeAxis(p *plot.Plot, span float64) {
+	p.X.Min, p.X.Max = 0, span
+	step := 1.0
+	for _, s := range []float64{1, 2, 3, 6, 12, 24, 48, 168} {
+		if step = s; span/s <= 12 {
+			break
+		}
+	}
+	p.X.Tick.Marker = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+		var ticks []plot.Tick
+		for h := 0.0; h <= hi+1e-9; h += step {
+			if h >= lo-1e-9 {
+				ticks = append(ticks, plot.Tick{Value: h, Label: strconv.FormatFloat(h, 'f', -1, 64)})
+			}
+		}
+		return ticks
+	})
+	p.Y.Max = math.Max(p.Y.Max*1.2, 1)
+}
+
+// drawDomain draws domain di's demand (the same for every policy of a seed)
+// above each policy's replicas.
+func (r *Report) drawDomain(c draw.Canvas, scenario string, runs []*RunResult, di int) error {
+	name := runs[0].series.Domains[di].Name
+	top := newPlot(fmt.Sprintf("%s: %s demand (seed %d)", scenario, name, runs[0].Seed), "", "requests/s")
+	if err := addLine(top, "demand", hours(runs[0].series.Domains[di].RPS), color.Black); err != nil {
+		return err
+	}
+	bottom := newPlot(fmt.Sprintf("%s: %s replicas (ready, starting and pending)", scenario, name), "hours from scenario start", "replicas")
+	for _, x := range runs {
+		if err := addLine(bottom, x.Policy, hours(x.series.Domains[di].Replicas), r.policyColor(x.Policy)); err != nil {
+			return err
+		}
+	}
+	span := float64(runs[0].series.Minutes) / 60
+	timeAxis(top, span)
+	timeAxis(bottom, span)
+	plots := [][]*plot.Plot{{top}, {bottom}}
+	tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6),
+		PadRight: vg.Points(12), PadY: vg.Points(12)}
+	canvases := plot.Align(plots, tiles, c)
+	top.Draw(canvases[0][0])
+	bottom.Draw(canvases[1][0])
+	return nil
+}
+
+// drawBreaches draws the apps in breach per minute, per policy.
+func (r *Report) drawBreaches(c draw.Canvas, scenario string, runs []*RunResult) error {
+	p := newPlot(fmt.Sprintf("%s: apps in breach of their SLO (seed %d, per-minute mean)", scenario, runs[0].Seed),
+		"hours from scenario start", "apps in breach")
+	for _, x := range runs {
+		total := make([]float64, x.series.Minutes)
+		for _, d := range x.series.Domains {
+			for k, v := range d.BreachedApps {
+				total[k] += v
+			}
+		}
+		if err := addLine(p, x.Policy, hours(total), r.policyColor(x.Policy)); err != nil {
+			return err
+		}
+	}
+	timeAxis(p, float64(runs[0].series.Minutes)/60)
+	p.Draw(padded(c))
+	return nil
+}
+
+// drawCost draws cost against SLO compliance, one point per scenario x seed:
+// colour is the policy, shape the scenario.
+func (r *Report) drawCost(c draw.Canvas) error {
+	p := newPlot("cost against SLO compliance (one point per scenario x seed)", "SLO compliance (share of app-ticks)", "cost (node core-hours)")
+	p.Legend.Top, p.Legend.Left = false, true
+	for si, sc := range r.Scenarios {
+		for _, pol := range r.Policies {
+			var xy plotter.XYs
+			for k := range r.Seeds {
+				if x := r.Run(sc.Name, pol, k); x != nil {
+					xy = append(xy, plotter.XY{X: x.SLOCompliance, Y: x.CostCoreHours})
+				}
+			}
+			if len(xy) == 0 {
+				continue
+			}
+			s, err := plotter.NewScatter(xy)
+			if err != nil {
+				return err
+			}
+			s.GlyphStyle = draw.GlyphStyle{Color: r.policyColor(pol), Radius: vg.Points(5), Shape: plotutil.Shape(si)}
+			p.Add(s)
+		}
+	}
+	pad := math.Max(p.X.Max-p.X.Min, 0.002) * 0.05
+	p.X.Min, p.X.Max = p.X.Min-pad, p.X.Max+pad
+	p.Y.Max *= 1.05
+	for _, pol := range r.Policies {
+		p.Legend.Add(pol, legendGlyph{draw.GlyphStyle{Color: r.policyColor(pol), Radius: vg.Points(4), Shape: draw.CircleGlyph{}}})
+	}
+	for si, sc := range r.Scenarios {
+		p.Legend.Add(sc.Name, legendGlyph{draw.GlyphStyle{Color: color.Gray{Y: 90}, Radius: vg.Points(4), Shape: plotutil.Shape(si)}})
+	}
+	p.Draw(padded(c))
+	return nil
+}
+
+// legendGlyph is a legend thumbnail of one glyph.
+type legendGlyph struct{ style draw.GlyphStyle }
+
+func (g legendGlyph) Thumbnail(c *draw.Canvas) {
+	c.DrawGlyph(g.style, c.Center())
+}
+
+// padded insets c by a few points so that labels do not touch the edge.
+func padded(c draw.Canvas) draw.Canvas {
+	return draw.Crop(c, vg.Points(6), -vg.Points(12), vg.Points(6), -vg.Points(6))
+}

@@ -1,0 +1,309 @@
+package eval
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/regimentd/regiment/domains"
+)
+
+// ReportVersion is the layout version of report.json. Field names are stable;
+// a rename or a change of meaning bumps it.
+const ReportVersion = 1
+
+// Report is the outcome of Run: every run, and aggregates per scenario x
+// policy. It is written as report.json as is.
+type Report struct {
+	Version   int            `json:"version"`
+	Cluster   string         `json:"cluster"`
+	Scenarios []ScenarioInfo `json:"scenarios"`
+	Policies  []string       `json:"policies"` // in report order
+	Seeds     int            `json:"seeds"`
+	Tiers     []Tier         `json:"tiers"` // priority tiers, most important first
+	// Runs is every scenario x policy x seed, in scenario, policy, seed order.
+	Runs []RunResult `json:"runs"`
+	// Aggregates is every scenario x policy, in scenario, policy order.
+	Aggregates  []Aggregate `json:"aggregates"`
+	WallSeconds float64     `json:"wall_seconds"` // the whole evaluation
+}
+
+// ScenarioInfo names a scenario and the seed of its run 0.
+type ScenarioInfo struct {
+	Name       string  `json:"name"`
+	Seed       uint64  `json:"seed"`        // run k uses Seed + k
+	SimSeconds float64 `json:"sim_seconds"` // simulated time of each run
+}
+
+// Tier is a priority tier and its domains.
+type Tier struct {
+	Tier    int      `json:"tier"` // the domains' priority: 0 is P0
+	Domains []string `json:"domains"`
+}
+
+// RunResult is one scenario x policy x seed. Every figure but WallSeconds is
+// a pure function of the inputs; the package doc defines each.
+type RunResult struct {
+	Scenario  string `json:"scenario"`
+	Policy    string `json:"policy"`
+	SeedIndex int    `json:"seed_index"` // k: Seed is the scenario's seed + k
+	Seed      uint64 `json:"seed"`
+	Outcome
+	Tiers       []TierOutcome `json:"tiers"`
+	SimSeconds  float64       `json:"sim_seconds"`
+	WallSeconds float64       `json:"wall_seconds"`
+
+	series *Series // seed index 0 only
+}
+
+// Series is the run's per-minute sample, or nil: only seed index 0 of each
+// scenario x policy is sampled.
+func (r *RunResult) Series() *Series { return r.series }
+
+// Outcome is a run's figures over the whole cluster.
+type Outcome struct {
+	CostCoreHours    float64     `json:"cost_core_hours"`    // provisioned node cores x hours
+	Cost             float64     `json:"cost"`               // cost_core_hours x cost_per_core_hour
+	SLOCompliance    float64     `json:"slo_compliance"`     // compliant share of app-ticks with traffic, [0, 1]
+	BreachAppMinutes float64     `json:"breach_app_minutes"` // app-minutes over the SLO
+	ScalingActions   int         `json:"scaling_actions"`    // replica target changes
+	CascadeEvents    int         `json:"cascade_events"`     // app-ticks pushed into breach by a callee
+	OverprovisionPct float64     `json:"overprovision_pct"`  // mean over ticks, percent of needed cores
+	RewardMean       float64     `json:"reward_mean"`        // mean Commander reward total per tick
+	Reward           RewardTerms `json:"reward_terms"`       // mean of each Commander reward term per tick
+	PeakNodes        int         `json:"peak_nodes"`         // most ready and provisioning nodes at once
+	PendingPodHours  float64     `json:"pending_pod_hours"`  // replica-hours waiting for a node
+}
+
+// RewardTerms are the means over ticks of the Commander reward's total and of
+// its terms that every policy can be scored on (the others are 0).
+type RewardTerms struct {
+	Total       float64 `json:"total"`
+	Adherence   float64 `json:"adherence"`
+	Degradation float64 `json:"degradation"`
+	Cost        float64 `json:"cost"`
+}
+
+// TierOutcome is a run's figures over one priority tier's domains.
+type TierOutcome struct {
+	Tier             int      `json:"tier"`
+	Domains          []string `json:"domains"`
+	CoreHours        float64  `json:"core_hours"` // cores of scheduled replicas x hours
+	SLOCompliance    float64  `json:"slo_compliance"`
+	BreachAppMinutes float64  `json:"breach_app_minutes"`
+	ScalingActions   int      `json:"scaling_actions"`
+	CascadeEvents    int      `json:"cascade_events"`
+	OverprovisionPct float64  `json:"overprovision_pct"`
+}
+
+// Stat is the mean, min and max of a figure over seeds.
+type Stat struct {
+	Mean float64 `json:"mean"`
+	Min  float64 `json:"min"`
+	Max  float64 `json:"max"`
+}
+
+// Aggregate summarises the seeds of one scenario x policy.
+type Aggregate struct {
+	Scenario         string          `json:"scenario"`
+	Policy           string          `json:"policy"`
+	Seeds            int             `json:"seeds"`
+	CostCoreHours    Stat            `json:"cost_core_hours"`
+	Cost             Stat            `json:"cost"`
+	SLOCompliance    Stat            `json:"slo_compliance"`
+	BreachAppMinutes Stat            `json:"breach_app_minutes"`
+	ScalingActions   Stat            `json:"scaling_actions"`
+	CascadeEvents    Stat            `json:"cascade_events"`
+	OverprovisionPct Stat            `json:"overprovision_pct"`
+	RewardMean       Stat            `json:"reward_mean"`
+	PeakNodes        Stat            `json:"peak_nodes"`
+	PendingPodHours  Stat            `json:"pending_pod_hours"`
+	SimSeconds       Stat            `json:"sim_seconds"`
+	WallSeconds      Stat            `json:"wall_seconds"`
+	Tiers            []TierAggregate `json:"tiers"`
+}
+
+// TierAggregate summarises one tier over the seeds of one scenario x policy.
+type TierAggregate struct {
+	Tier             int      `json:"tier"`
+	Domains          []string `json:"domains"`
+	CoreHours        Stat     `json:"core_hours"`
+	SLOCompliance    Stat     `json:"slo_compliance"`
+	BreachAppMinutes Stat     `json:"breach_app_minutes"`
+	ScalingActions   Stat     `json:"scaling_actions"`
+	CascadeEvents    Stat     `json:"cascade_events"`
+	OverprovisionPct Stat     `json:"overprovision_pct"`
+}
+
+// Series is one run's telemetry sampled per minute: each value is the mean
+// over the minute's ticks, so BreachedApps sums to the run's breach app-minutes.
+type Series struct {
+	Minutes int            `json:"minutes"`
+	Domains []DomainSeries `json:"domains"` // in config order
+}
+
+// DomainSeries is one domain's per-minute sample; slices have Minutes entries.
+type DomainSeries struct {
+	Name         string    `json:"name"`
+	RPS          []float64 `json:"rps"`           // arrivals into the domain's apps, 1/s
+	Replicas     []float64 `json:"replicas"`      // ready, starting and pending replicas
+	Ready        []float64 `json:"ready"`         // ready replicas
+	BreachedApps []float64 `json:"breached_apps"` // apps over the SLO
+}
+
+func newSeries(cfg *domains.Config, minutes int) *Series {
+	s := &Series{Minutes: minutes, Domains: make([]DomainSeries, len(cfg.Domains))}
+	for di, d := range cfg.Domains {
+		s.Domains[di] = DomainSeries{Name: d.Name, RPS: make([]float64, minutes), Replicas: make([]float64, minutes),
+			Ready: make([]float64, minutes), BreachedApps: make([]float64, minutes)}
+	}
+	return s
+}
+
+func newReport(o *Options, runs []RunResult, wall float64) *Report {
+	r := &Report{Version: ReportVersion, Cluster: o.Config.Cluster.Name, Policies: o.Policies, Seeds: o.Seeds,
+		Runs: runs, WallSeconds: wall}
+	tiers, _ := tiersOf(o.Config)
+	for _, t := range tiers {
+		tier := Tier{Tier: t.priority}
+		for _, di := range t.domains {
+			tier.Domains = append(tier.Domains, o.Config.Domains[di].Name)
+		}
+		r.Tiers = append(r.Tiers, tier)
+	}
+	n := len(o.Policies) * o.Seeds
+	for si, sc := range o.Scenarios {
+		info := ScenarioInfo{Name: sc.Name, Seed: sc.Seed}
+		if n > 0 {
+			info.SimSeconds = runs[si*n].SimSeconds
+		}
+		r.Scenarios = append(r.Scenarios, info)
+		for pi := range o.Policies {
+			first := si*n + pi*o.Seeds
+			r.Aggregates = append(r.Aggregates, aggregate(runs[first:first+o.Seeds]))
+		}
+	}
+	return r
+}
+
+// aggregate summarises the runs of one scenario x policy, in seed order.
+func aggregate(rs []RunResult) Aggregate {
+	st := func(f func(*RunResult) float64) Stat {
+		s := Stat{Min: math.Inf(1), Max: math.Inf(-1)}
+		for i := range rs {
+			v := f(&rs[i])
+			s.Mean += v
+			s.Min, s.Max = math.Min(s.Min, v), math.Max(s.Max, v)
+		}
+		s.Mean /= float64(len(rs))
+		return s
+	}
+	a := Aggregate{
+		Scenario:         rs[0].Scenario,
+		Policy:           rs[0].Policy,
+		Seeds:            len(rs),
+		CostCoreHours:    st(func(r *RunResult) float64 { return r.CostCoreHours }),
+		Cost:             st(func(r *RunResult) float64 { return r.Cost }),
+		SLOCompliance:    st(func(r *RunResult) float64 { return r.SLOCompliance }),
+		BreachAppMinutes: st(func(r *RunResult) float64 { return r.BreachAppMinutes }),
+		ScalingActions:   st(func(r *RunResult) float64 { return float64(r.ScalingActions) }),
+		CascadeEvents:    st(func(r *RunResult) float64 { return float64(r.CascadeEvents) }),
+		OverprovisionPct: st(func(r *RunResult) float64 { return r.OverprovisionPct }),
+		RewardMean:       st(func(r *RunResult) float64 { return r.RewardMean }),
+		PeakNodes:        st(func(r *RunResult) float64 { return float64(r.PeakNodes) }),
+		PendingPodHours:  st(func(r *RunResult) float64 { return r.PendingPodHours }),
+		SimSeconds:       st(func(r *RunResult) float64 { return r.SimSeconds }),
+		WallSeconds:      st(func(r *RunResult) float64 { return r.WallSeconds }),
+	}
+	for ti, t := range rs[0].Tiers {
+		tst := func(f func(*TierOutcome) float64) Stat {
+			return st(func(r *RunResult) float64 { return f(&r.Tiers[ti]) })
+		}
+		a.Tiers = append(a.Tiers, TierAggregate{
+			Tier:             t.Tier,
+			Domains:          t.Domains,
+			CoreHours:        tst(func(t *TierOutcome) float64 { return t.CoreHours }),
+			SLOCompliance:    tst(func(t *TierOutcome) float64 { return t.SLOCompliance }),
+			BreachAppMinutes: tst(func(t *TierOutcome) float64 { return t.BreachAppMinutes }),
+			ScalingActions:   tst(func(t *TierOutcome) float64 { return float64(t.ScalingActions) }),
+			CascadeEvents:    tst(func(t *TierOutcome) float64 { return float64(t.CascadeEvents) }),
+			OverprovisionPct: tst(func(t *TierOutcome) float64 { return t.OverprovisionPct }),
+		})
+	}
+	return a
+}
+
+// Aggregate is the summary of scenario x policy, or nil when it did not run.
+func (r *Report) Aggregate(scenario, policy string) *Aggregate {
+	for i := range r.Aggregates {
+		if a := &r.Aggregates[i]; a.Scenario == scenario && a.Policy == policy {
+			return a
+		}
+	}
+	return nil
+}
+
+// Run is the result of scenario x policy at seed index k, or nil.
+func (r *Report) Run(scenario, policy string, k int) *RunResult {
+	for i := range r.Runs {
+		if x := &r.Runs[i]; x.Scenario == scenario && x.Policy == policy && x.SeedIndex == k {
+			return x
+		}
+	}
+	return nil
+}
+
+// WriteJSON writes the report as indented JSON (report.json).
+func (r *Report) WriteJSON(w io.Writer) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode report: %w", err)
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}
+
+// Write writes report.json, report.md, series.csv and the plots into dir,
+// creating it, and returns the paths written.
+func (r *Report) Write(dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create report directory: %w", err)
+	}
+	var paths []string
+	for _, f := range []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{"report.json", r.WriteJSON},
+		{"report.md", r.WriteMarkdown},
+		{"series.csv", r.WriteSeries},
+	} {
+		p := filepath.Join(dir, f.name)
+		if err := writeFile(p, f.write); err != nil {
+			return paths, err
+		}
+		paths = append(paths, p)
+	}
+	plots, err := r.WritePlots(dir)
+	return append(paths, plots...), err
+}
+
+// writeFile creates path and writes it with write.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
