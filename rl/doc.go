@@ -1,0 +1,70 @@
+// Package rl holds Regiment's learned policies: small multilayer perceptrons
+// with hand-written backpropagation, a Gaussian action head with an optional
+// logistic-normal (softmax-squashed) simplex block for shares, a value head,
+// observation normalisation with running statistics, Adam, and PPO with
+// GAE(lambda). It also reads and writes versioned checkpoints whose header is
+// human-readable JSON.
+//
+// The package imports the standard library only (the dependency table
+// allows gonum; nothing here needs it: the networks are a few thousand
+// parameters and plain loops over float64 slices are fast enough).
+//
+// # Shapes
+//
+// A Network is a fully connected MLP. Its parameters are one flat []float64,
+// layer by layer, each layer its weight matrix W (out x in, row-major) then
+// its bias b (out). A Policy keeps all its trainable parameters in one flat
+// vector (Params): actor, then critic (absent with a shared trunk), then the
+// state-independent log standard deviations; the networks' parameters and
+// LogStd are views into it, so Adam, gradient clipping and checkpoints see
+// one vector.
+//
+// # Actions
+//
+// An ActionLayout is a list of segments. A Gaussian segment of size n is n
+// independent normal dimensions (mean from the actor, log-std a parameter
+// per dimension); bounds are the environment's business (clip or squash
+// where the action is applied). A Simplex segment of size K (the
+// Commander's shares over domains and the reserve) is a logistic-normal
+// distribution (Aitchison and Shen 1980): a Gaussian over K-1 logits z,
+// mapped onto the open simplex by the additive logistic transform
+// s = softmax([z, 0]). Fixing the last logit at 0 makes the map a bijection
+// from R^(K-1) to the open simplex, so the shares have a proper density:
+//
+//	log p(s) = log N(z; mu, sigma) - sum_{k=1..K} log s_k
+//
+// The Jacobian term does not depend on the parameters, so PPO's probability
+// ratios are those of the Gaussian over the latent z; Action.Latent keeps z
+// and is what a Rollout stores. The entropy bonus is the entropy of the
+// latent Gaussian (the logistic-normal's has no closed form). Mean (for
+// deployment) squashes the mean logits: the shares at the latent mode.
+//
+// # Invariants
+//
+//   - Log-probabilities are natural-log densities of Action.Env, Gaussian
+//     and logistic-normal terms summed over segments.
+//   - Observations are normalised by the Policy's Normalizer before the
+//     networks see them; Action.Input is the normalised vector. The
+//     normaliser changes only through Observe and never when Frozen. Load
+//     returns a frozen normaliser (evaluation); a trainer unfreezes it.
+//   - Randomness is a parameter (*rand.Rand from math/rand/v2); nothing reads
+//     the clock or global random state. A Policy, Rollout and PPO are
+//     deterministic for a seed.
+//   - Forward, Backward, Act, Mean, Value, Rollout.Add and PPO.Update (after
+//     its first call for a given policy and rollout size) do not allocate.
+//   - Checkpoints record the observation Layout; Load refuses a checkpoint
+//     whose layout differs from the caller's (ErrLayoutMismatch), naming both
+//     versions and the first differing feature.
+//
+// # Concurrency
+//
+// A Policy, Network tape, Rollout, Normalizer and PPO are not safe for
+// concurrent use: Act, Mean and Value use the Policy's scratch buffers. Give
+// each goroutine its own Policy.Clone. Pure functions (GAE, GaussianLogProb,
+// LogisticNormalLogProb, ...) are safe.
+//
+// # Imports
+//
+// rl is a pure core: it must not import NATS, bbolt, client-go, HCL or any
+// other Regiment package.
+package rl

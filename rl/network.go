@@ -1,0 +1,295 @@
+package rl
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Network is a fully connected multilayer perceptron:
+//
+//	a_0 = x
+//	a_{l+1} = f_l(W_l a_l + b_l),  l = 0 .. L-1
+//
+// with W_l of shape Sizes[l+1] x Sizes[l]. Its parameters are one flat
+// slice, layer by layer, W_l row-major followed by b_l. A Network holds only
+// parameters; the activations of one forward pass live in a Tape, so one
+// Network can serve several tapes (one per goroutine).
+type Network struct {
+	sizes  []int
+	acts   []Activation
+	params []float64
+	offs   []int // offs[l] is the offset of W_l in params; offs[L] = len(params)
+}
+
+// NumParams returns the number of parameters of an MLP with the given layer
+// sizes (input first, output last).
+func NumParams(sizes []int) int {
+	n := 0
+	for l := 0; l+1 < len(sizes); l++ {
+		n += sizes[l+1]*sizes[l] + sizes[l+1]
+	}
+	return n
+}
+
+// NewNetwork returns a network with layer sizes sizes (input first, output
+// last) and acts[l] after layer l, with all parameters zero (see Init). It
+// panics unless len(acts) == len(sizes)-1 >= 1 and every size is positive.
+func NewNetwork(sizes []int, acts []Activation) *Network {
+	return newNetworkOn(sizes, acts, make([]float64, NumParams(sizes)))
+}
+
+// newNetworkOn builds a network whose parameters are the slice params, which
+// must have NumParams(sizes) elements.
+func newNetworkOn(sizes []int, acts []Activation, params []float64) *Network {
+	if len(sizes) < 2 || len(acts) != len(sizes)-1 {
+		panic(fmt.Sprintf("rl: network with %d sizes needs %d activations, have %d", len(sizes), len(sizes)-1, len(acts)))
+	}
+	for _, s := range sizes {
+		if s <= 0 {
+			panic(fmt.Sprintf("rl: network layer size %d", s))
+		}
+	}
+	if len(params) != NumParams(sizes) {
+		panic(fmt.Sprintf("rl: network needs %d parameters, have %d", NumParams(sizes), len(params)))
+	}
+	n := &Network{
+		sizes:  append([]int(nil), sizes...),
+		acts:   append([]Activation(nil), acts...),
+		params: params,
+		offs:   make([]int, len(sizes)),
+	}
+	off := 0
+	for l := 0; l+1 < len(sizes); l++ {
+		n.offs[l] = off
+		off += sizes[l+1]*sizes[l] + sizes[l+1]
+	}
+	n.offs[len(sizes)-1] = off
+	return n
+}
+
+// Sizes returns the layer sizes, input first. The caller must not modify it.
+func (n *Network) Sizes() []int { return n.sizes }
+
+// Activations returns the activation after each layer. The caller must not
+// modify it.
+func (n *Network) Activations() []Activation { return n.acts }
+
+// In returns the input size.
+func (n *Network) In() int { return n.sizes[0] }
+
+// Out returns the output size.
+func (n *Network) Out() int { return n.sizes[len(n.sizes)-1] }
+
+// NumParams returns the number of parameters.
+func (n *Network) NumParams() int { return len(n.params) }
+
+// Params returns the parameters (a view, not a copy).
+func (n *Network) Params() []float64 { return n.params }
+
+// Layer returns views of layer l's weights (row-major, Sizes[l+1] x
+// Sizes[l]) and biases within p, which is the network's parameters or a
+// vector laid out like them (a gradient).
+func (n *Network) Layer(p []float64, l int) (w, b []float64) {
+	o := n.offs[l]
+	nw := n.sizes[l+1] * n.sizes[l]
+	return p[o : o+nw], p[o+nw : n.offs[l+1]]
+}
+
+// Init sets the weights to scaled random orthogonal matrices (Saxe,
+// McClelland and Ganguli 2014), gain hiddenGain for the hidden layers and
+// outputGain for the last, and the biases to 0. Orthogonal initialisation
+// with gain sqrt(2) for hidden layers, 0.01 for the policy's output and 1
+// for the value's is the common PPO choice (Andrychowicz et al. 2021, "What
+// matters in on-policy reinforcement learning?", sections 3.2 and 4.1).
+func (n *Network) Init(r *rand.Rand, hiddenGain, outputGain float64) {
+	last := len(n.acts) - 1
+	for l := range n.acts {
+		w, b := n.Layer(n.params, l)
+		g := hiddenGain
+		if l == last {
+			g = outputGain
+		}
+		orthogonal(w, n.sizes[l+1], n.sizes[l], g, r)
+		clear(b)
+	}
+}
+
+// orthogonal fills the rows x cols row-major matrix w with gain times a
+// random matrix with orthonormal rows (rows <= cols) or columns (rows >
+// cols): Gram-Schmidt, applied twice for numerical orthogonality, to
+// standard normal vectors.
+func orthogonal(w []float64, rows, cols int, gain float64, r *rand.Rand) {
+	k, m := rows, cols // k vectors of length m
+	if rows > cols {
+		k, m = cols, rows
+	}
+	v := make([]float64, k*m)
+	for i := range k {
+		vi := v[i*m : (i+1)*m]
+		for {
+			for j := range vi {
+				vi[j] = r.NormFloat64()
+			}
+			for range 2 {
+				for j := range i {
+					vj := v[j*m : (j+1)*m]
+					axpy(-dot(vi, vj), vj, vi)
+				}
+			}
+			norm := math.Sqrt(dot(vi, vi))
+			if norm > 1e-8 {
+				for j := range vi {
+					vi[j] /= norm
+				}
+				break
+			}
+		}
+	}
+	for i := range rows {
+		for j := range cols {
+			if rows <= cols {
+				w[i*cols+j] = gain * v[i*m+j]
+			} else {
+				w[i*cols+j] = gain * v[j*m+i]
+			}
+		}
+	}
+}
+
+// Tape holds the activations of one forward pass, for the backward pass
+// that follows it. Make one with Network.NewTape; it fits only networks of
+// the same sizes.
+type Tape struct {
+	a  [][]float64 // a[0] is a copy of the input, a[l+1] the output of layer l
+	d0 []float64   // backward deltas, widest layer
+	d1 []float64
+}
+
+// NewTape returns a tape for n's sizes.
+func (n *Network) NewTape() *Tape {
+	t := &Tape{a: make([][]float64, len(n.sizes))}
+	w := 0
+	for l, s := range n.sizes {
+		t.a[l] = make([]float64, s)
+		w = max(w, s)
+	}
+	t.d0 = make([]float64, w)
+	t.d1 = make([]float64, w)
+	return t
+}
+
+// Output returns the output of the last forward pass recorded on t.
+func (t *Tape) Output() []float64 { return t.a[len(t.a)-1] }
+
+// Forward computes the network's output for in, records the activations on
+// t and returns the output, a slice of t valid until t's next Forward. It
+// panics if len(in) != n.In().
+func (n *Network) Forward(t *Tape, in []float64) []float64 {
+	if len(in) != n.sizes[0] {
+		panic(fmt.Sprintf("rl: network input has %d values, want %d", len(in), n.sizes[0]))
+	}
+	copy(t.a[0], in)
+	for l, f := range n.acts {
+		w, b := n.Layer(n.params, l)
+		x, y := t.a[l], t.a[l+1]
+		nin := len(x)
+		// y_i = b_i + sum_j W_ij x_j
+		for i := range y {
+			y[i] = b[i] + dot(w[i*nin:(i+1)*nin], x)
+		}
+		f.apply(y)
+	}
+	return t.a[len(t.a)-1]
+}
+
+// Backward back-propagates dOut = dL/d(output) through the forward pass
+// recorded on t (Rumelhart, Hinton and Williams 1986). It adds dL/dtheta to
+// grad (laid out like Params, len NumParams) and, when dIn is not nil,
+// overwrites dIn with dL/d(input). With delta_l = dL/d(W_l a_l + b_l):
+//
+//	delta_{L-1} = dOut (.) f'_{L-1}
+//	dL/dW_l     = delta_l a_l^T
+//	dL/db_l     = delta_l
+//	delta_{l-1} = (W_l^T delta_l) (.) f'_{l-1}
+//	dL/dx       = W_0^T delta_0
+func (n *Network) Backward(t *Tape, dOut, grad, dIn []float64) {
+	nl := len(n.acts)
+	if len(dOut) != n.Out() || len(grad) != len(n.params) {
+		panic(fmt.Sprintf("rl: backward with %d output and %d parameter gradients, want %d and %d", len(dOut), len(grad), n.Out(), len(n.params)))
+	}
+	delta := t.d0[:len(dOut)]
+	copy(delta, dOut)
+	n.acts[nl-1].chain(t.a[nl], delta)
+	spare := t.d1
+	for l := nl - 1; l >= 0; l-- {
+		w, _ := n.Layer(n.params, l)
+		gw, gb := n.Layer(grad, l)
+		x := t.a[l]
+		nin := len(x)
+		for i, di := range delta {
+			if di == 0 {
+				continue
+			}
+			axpy(di, x, gw[i*nin:(i+1)*nin])
+			gb[i] += di
+		}
+		if l == 0 && dIn == nil {
+			return
+		}
+		var prev []float64
+		if l == 0 {
+			if len(dIn) != nin {
+				panic(fmt.Sprintf("rl: backward input gradient has %d values, want %d", len(dIn), nin))
+			}
+			prev = dIn
+		} else {
+			prev = spare[:nin]
+		}
+		clear(prev)
+		for i, di := range delta {
+			if di == 0 {
+				continue
+			}
+			axpy(di, w[i*nin:(i+1)*nin], prev)
+		}
+		if l == 0 {
+			return
+		}
+		n.acts[l-1].chain(t.a[l], prev)
+		spare = delta[:cap(delta)]
+		delta = prev
+	}
+}
+
+// dot returns sum_i x_i y_i; len(y) >= len(x).
+func dot(x, y []float64) float64 {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += x[i] * y[i]
+		s1 += x[i+1] * y[i+1]
+		s2 += x[i+2] * y[i+2]
+		s3 += x[i+3] * y[i+3]
+	}
+	for ; i < len(x); i++ {
+		s0 += x[i] * y[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// axpy sets y += alpha x; len(y) >= len(x).
+func axpy(alpha float64, x, y []float64) {
+	y = y[:len(x)]
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		y[i] += alpha * x[i]
+		y[i+1] += alpha * x[i+1]
+		y[i+2] += alpha * x[i+2]
+		y[i+3] += alpha * x[i+3]
+	}
+	for ; i < len(x); i++ {
+		y[i] += alpha * x[i]
+	}
+}
