@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/regimentd/regiment/bus"
+)
+
+func TestUsage(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.hcl")
+	if err := os.WriteFile(bad, []byte("cluster \"x\" {\n  capacity_cores = \"lots\"\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string // regexp
+		stderr string // regexp
+	}{
+		{"help explains the flags with an example", []string{"--help"}, 0, `(?s)Usage: commander.*Example:.*-nats-token`, `^$`},
+		{"config is required", nil, 2, `^$`, `--config is required`},
+		{"kubeconfig is refused clearly", []string{"--config", "x.hcl", "--kubeconfig", "k"}, 2, `^$`, `not supported yet: the Kubernetes adapter arrives with the kube package`},
+		{"unknown flags are usage errors", []string{"--config", "x.hcl", "--tick", "1s"}, 2, `^$`, `flag provided but not defined: -tick`},
+		{"arguments are usage errors", []string{"--config", "x.hcl", "extra"}, 2, `^$`, `unexpected argument "extra"`},
+		{"log levels are checked", []string{"--config", "x.hcl", "--log-level", "loud"}, 2, `^$`, `unknown level "loud"`},
+		{"a config with problems is a runtime failure", []string{"--config", bad}, 1, `^$`, `bad\.hcl:2,\d+`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), tt.args, &stdout, &stderr, nil)
+			if code != tt.code {
+				t.Errorf("exit code %d, want %d; stderr:\n%s", code, tt.code, stderr.String())
+			}
+			if !regexp.MustCompile(tt.stdout).MatchString(stdout.String()) {
+				t.Errorf("stdout does not match %q:\n%s", tt.stdout, stdout.String())
+			}
+			if !regexp.MustCompile(tt.stderr).MatchString(stderr.String()) {
+				t.Errorf("stderr does not match %q:\n%s", tt.stderr, stderr.String())
+			}
+		})
+	}
+}
+
+// TestEmbeddedDevMode runs the Commander with no NATS URL anywhere: it
+// starts its own server with JetStream under DIR/nats and publishes there; a
+// reload request with a broken file keeps it running.
+func TestEmbeddedDevMode(t *testing.T) {
+	embeddedPort = bus.RandomPort
+	t.Cleanup(func() { embeddedPort = 4222 })
+	dir := t.TempDir()
+	src, err := os.ReadFile("../../examples/small.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgPath := filepath.Join(dir, "dev.hcl")
+	fast := strings.Replace(string(src), `commander { tick = "60s" }`, `commander { tick = "200ms" }`, 1)
+	if err := os.WriteFile(cfgPath, []byte(fast), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr syncBuffer
+	reload := make(chan os.Signal, 1)
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, []string{"--config", cfgPath, "--data", dir, "--listen", "127.0.0.1:0"}, &bytes.Buffer{}, &stderr, reload)
+	}()
+	url := waitLog(t, &stderr, `embedded nats started: url=(\S+)`)[1]
+
+	cctx, ccancel := context.WithTimeout(ctx, 5*time.Second)
+	defer ccancel()
+	conn, err := bus.Connect(cctx, bus.ConnectOptions{URL: url, Cluster: "small"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, ok, _ := conn.LastDirective(cctx, "payment"); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no directive published on the embedded server:\n%s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	if err := os.WriteFile(cfgPath, []byte(strings.Replace(fast, `tick = "200ms"`, `tick = "soon"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reload <- syscall.SIGHUP
+	waitLog(t, &stderr, `config reload rejected, keeping the running config:.*dev\.hcl:\d+,\d+`)
+
+	cancel()
+	select {
+	case c := <-code:
+		if c != 0 {
+			t.Fatalf("exit code %d after cancel, want 0:\n%s", c, stderr.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("run did not return after cancel")
+	}
+	for _, stage := range []string{"tick loop stopped", "nats drained", "embedded nats stopped", "steps flushed", "episode ended", "store closed"} {
+		if !strings.Contains(stderr.String(), stage) {
+			t.Errorf("shutdown stage %q not logged", stage)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "nats", "jetstream")); err != nil {
+		t.Errorf("no JetStream store under DIR/nats: %v", err)
+	}
+}
+
+func waitLog(t *testing.T, b *syncBuffer, re string) []string {
+	t.Helper()
+	rx := regexp.MustCompile(re)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if m := rx.FindStringSubmatch(b.String()); m != nil {
+			return m
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("log does not match %q within 10s:\n%s", re, b.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/regimentd/regiment/bus"
+	"github.com/regimentd/regiment/domains/config"
+)
+
+const (
+	smallConfig = "../../examples/small.hcl"
+	sampleScen  = "../regiment/testdata/small-sample.hcl"
+)
+
+func TestUsage(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string // regexp
+		stderr string // regexp
+	}{
+		{"help explains the flags with an example", []string{"-h"}, 0, `(?s)Usage: soldier.*Example:.*-scenario`, `^$`},
+		{"config is required", []string{"--domain", "payment"}, 2, `^$`, `--config is required`},
+		{"domain is required", []string{"--config", smallConfig}, 2, `^$`, `--domain is required`},
+		{"kubeconfig is refused clearly", []string{"--config", smallConfig, "--domain", "payment", "--kubeconfig", "k"}, 2, `^$`,
+			`not supported yet: the Kubernetes adapter arrives with the kube package`},
+		{"a scenario is needed without kubeconfig", []string{"--config", smallConfig, "--domain", "payment"}, 2, `^$`, `--scenario is required`},
+		{"an unknown domain is a usage error", []string{"--config", smallConfig, "--domain", "billing", "--scenario", sampleScen}, 2, `^$`,
+			`"billing" is not a domain .*\(domains: payment, fraud, merchant, data, platform\)`},
+		{"no NATS server is a runtime failure", []string{"--config", smallConfig, "--domain", "payment", "--scenario", sampleScen,
+			"--nats", "nats://127.0.0.1:1", "--data", t.TempDir(), "--listen", "127.0.0.1:0"}, 1, `^$`, `soldier failed: .*127\.0\.0\.1:1`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), tt.args, &stdout, &stderr, nil)
+			if code != tt.code {
+				t.Errorf("exit code %d, want %d; stderr:\n%s", code, tt.code, stderr.String())
+			}
+			if !regexp.MustCompile(tt.stdout).MatchString(stdout.String()) {
+				t.Errorf("stdout does not match %q:\n%s", tt.stdout, stdout.String())
+			}
+			if !regexp.MustCompile(tt.stderr).MatchString(stderr.String()) {
+				t.Errorf("stderr does not match %q:\n%s", tt.stderr, stderr.String())
+			}
+		})
+	}
+}
+
+func TestShapeChangeNeedsARestart(t *testing.T) {
+	src, err := os.ReadFile(smallConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		old  string // replaced once by new in examples/small.hcl
+		new  string
+		want string
+	}{
+		{"a new target utilisation is no shape change", `scale_down_cooldown = "5m"`, "scale_down_cooldown = \"5m\"\n  target_utilisation = 0.5", ""},
+		{"a new floor is no shape change", "floor    = 0.15", "floor    = 0.25", ""},
+		{"a bigger pool changes the cluster", "capacity_cores      = 640", "capacity_cores      = 800", "the cluster block changed"},
+		{"a renamed domain changes the domains", `domain "platform"`, `domain "tooling"`, "the set of domains changed"},
+		{"more apps change the apps", "count           = 6", "count           = 7", "the set of apps changed"},
+	}
+	cur, err := config.Parse(src, "small.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if strings.Count(string(src), tt.old) != 1 {
+				t.Fatalf("want exactly one %q in small.hcl", tt.old)
+			}
+			next, err := config.Parse([]byte(strings.Replace(string(src), tt.old, tt.new, 1)), "small.hcl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := shapeChange(cur, next); got != tt.want {
+				t.Errorf("shapeChange = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRunReloadAndShutdown runs a Soldier in-process against an embedded
+// nats-server: it becomes ready after its first tick, keeps its config on a
+// broken reload, applies a good one, and shuts down in order.
+func TestRunReloadAndShutdown(t *testing.T) {
+	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{StoreDir: filepath.Join(t.TempDir(), "nats")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	dir := t.TempDir()
+	src, err := os.ReadFile(smallConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgPath := filepath.Join(dir, "fast.hcl")
+	fast := strings.Replace(string(src), `  tick = "10s"`, `  tick = "100ms"`, 1)
+	writeFile(t, cfgPath, fast)
+	scen, err := filepath.Abs(sampleScen)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr syncBuffer
+	reload := make(chan os.Signal, 1)
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, []string{"--config", cfgPath, "--domain", "fraud", "--scenario", scen, "--nats", srv.ClientURL(),
+			"--data", dir, "--listen", "127.0.0.1:0"}, io.Discard, &stderr, reload)
+	}()
+	addr := waitLog(t, &stderr, `serving http:.* addr=(\S+)`)[1]
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not ready within 10s:\n%s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	writeFile(t, cfgPath, strings.Replace(fast, `actuation = "replicas"`, `actuation = "sideways"`, 1))
+	reload <- syscall.SIGHUP
+	waitLog(t, &stderr, `config reload rejected, keeping the running config:.*problem=.*fast\.hcl:\d+,\d+`)
+	writeFile(t, cfgPath, strings.Replace(fast, `scale_down_cooldown = "5m"`, "scale_down_cooldown = \"5m\"\n  mode = \"shadow\"", 1))
+	reload <- syscall.SIGHUP
+	waitLog(t, &stderr, `config reloaded:.*mode=shadow`)
+
+	cancel()
+	select {
+	case c := <-code:
+		if c != 0 {
+			t.Fatalf("exit code %d after cancel, want 0:\n%s", c, stderr.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("run did not return after cancel")
+	}
+	log := stderr.String()
+	last := -1
+	for _, stage := range []string{"stopped actuating", "nats drained", "steps flushed", "episode ended", "store closed"} {
+		i := strings.Index(log, stage)
+		if i < last {
+			t.Errorf("shutdown stage %q missing or out of order", stage)
+		}
+		last = i
+	}
+}
+
+func writeFile(t *testing.T, path, src string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func waitLog(t *testing.T, b *syncBuffer, re string) []string {
+	t.Helper()
+	rx := regexp.MustCompile(re)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if m := rx.FindStringSubmatch(b.String()); m != nil {
+			return m
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("log does not match %q within 10s:\n%s", re, b.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
