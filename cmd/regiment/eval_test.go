@@ -1,0 +1,55 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestEvalRejectsBadUsage(t *testing.T) {
+	small := []string{"--config", "../../examples/small.hcl", "--scenario", "testdata/small-sample.hcl"}
+	tests := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"missing --out is a usage error", small, 2},
+		{"missing --scenario is a usage error", []string{"--config", "../../examples/small.hcl", "--out", "x"}, 2},
+		{"unknown policy is a usage error", append(small, "--out", "x", "--policies", "static,nope"), 2},
+		{"no seeds is a usage error", append(small, "--out", "x", "--seeds", "0"), 2},
+		{"a stray argument is a usage error", append(small, "--out", "x", "extra"), 2},
+		{"missing config file fails", []string{"--config", "nope.hcl", "--scenario", "testdata/small-sample.hcl", "--out", "x"}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			if got := runEval(context.Background(), tt.args, &out, &errOut); got != tt.want {
+				t.Fatalf("exit %d, want %d; stderr: %s", got, tt.want, errOut.String())
+			}
+		})
+	}
+}
+
+func TestEvalWritesReport(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	args := []string{"--config", "../../examples/small.hcl", "--scenario", "testdata/small-sample.hcl",
+		"--policies", "static,regiment", "--seeds", "2", "--duration", "30m", "--workers", "2", "--out", dir}
+	var out, errOut bytes.Buffer
+	if code := runEval(context.Background(), args, &out, &errOut); code != 0 {
+		t.Fatalf("regiment eval exited %d: %s", code, errOut.String())
+	}
+	if !strings.Contains(out.String(), "4 runs") {
+		t.Errorf("summary %q does not count 4 runs", out.String())
+	}
+	if errOut.Len() != 0 {
+		t.Errorf("progress written to a non-terminal: %q", errOut.String())
+	}
+	for _, name := range []string{"report.json", "report.md", "series.csv", "cost-vs-slo.png", "small-sample-payment.png", "small-sample-breaches.png"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -1,0 +1,305 @@
+package eval_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/eval"
+	"github.com/regimentd/regiment/sim/trace"
+)
+
+// smallOptions evaluates every known policy on the small example with the
+// self-contained sample scenario, 2 seeds of 1h.
+func smallOptions(t *testing.T, workers int) eval.Options {
+	t.Helper()
+	cfg, err := config.LoadFile("../examples/small.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := config.LoadScenarioFile("../cmd/regiment/testdata/small-sample.hcl", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	traces, err := trace.Load(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eval.Options{Config: cfg, Scenarios: []eval.Scenario{{Scenario: sc, Traces: traces}},
+		Policies: eval.Policies(), Seeds: 2, Workers: workers, Duration: time.Hour}
+}
+
+func TestEvalSmall(t *testing.T) {
+	o := smallOptions(t, 2)
+	var calls []int
+	o.Progress = func(done, total int) { calls = append(calls, done) }
+	r, err := eval.Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	paths, err := r.Write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := len(o.Policies) * o.Seeds
+	if want := seq(1, runs); !slices.Equal(calls, want) {
+		t.Errorf("progress calls %v, want %v", calls, want)
+	}
+
+	t.Run("report.json decodes with every field", func(t *testing.T) {
+		b, err := os.ReadFile(filepath.Join(dir, "report.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got eval.Report
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&got); err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Runs) != runs || len(got.Aggregates) != len(o.Policies) || got.Seeds != 2 || len(got.Tiers) != 4 {
+			t.Fatalf("%d runs, %d aggregates, %d seeds, %d tiers; want %d, %d, 2, 4", len(got.Runs), len(got.Aggregates), got.Seeds, len(got.Tiers), runs, len(o.Policies))
+		}
+		var raw struct {
+			Runs       []map[string]any `json:"runs"`
+			Aggregates []map[string]any `json:"aggregates"`
+		}
+		if err := json.Unmarshal(b, &raw); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"scenario", "policy", "seed_index", "seed", "cost_core_hours", "cost", "slo_compliance",
+			"breach_app_minutes", "scaling_actions", "cascade_events", "overprovision_pct", "reward_mean", "reward_terms",
+			"peak_nodes", "pending_pod_hours", "tiers", "sim_seconds", "wall_seconds"} {
+			if _, ok := raw.Runs[0][k]; !ok {
+				t.Errorf("runs[0] has no %q", k)
+			}
+		}
+		tier := raw.Runs[0]["tiers"].([]any)[0].(map[string]any)
+		for _, k := range []string{"tier", "domains", "core_hours", "slo_compliance", "breach_app_minutes", "scaling_actions", "cascade_events", "overprovision_pct"} {
+			if _, ok := tier[k]; !ok {
+				t.Errorf("runs[0].tiers[0] has no %q", k)
+			}
+		}
+		for _, k := range []string{"cost_core_hours", "slo_compliance", "breach_app_minutes", "scaling_actions", "cascade_events", "overprovision_pct", "reward_mean", "wall_seconds", "sim_seconds", "tiers"} {
+			if _, ok := raw.Aggregates[0][k]; !ok {
+				t.Errorf("aggregates[0] has no %q", k)
+			}
+		}
+		for _, x := range got.Runs {
+			if x.SimSeconds != 3600 || x.CostCoreHours <= 0 || x.SLOCompliance < 0 || x.SLOCompliance > 1 || x.RewardMean < -3 || x.RewardMean > 3 {
+				t.Errorf("implausible run %s/%s/%d: %+v", x.Scenario, x.Policy, x.Seed, x.Outcome)
+			}
+		}
+		a := got.Aggregates[0]
+		if a.CostCoreHours.Min > a.CostCoreHours.Mean || a.CostCoreHours.Mean > a.CostCoreHours.Max {
+			t.Errorf("aggregate cost %+v: mean outside [min, max]", a.CostCoreHours)
+		}
+	})
+
+	t.Run("seeds differ", func(t *testing.T) {
+		for _, p := range o.Policies {
+			a, b := r.Run("small-sample", p, 0), r.Run("small-sample", p, 1)
+			if a.Seed != 3 || b.Seed != 4 {
+				t.Fatalf("%s: seeds %d and %d, want the scenario's 3 and 4", p, a.Seed, b.Seed)
+			}
+			if a.OverprovisionPct == b.OverprovisionPct && a.RewardMean == b.RewardMean {
+				t.Errorf("%s: seeds 3 and 4 gave the same run: %+v", p, a.Outcome)
+			}
+		}
+	})
+
+	t.Run("every policy of a seed sees the same demand", func(t *testing.T) {
+		f, err := os.Open(filepath.Join(dir, "series.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		rows, err := csv.NewReader(f).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rps := map[string]map[string]string{} // domain/minute -> policy -> rps
+		policies := map[string]bool{}
+		for _, row := range rows[1:] {
+			key := row[3] + "/" + row[4]
+			if rps[key] == nil {
+				rps[key] = map[string]string{}
+			}
+			rps[key][row[1]] = row[5]
+			policies[row[1]] = true
+		}
+		if len(policies) != len(o.Policies) || len(rps) != 5*60 {
+			t.Fatalf("series.csv has %d policies and %d domain-minutes, want %d and %d", len(policies), len(rps), len(o.Policies), 5*60)
+		}
+		nonzero := 0
+		for key, byPolicy := range rps {
+			want := byPolicy[o.Policies[0]]
+			for p, v := range byPolicy {
+				if v != want {
+					t.Fatalf("%s: %s saw %s requests/s, %s saw %s", key, p, v, o.Policies[0], want)
+				}
+			}
+			if want != "0" {
+				nonzero++
+			}
+		}
+		if nonzero == 0 {
+			t.Fatal("no demand in the series")
+		}
+	})
+
+	t.Run("the breach series adds up to breach app-minutes", func(t *testing.T) {
+		for _, p := range o.Policies {
+			x := r.Run("small-sample", p, 0)
+			sum := 0.0
+			for _, d := range x.Series().Domains {
+				for _, v := range d.BreachedApps {
+					sum += v
+				}
+			}
+			if math.Abs(sum-x.BreachAppMinutes) > 1e-9*max(1, sum) {
+				t.Errorf("%s: series sums to %v breach app-minutes, metrics say %v", p, sum, x.BreachAppMinutes)
+			}
+		}
+	})
+
+	t.Run("report.md has the tables", func(t *testing.T) {
+		b, err := os.ReadFile(filepath.Join(dir, "report.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := string(b)
+		for _, want := range []string{"## small-sample", "| policy | cost_core_hours | cost ratio |", "breach ratio", "actions ratio",
+			"Per priority tier", "| policy | tier | domains | slo_compliance | breach_app_minutes | overprovision_pct |", "wall_seconds"} {
+			if !strings.Contains(md, want) {
+				t.Errorf("report.md lacks %q", want)
+			}
+		}
+		for _, p := range o.Policies {
+			if !strings.Contains(md, "| "+p+" | P0 |") {
+				t.Errorf("report.md has no tier row for %s", p)
+			}
+		}
+		for _, line := range strings.Split(md, "\n") {
+			cells := strings.Split(line, "|")
+			if len(cells) > 3 && strings.TrimSpace(cells[1]) == "hpa" && !strings.HasPrefix(strings.TrimSpace(cells[2]), "P") {
+				if got := strings.TrimSpace(cells[3]); got != "1.00" {
+					t.Errorf("hpa's cost ratio against itself reads %q, want 1.00", got)
+				}
+			}
+		}
+		if !slices.Contains(o.Policies, "hpa") && !strings.Contains(md, "n/a") {
+			t.Error("without hpa the ratios should read n/a")
+		}
+		if slices.Contains(o.Policies, "oracle") != strings.Contains(md, "oracle gap") {
+			t.Error("the oracle gap column should appear exactly when the oracle ran")
+		}
+	})
+
+	t.Run("plots are PNG", func(t *testing.T) {
+		var pngs []string
+		for _, p := range paths {
+			if filepath.Ext(p) == ".png" {
+				pngs = append(pngs, filepath.Base(p))
+			}
+		}
+		want := []string{"cost-vs-slo.png", "small-sample-breaches.png", "small-sample-data.png", "small-sample-fraud.png",
+			"small-sample-merchant.png", "small-sample-payment.png", "small-sample-platform.png"}
+		slices.Sort(pngs)
+		if !slices.Equal(pngs, want) {
+			t.Fatalf("plots %v, want %v", pngs, want)
+		}
+		for _, name := range pngs {
+			f, err := os.Open(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			img, err := png.Decode(f)
+			f.Close()
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if b := img.Bounds(); b.Dx() < 600 || b.Dy() < 400 {
+				t.Errorf("%s is %dx%d pixels", name, b.Dx(), b.Dy())
+			}
+		}
+	})
+}
+
+func TestReportIsDeterministic(t *testing.T) {
+	encode := func(workers int) []byte {
+		o := smallOptions(t, workers)
+		r, err := eval.Run(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.WallSeconds = 0
+		for i := range r.Runs {
+			r.Runs[i].WallSeconds = 0
+		}
+		for i := range r.Aggregates {
+			r.Aggregates[i].WallSeconds = eval.Stat{}
+		}
+		var b bytes.Buffer
+		if err := r.WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	a, b := encode(1), encode(3)
+	if !bytes.Equal(a, b) {
+		t.Fatal("report.json differs between 1 and 3 workers beyond wall_seconds")
+	}
+}
+
+func TestOptionsValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(*eval.Options)
+		want   string
+	}{
+		{"unknown policy is rejected", func(o *eval.Options) { o.Policies = []string{"static", "nope"} }, `unknown policy "nope"`},
+		{"a policy given twice is rejected", func(o *eval.Options) { o.Policies = []string{"static", "static"} }, "given twice"},
+		{"no seeds is rejected", func(o *eval.Options) { o.Seeds = 0 }, "seeds = 0"},
+		{"a scenario given twice is rejected", func(o *eval.Options) { o.Scenarios = append(o.Scenarios, o.Scenarios[0]) }, "given twice"},
+		{"no scenario is rejected", func(o *eval.Options) { o.Scenarios = nil }, "no scenario"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := smallOptions(t, 1)
+			tt.change(&o)
+			_, err := eval.Run(context.Background(), o)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestRunStopsWhenCancelled(t *testing.T) {
+	o := smallOptions(t, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := eval.Run(ctx, o); err == nil {
+		t.Fatal("a cancelled evaluation returned a report")
+	}
+}
+
+func seq(from, to int) []int {
+	var out []int
+	for i := from; i <= to; i++ {
+		out = append(out, i)
+	}
+	return out
+}
