@@ -31,7 +31,9 @@ func GaussianLogProbGrad(x, mean, logStd []float64, scale float64, dMean, dLogSt
 	for k, xk := range x {
 		inv := math.Exp(-logStd[k]) // 1 / sigma
 		u := (xk - mean[k]) * inv   // standardised residual
-		lp += -0.5*u*u - logStd[k] - halfLog2Pi
+		lp += -0.5 * u * u          // same terms, same order as GaussianLogProb
+		lp -= logStd[k]
+		lp -= halfLog2Pi
 		if dMean != nil {
 			dMean[k] += scale * u * inv
 		}

@@ -24,7 +24,8 @@ type Normalizer struct {
 }
 
 // NewNormalizer returns a normaliser for dim values with no observations
-// (it normalises x to x until the first Observe) and clip bound clip.
+// (mean 0 and variance 1 until the first Observe, so x normalises to about
+// x) and clip bound clip.
 func NewNormalizer(dim int, clip float64) *Normalizer {
 	return &Normalizer{Mean: make([]float64, dim), M2: make([]float64, dim), Clip: clip}
 }

@@ -1,0 +1,128 @@
+package rl
+
+import (
+	"math"
+	"testing"
+)
+
+func TestNetworkGradientMatchesFiniteDifferences(t *testing.T) {
+	tests := []struct {
+		name  string
+		sizes []int
+		acts  []Activation
+	}{
+		{"tanh hidden layers", []int{5, 7, 6, 3}, []Activation{Tanh, Tanh, Identity}},
+		{"relu hidden layers", []int{4, 9, 8, 2}, []Activation{ReLU, ReLU, Identity}},
+		{"single linear layer", []int{3, 2}, []Activation{Identity}},
+		{"tanh output", []int{3, 4, 2}, []Activation{ReLU, Tanh}},
+		{"mixed, wide input", []int{13, 5, 5, 5, 1}, []Activation{Tanh, ReLU, Identity, Identity}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := seeded(t, uint64(100+i))
+			n := NewNetwork(tt.sizes, tt.acts)
+			randomize(n.Params(), 0.7, r) // nonzero biases too
+			in := make([]float64, n.In())
+			randomize(in, 1, r)
+			c := make([]float64, n.Out()) // L = sum_k c_k y_k
+			randomize(c, 1, r)
+			tape := n.NewTape()
+			loss := func() float64 { return dot(c, n.Forward(tape, in)) }
+
+			grad := make([]float64, n.NumParams())
+			dIn := make([]float64, n.In())
+			n.Forward(tape, in)
+			n.Backward(tape, c, grad, dIn)
+			checkGradient(t, "weights", n.Params(), grad, loss, 1e-7)
+			checkGradient(t, "input", in, dIn, loss, 1e-7)
+		})
+	}
+}
+
+func TestBackwardAccumulatesIntoGrad(t *testing.T) {
+	r := seeded(t, 7)
+	n := NewNetwork([]int{3, 4, 2}, []Activation{Tanh, Identity})
+	n.Init(r, 1, 1)
+	in := []float64{0.1, -0.4, 0.9}
+	dOut := []float64{1, -2}
+	tape := n.NewTape()
+	once := make([]float64, n.NumParams())
+	n.Forward(tape, in)
+	n.Backward(tape, dOut, once, nil)
+	twice := make([]float64, n.NumParams())
+	n.Backward(tape, dOut, twice, nil)
+	n.Backward(tape, dOut, twice, nil)
+	for i := range once {
+		if math.Abs(twice[i]-2*once[i]) > 1e-15 {
+			t.Fatalf("grad[%d]: two backward passes give %v, want 2 x %v", i, twice[i], once[i])
+		}
+	}
+}
+
+func TestInitIsScaledOrthogonal(t *testing.T) {
+	r := seeded(t, 3)
+	for _, shape := range [][2]int{{4, 7}, {7, 4}, {5, 5}} {
+		rows, cols := shape[0], shape[1]
+		w := make([]float64, rows*cols)
+		const gain = 1.5
+		orthogonal(w, rows, cols, gain, r)
+		// rows <= cols: W W^T = gain^2 I; rows > cols: W^T W = gain^2 I.
+		k, m := rows, cols
+		at := func(i, j int) float64 { return w[i*cols+j] }
+		if rows > cols {
+			k, m = cols, rows
+			at = func(i, j int) float64 { return w[j*cols+i] }
+		}
+		for i := range k {
+			for j := range k {
+				var s float64
+				for l := range m {
+					s += at(i, l) * at(j, l)
+				}
+				want := 0.0
+				if i == j {
+					want = gain * gain
+				}
+				if math.Abs(s-want) > 1e-12 {
+					t.Errorf("%dx%d: Gram matrix [%d,%d] = %v, want %v", rows, cols, i, j, s, want)
+				}
+			}
+		}
+	}
+}
+
+func TestForwardBackwardDoNotAllocate(t *testing.T) {
+	r := seeded(t, 1)
+	n := NewNetwork([]int{120, 64, 64, 10}, []Activation{Tanh, Tanh, Identity})
+	n.Init(r, math.Sqrt2, 1)
+	tape := n.NewTape()
+	in := make([]float64, 120)
+	randomize(in, 1, r)
+	dOut := make([]float64, 10)
+	randomize(dOut, 1, r)
+	grad := make([]float64, n.NumParams())
+	dIn := make([]float64, 120)
+	allocs := testing.AllocsPerRun(100, func() {
+		n.Forward(tape, in)
+		n.Backward(tape, dOut, grad, dIn)
+	})
+	if allocs != 0 {
+		t.Errorf("forward+backward allocates %v times per run, want 0", allocs)
+	}
+}
+
+func TestActivationText(t *testing.T) {
+	for _, a := range []Activation{Identity, Tanh, ReLU} {
+		b, err := a.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Activation
+		if err := back.UnmarshalText(b); err != nil || back != a {
+			t.Errorf("%v: round trip gives %v, %v", a, back, err)
+		}
+	}
+	if _, err := ParseActivation("sigmoid"); err == nil {
+		t.Error("ParseActivation(sigmoid) succeeded, want an error")
+	}
+}
