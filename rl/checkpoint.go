@@ -20,8 +20,8 @@ import (
 // FormatVersion is the checkpoint format this code writes and reads.
 const FormatVersion = 1
 
-// Checkpoint framing: a magic line, the JSON header (indented, one field a
-// line, so that two checkpoints diff well), a weights line giving the
+// Checkpoint framing: a magic line, the JSON header (indented, one field,
+// feature, segment or tensor a line, so that two checkpoints diff well), a weights line giving the
 // number of float64 values and their CRC-32 (IEEE), then the values,
 // little-endian, in the header's tensor order.
 const (
@@ -132,7 +132,10 @@ func (p *Policy) Save(w io.Writer) error {
 		c := p.Spec.Critic
 		h.Critic = &c
 	}
-	js, err := json.MarshalIndent(h, "", "  ")
+	js, err := json.Marshal(h)
+	if err == nil {
+		js, err = formatHeader(js)
+	}
 	if err != nil {
 		return fmt.Errorf("save checkpoint: %w", err)
 	}
