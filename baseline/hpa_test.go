@@ -1,0 +1,215 @@
+package baseline
+
+import (
+	"testing"
+	"time"
+)
+
+// t0 is an arbitrary reconcile time for the table tests.
+var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+
+// in is a reconcile with the Kubernetes defaults: target 70%, tolerance
+// 0.1, default behaviour, replicas in [1, 100], no history.
+func in(current, ready int32, util float64) HPAInput {
+	return HPAInput{
+		Now: t0, Current: current, Ready: ready, Utilisation: util,
+		Target: 0.7, Tolerance: DefaultTolerance, Min: 1, Max: 100,
+		Behaviour: DefaultBehaviour(),
+	}
+}
+
+func ago(d time.Duration) time.Time { return t0.Add(-d) }
+
+// The documented examples come from the Kubernetes documentation, "Horizontal
+// Pod Autoscaling" (kubernetes.io/docs/concepts/workloads/autoscaling/
+// horizontal-pod-autoscale/): "Algorithm details" (AD), "Default behavior"
+// (DB), "Scaling policies" (SP), "Stabilization window" (SW); the rest pin the
+// controller's code paths (replica_calculator.go, horizontal.go).
+func TestRecommend(t *testing.T) {
+	tests := []struct {
+		name   string
+		in     func() HPAInput
+		want   int32
+		reason string
+	}{
+		{"AD: currentMetricValue 200m, desired 100m doubles the replicas", func() HPAInput {
+			x := in(4, 4, 1.0)
+			x.Target = 0.5
+			return x
+		}, 8, ReasonRatio},
+		{"AD: currentMetricValue 50m, desired 100m halves the replicas", func() HPAInput {
+			x := in(8, 8, 0.25)
+			x.Target = 0.5
+			return x
+		}, 4, ReasonRatio},
+		{"AD: ratio 1.05 within tolerance keeps replicas", func() HPAInput {
+			x := in(10, 10, 0.63)
+			x.Target = 0.6
+			return x
+		}, 10, ReasonTolerance},
+		{"AD: ratio 0.9 is within tolerance too", func() HPAInput { return in(10, 10, 0.63) }, 10, ReasonTolerance},
+		{"AD: ratio 1.2 leaves tolerance: ceil(1.2 x 10)", func() HPAInput { return in(10, 10, 0.84) }, 12, ReasonRatio},
+		{"AD: the ratio uses ready pods, not current replicas", func() HPAInput {
+			x := in(10, 5, 0.35) // 5 ready at half the target, 5 not ready: ceil(0.5 x 5)
+			x.NotReady = 5
+			return x
+		}, 3, ReasonRatio},
+		{"AD: utilisation is whole percent: 76.9% over 70% is within tolerance", func() HPAInput { return in(10, 10, 0.7699) }, 10, ReasonTolerance},
+		{"AD: missing metrics assumed 0% on scale-up can cancel it", func() HPAInput {
+			x := in(6, 4, 0.8) // ratio 80/70; with 2 pods at 0%: 53/70, a scale-down
+			x.Missing = 2
+			return x
+		}, 6, ReasonReversed},
+		{"AD: missing metrics assumed 0% on scale-up dampen it", func() HPAInput {
+			x := in(5, 4, 1.0) // ratio 100/70; with 1 pod at 0%: 80/70 = 1.14, ceil(1.14 x 5)
+			x.Missing = 1
+			return x
+		}, 6, ReasonRatio},
+		{"AD: missing metrics assumed 100% on scale-down dampen it", func() HPAInput {
+			x := in(6, 4, 0.35) // ratio 0.5; with 2 pods at 100%: 56/70 = 0.8, ceil(0.8 x 6)
+			x.Missing = 2
+			return x
+		}, 5, ReasonRatio},
+		{"AD: missing metrics assumed 100% on scale-down can cancel it", func() HPAInput {
+			x := in(6, 2, 0.56) // ratio 0.8; with 4 pods at 100%: 85/70, a scale-up
+			x.Missing = 4
+			return x
+		}, 6, ReasonReversed},
+		{"AD: not-yet-ready pods at 0% on scale-up can land within tolerance", func() HPAInput {
+			x := in(8, 4, 1.0) // ratio 2 at a 50% target; with 4 pods at 0%: 50/50
+			x.Target, x.NotReady = 0.5, 4
+			return x
+		}, 8, ReasonReversed},
+		{"AD: not-yet-ready pods at 0% on scale-up dampen it", func() HPAInput {
+			x := in(6, 4, 1.0) // with 2 pods at 0%: 66/50 = 1.32, ceil(1.32 x 6)
+			x.Target, x.NotReady = 0.5, 2
+			return x
+		}, 8, ReasonRatio},
+		{"AD: not-yet-ready pods are left out on a scale-down", func() HPAInput {
+			x := in(8, 4, 0.35)
+			x.NotReady = 4
+			return x
+		}, 2, ReasonRatio},
+		{"AD: counting unready pods that would shrink a scale-up keeps replicas", func() HPAInput {
+			x := in(20, 4, 1.0) // 100/50 = 2; with 16 pods at 0%: 20/50 = 0.4, a reversal
+			x.Target, x.NotReady = 0.5, 16
+			return x
+		}, 20, ReasonReversed},
+		{"AD: no ready pod with a metric: no change", func() HPAInput { return in(5, 0, 0) }, 5, ReasonNoMetrics},
+		{"DB: scale-up limited to max(100%, 4 pods) per period: 4 pods win at 2", func() HPAInput {
+			x := in(2, 2, 1.0)
+			x.Target = 0.1 // ratio 10: desired 20
+			return x
+		}, 6, ReasonUpLimit},
+		{"DB: scale-up limited to max(100%, 4 pods) per period: 100% wins at 10", func() HPAInput {
+			x := in(10, 10, 1.0)
+			x.Target = 0.25 // ratio 4: desired 40
+			return x
+		}, 20, ReasonUpLimit},
+		{"DB: scale-up counts changes already made in the period", func() HPAInput {
+			x := in(6, 6, 1.0)
+			x.Target = 0.25
+			x.Events = []ScaleEvent{{At: ago(10 * time.Second), Change: 4}} // started the period at 2
+			return x
+		}, 6, ReasonUpLimit},
+		{"DB: a change older than the period no longer counts", func() HPAInput {
+			x := in(6, 6, 1.0)
+			x.Target = 0.25
+			x.Events = []ScaleEvent{{At: ago(15 * time.Second), Change: 4}}
+			return x
+		}, 12, ReasonUpLimit},
+		{"DB: scale-up has no stabilisation window", func() HPAInput {
+			x := in(4, 4, 1.0)
+			x.Target = 0.5
+			x.History = []Recommendation{{At: ago(100 * time.Second), Replicas: 3}}
+			return x
+		}, 8, ReasonRatio},
+		{"SW: scale-down picks the highest recommendation in the 300 s window", func() HPAInput {
+			x := in(10, 10, 0.28) // desired 4
+			x.History = []Recommendation{{At: ago(200 * time.Second), Replicas: 9}, {At: ago(100 * time.Second), Replicas: 7}}
+			return x
+		}, 9, ReasonDownStabilised},
+		{"SW: a recommendation 300 s old has left the window", func() HPAInput {
+			x := in(10, 10, 0.28)
+			x.History = []Recommendation{{At: ago(300 * time.Second), Replicas: 9}, {At: ago(301 * time.Second), Replicas: 12}}
+			return x
+		}, 4, ReasonRatio},
+		{"SW: the window never raises replicas above current", func() HPAInput {
+			x := in(10, 10, 0.28)
+			x.History = []Recommendation{{At: ago(60 * time.Second), Replicas: 15}}
+			return x
+		}, 10, ReasonDownStabilised},
+		{"DB: scale-down by at most 100% per period reaches the recommendation at once", func() HPAInput { return in(40, 40, 0.07) }, 4, ReasonRatio},
+		{"SP: 4 pods or 10% per minute: 10% allows more above 40 replicas", func() HPAInput {
+			x := in(80, 80, 0.07)
+			x.Behaviour.ScaleDown.Policies = []ScalingPolicy{{Type: PodsPolicy, Value: 4, Period: time.Minute}, {Type: PercentPolicy, Value: 10, Period: time.Minute}}
+			x.Behaviour.ScaleDown.StabilizationWindow = 0
+			return x
+		}, 72, ReasonDownLimit},
+		{"SP: 4 pods or 10% per minute: 4 pods allow more below 40 replicas", func() HPAInput {
+			x := in(30, 30, 0.07)
+			x.Behaviour.ScaleDown.Policies = []ScalingPolicy{{Type: PodsPolicy, Value: 4, Period: time.Minute}, {Type: PercentPolicy, Value: 10, Period: time.Minute}}
+			x.Behaviour.ScaleDown.StabilizationWindow = 0
+			return x
+		}, 26, ReasonDownLimit},
+		{"SP: selectPolicy Min picks the smallest change", func() HPAInput {
+			x := in(80, 80, 0.07)
+			x.Behaviour.ScaleDown = ScalingRules{Select: SelectMin, Policies: []ScalingPolicy{{Type: PodsPolicy, Value: 4, Period: time.Minute}, {Type: PercentPolicy, Value: 10, Period: time.Minute}}}
+			return x
+		}, 76, ReasonDownLimit},
+		{"SP: selectPolicy Disabled forbids scale-down", func() HPAInput {
+			x := in(80, 80, 0.07)
+			x.Behaviour.ScaleDown = ScalingRules{Select: SelectDisabled}
+			return x
+		}, 80, ReasonDownLimit},
+		{"SP: percent scale-down rounds the limit down", func() HPAInput {
+			x := in(15, 15, 0.07) // start 15 x (1 - 0.5) = 7.5: 7
+			x.Behaviour.ScaleDown = ScalingRules{Policies: []ScalingPolicy{{Type: PercentPolicy, Value: 50, Period: time.Minute}}}
+			return x
+		}, 7, ReasonDownLimit},
+		{"SP: percent scale-up rounds the limit up", func() HPAInput {
+			x := in(15, 15, 1.0) // 15 x 1.1 = 16.5: 17
+			x.Target = 0.1
+			x.Behaviour.ScaleUp = ScalingRules{Policies: []ScalingPolicy{{Type: PercentPolicy, Value: 10, Period: time.Minute}}}
+			return x
+		}, 17, ReasonUpLimit},
+		{"min and max clamp: max", func() HPAInput {
+			x := in(8, 8, 1.0)
+			x.Target, x.Max = 0.5, 10
+			return x
+		}, 10, ReasonTooMany},
+		{"min and max clamp: min", func() HPAInput {
+			x := in(8, 8, 0.07)
+			x.Min = 3
+			return x
+		}, 3, ReasonTooFew},
+		{"current replicas above max come down to max before any metric", func() HPAInput {
+			x := in(12, 12, 1.0)
+			x.Max = 10
+			return x
+		}, 10, ReasonAboveMax},
+		{"current replicas below min come up to min before any metric", func() HPAInput {
+			x := in(1, 1, 0.0)
+			x.Min = 2
+			return x
+		}, 2, ReasonBelowMin},
+		{"zero replicas disable scaling", func() HPAInput { return in(0, 0, 0) }, 0, ReasonScalingDisabled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, reason := Recommend(tt.in())
+			if got != tt.want || reason != tt.reason {
+				t.Fatalf("Recommend = %d (%s), want %d (%s)", got, reason, tt.want, tt.reason)
+			}
+		})
+	}
+}
+
+func TestRecommendDoesNotAllocate(t *testing.T) {
+	x := in(10, 10, 0.28)
+	x.History = make([]Recommendation, 22)
+	x.Events = make([]ScaleEvent, 3)
+	if allocs := testing.AllocsPerRun(100, func() { Recommend(x) }); allocs != 0 {
+		t.Fatalf("%.1f allocations per Recommend, want 0", allocs)
+	}
+}

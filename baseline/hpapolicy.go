@@ -1,0 +1,167 @@
+package baseline
+
+import (
+	"math"
+	"time"
+
+	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/sim"
+)
+
+// HPASettings configure the HPA policy: one HorizontalPodAutoscaler per app,
+// all alike, on CPU utilisation.
+type HPASettings struct {
+	// Target is the target average CPU utilisation, (0, 1]. Default: the
+	// config's soldier target_utilisation (0.7 unless set).
+	Target float64
+	// Tolerance is the usage-ratio dead band. Default DefaultTolerance.
+	Tolerance float64
+	// SyncPeriod is how often the controller reconciles. Default DefaultSyncPeriod.
+	SyncPeriod time.Duration
+	// Behaviour is spec.behavior. Default DefaultBehaviour().
+	Behaviour Behaviour
+}
+
+// DefaultHPASettings are the Kubernetes defaults with the config's target
+// utilisation.
+func DefaultHPASettings(cfg *domains.Config) HPASettings {
+	return HPASettings{
+		Target:     cfg.Soldier.TargetUtilisation,
+		Tolerance:  DefaultTolerance,
+		SyncPeriod: DefaultSyncPeriod,
+		Behaviour:  DefaultBehaviour(),
+	}
+}
+
+// HPA runs one HPA per app against the simulator.
+//
+// Mapping onto the simulator's telemetry, which is the metrics pipeline's view
+// (Cluster.TelemetryLag old): the HPA's currentReplicas is the app's replica
+// target (spec.replicas); its ready pods with a metric are the telemetry's
+// Ready replicas and their utilisation its CPUUtil; its not-yet-ready pods are
+// the telemetry's Starting and Pending replicas plus the replicas created
+// since the telemetry was taken (the pod list is live, the metrics are not:
+// new pods are Pending). Replicas removed since are ignored, taken from
+// pending, then starting, then ready as the simulator removes them. Every
+// ready replica reports a metric, so no pod is missing one.
+//
+// The controller reconciles on the first tick and then on the first tick at
+// or after each SyncPeriod mark (with a 10 s tick and a 15 s period: ticks 0,
+// 20, 30, 50, 60 s, ..., four reconciles a minute), and its clock is the
+// mark, so windows and rate periods see the controller's cadence rather
+// than the tick's. The recommendation history starts with one entry per app at
+// its initial replicas, as for an HPA that has been holding that count.
+//
+// History and scale events live in rings preallocated per app: Decide does
+// not allocate.
+type HPA struct {
+	set      HPASettings
+	min, max []int32
+
+	// Recommendation history, per app histLen entries: nominal reconcile
+	// time in Unix nanoseconds (math.MinInt64: unused) and replicas.
+	histAt  []int64
+	histRep []int32
+	histLen int
+	events  []ScaleEvent // per app, evLen entries
+	evLen   int
+	syncs   int // reconciles done; selects the ring slot
+	reasons []string
+
+	started bool
+	next    time.Time // next sync mark
+}
+
+// NewHPA builds the HPA policy for cfg's apps.
+func NewHPA(cfg *domains.Config, set HPASettings) *HPA {
+	apps := cfg.Apps()
+	h := &HPA{set: set, min: make([]int32, len(apps)), max: make([]int32, len(apps)), reasons: make([]string, len(apps))}
+	for i, a := range apps {
+		h.min[i], h.max[i] = int32(a.MinReplicas), int32(a.MaxReplicas)
+	}
+	b := &set.Behaviour
+	// A ring holds every entry younger than the longest window or period: one
+	// per reconcile, plus the current one.
+	window := max(b.ScaleUp.StabilizationWindow, b.ScaleDown.StabilizationWindow)
+	period := max(b.ScaleUp.longest(), b.ScaleDown.longest())
+	h.histLen = int(window/set.SyncPeriod) + 2
+	h.evLen = int(period/set.SyncPeriod) + 2
+	h.histAt = make([]int64, len(apps)*h.histLen)
+	for i := range h.histAt {
+		h.histAt[i] = math.MinInt64
+	}
+	h.histRep = make([]int32, len(apps)*h.histLen)
+	h.events = make([]ScaleEvent, len(apps)*h.evLen)
+	return h
+}
+
+// Reason is why the last reconcile set app id's replicas.
+func (h *HPA) Reason(id int) string { return h.reasons[id] }
+
+// Decide reconciles every app's HPA when a sync is due and leaves the targets
+// untouched otherwise.
+func (h *HPA) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
+	if !h.started {
+		h.started = true
+		h.next = now
+		for i := range targets {
+			h.histAt[i*h.histLen], h.histRep[i*h.histLen] = now.UnixNano(), targets[i]
+		}
+		h.syncs = 1
+	}
+	if now.Before(h.next) {
+		return
+	}
+	at := h.next
+	for !h.next.After(now) {
+		at = h.next
+		h.next = h.next.Add(h.set.SyncPeriod)
+	}
+	hs, es := h.syncs%h.histLen, h.syncs%h.evLen
+	h.syncs++
+	upCut := at.Add(-h.set.Behaviour.ScaleUp.StabilizationWindow).UnixNano()
+	downCut := at.Add(-h.set.Behaviour.ScaleDown.StabilizationWindow).UnixNano()
+	for i := range targets {
+		a := &t.Apps[i]
+		cur := targets[i]
+		ready, notReady := a.Ready, a.Starting+a.Pending
+		if total := a.Ready + a.Starting + a.Pending; cur > total {
+			notReady += cur - total // created since the telemetry: pending
+		} else if cut := total - cur; cut > 0 {
+			if cut > notReady {
+				ready -= cut - notReady
+			}
+			notReady = max(0, notReady-cut)
+		}
+		histAt := h.histAt[i*h.histLen : (i+1)*h.histLen]
+		histRep := h.histRep[i*h.histLen : (i+1)*h.histLen]
+		b := bounds{up: math.MaxInt32, down: math.MinInt32}
+		for k, t := range histAt {
+			if t > upCut {
+				b.up = min(b.up, histRep[k])
+			}
+			if t > downCut {
+				b.down = max(b.down, histRep[k])
+			}
+		}
+		evs := h.events[i*h.evLen : (i+1)*h.evLen]
+		in := HPAInput{
+			Now: at, Current: cur, Ready: ready, NotReady: notReady,
+			Utilisation: a.CPUUtil, Target: h.set.Target, Tolerance: h.set.Tolerance,
+			Min: h.min[i], Max: h.max[i], Behaviour: h.set.Behaviour, Events: evs,
+		}
+		n, desired, record, reason := recommendWithin(in, b)
+		if record {
+			histAt[hs], histRep[hs] = at.UnixNano(), desired
+		} else {
+			histAt[hs] = math.MinInt64
+		}
+		if n != cur {
+			evs[es] = ScaleEvent{At: at, Change: n - cur}
+		} else {
+			evs[es] = ScaleEvent{}
+		}
+		h.reasons[i] = reason
+		targets[i] = n
+	}
+}

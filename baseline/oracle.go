@@ -1,0 +1,236 @@
+package baseline
+
+import (
+	"math"
+	"time"
+
+	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/sim"
+)
+
+// Oracle knows the future: the exact arrival rates the simulator will draw,
+// noise included, and the service-time factors of its events (sim.Future).
+// For every app and future tick it finds the fewest replicas that keep the
+// app within its domain's SLO at that tick, and sets each app's target to the
+// most it will need over the lead time, the time a replica requested now may
+// take to serve: a tick to be applied, a tick for the provisioner to start a
+// node, the node provision time and the app's startup time. It is the
+// physical limit for cost at full compliance, up to the heuristics below; no
+// real policy can see the future.
+//
+// Need at one tick, per app i with arrivals lambda, service rate mu / slow,
+// concurrency k and callees C(i), from the simulator's own latency model:
+//
+//	p99_i(r) = P99(M/M/(r k) at lambda, mu/slow) + sum_{c in C(i)} p99_c
+//	need_i   = min { r in [min_i, max_i] : lambda <= MaxUtilisation r k mu/slow,
+//	                 p99_i(r) <= T_i }
+//
+// The caller's SLO is split between its own queue and its callees' by a
+// common stretch factor over their floors (the p99 with unlimited servers):
+//
+//	M_i = ln(100) slow_i / mu_i + sum_{c in C(i)} M_c   (floor of p99_i)
+//	F_i = min(SLO_i / M_i, F_j for every caller j with F_j >= 1)
+//	T_i = F_i M_i
+//
+// An app with F_i < 1, or that misses T_i even at max replicas, breaches
+// whatever it runs; it is then sized at the target utilisation only.
+// Decide does not allocate.
+type Oracle struct {
+	future *sim.Future
+	lead   int     // ticks of look-ahead
+	util   float64 // sizing of apps that breach anyway
+
+	mu, cpu, slo []float64 // per app: service rate 1/s, cores per replica, domain SLO s
+	conc         []int32
+	min, max     []int32
+	deps         [][]int32
+	order        []int32 // callers before callees
+
+	ring  []int32 // need per future tick and app: ring[(tick % lead) * n + i]
+	ahead int     // last future tick in the ring
+	start int     // tick of the simulation when the oracle was made
+	t0    time.Time
+	tick  time.Duration
+
+	floor, factor, p99 []float64 // per app, scratch for one future tick
+	prev               []int32   // per app: need at the previous future tick, the search's start
+}
+
+// NewOracle builds the oracle for simulation s of cfg. It reads s's future
+// from its current tick on, so it must be made before s is stepped further
+// than the first Decide it will see.
+func NewOracle(cfg *domains.Config, s *sim.Sim) *Oracle {
+	apps := cfg.Apps()
+	n := len(apps)
+	maxStartup := 1
+	for i := range apps {
+		maxStartup = max(maxStartup, s.StartupTicks(i))
+	}
+	o := &Oracle{
+		future: s.Future(),
+		lead:   2 + 3*s.ProvisionTicks() + maxStartup,
+		util:   cfg.Soldier.TargetUtilisation,
+		mu:     make([]float64, n), cpu: make([]float64, n), slo: make([]float64, n),
+		conc: make([]int32, n), min: make([]int32, n), max: make([]int32, n),
+		deps:  make([][]int32, n),
+		start: s.StepsDone(), t0: s.Now(), tick: s.Tick(),
+		floor: make([]float64, n), factor: make([]float64, n), p99: make([]float64, n),
+		prev: make([]int32, n),
+	}
+	o.ahead = o.start
+	o.ring = make([]int32, o.lead*n)
+	indeg := make([]int32, n)
+	for i, a := range apps {
+		o.mu[i] = s.ServiceRate(i)
+		o.cpu[i] = a.CPUPerReplica
+		o.slo[i] = cfg.Domains[a.Domain].SLO.LatencyP99.Seconds()
+		o.conc[i] = int32(a.Concurrency)
+		o.min[i], o.max[i] = int32(a.MinReplicas), int32(a.MaxReplicas)
+		o.prev[i] = o.min[i]
+		for _, d := range a.Deps {
+			o.deps[i] = append(o.deps[i], int32(d))
+			indeg[d]++
+		}
+	}
+	// Kahn's order, callers first; the simulator rejects cyclic configs.
+	for i := range indeg {
+		if indeg[i] == 0 {
+			o.order = append(o.order, int32(i))
+		}
+	}
+	for k := 0; k < len(o.order); k++ {
+		for _, d := range o.deps[o.order[k]] {
+			if indeg[d]--; indeg[d] == 0 {
+				o.order = append(o.order, d)
+			}
+		}
+	}
+	return o
+}
+
+// Decide sets every app's target to its largest need over the lead time.
+func (o *Oracle) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
+	k := o.start + int(now.Sub(o.t0)/o.tick) // the simulation's tick
+	for o.ahead < k+o.lead {
+		tick, lambda, slow := o.future.Next()
+		o.needs(o.ring[(tick%o.lead)*len(targets):][:len(targets)], lambda, slow)
+		o.ahead = tick
+	}
+	for i := range targets {
+		m := int32(0)
+		for j := range o.lead {
+			m = max(m, o.ring[j*len(targets)+i])
+		}
+		// A backlog (only where demand outran max replicas or pods waited for
+		// nodes) needs capacity beyond the arrivals to drain.
+		if a := &t.Apps[i]; a.Backlog > 0 && a.CPUUtil > 0 && a.Ready > 0 {
+			perReplica := a.RPS / (a.CPUUtil * float64(a.Ready)) // requests/s at full use
+			drain := int32(math.Ceil((a.RPS + a.Backlog/backlogDrain.Seconds()) / (sim.MaxUtilisation * perReplica)))
+			m = max(m, min(drain, o.max[i]))
+		}
+		targets[i] = m
+	}
+}
+
+// backlogDrain is how fast the oracle plans to drain a backlog it did not
+// foresee.
+const backlogDrain = 30 * time.Second
+
+// needs writes into need each app's fewest replicas within the SLO at one
+// tick's arrivals and service-time factors.
+func (o *Oracle) needs(need []int32, lambda, slow []float64) {
+	ln100 := math.Log(100)
+	for k := len(o.order) - 1; k >= 0; k-- { // callees first
+		i := o.order[k]
+		o.floor[i] = ln100 * slow[i] / o.mu[i]
+		for _, d := range o.deps[i] {
+			o.floor[i] += o.floor[d]
+		}
+		o.factor[i] = o.slo[i] / o.floor[i]
+	}
+	for _, i := range o.order { // callers first: pass their factor down
+		if o.factor[i] < 1 {
+			continue
+		}
+		for _, d := range o.deps[i] {
+			o.factor[d] = min(o.factor[d], o.factor[i])
+		}
+	}
+	for k := len(o.order) - 1; k >= 0; k-- { // callees first
+		i := o.order[k]
+		mu := o.mu[i] / slow[i]
+		callees := 0.0
+		for _, d := range o.deps[i] {
+			callees += o.p99[d]
+		}
+		r, own, ok := int32(0), 0.0, false
+		if lambda[i] <= 0 {
+			r, own, ok = o.min[i], ln100/mu, true
+		} else if o.factor[i] >= 1 {
+			r, own, ok = o.size(int(i), lambda[i], mu, o.factor[i]*o.floor[i]-callees)
+		}
+		if !ok { // breaches at any size: hold the target utilisation
+			c := float64(o.conc[i]) * mu
+			r = min(max(int32(math.Ceil(lambda[i]/(o.util*c))), o.min[i]), o.max[i])
+			own = sim.Queue{Lambda: math.Min(lambda[i], sim.MaxUtilisation*float64(r)*c), Mu: mu, C: int(r * o.conc[i])}.P99()
+		}
+		o.prev[i] = r
+		need[i] = r
+		o.p99[i] = own + callees
+	}
+}
+
+// size is the fewest replicas of app i, in its bounds, whose own queue keeps
+// its p99 within budget seconds at arrivals lambda and service rate mu, with
+// that p99; ok is false if even max replicas miss it. The p99 falls as
+// replicas grow, so the search gallops from the previous tick's answer
+// (demand moves little from one tick to the next) and then bisects.
+func (o *Oracle) size(i int, lambda, mu, budget float64) (r int32, p99 float64, ok bool) {
+	conc := o.conc[i]
+	lo := max(o.min[i], int32(math.Ceil(lambda/(sim.MaxUtilisation*mu*float64(conc)))))
+	hi := o.max[i]
+	if lo > hi || budget <= 0 {
+		return 0, 0, false
+	}
+	fits := func(r int32) (float64, bool) {
+		p := sim.Queue{Lambda: lambda, Mu: mu, C: int(r * conc)}.P99()
+		return p, p <= budget
+	}
+	good := min(max(o.prev[i], lo), hi)
+	bad := lo - 1 // fits(bad) is false, fits(good) true
+	if p, ok := fits(good); ok {
+		p99 = p
+		for step := int32(1); good > lo; step *= 2 {
+			c := max(lo, good-step)
+			p, ok := fits(c)
+			if !ok {
+				bad = c
+				break
+			}
+			good, p99 = c, p
+		}
+	} else {
+		bad = good
+		for step := int32(1); ; step *= 2 {
+			c := min(hi, bad+step)
+			p, ok := fits(c)
+			if ok {
+				good, p99 = c, p
+				break
+			}
+			if c == hi {
+				return 0, 0, false
+			}
+			bad = c
+		}
+	}
+	for good-bad > 1 {
+		m := bad + (good-bad)/2
+		if p, ok := fits(m); ok {
+			good, p99 = m, p
+		} else {
+			bad = m
+		}
+	}
+	return good, p99, true
+}
