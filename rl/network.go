@@ -194,8 +194,13 @@ func (n *Network) Forward(t *Tape, in []float64) []float64 {
 		w, b := n.Layer(n.params, l)
 		x, y := t.a[l], t.a[l+1]
 		nin := len(x)
-		// y_i = b_i + sum_j W_ij x_j
-		for i := range y {
+		// y_i = b_i + sum_j W_ij x_j, four rows at a time
+		i := 0
+		for ; i+4 <= len(y); i += 4 {
+			s0, s1, s2, s3 := dot4(w[i*nin:(i+4)*nin], x)
+			y[i], y[i+1], y[i+2], y[i+3] = b[i]+s0, b[i+1]+s1, b[i+2]+s2, b[i+3]+s3
+		}
+		for ; i < len(y); i++ {
 			y[i] = b[i] + dot(w[i*nin:(i+1)*nin], x)
 		}
 		f.apply(y)
@@ -246,12 +251,14 @@ func (n *Network) Backward(t *Tape, dOut, grad, dIn []float64) {
 		} else {
 			prev = spare[:nin]
 		}
+		// prev = W^T delta, four rows at a time
 		clear(prev)
-		for i, di := range delta {
-			if di == 0 {
-				continue
-			}
-			axpy(di, w[i*nin:(i+1)*nin], prev)
+		i := 0
+		for ; i+4 <= len(delta); i += 4 {
+			axpy4(delta[i:i+4], w[i*nin:(i+4)*nin], prev)
+		}
+		for ; i < len(delta); i++ {
+			axpy(delta[i], w[i*nin:(i+1)*nin], prev)
 		}
 		if l == 0 {
 			return
@@ -266,30 +273,55 @@ func (n *Network) Backward(t *Tape, dOut, grad, dIn []float64) {
 func dot(x, y []float64) float64 {
 	y = y[:len(x)]
 	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		s0 += x[i] * y[i]
-		s1 += x[i+1] * y[i+1]
-		s2 += x[i+2] * y[i+2]
-		s3 += x[i+3] * y[i+3]
+	for len(x) >= 4 && len(y) >= 4 {
+		s0 += x[0] * y[0]
+		s1 += x[1] * y[1]
+		s2 += x[2] * y[2]
+		s3 += x[3] * y[3]
+		x, y = x[4:], y[4:]
 	}
-	for ; i < len(x); i++ {
-		s0 += x[i] * y[i]
+	for i, xi := range x {
+		s0 += xi * y[i]
 	}
 	return (s0 + s1) + (s2 + s3)
+}
+
+// dot4 returns the dot products of x with the four rows of w (4 x len(x),
+// row-major), reading x once.
+func dot4(w, x []float64) (s0, s1, s2, s3 float64) {
+	n := len(x)
+	w0, w1, w2, w3 := w[:n], w[n:][:n], w[2*n:][:n], w[3*n:][:n]
+	for j, xj := range x {
+		s0 += w0[j] * xj
+		s1 += w1[j] * xj
+		s2 += w2[j] * xj
+		s3 += w3[j] * xj
+	}
+	return s0, s1, s2, s3
+}
+
+// axpy4 sets y += sum_r a_r w_r for the four rows w_r of w (4 x len(y),
+// row-major), reading and writing y once.
+func axpy4(a, w, y []float64) {
+	n := len(y)
+	a0, a1, a2, a3 := a[0], a[1], a[2], a[3]
+	w0, w1, w2, w3 := w[:n], w[n:][:n], w[2*n:][:n], w[3*n:][:n]
+	for j := range y {
+		y[j] += a0*w0[j] + a1*w1[j] + a2*w2[j] + a3*w3[j]
+	}
 }
 
 // axpy sets y += alpha x; len(y) >= len(x).
 func axpy(alpha float64, x, y []float64) {
 	y = y[:len(x)]
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		y[i] += alpha * x[i]
-		y[i+1] += alpha * x[i+1]
-		y[i+2] += alpha * x[i+2]
-		y[i+3] += alpha * x[i+3]
+	for len(x) >= 4 && len(y) >= 4 {
+		y[0] += alpha * x[0]
+		y[1] += alpha * x[1]
+		y[2] += alpha * x[2]
+		y[3] += alpha * x[3]
+		x, y = x[4:], y[4:]
 	}
-	for ; i < len(x); i++ {
-		y[i] += alpha * x[i]
+	for i, xi := range x {
+		y[i] += alpha * xi
 	}
 }

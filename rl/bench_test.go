@@ -1,0 +1,88 @@
+package rl
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func BenchmarkForwardBackward(b *testing.B) {
+	for _, sizes := range [][]int{
+		{120, 64, 64, 10}, // Commander-sized actor
+		{120, 64, 64, 1},  // its critic
+		{32, 32, 32, 4},
+		{120, 256, 256, 10},
+	} {
+		b.Run(fmt.Sprint(sizes), func(b *testing.B) {
+			r := rand.New(rand.NewPCG(1, 1))
+			acts := []Activation{Tanh, Tanh, Identity}
+			n := NewNetwork(sizes, acts)
+			n.Init(r, math.Sqrt2, 1)
+			tape := n.NewTape()
+			in := make([]float64, sizes[0])
+			randomize(in, 1, r)
+			dOut := make([]float64, sizes[len(sizes)-1])
+			randomize(dOut, 1, r)
+			grad := make([]float64, n.NumParams())
+			b.ReportAllocs()
+			for b.Loop() {
+				n.Forward(tape, in)
+				n.Backward(tape, dOut, grad, nil)
+			}
+		})
+	}
+}
+
+// commanderSpec is about the Commander's size: 120 observations; 4
+// urgencies, 4 headrooms and shares over 4 domains + reserve (11 values,
+// 12 latent dimensions, 10 + 1 + ... close to the issue's ~10 outputs).
+func commanderSpec(shared bool) Spec {
+	names := make([]string, 120)
+	for i := range names {
+		names[i] = fmt.Sprintf("f%03d", i)
+	}
+	s := DefaultSpec(ScalarLayout("commander", 1, names), ActionLayout{Segments: []Segment{
+		{"shares", Simplex, 5}, {"urgency", Gaussian, 3}, {"headroom", Gaussian, 3},
+	}})
+	s.SharedTrunk = shared
+	return s
+}
+
+func BenchmarkAct(b *testing.B) {
+	r := rand.New(rand.NewPCG(2, 1))
+	p, _ := NewPolicy(commanderSpec(false), r)
+	obs := make([]float64, p.Spec.Obs.Dim())
+	randomize(obs, 1, r)
+	a := p.NewAction()
+	b.ReportAllocs()
+	for b.Loop() {
+		p.Act(obs, r, a)
+	}
+}
+
+// BenchmarkPPOUpdate times one update over a rollout of 2048 steps: 10
+// epochs of minibatches of 64, early stop off so that every iteration does
+// the same work.
+func BenchmarkPPOUpdate(b *testing.B) {
+	for _, shared := range []bool{false, true} {
+		name := "2048steps/separate-critic"
+		if shared {
+			name = "2048steps/shared-trunk"
+		}
+		b.Run(name, func(b *testing.B) {
+			r := rand.New(rand.NewPCG(3, 1))
+			p, _ := NewPolicy(commanderSpec(shared), r)
+			roll := p.NewRollout(2048)
+			fillRollout(p, roll, r)
+			c := DefaultConfig("commander")
+			c.KL.EarlyStop = false
+			o, _ := NewPPO(c)
+			o.Update(p, roll, r) // size the scratch
+			b.ReportAllocs()
+			for b.Loop() {
+				o.Update(p, roll, r)
+			}
+		})
+	}
+}
