@@ -5,9 +5,9 @@
 // GAE(lambda). It also reads and writes versioned checkpoints whose header is
 // human-readable JSON.
 //
-// The package imports the standard library only (the dependency table
-// allows gonum; nothing here needs it: the networks are a few thousand
-// parameters and plain loops over float64 slices are fast enough).
+// The package imports the standard library only. The dependency table
+// allows gonum, but nothing here needs it: the networks have some ten
+// thousand parameters and plain loops over float64 slices serve.
 //
 // # Shapes
 //
@@ -38,6 +38,51 @@
 // and is what a Rollout stores. The entropy bonus is the entropy of the
 // latent Gaussian (the logistic-normal's has no closed form). Mean (for
 // deployment) squashes the mean logits: the shares at the latent mode.
+//
+// # Training
+//
+// One level (Commander or Soldier) trains with one PPO, whose Config holds
+// that level's hyperparameters, KL coefficient and target included. A loop
+// (see the package example):
+//
+//	p.Norm.Observe(obs)              // running statistics (Welford), not when frozen
+//	p.Act(obs, r, act)               // sample; act.Input is the normalised obs
+//	roll.Add(act, reward, done)      // until roll.Full()
+//	roll.LastValue = p.Value(next)   // bootstrap the unfinished episode
+//	stats := ppo.Update(p, roll, r)  // GAE, epochs of minibatches, Adam
+//
+// Update (Schulman et al. 2017) computes GAE(lambda) advantages and returns
+// (GAE), standardises the advantages, then runs Epochs passes over shuffled
+// minibatches of the clipped surrogate loss plus a squared-error value loss,
+// an optional KL penalty and an entropy bonus (the formula is on
+// PPO.Update), clipping the gradient's global norm before each Adam step.
+// With KL.EarlyStop it stops at the first minibatch whose approximate KL
+// exceeds KL.Target; with KL.Adaptive it halves or doubles the penalty
+// coefficient after the update. A Rollout holds one environment's
+// consecutive steps; a done step is a true terminal (GAE does not bootstrap
+// through it). Gradients are hand-written and checked against finite
+// differences in the tests.
+//
+// # Checkpoints
+//
+// Save writes a text header and binary weights:
+//
+//	regiment-policy-checkpoint
+//	{ JSON: format, observation layout (name, version, features), action
+//	  layout, actor and critic architectures, normaliser count and clip,
+//	  provenance (stage, steps, updates, seed, date, commit, scenarios,
+//	  metrics), tensor names and shapes; one feature, segment or tensor a
+//	  line }
+//	weights <n> float64le crc32 <hex>
+//	<n little-endian float64: the tensors in header order>
+//
+// The tensors are each layer's weight (out x in, row-major) and bias, actor
+// then critic, then log_std, normalizer/mean and normalizer/m2. Load checks
+// the format version, the observation layout (CheckLayout), that the tensor
+// list is the one the header's architecture implies, the count, the CRC and
+// that nothing follows. The action layout is in the header (Policy.Spec
+// after Load); a caller that needs a particular one compares it
+// (ActionLayout.Equal).
 //
 // # Invariants
 //

@@ -166,6 +166,17 @@ func (o *PPO) prepare(p *Policy, n int) {
 // coefficient. It uses r only to shuffle. It panics on a rollout that does
 // not fit p. After the first update of p with a rollout of this length it
 // does not allocate.
+//
+// The loss of a minibatch of B steps, minimised (Schulman et al. 2017,
+// eqs. 7-9; beta is KLCoef, A_i the standardised advantages, R_i the
+// returns):
+//
+//	L      = L_clip + c_V L_V + beta L_KL - c_H H
+//	L_clip = -1/B sum_i min(r_i A_i, clip(r_i, 1 - eps, 1 + eps) A_i)
+//	L_V    = 1/B sum_i (V(s_i) - R_i)^2
+//	L_KL   = 1/B sum_i (r_i - 1) - log r_i
+//	H      = sum_k log sigma_k + (1 + log(2 pi)) / 2
+//	r_i    = exp(log pi(a_i | s_i) - log pi_old(a_i | s_i))
 func (o *PPO) Update(p *Policy, roll *Rollout, r *rand.Rand) Stats {
 	c := &o.Config
 	n := roll.Len()
@@ -241,24 +252,16 @@ epochs:
 
 // batchStats are the parts of the loss on one minibatch.
 type batchStats struct {
-	loss    float64 // the total L below
+	loss    float64 // the total L (see Update)
 	policy  float64 // L_clip
 	value   float64 // L_V
 	kl      float64 // L_KL, the approximate KL
 	clipped int     // samples with |r - 1| > epsilon
 }
 
-// batchLoss evaluates the PPO loss over steps idx of roll, with advantages
-// o.adv, and overwrites grad with its gradient with respect to p.Params
-// (Schulman et al. 2017, eqs. 7-9, as a loss to minimise):
-//
-//	L      = L_clip + c_V L_V + beta L_KL - c_H H
-//	L_clip = -1/B sum_i min(r_i A_i, clip(r_i, 1 - eps, 1 + eps) A_i)
-//	L_V    = 1/B sum_i (V(s_i) - R_i)^2
-//	L_KL   = 1/B sum_i (r_i - 1) - log r_i
-//	H      = sum_k log sigma_k + (1 + log(2 pi)) / 2
-//
-// with r_i = exp(log pi(a_i|s_i) - log pi_old(a_i|s_i)). Per sample:
+// batchLoss evaluates the PPO loss L (see Update) over steps idx of roll,
+// with advantages o.adv, and overwrites grad with its gradient with respect
+// to p.Params. Per sample:
 //
 //	dL/dlog pi = -r_i A_i / B  if the unclipped term is the minimum or r_i is inside the clip range, else 0
 //	           + beta (r_i - 1) / B
