@@ -27,7 +27,8 @@ const FormatVersion = 1
 const (
 	magicLine   = "regiment-policy-checkpoint"
 	weightsWord = "weights"
-	maxHeader   = 1 << 20
+	maxHeader   = 1 << 20 // bytes
+	maxValues   = 1 << 26 // float64 weights (512 MiB); far above any policy here
 )
 
 // Provenance records how a policy was trained. The caller fills it (the
@@ -217,6 +218,16 @@ func load(r io.Reader, expect Layout) (*Policy, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, fmt.Errorf("header: %w", err)
 	}
+	if h.Normalizer.Count < 0 {
+		return nil, fmt.Errorf("header: normaliser count %v < 0", h.Normalizer.Count)
+	}
+	// Check the size before allocating: the header may be damaged.
+	if count > maxValues {
+		return nil, fmt.Errorf("weights line says %d values, more than the %d this code reads", count, maxValues)
+	}
+	if want := spec.numValues(); count != want {
+		return nil, fmt.Errorf("weights line says %d values, the header's architecture holds %d", count, want)
+	}
 	p := newPolicy(spec)
 	ts, vs := p.blocks()
 	for i := 0; i < max(len(ts), len(h.Tensors)); i++ {
@@ -231,14 +242,7 @@ func load(r io.Reader, expect Layout) (*Policy, error) {
 			return nil, fmt.Errorf("header: tensor #%d is %q, the spec implies %q", i, have, want)
 		}
 	}
-	var n int
-	for _, v := range vs {
-		n += len(v)
-	}
-	if count != n {
-		return nil, fmt.Errorf("weights line says %d values, the tensors hold %d", count, n)
-	}
-	data := make([]byte, 8*n)
+	data := make([]byte, 8*count)
 	if _, err := io.ReadFull(br, data); err != nil {
 		return nil, fmt.Errorf("weights: %w", errOrEOF(err))
 	}
@@ -259,6 +263,23 @@ func load(r io.Reader, expect Layout) (*Policy, error) {
 	p.Norm.Frozen = true
 	p.Provenance = h.Provenance
 	return p, nil
+}
+
+// numValues returns the number of float64 values in a checkpoint of a
+// valid spec: parameters and normaliser statistics.
+func (s Spec) numValues() int {
+	in, lat := s.Obs.Dim(), s.Action.LatentDim()
+	aout := lat
+	if s.SharedTrunk {
+		aout++
+	}
+	sz, _ := s.Actor.sizes(in, aout)
+	n := NumParams(sz) + lat + 2*in
+	if !s.SharedTrunk {
+		sz, _ = s.Critic.sizes(in, 1)
+		n += NumParams(sz)
+	}
+	return n
 }
 
 // parseWeightsLine parses "weights <n> float64le crc32 <hex>".

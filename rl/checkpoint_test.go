@@ -197,7 +197,13 @@ func TestLoadRejectsDamagedCheckpoints(t *testing.T) {
 		}, `tensor #6 is "log_sd [4]", the spec implies "log_std [4]"`},
 		{"hidden width edited", func(b []byte) []byte {
 			return bytes.Replace(b, []byte(`"hidden": [6, 5]`), []byte(`"hidden": [9, 5]`), 1)
-		}, "the spec implies"},
+		}, "weights line says 107 values, the header's architecture holds 137"},
+		{"absurd architecture", func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"hidden": [6, 5]`), []byte(`"hidden": [65536, 65536]`), 1)
+		}, "weights line says 107 values, the header's architecture holds"},
+		{"absurd weights count", func(b []byte) []byte {
+			return bytes.Replace(b, []byte("weights 107 "), []byte("weights 999999999999 "), 1)
+		}, "more than the 67108864 this code reads"},
 	}
 	for _, tt := range tests {
 		b := tt.damage(bytes.Clone(good))
@@ -213,5 +219,16 @@ func TestSaveRefusesNonFiniteMetrics(t *testing.T) {
 	p.Provenance.Metrics["explained_variance"] = math.NaN()
 	if err := p.Save(&bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), `metric "explained_variance" is NaN`) {
 		t.Errorf("error %v, want one naming the NaN metric", err)
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func TestSaveReportsWriteErrors(t *testing.T) {
+	p := trainedPolicy(t, false)
+	if err := p.Save(failingWriter{}); err == nil || err.Error() != "save checkpoint: disk full" {
+		t.Errorf("error %v, want \"save checkpoint: disk full\"", err)
 	}
 }

@@ -56,8 +56,8 @@ func (l Layout) Validate() error {
 			return fmt.Errorf("observation layout %q v%d: feature #%d has no name", l.Name, l.Version, i)
 		case seen[f.Name]:
 			return fmt.Errorf("observation layout %q v%d: feature %q appears twice", l.Name, l.Version, f.Name)
-		case f.Size < 1:
-			return fmt.Errorf("observation layout %q v%d: feature %q has size %d, want >= 1", l.Name, l.Version, f.Name, f.Size)
+		case f.Size < 1 || f.Size > MaxWidth:
+			return fmt.Errorf("observation layout %q v%d: feature %q has size %d, want 1 to %d", l.Name, l.Version, f.Name, f.Size, MaxWidth)
 		}
 		seen[f.Name] = true
 	}
@@ -199,8 +199,8 @@ func (a ActionLayout) Validate() error {
 			return fmt.Errorf("action layout: segment %q has unknown kind %d", s.Name, uint8(s.Kind))
 		case s.Kind == Simplex && s.Size < 2:
 			return fmt.Errorf("action layout: simplex segment %q has size %d, want >= 2", s.Name, s.Size)
-		case s.Size < 1:
-			return fmt.Errorf("action layout: segment %q has size %d, want >= 1", s.Name, s.Size)
+		case s.Size < 1 || s.Size > MaxWidth:
+			return fmt.Errorf("action layout: segment %q has size %d, want 1 to %d", s.Name, s.Size, MaxWidth)
 		}
 		seen[s.Name] = true
 	}

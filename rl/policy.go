@@ -7,6 +7,10 @@ import (
 	"math/rand/v2"
 )
 
+// MaxWidth bounds hidden layer widths, feature sizes and segment sizes, so
+// that a damaged checkpoint header cannot ask for absurd allocations.
+const MaxWidth = 1 << 16
+
 // Arch is a network's hidden architecture; the output layer is linear.
 type Arch struct {
 	Hidden      []int        `json:"hidden"`      // hidden layer widths, input side first
@@ -24,8 +28,8 @@ func (a Arch) validate(what string) error {
 		return fmt.Errorf("%s: %d hidden layers need %d activations, have %d", what, len(a.Hidden), len(a.Hidden), len(a.Activations))
 	}
 	for i, h := range a.Hidden {
-		if h < 1 {
-			return fmt.Errorf("%s: hidden layer %d has width %d, want >= 1", what, i, h)
+		if h < 1 || h > MaxWidth {
+			return fmt.Errorf("%s: hidden layer %d has width %d, want 1 to %d", what, i, h, MaxWidth)
 		}
 		if a.Activations[i] > ReLU {
 			return fmt.Errorf("%s: hidden layer %d has unknown activation %d", what, i, uint8(a.Activations[i]))

@@ -111,6 +111,7 @@ type Stats struct {
 	KLCoef            float64 // KL penalty coefficient after this update's adaptation
 	Epochs            int     // epochs run; the last is partial after an early stop
 	Steps             int     // optimiser steps taken
+	SkippedSteps      int     // minibatches whose gradient was not finite; no step was taken
 	EarlyStop         bool    // the update stopped because the approximate KL exceeded the target
 }
 
@@ -224,7 +225,14 @@ epochs:
 				st.EarlyStop = true
 				break epochs
 			}
-			st.GradNorm += ClipGlobalNorm(o.grad, c.MaxGradNorm)
+			norm := ClipGlobalNorm(o.grad, c.MaxGradNorm)
+			if math.IsNaN(norm) || math.IsInf(norm, 0) {
+				// An overflowing ratio or a diverged value: skip the
+				// step rather than write NaN into every parameter.
+				st.SkippedSteps++
+				continue
+			}
+			st.GradNorm += norm
 			o.Adam.Step(p.params, o.grad)
 			st.Steps++
 		}

@@ -173,6 +173,21 @@ func TestPPOUpdate(t *testing.T) {
 			}
 		}
 	})
+	t.Run("non-finite gradient skips the step", func(t *testing.T) {
+		p, roll, o, r := setup(t, func(c *Config) { c.KL.EarlyStop = false })
+		for i := range roll.LogProb {
+			roll.LogProb[i] = -1e6 // the ratio overflows to +Inf
+		}
+		st := o.Update(p, roll, r)
+		if st.SkippedSteps == 0 {
+			t.Errorf("no skipped steps (%d steps taken)", st.Steps)
+		}
+		for i, v := range p.params {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("param %d = %v after an update with overflowing ratios", i, v)
+			}
+		}
+	})
 	t.Run("second update does not allocate", func(t *testing.T) {
 		p, roll, o, r := setup(t, func(*Config) {})
 		o.Update(p, roll, r)
