@@ -34,16 +34,17 @@ func BenchmarkForwardBackward(b *testing.B) {
 	}
 }
 
-// commanderSpec is about the Commander's size: 120 observations; 4
-// urgencies, 4 headrooms and shares over 4 domains + reserve (11 values,
-// 12 latent dimensions, 10 + 1 + ... close to the issue's ~10 outputs).
+// commanderSpec is about the Commander's size for 3 domains: 120
+// observations; shares over the domains and the reserve (a simplex of 4, 3
+// logits), 3 urgencies and 3 headrooms: 9 latent outputs, 10 with the
+// shared trunk's value.
 func commanderSpec(shared bool) Spec {
 	names := make([]string, 120)
 	for i := range names {
 		names[i] = fmt.Sprintf("f%03d", i)
 	}
 	s := DefaultSpec(ScalarLayout("commander", 1, names), ActionLayout{Segments: []Segment{
-		{"shares", Simplex, 5}, {"urgency", Gaussian, 3}, {"headroom", Gaussian, 3},
+		{"shares", Simplex, 4}, {"urgency", Gaussian, 3}, {"headroom", Gaussian, 3},
 	}})
 	s.SharedTrunk = shared
 	return s
