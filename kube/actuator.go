@@ -1,0 +1,249 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
+	"golang.org/x/time/rate"
+
+	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/soldier"
+)
+
+// Labels and annotations the Actuator puts on the HPAs it bounds.
+const (
+	// LabelManaged ("true") marks an HPA whose bounds a Soldier sets; the
+	// Reverter lists HPAs by it.
+	LabelManaged = "regiment.io/managed"
+	// AnnotationLease names the Soldier's lease, "namespace/name".
+	AnnotationLease = "regiment.io/lease"
+	// AnnotationSafeBounds holds the bounds to revert to, "min-max": the
+	// app's configured min_replicas and max_replicas.
+	AnnotationSafeBounds = "regiment.io/safe-bounds"
+)
+
+// ActuatorConfig configures an Actuator.
+type ActuatorConfig struct {
+	// Actuation is replicas (the scale subresource) or hpa-bounds.
+	Actuation domains.Actuation
+	// Targets are the domain's apps, indexed like soldier.Change.App.
+	Targets []Target
+	// HPAHeadroom maps a target to HPA bounds; see Bounds.
+	HPAHeadroom float64
+	// Lease is the Soldier's lease, "namespace/name", annotated on every HPA
+	// it bounds so a Reverter can tell when the Soldier is gone.
+	Lease string
+	// WritesPerSecond and Burst are the token bucket every write draws
+	// from; a write waits for a token. Defaults 10 and 20.
+	WritesPerSecond float64
+	Burst           int
+}
+
+// ActuatorStats counts what an Actuator did.
+type ActuatorStats struct {
+	Writes    int64 // objects updated
+	NoOps     int64 // changes the cluster already held: nothing written
+	Conflicts int64 // updates refused on a stale resourceVersion, then retried
+	Failures  int64 // changes that failed after retries (retried on the next Apply)
+}
+
+// Actuator writes a Soldier's replica targets to the cluster: the scale
+// subresource of each app's Deployment or StatefulSet (replicas), or the
+// min/max of each app's HorizontalPodAutoscaler (hpa-bounds, see Bounds). It
+// implements soldier.Actuator.
+//
+// Each change reads the object, writes nothing when it already holds the
+// value, waits for a token of the write rate limit, and updates with the
+// read resourceVersion, retrying on conflict (retry.RetryOnConflict). A change
+// that still fails is kept and retried on the next Apply unless a newer
+// change for the app supersedes it. Apply and Reassert are safe for
+// concurrent use; they run one at a time.
+type Actuator struct {
+	client  kubernetes.Interface
+	cfg     ActuatorConfig
+	limiter *rate.Limiter
+
+	mu      sync.Mutex
+	last    map[int]int32 // last target applied per app
+	pending map[int]int32 // failed, to retry
+
+	writes, noops, conflicts, failures atomic.Int64
+}
+
+// NewActuator returns an Actuator writing through client. It starts nothing.
+func NewActuator(client kubernetes.Interface, cfg ActuatorConfig) (*Actuator, error) {
+	if cfg.Actuation != domains.ActuateReplicas && cfg.Actuation != domains.ActuateHPABounds {
+		return nil, fmt.Errorf("kube: unknown actuation %q", cfg.Actuation)
+	}
+	if cfg.WritesPerSecond <= 0 {
+		cfg.WritesPerSecond = 10
+	}
+	if cfg.Burst <= 0 {
+		cfg.Burst = 20
+	}
+	return &Actuator{
+		client: client, cfg: cfg, limiter: rate.NewLimiter(rate.Limit(cfg.WritesPerSecond), cfg.Burst),
+		last: map[int]int32{}, pending: map[int]int32{},
+	}, nil
+}
+
+// Stats returns the counts so far.
+func (a *Actuator) Stats() ActuatorStats {
+	return ActuatorStats{Writes: a.writes.Load(), NoOps: a.noops.Load(), Conflicts: a.conflicts.Load(), Failures: a.failures.Load()}
+}
+
+// Apply writes changes, and retries earlier failed ones they do not
+// supersede. It returns every failure, joined.
+func (a *Actuator) Apply(ctx context.Context, changes []soldier.Change) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	work := maps.Clone(a.pending)
+	for _, c := range changes {
+		if c.App < 0 || c.App >= len(a.cfg.Targets) {
+			return fmt.Errorf("kube: change for app %d of %d", c.App, len(a.cfg.Targets))
+		}
+		work[c.App] = c.Replicas
+	}
+	return a.apply(ctx, work)
+}
+
+// Reassert writes again every target applied so far, for when the cluster
+// may have moved away from them (a Reverter acted while the Soldier's lease
+// had lapsed). Targets the cluster still holds cost a read, not a write.
+func (a *Actuator) Reassert(ctx context.Context) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	work := maps.Clone(a.last)
+	maps.Copy(work, a.pending)
+	return a.apply(ctx, work)
+}
+
+func (a *Actuator) apply(ctx context.Context, work map[int]int32) error {
+	var errs []error
+	for _, i := range slices.Sorted(maps.Keys(work)) {
+		n := work[i]
+		var err error
+		if a.cfg.Actuation == domains.ActuateReplicas {
+			err = a.scale(ctx, &a.cfg.Targets[i], n)
+		} else {
+			err = a.bound(ctx, &a.cfg.Targets[i], n)
+		}
+		if err != nil {
+			a.failures.Add(1)
+			a.pending[i] = n
+			errs = append(errs, err)
+			continue
+		}
+		delete(a.pending, i)
+		a.last[i] = n
+	}
+	return errors.Join(errs...)
+}
+
+// scale sets the replicas of t's workload through its scale subresource.
+func (a *Actuator) scale(ctx context.Context, t *Target, replicas int32) error {
+	get, update := a.scaleClient(t)
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		s, err := get(ctx, t.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if s.Spec.Replicas == replicas {
+			a.noops.Add(1)
+			return nil
+		}
+		if err := a.limiter.Wait(ctx); err != nil {
+			return err
+		}
+		s.Spec.Replicas = replicas
+		_, err = update(ctx, t.Name, s, metav1.UpdateOptions{FieldManager: fieldManager})
+		return a.counted(err)
+	})
+	if err != nil {
+		return fmt.Errorf("kube: scale %s %s/%s to %d: %w", t.Kind, t.Namespace, t.Name, replicas, err)
+	}
+	return nil
+}
+
+type (
+	getScale    func(context.Context, string, metav1.GetOptions) (*autoscalingv1.Scale, error)
+	updateScale func(context.Context, string, *autoscalingv1.Scale, metav1.UpdateOptions) (*autoscalingv1.Scale, error)
+)
+
+func (a *Actuator) scaleClient(t *Target) (getScale, updateScale) {
+	if t.Kind == domains.KindStatefulSet {
+		c := a.client.AppsV1().StatefulSets(t.Namespace)
+		return c.GetScale, c.UpdateScale
+	}
+	c := a.client.AppsV1().Deployments(t.Namespace)
+	return c.GetScale, c.UpdateScale
+}
+
+// bound sets the min/max of t's HPA for a target of replicas.
+func (a *Actuator) bound(ctx context.Context, t *Target, replicas int32) error {
+	lo, hi := Bounds(replicas, t.App.Min, t.App.Max, a.cfg.HPAHeadroom)
+	safe := formatSafeBounds(max(t.App.Min, 1), max(t.App.Max, t.App.Min, 1))
+	c := a.client.AutoscalingV2().HorizontalPodAutoscalers(t.Namespace)
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		h, err := c.Get(ctx, t.HPA, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if minOf(h.Spec.MinReplicas) == lo && h.Spec.MaxReplicas == hi && h.Labels[LabelManaged] == "true" &&
+			h.Annotations[AnnotationLease] == a.cfg.Lease && h.Annotations[AnnotationSafeBounds] == safe {
+			a.noops.Add(1)
+			return nil
+		}
+		if err := a.limiter.Wait(ctx); err != nil {
+			return err
+		}
+		h.Spec.MinReplicas, h.Spec.MaxReplicas = &lo, hi
+		if h.Labels == nil {
+			h.Labels = map[string]string{}
+		}
+		if h.Annotations == nil {
+			h.Annotations = map[string]string{}
+		}
+		h.Labels[LabelManaged] = "true"
+		h.Annotations[AnnotationLease] = a.cfg.Lease
+		h.Annotations[AnnotationSafeBounds] = safe
+		_, err = c.Update(ctx, h, metav1.UpdateOptions{FieldManager: fieldManager})
+		return a.counted(err)
+	})
+	if err != nil {
+		return fmt.Errorf("kube: bound hpa %s/%s to [%d, %d]: %w", t.Namespace, t.HPA, lo, hi, err)
+	}
+	return nil
+}
+
+// counted counts the outcome of one update.
+func (a *Actuator) counted(err error) error {
+	switch {
+	case err == nil:
+		a.writes.Add(1)
+	case apierrors.IsConflict(err):
+		a.conflicts.Add(1)
+	}
+	return err
+}
+
+// fieldManager names Regiment in managedFields.
+const fieldManager = "regiment"
+
+// minOf is an HPA's minReplicas, which defaults to 1.
+func minOf(p *int32) int32 {
+	if p == nil {
+		return 1
+	}
+	return *p
+}

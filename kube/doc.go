@@ -1,0 +1,47 @@
+// Package kube connects Regiment to a Kubernetes cluster with client-go: it
+// implements the Soldier's soldier.Actuator and soldier.Observer, keeps each
+// Soldier's lease, reverts the HPAs of Soldiers that are gone, and elects the
+// Commander's leader.
+//
+// Mapping (domains.Config.Workload): each app of a domain is one workload, a
+// Deployment (default) or StatefulSet, in the app's namespace (the app set's
+// workload.namespace, else kubernetes.namespace, else "default"), named after
+// the app ("checkout", or "checkout-3" for app 3 of a set of several), whose
+// pods match an equality label selector (default "app=<name>"), with an HPA of
+// the same name unless workload.hpa names another. "{i}" in a set's workload
+// name, selector and hpa stands for the app's index in the set.
+//
+// Actuation (Actuator): replicas writes spec.replicas through the workload's
+// scale subresource. hpa-bounds writes the app's HPA bounds (see Bounds):
+// min = target, max = ceil(target x (1 + hpa_headroom)) within the app's
+// max_replicas, so the HPA stays the fast loop between Regiment's bounds. Every
+// write is read-compare-update: no write when the cluster already holds the
+// value, a token-bucket rate limit, retries on resourceVersion conflicts.
+//
+// Safety lease (Lease, Reverter): a Soldier renews the Lease
+// regiment-soldier-<domain> in kubernetes.lease_namespace every quarter of
+// kubernetes.lease_duration, and annotates every HPA it bounds with the lease
+// (AnnotationLease) and the safe bounds to restore (AnnotationSafeBounds: the
+// app's min_replicas-max_replicas). A Reverter, run by the leading Commander,
+// restores the safe bounds of HPAs whose lease lapsed. In replicas actuation
+// there are no bounds to revert: a workload keeps its last replicas.
+//
+// Observation (Observer): informers on Deployments or StatefulSets, HPAs and
+// Pods of the apps' namespaces; request rate, p99 latency, error rate and CPU
+// from the Prometheus HTTP API with per-app query templates from the config.
+// Stale and missing metrics are flagged (Observer.Status), never silently
+// zero; see Observer for the values reported then.
+//
+// Leader election (LeaderElect): client-go leaderelection on a Lease; a
+// Commander publishes only while it leads.
+//
+// Concurrency: Actuator, Lease, Reverter and LeaderElect are safe for
+// concurrent use; an Observer's Observe must not run concurrently with itself.
+// Units: replicas are counts, rates per second, latencies seconds, CPU a share
+// of requested cores in [0, 1].
+//
+// Package kube imports client-go, domains and soldier; the cores never import
+// it. Its tests run against a real etcd and kube-apiserver (and, for the
+// end-to-end tests, kube-controller-manager, kube-scheduler and kwok) started
+// by kube/testenv from binaries built by hack/k8s-testenv.sh.
+package kube

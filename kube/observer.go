@@ -1,0 +1,379 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	appslisters "k8s.io/client-go/listers/apps/v1"
+	autoscalinglisters "k8s.io/client-go/listers/autoscaling/v2"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/soldier"
+)
+
+// ObserverConfig configures an Observer.
+type ObserverConfig struct {
+	// Actuation decides what AppObservation.Replicas reports: the
+	// workload's spec.replicas (replicas), or its HPA's minReplicas, the
+	// target the Soldier set (hpa-bounds; spec.replicas when the HPA is
+	// absent).
+	Actuation domains.Actuation
+	Targets   []Target
+	// Prometheus reads the metrics; nil: every metric is missing.
+	Prometheus *Prometheus
+	// MaxAge is how long a metric's last good value is held, marked stale.
+	MaxAge time.Duration
+	// TargetUtilisation sizes the stand-in for a missing request rate.
+	TargetUtilisation float64
+	// Parallelism bounds concurrent Prometheus queries. Default 8.
+	Parallelism int
+}
+
+// Freshness says where a metric's value comes from.
+type Freshness int
+
+const (
+	// Fresh: read at this Observe.
+	Fresh Freshness = iota
+	// Stale: this Observe's query failed or returned nothing; the last good
+	// value, younger than MaxAge, is held.
+	Stale
+	// Missing: no good value within MaxAge; a stand-in that holds the app's
+	// size is reported (see Observer).
+	Missing
+)
+
+func (f Freshness) String() string { return [...]string{"fresh", "stale", "missing"}[f] }
+
+// MetricStatus is one metric's freshness at the last Observe.
+type MetricStatus struct {
+	Freshness Freshness
+	Age       time.Duration // since the value held was read; 0 when fresh or missing
+	Err       error         // why it is not fresh
+}
+
+// AppStatus is what an Observe saw of one app besides its AppObservation.
+type AppStatus struct {
+	// Found says the workload exists (and, in hpa-bounds, its HPA).
+	Found    bool
+	Restarts int32 // container restarts summed over the app's live pods
+	Metrics  [numMetrics]MetricStatus
+}
+
+// Stale reports whether any metric of the app is not fresh.
+func (s AppStatus) Stale() bool {
+	for _, m := range s.Metrics {
+		if m.Freshness != Fresh {
+			return true
+		}
+	}
+	return false
+}
+
+// Observer is a soldier.Observer over shared informers (Deployments or
+// StatefulSets, HPAs in hpa-bounds actuation, Pods; one factory per
+// namespace of the domain's apps) and the Prometheus HTTP API.
+//
+// Per app: Replicas from the workload or its HPA (see ObserverConfig);
+// Ready counts pods whose Ready condition is true, Starting pods scheduled
+// but not ready, Pending pods not scheduled (terminating and finished pods
+// are not counted); RPS, P99, ErrorRate and CPUUtil from Prometheus. The
+// domain's P99 is the largest app P99 (an upper bound of the merged p99) and
+// its ErrorRate the request-weighted mean.
+//
+// Metrics are never silently zero. A value that cannot be read this time is
+// the last good one while younger than MaxAge (Stale), else a stand-in that
+// makes a sizing policy hold the app where it is (Missing): RPS = Replicas x
+// capacity x TargetUtilisation, CPUUtil = TargetUtilisation, P99 = 0 and
+// ErrorRate = 0. Status says which is which. One exception is exact, not a
+// stand-in: when the request rate is fresh and zero, a NaN or empty p99 or
+// error rate means no requests, and is a fresh 0.
+//
+// Run starts the informers; Observe waits for their first sync. Observe must
+// not be called concurrently with itself; Status may be.
+type Observer struct {
+	cfg     ObserverConfig
+	factory []informers.SharedInformerFactory
+	deploys map[string]appslisters.DeploymentLister
+	sets    map[string]appslisters.StatefulSetLister
+	hpas    map[string]autoscalinglisters.HorizontalPodAutoscalerLister
+	pods    map[string]corelisters.PodLister
+	synced  []cache.InformerSynced
+	ready   chan struct{} // closed once the caches synced
+	clock   func() time.Time
+
+	last   [][numMetrics]sample // last good value per app and metric
+	mu     sync.Mutex
+	status []AppStatus
+}
+
+type sample struct {
+	v  float64
+	at time.Time // zero: never read
+}
+
+// NewObserver returns an Observer reading through client. It starts nothing.
+func NewObserver(client kubernetes.Interface, cfg ObserverConfig) *Observer {
+	if cfg.Parallelism <= 0 {
+		cfg.Parallelism = 8
+	}
+	o := &Observer{
+		cfg: cfg, deploys: map[string]appslisters.DeploymentLister{}, sets: map[string]appslisters.StatefulSetLister{},
+		hpas: map[string]autoscalinglisters.HorizontalPodAutoscalerLister{}, pods: map[string]corelisters.PodLister{},
+		ready: make(chan struct{}), clock: time.Now,
+		last: make([][numMetrics]sample, len(cfg.Targets)), status: make([]AppStatus, len(cfg.Targets)),
+	}
+	kinds := map[domains.WorkloadKind]bool{}
+	for _, t := range cfg.Targets {
+		kinds[t.Kind] = true
+	}
+	for _, ns := range namespaces(cfg.Targets) {
+		f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns),
+			informers.WithTransform(dropManagedFields))
+		o.factory = append(o.factory, f)
+		if kinds[domains.KindDeployment] {
+			inf := f.Apps().V1().Deployments()
+			o.deploys[ns], o.synced = inf.Lister(), append(o.synced, inf.Informer().HasSynced)
+		}
+		if kinds[domains.KindStatefulSet] {
+			inf := f.Apps().V1().StatefulSets()
+			o.sets[ns], o.synced = inf.Lister(), append(o.synced, inf.Informer().HasSynced)
+		}
+		if cfg.Actuation == domains.ActuateHPABounds {
+			inf := f.Autoscaling().V2().HorizontalPodAutoscalers()
+			o.hpas[ns], o.synced = inf.Lister(), append(o.synced, inf.Informer().HasSynced)
+		}
+		inf := f.Core().V1().Pods()
+		o.pods[ns], o.synced = inf.Lister(), append(o.synced, inf.Informer().HasSynced)
+	}
+	return o
+}
+
+// dropManagedFields keeps informer caches small.
+func dropManagedFields(obj any) (any, error) {
+	if a, err := meta.Accessor(obj); err == nil {
+		a.SetManagedFields(nil)
+	}
+	return obj, nil
+}
+
+// Run runs the informers until ctx ends.
+func (o *Observer) Run(ctx context.Context) error {
+	for _, f := range o.factory {
+		f.Start(ctx.Done())
+	}
+	defer func() {
+		for _, f := range o.factory {
+			f.Shutdown()
+		}
+	}()
+	if !cache.WaitForCacheSync(ctx.Done(), o.synced...) {
+		return nil // ctx ended first
+	}
+	close(o.ready)
+	<-ctx.Done()
+	return nil
+}
+
+// Synced reports whether the informers have synced once.
+func (o *Observer) Synced() bool {
+	select {
+	case <-o.ready:
+		return true
+	default:
+		return false
+	}
+}
+
+// Status returns each app's status at the last Observe.
+func (o *Observer) Status() []AppStatus {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]AppStatus(nil), o.status...)
+}
+
+// Observe fills obs (one entry per target) from the informer caches and
+// Prometheus. It waits for the caches' first sync.
+func (o *Observer) Observe(ctx context.Context, obs *soldier.Observation) error {
+	if len(obs.Apps) != len(o.cfg.Targets) {
+		return fmt.Errorf("kube: observe: %d apps in the observation, %d targets", len(obs.Apps), len(o.cfg.Targets))
+	}
+	select {
+	case <-o.ready:
+	case <-ctx.Done():
+		return fmt.Errorf("kube: observe: informer caches not synced: %w", ctx.Err())
+	}
+	status := make([]AppStatus, len(o.cfg.Targets))
+	for i := range o.cfg.Targets {
+		if err := o.observeObjects(&o.cfg.Targets[i], &obs.Apps[i], &status[i]); err != nil {
+			return err
+		}
+	}
+	o.observeMetrics(ctx, obs, status)
+
+	obs.P99, obs.ErrorRate = 0, 0
+	rps := 0.0
+	for i := range obs.Apps {
+		a := &obs.Apps[i]
+		obs.P99 = max(obs.P99, a.P99)
+		obs.ErrorRate += a.ErrorRate * a.RPS
+		rps += a.RPS
+	}
+	if rps > 0 {
+		obs.ErrorRate /= rps
+	}
+	o.mu.Lock()
+	o.status = status
+	o.mu.Unlock()
+	return nil
+}
+
+// observeObjects fills a's replica and pod counts from the caches.
+func (o *Observer) observeObjects(t *Target, a *soldier.AppObservation, st *AppStatus) error {
+	replicas, found, err := o.workloadReplicas(t)
+	if err != nil {
+		return err
+	}
+	st.Found = found
+	if o.cfg.Actuation == domains.ActuateHPABounds {
+		h, err := o.hpas[t.Namespace].HorizontalPodAutoscalers(t.Namespace).Get(t.HPA)
+		switch {
+		case apierrors.IsNotFound(err):
+			st.Found = false
+		case err != nil:
+			return fmt.Errorf("kube: observe hpa %s/%s: %w", t.Namespace, t.HPA, err)
+		default:
+			replicas = minOf(h.Spec.MinReplicas)
+		}
+	}
+	a.Replicas = replicas
+	pods, err := o.pods[t.Namespace].Pods(t.Namespace).List(t.Pods)
+	if err != nil {
+		return fmt.Errorf("kube: observe pods of %s/%s: %w", t.Namespace, t.Name, err)
+	}
+	a.Ready, a.Starting, a.Pending = 0, 0, 0
+	for _, p := range pods {
+		if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		for _, c := range p.Status.ContainerStatuses {
+			st.Restarts += c.RestartCount
+		}
+		switch {
+		case podReady(p):
+			a.Ready++
+		case p.Spec.NodeName != "":
+			a.Starting++
+		default:
+			a.Pending++
+		}
+	}
+	return nil
+}
+
+func (o *Observer) workloadReplicas(t *Target) (int32, bool, error) {
+	var spec *int32
+	var err error
+	if t.Kind == domains.KindStatefulSet {
+		s, e := o.sets[t.Namespace].StatefulSets(t.Namespace).Get(t.Name)
+		if err = e; e == nil {
+			spec = s.Spec.Replicas
+		}
+	} else {
+		d, e := o.deploys[t.Namespace].Deployments(t.Namespace).Get(t.Name)
+		if err = e; e == nil {
+			spec = d.Spec.Replicas
+		}
+	}
+	switch {
+	case apierrors.IsNotFound(err):
+		return 0, false, nil
+	case err != nil:
+		return 0, false, fmt.Errorf("kube: observe %s %s/%s: %w", t.Kind, t.Namespace, t.Name, err)
+	}
+	return minOf(spec), true, nil
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// observeMetrics queries every app's metrics, Parallelism at a time, and
+// fills obs with fresh, held or stand-in values.
+func (o *Observer) observeMetrics(ctx context.Context, obs *soldier.Observation, status []AppStatus) {
+	n := len(o.cfg.Targets)
+	vals := make([][numMetrics]float64, n)
+	errs := make([][numMetrics]error, n)
+	if o.cfg.Prometheus == nil {
+		for i := range errs {
+			for m := range errs[i] {
+				errs[i][m] = errNoPrometheus
+			}
+		}
+	} else {
+		sem := make(chan struct{}, o.cfg.Parallelism)
+		var wg sync.WaitGroup
+		for i := range n {
+			for m := range numMetrics {
+				wg.Go(func() {
+					sem <- struct{}{}
+					defer func() { <-sem }()
+					q, err := o.cfg.Prometheus.Render(m, &o.cfg.Targets[i])
+					if err == nil {
+						vals[i][m], err = o.cfg.Prometheus.Query(ctx, q)
+					}
+					errs[i][m] = err
+				})
+			}
+		}
+		wg.Wait()
+	}
+	now := o.clock()
+	for i := range n {
+		a, t := &obs.Apps[i], &o.cfg.Targets[i]
+		// No requests: an empty or NaN latency and error rate are exact zeros.
+		if errs[i][MetricRPS] == nil && vals[i][MetricRPS] == 0 {
+			for _, m := range []Metric{MetricP99, MetricErrorRate} {
+				if errors.Is(errs[i][m], ErrNoData) || errors.Is(errs[i][m], ErrNotFinite) {
+					vals[i][m], errs[i][m] = 0, nil
+				}
+			}
+		}
+		standIn := [numMetrics]float64{
+			MetricRPS: float64(a.Replicas) * t.App.Capacity * o.cfg.TargetUtilisation,
+			MetricCPU: o.cfg.TargetUtilisation,
+		}
+		var out [numMetrics]float64
+		for m := range numMetrics {
+			st, last := &status[i].Metrics[m], &o.last[i][m]
+			switch {
+			case errs[i][m] == nil:
+				*last = sample{v: vals[i][m], at: now}
+				out[m], *st = last.v, MetricStatus{Freshness: Fresh}
+			case !last.at.IsZero() && now.Sub(last.at) <= o.cfg.MaxAge:
+				out[m], *st = last.v, MetricStatus{Freshness: Stale, Age: now.Sub(last.at), Err: errs[i][m]}
+			default:
+				out[m], *st = standIn[m], MetricStatus{Freshness: Missing, Err: errs[i][m]}
+			}
+		}
+		a.RPS, a.P99, a.ErrorRate = max(out[MetricRPS], 0), max(out[MetricP99], 0), min(max(out[MetricErrorRate], 0), 1)
+		a.CPUUtil = min(max(out[MetricCPU], 0), 1)
+	}
+}
+
+var errNoPrometheus = errors.New("no prometheus url configured")
