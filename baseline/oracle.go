@@ -33,7 +33,9 @@ import (
 //	T_i = F_i M_i
 //
 // An app with F_i < 1, or that misses T_i even at max replicas, breaches
-// whatever it runs; it is then sized at the target utilisation only.
+// whatever it runs (a slow dependency, demand beyond max replicas): it is
+// then sized for its arrivals at the target utilisation and its usual
+// service time, the cheapest size that is ready when the event ends.
 // Decide does not allocate.
 type Oracle struct {
 	future *sim.Future
@@ -54,6 +56,10 @@ type Oracle struct {
 
 	floor, factor, p99 []float64 // per app, scratch for one future tick
 	prev               []int32   // per app: need at the previous future tick, the search's start
+	callee             []bool    // per app: some app calls it
+
+	best     []int32 // per app: most need in the ring
+	bestTick []int   // per app: the future tick of best
 }
 
 // NewOracle builds the oracle for simulation s of cfg. It reads s's future
@@ -75,7 +81,8 @@ func NewOracle(cfg *domains.Config, s *sim.Sim) *Oracle {
 		deps:  make([][]int32, n),
 		start: s.StepsDone(), t0: s.Now(), tick: s.Tick(),
 		floor: make([]float64, n), factor: make([]float64, n), p99: make([]float64, n),
-		prev: make([]int32, n),
+		prev: make([]int32, n), callee: make([]bool, n),
+		best: make([]int32, n), bestTick: make([]int, n),
 	}
 	o.ahead = o.start
 	o.ring = make([]int32, o.lead*n)
@@ -89,6 +96,7 @@ func NewOracle(cfg *domains.Config, s *sim.Sim) *Oracle {
 		o.prev[i] = o.min[i]
 		for _, d := range a.Deps {
 			o.deps[i] = append(o.deps[i], int32(d))
+			o.callee[d] = true
 			indeg[d]++
 		}
 	}
@@ -111,16 +119,28 @@ func NewOracle(cfg *domains.Config, s *sim.Sim) *Oracle {
 // Decide sets every app's target to its largest need over the lead time.
 func (o *Oracle) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 	k := o.start + int(now.Sub(o.t0)/o.tick) // the simulation's tick
+	n := len(targets)
 	for o.ahead < k+o.lead {
 		tick, lambda, slow := o.future.Next()
-		o.needs(o.ring[(tick%o.lead)*len(targets):][:len(targets)], lambda, slow)
+		need := o.ring[(tick%o.lead)*n:][:n]
+		o.needs(need, lambda, slow)
 		o.ahead = tick
+		for i, r := range need {
+			if r >= o.best[i] {
+				o.best[i], o.bestTick[i] = r, tick
+			}
+		}
 	}
 	for i := range targets {
-		m := int32(0)
-		for j := range o.lead {
-			m = max(m, o.ring[j*len(targets)+i])
+		if o.bestTick[i] <= k { // the most left the window: find the next
+			o.best[i] = 0
+			for t := k + 1; t <= k+o.lead; t++ {
+				if r := o.ring[(t%o.lead)*n+i]; r >= o.best[i] {
+					o.best[i], o.bestTick[i] = r, t
+				}
+			}
 		}
+		m := o.best[i]
 		// A backlog (only where demand outran max replicas or pods waited for
 		// nodes) needs capacity beyond the arrivals to drain.
 		if a := &t.Apps[i]; a.Backlog > 0 && a.CPUUtil > 0 && a.Ready > 0 {
@@ -163,74 +183,72 @@ func (o *Oracle) needs(need []int32, lambda, slow []float64) {
 		for _, d := range o.deps[i] {
 			callees += o.p99[d]
 		}
-		r, own, ok := int32(0), 0.0, false
-		if lambda[i] <= 0 {
-			r, own, ok = o.min[i], ln100/mu, true
-		} else if o.factor[i] >= 1 {
-			r, own, ok = o.size(int(i), lambda[i], mu, o.factor[i]*o.floor[i]-callees)
+		r, ok := o.min[i], true
+		if lambda[i] > 0 {
+			r, ok = o.size(int(i), lambda[i], mu, o.factor[i]*o.floor[i]-callees)
 		}
-		if !ok { // breaches at any size: hold the target utilisation
-			c := float64(o.conc[i]) * mu
+		if !ok {
+			// It breaches at any size: more replicas cannot buy the SLO back,
+			// so hold what its arrivals need at its usual service time.
+			c := float64(o.conc[i]) * o.mu[i]
 			r = min(max(int32(math.Ceil(lambda[i]/(o.util*c))), o.min[i]), o.max[i])
-			own = sim.Queue{Lambda: math.Min(lambda[i], sim.MaxUtilisation*float64(r)*c), Mu: mu, C: int(r * o.conc[i])}.P99()
 		}
 		o.prev[i] = r
 		need[i] = r
-		o.p99[i] = own + callees
+		if o.callee[i] { // its callers wait for it: the simulator's p99 of its queue
+			c := float64(r*o.conc[i]) * mu
+			o.p99[i] = sim.Queue{Lambda: math.Min(lambda[i], sim.MaxUtilisation*c), Mu: mu, C: int(r * o.conc[i])}.P99() + callees
+		}
 	}
 }
 
 // size is the fewest replicas of app i, in its bounds, whose own queue keeps
-// its p99 within budget seconds at arrivals lambda and service rate mu, with
-// that p99; ok is false if even max replicas miss it. The p99 falls as
-// replicas grow, so the search gallops from the previous tick's answer
-// (demand moves little from one tick to the next) and then bisects.
-func (o *Oracle) size(i int, lambda, mu, budget float64) (r int32, p99 float64, ok bool) {
+// its p99 within budget seconds at arrivals lambda and service rate mu; ok is
+// false if even max replicas miss it (or budget is not above the service
+// time's own p99). The p99 falls as replicas grow, so the search gallops from
+// the previous tick's answer (demand moves little from one tick to the next)
+// and then bisects; each probe is one evaluation of P(T > budget) <= 0.01.
+func (o *Oracle) size(i int, lambda, mu, budget float64) (r int32, ok bool) {
 	conc := o.conc[i]
 	lo := max(o.min[i], int32(math.Ceil(lambda/(sim.MaxUtilisation*mu*float64(conc)))))
 	hi := o.max[i]
 	if lo > hi || budget <= 0 {
-		return 0, 0, false
+		return 0, false
 	}
-	fits := func(r int32) (float64, bool) {
-		p := sim.Queue{Lambda: lambda, Mu: mu, C: int(r * conc)}.P99()
-		return p, p <= budget
+	fits := func(r int32) bool {
+		return sim.Queue{Lambda: lambda, Mu: mu, C: int(r * conc)}.Exceeds(budget) <= 0.01
 	}
 	good := min(max(o.prev[i], lo), hi)
 	bad := lo - 1 // fits(bad) is false, fits(good) true
-	if p, ok := fits(good); ok {
-		p99 = p
+	if fits(good) {
 		for step := int32(1); good > lo; step *= 2 {
 			c := max(lo, good-step)
-			p, ok := fits(c)
-			if !ok {
+			if !fits(c) {
 				bad = c
 				break
 			}
-			good, p99 = c, p
+			good = c
 		}
 	} else {
 		bad = good
 		for step := int32(1); ; step *= 2 {
 			c := min(hi, bad+step)
-			p, ok := fits(c)
-			if ok {
-				good, p99 = c, p
+			if fits(c) {
+				good = c
 				break
 			}
 			if c == hi {
-				return 0, 0, false
+				return 0, false
 			}
 			bad = c
 		}
 	}
 	for good-bad > 1 {
-		m := bad + (good-bad)/2
-		if p, ok := fits(m); ok {
-			good, p99 = m, p
+		if m := bad + (good-bad)/2; fits(m) {
+			good = m
 		} else {
 			bad = m
 		}
 	}
-	return good, p99, true
+	return good, true
 }

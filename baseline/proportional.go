@@ -76,7 +76,7 @@ func (p *Proportional) Decide(_ time.Time, t *sim.Telemetry, targets []int32) {
 		w := cur
 		if a.Ready > 0 {
 			ratio := a.CPUUtil / p.target
-			n := int32(math.Ceil(ratio * float64(a.Ready)))
+			n := int32(math.Ceil(ratio*float64(a.Ready) - 1e-9)) // not 14.000000000000002 -> 15
 			switch {
 			case ratio > 1+p.tol:
 				w = max(cur, n)

@@ -96,3 +96,12 @@ func (s *Sim) ProvisionerPerTick() float64 { return s.pool.ratePerTick }
 // ServiceRate is the service rate of one concurrency slot of app id, 1/s,
 // without events: 1 / service time.
 func (s *Sim) ServiceRate(id int) float64 { return s.apps[id].mu }
+
+// Exceeds is P(T > t), the probability that a request's response time (wait
+// plus service) exceeds t seconds; P99 is the t where it is 0.01. One
+// evaluation is cheaper than P99's root finding, so `q.Exceeds(slo) <= 0.01`
+// is the fast test of p99 <= slo.
+func (q Queue) Exceeds(t float64) float64 {
+	p, _ := q.sojourn().survival(t)
+	return p
+}

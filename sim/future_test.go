@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -71,5 +72,17 @@ func TestFutureDoesNotAllocate(t *testing.T) {
 	f := s.Future()
 	if allocs := testing.AllocsPerRun(100, func() { f.Next() }); allocs != 0 {
 		t.Fatalf("%.1f allocations per Next, want 0", allocs)
+	}
+}
+
+func TestExceedsIsTheP99sTail(t *testing.T) {
+	for _, q := range []Queue{{Lambda: 80, Mu: 50, C: 2}, {Lambda: 300, Mu: 25, C: 16}, {Lambda: 1, Mu: 100, C: 1}} {
+		p99 := q.P99()
+		if got := q.Exceeds(p99); math.Abs(got-0.01) > 1e-9 {
+			t.Errorf("%+v: P(T > p99) = %v, want 0.01", q, got)
+		}
+		if q.Exceeds(p99*0.99) <= 0.01 || q.Exceeds(p99*1.01) > 0.01 {
+			t.Errorf("%+v: the tail does not cross 0.01 at the p99", q)
+		}
 	}
 }
