@@ -35,7 +35,7 @@ type Metrics struct {
 
 // NewMetrics registers a component's metrics ("commander" or "soldier") on reg.
 func NewMetrics(reg prometheus.Registerer, component string) *Metrics {
-	ns := prometheus.BuildFQName("regiment", component, "")
+	ns := "regiment_" + component + "_"
 	m := &Metrics{
 		Ticks:      prometheus.NewCounter(prometheus.CounterOpts{Name: ns + "ticks_total", Help: "Control ticks run."}),
 		TickErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: ns + "tick_errors_total", Help: "Ticks that failed."}),
@@ -58,28 +58,32 @@ func NewMetrics(reg prometheus.Registerer, component string) *Metrics {
 // then every live one. Rejected directives are counted by reason and logged
 // at Debug; the last good one stays in force.
 func AttachSoldier(ctx context.Context, conn *bus.Conn, s *soldier.Soldier, domain string, clock func() time.Time, m *Metrics, log hclog.Logger) (*bus.Subscription, error) {
-	offer := func(d wire.Directive, err error) {
+	offer := func(d wire.Directive, err error) bool {
 		if err != nil {
 			m.Rejected.WithLabelValues(rejectReason(err)).Inc()
 			log.Debug("directive rejected", "error", err)
-			return
+			return false
 		}
 		if ok, reason := s.OnDirective(d, clock()); !ok {
 			m.Rejected.WithLabelValues(reason).Inc()
 			log.Debug("directive rejected", "reason", reason, "seq", d.Seq, "term", d.Term)
-			return
+			return false
 		}
 		m.Received.Inc()
+		return true
 	}
-	sub, err := conn.SubscribeDirectives(domain, offer)
+	sub, err := conn.SubscribeDirectives(domain, func(d wire.Directive, err error) { offer(d, err) })
 	if err != nil {
 		return nil, err
 	}
 	if d, ok, err := conn.LastDirective(ctx, domain); err != nil {
 		log.Warn("cannot read the last directive", "error", err)
 	} else if ok {
-		offer(d, nil)
-		log.Info("resumed from the last directive", "seq", d.Seq, "term", d.Term, "cores", d.Cores)
+		if offer(d, nil) {
+			log.Info("resumed from the last directive", "seq", d.Seq, "term", d.Term, "cores", d.Cores)
+		} else {
+			log.Info("the last directive held by the bus is not usable; waiting for the next", "seq", d.Seq, "term", d.Term)
+		}
 	}
 	return sub, nil
 }
