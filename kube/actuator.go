@@ -9,12 +9,12 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"golang.org/x/time/rate"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
-	"golang.org/x/time/rate"
 
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/soldier"

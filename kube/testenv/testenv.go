@@ -407,20 +407,32 @@ func CI() bool { v := os.Getenv("CI"); return v == "true" || v == "1" }
 // shared is the control plane Main started, or nil.
 var (
 	shared     *Env
-	skipReason string
+	skipReason string // why there is no control plane
+	fullSkip   string // why it runs without the controllers
 )
+
+var howToBuild = "missing from " + Assets() + "; run `make k8s-env` (builds them from the Go module proxy once, ~15 min cold) or set REGIMENT_K8S_ASSETS; CI=true makes this a failure"
+
 
 // Main starts a control plane for the test binary, runs m and stops it. With
 // -short, or when the binaries are absent outside CI, it runs m without one
-// and Require skips the tests that need it. It returns the exit code.
+// and Require skips the tests that need it (RequireFull, when only the
+// controllers are absent). In CI (CI=true) absent binaries fail the run. It
+// returns the exit code.
 func Main(m *testing.M, o Options) int {
 	flag.Parse() // testing.Short needs the flags; m.Run does not parse twice
-	switch miss := Missing(o); {
+	basic := Options{Dir: o.Dir}
+	switch {
 	case testing.Short():
 		skipReason = "-short: no Kubernetes control plane"
-	case len(miss) > 0 && !CI():
-		skipReason = fmt.Sprintf("Kubernetes test binaries (%s) are not in %s: run `make k8s-env` (builds them from the Go module proxy, ~15 min once) or set REGIMENT_K8S_ASSETS", strings.Join(miss, ", "), Assets())
+	case CI() || len(Missing(o)) == 0:
+	case o.Full && len(Missing(basic)) == 0:
+		fullSkip = fmt.Sprintf("%s: %s", strings.Join(Missing(o), ", "), howToBuild)
+		o = basic
 	default:
+		skipReason = fmt.Sprintf("%s: %s", strings.Join(Missing(o), ", "), howToBuild)
+	}
+	if skipReason == "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		t0 := time.Now()
 		env, err := Start(ctx, o)
@@ -461,7 +473,10 @@ func RequireFull(t testing.TB) *Env {
 	t.Helper()
 	e := Require(t)
 	if !e.Full {
-		t.Skip("the control plane runs without controllers (Options.Full)")
+		if fullSkip == "" {
+			fullSkip = "the control plane was started without Options.Full"
+		}
+		t.Skip(fullSkip)
 	}
 	return e
 }

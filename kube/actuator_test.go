@@ -1,0 +1,224 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/kube/testenv"
+	"github.com/regimentd/regiment/soldier"
+)
+
+// target is a Target for app i named name in ns, with bounds [lo, hi].
+func target(i int, ns, name string, kind domains.WorkloadKind, lo, hi int32) Target {
+	return Target{
+		App:         soldier.App{Index: i, Name: "d/" + name, CPU: 0.1, Min: lo, Max: hi, Capacity: 10},
+		WorkloadRef: domains.WorkloadRef{Kind: kind, Namespace: ns, Name: name, Selector: "app=" + name, HPA: name},
+		Pods:        labels.SelectorFromSet(labels.Set{"app": name}),
+	}
+}
+
+func TestActuatorScalesThroughTheScaleSubresource(t *testing.T) {
+	env := testenv.Require(t)
+	ns := namespace(t, env.Client)
+	deployment(t, env.Client, ns, "web", 1, false)
+	statefulSet(t, env.Client, ns, "db", 1)
+	targets := []Target{target(0, ns, "web", domains.KindDeployment, 1, 50), target(1, ns, "db", domains.KindStatefulSet, 1, 50)}
+
+	var w writeCounter
+	act, err := NewActuator(w.client(t, env.Config), ActuatorConfig{Actuation: domains.ActuateReplicas, Targets: targets})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := NewObserver(env.Client, ObserverConfig{Actuation: domains.ActuateReplicas, Targets: targets, TargetUtilisation: 0.5})
+	runObserver(t, obs)
+	ctx := context.Background()
+
+	if err := act.Apply(ctx, []soldier.Change{{App: 0, Replicas: 7}, {App: 1, Replicas: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]int32{"web": 7} {
+		s, err := env.Client.AppsV1().Deployments(ns).GetScale(ctx, name, metav1.GetOptions{})
+		if err != nil || s.Spec.Replicas != want {
+			t.Fatalf("deployment %s scale = %v, %v; want %d", name, s.Spec.Replicas, err, want)
+		}
+	}
+	if s, err := env.Client.AppsV1().StatefulSets(ns).GetScale(ctx, "db", metav1.GetOptions{}); err != nil || s.Spec.Replicas != 3 {
+		t.Fatalf("statefulset db scale = %v, %v; want 3", s.Spec.Replicas, err)
+	}
+	if got := w.total("deployments/scale", "statefulsets/scale"); got != 2 {
+		t.Errorf("writes = %s, want one PUT per scale subresource", &w)
+	}
+
+	// The observer sees the new replicas through its informers.
+	o := &soldier.Observation{Apps: make([]soldier.AppObservation, 2)}
+	eventually(t, 10*time.Second, func() (bool, string) {
+		if err := obs.Observe(ctx, o); err != nil {
+			return false, err.Error()
+		}
+		return o.Apps[0].Replicas == 7 && o.Apps[1].Replicas == 3, fmt.Sprintf("observed %+v", o.Apps)
+	})
+
+	// What the cluster holds is not written again.
+	before := w.total("scale")
+	if err := act.Apply(ctx, []soldier.Change{{App: 0, Replicas: 7}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.total("scale"); got != before || act.Stats().NoOps != 1 {
+		t.Errorf("a no-op wrote: writes %d -> %d, stats %+v", before, got, act.Stats())
+	}
+}
+
+func TestActuatorSetsHPABounds(t *testing.T) {
+	env := testenv.Require(t)
+	ns := namespace(t, env.Client)
+	deployment(t, env.Client, ns, "api", 2, false)
+	hpa(t, env.Client, ns, "api", 1, 10)
+	targets := []Target{target(0, ns, "api", domains.KindDeployment, 2, 40)}
+
+	var w writeCounter
+	act, err := NewActuator(w.client(t, env.Config), ActuatorConfig{Actuation: domains.ActuateHPABounds, Targets: targets,
+		HPAHeadroom: 0.5, Lease: "regiment/regiment-soldier-d"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := NewObserver(env.Client, ObserverConfig{Actuation: domains.ActuateHPABounds, Targets: targets, TargetUtilisation: 0.5})
+	runObserver(t, obs)
+	ctx := context.Background()
+
+	if err := act.Apply(ctx, []soldier.Change{{App: 0, Replicas: 8}}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(ctx, "api", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *h.Spec.MinReplicas != 8 || h.Spec.MaxReplicas != 12 {
+		t.Errorf("hpa bounds [%d, %d], want [8, 12] (target 8, headroom 50%%)", *h.Spec.MinReplicas, h.Spec.MaxReplicas)
+	}
+	if h.Labels[LabelManaged] != "true" || h.Annotations[AnnotationLease] != "regiment/regiment-soldier-d" || h.Annotations[AnnotationSafeBounds] != "2-40" {
+		t.Errorf("hpa labels %v, annotations %v", h.Labels, h.Annotations)
+	}
+	o := &soldier.Observation{Apps: make([]soldier.AppObservation, 1)}
+	eventually(t, 10*time.Second, func() (bool, string) {
+		if err := obs.Observe(ctx, o); err != nil {
+			return false, err.Error()
+		}
+		return o.Apps[0].Replicas == 8 && obs.Status()[0].Found, fmt.Sprintf("observed %+v %+v", o.Apps[0], obs.Status()[0])
+	})
+
+	// The target maps into the app's bounds: 39 -> [39, 40].
+	if err := act.Apply(ctx, []soldier.Change{{App: 0, Replicas: 39}}); err != nil {
+		t.Fatal(err)
+	}
+	h, _ = env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(ctx, "api", metav1.GetOptions{})
+	if *h.Spec.MinReplicas != 39 || h.Spec.MaxReplicas != 40 {
+		t.Errorf("hpa bounds [%d, %d], want [39, 40]", *h.Spec.MinReplicas, h.Spec.MaxReplicas)
+	}
+	if err := act.Apply(ctx, []soldier.Change{{App: 0, Replicas: 39}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.total("horizontalpodautoscalers"); got != 2 {
+		t.Errorf("writes %s, want 2 (the repeated target is a no-op)", &w)
+	}
+
+	// An HPA that does not exist is an error, kept and retried next time.
+	act2, _ := NewActuator(env.Client, ActuatorConfig{Actuation: domains.ActuateHPABounds,
+		Targets: []Target{target(0, ns, "nope", domains.KindDeployment, 1, 5)}})
+	if err := act2.Apply(ctx, []soldier.Change{{App: 0, Replicas: 3}}); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("missing hpa: %v", err)
+	}
+	hpa(t, env.Client, ns, "nope", 1, 5)
+	if err := act2.Apply(ctx, nil); err != nil {
+		t.Errorf("retry of the failed change: %v", err)
+	}
+	h, _ = env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(ctx, "nope", metav1.GetOptions{})
+	if *h.Spec.MinReplicas != 3 {
+		t.Errorf("the failed change was not retried: min %d", *h.Spec.MinReplicas)
+	}
+}
+
+func TestActuatorRetriesConflicts(t *testing.T) {
+	env := testenv.Require(t)
+	ns := namespace(t, env.Client)
+	deployment(t, env.Client, ns, "api", 2, false)
+	hpa(t, env.Client, ns, "api", 1, 10)
+
+	// Before the actuator's first update reaches the server, someone else
+	// updates the HPA: the update carries a stale resourceVersion and is
+	// refused with 409 Conflict.
+	var raced atomic.Bool
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripper(func(r *http.Request) (*http.Response, error) {
+			if r.Method == http.MethodPut && !raced.Swap(true) {
+				h, err := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(r.Context(), "api", metav1.GetOptions{})
+				if err == nil {
+					h.Annotations = map[string]string{"someone": "else"}
+					_, err = env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Update(r.Context(), h, metav1.UpdateOptions{})
+				}
+				if err != nil {
+					return nil, err
+				}
+			}
+			return rt.RoundTrip(r)
+		})
+	})
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	act, _ := NewActuator(client, ActuatorConfig{Actuation: domains.ActuateHPABounds, HPAHeadroom: 0.5,
+		Targets: []Target{target(0, ns, "api", domains.KindDeployment, 1, 40)}})
+	if err := act.Apply(context.Background(), []soldier.Change{{App: 0, Replicas: 6}}); err != nil {
+		t.Fatal(err)
+	}
+	if s := act.Stats(); s.Conflicts != 1 || s.Writes != 1 {
+		t.Errorf("stats %+v, want one conflict then one write", s)
+	}
+	h, _ := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(context.Background(), "api", metav1.GetOptions{})
+	if *h.Spec.MinReplicas != 6 || h.Annotations["someone"] != "else" {
+		t.Errorf("after the retry: min %d, annotations %v; want 6 and the other writer's annotation kept", *h.Spec.MinReplicas, h.Annotations)
+	}
+}
+
+func TestActuatorRateLimitsWrites(t *testing.T) {
+	env := testenv.Require(t)
+	ns := namespace(t, env.Client)
+	var targets []Target
+	var changes []soldier.Change
+	for i := range 6 {
+		name := fmt.Sprintf("web-%d", i)
+		deployment(t, env.Client, ns, name, 1, false)
+		targets = append(targets, target(i, ns, name, domains.KindDeployment, 1, 50))
+		changes = append(changes, soldier.Change{App: i, Replicas: 2})
+	}
+	// 10 writes/s with a burst of 1: six writes take at least 0.5 s.
+	act, _ := NewActuator(env.Client, ActuatorConfig{Actuation: domains.ActuateReplicas, Targets: targets, WritesPerSecond: 10, Burst: 1})
+	t0 := time.Now()
+	if err := act.Apply(context.Background(), changes); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(t0); took < 500*time.Millisecond {
+		t.Errorf("6 writes at 10/s (burst 1) took %s, want >= 500ms", took)
+	}
+	// A cancelled context stops waiting for tokens.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for i := range changes {
+		changes[i].Replicas = 3
+	}
+	if err := act.Apply(ctx, changes); err == nil {
+		t.Error("apply with a cancelled context succeeded")
+	}
+}

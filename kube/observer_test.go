@@ -1,0 +1,97 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/kube/testenv"
+	"github.com/regimentd/regiment/soldier"
+)
+
+// pod creates a pod of app with the given status (nodeName "" leaves it
+// unscheduled: no fake node tolerates it).
+func pod(t *testing.T, c kubernetes.Interface, ns, name, app, node string, phase corev1.PodPhase, ready bool, restarts int32) {
+	t.Helper()
+	ctx := context.Background()
+	p, err := c.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": app}},
+		Spec:       corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "app", Image: "example.invalid/app"}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cond := corev1.ConditionFalse
+	if ready {
+		cond = corev1.ConditionTrue
+	}
+	p.Status = corev1.PodStatus{Phase: phase,
+		Conditions:        []corev1.PodCondition{{Type: corev1.PodReady, Status: cond}},
+		ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Image: "example.invalid/app", RestartCount: restarts, Ready: ready}},
+	}
+	if _, err := c.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestObserverCountsPodsAndReadsMetrics(t *testing.T) {
+	env := testenv.Require(t)
+	ns := namespace(t, env.Client)
+	deployment(t, env.Client, ns, "web", 0, false)
+	deployment(t, env.Client, ns, "api", 0, false)
+	// web: 2 ready (one restarted 3 times), 1 starting, 1 pending, 1 finished.
+	pod(t, env.Client, ns, "web-a", "web", "node-x", corev1.PodRunning, true, 3)
+	pod(t, env.Client, ns, "web-b", "web", "node-x", corev1.PodRunning, true, 0)
+	pod(t, env.Client, ns, "web-c", "web", "node-x", corev1.PodRunning, false, 1)
+	pod(t, env.Client, ns, "web-d", "web", "", corev1.PodPending, false, 0)
+	pod(t, env.Client, ns, "web-e", "web", "node-x", corev1.PodSucceeded, false, 9)
+	pod(t, env.Client, ns, "other", "api", "node-x", corev1.PodRunning, true, 0)
+
+	prom := newFakePrometheus(t)
+	prom.setApp(ns, "web", 300, 0.12, 0.01, 0.8)
+	prom.setApp(ns, "api", 100, 0.04, 0.05, 0.3)
+	p, err := NewPrometheus(domains.Prometheus{URL: prom.URL, Timeout: time.Second, Queries: testQueries}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets := []Target{target(0, ns, "web", domains.KindDeployment, 1, 50), target(1, ns, "api", domains.KindDeployment, 1, 50)}
+	obs := NewObserver(env.Client, ObserverConfig{Actuation: domains.ActuateReplicas, Targets: targets, Prometheus: p,
+		MaxAge: time.Minute, TargetUtilisation: 0.5})
+	runObserver(t, obs)
+
+	o := &soldier.Observation{Apps: make([]soldier.AppObservation, 2)}
+	eventually(t, 10*time.Second, func() (bool, string) {
+		if err := obs.Observe(context.Background(), o); err != nil {
+			return false, err.Error()
+		}
+		w := o.Apps[0]
+		return w.Ready == 2 && w.Starting == 1 && w.Pending == 1 && o.Apps[1].Ready == 1, fmt.Sprintf("%+v", o.Apps)
+	})
+	st := obs.Status()
+	if st[0].Restarts != 4 || !st[0].Found || st[0].Stale() {
+		t.Errorf("web status %+v, want 4 restarts (the finished pod not counted), found, fresh", st[0])
+	}
+	w := o.Apps[0]
+	if w.RPS != 300 || w.P99 != 0.12 || w.ErrorRate != 0.01 || w.CPUUtil != 0.8 {
+		t.Errorf("web metrics %+v", w)
+	}
+	// Domain: the largest p99, the request-weighted error rate.
+	if o.P99 != 0.12 || o.ErrorRate != (300*0.01+100*0.05)/400 {
+		t.Errorf("domain p99 %g, error rate %g", o.P99, o.ErrorRate)
+	}
+
+	// A workload that does not exist is reported, not an error.
+	gone := NewObserver(env.Client, ObserverConfig{Actuation: domains.ActuateReplicas, TargetUtilisation: 0.5,
+		Targets: []Target{target(0, ns, "gone", domains.KindDeployment, 1, 5)}})
+	runObserver(t, gone)
+	o1 := &soldier.Observation{Apps: make([]soldier.AppObservation, 1)}
+	if err := gone.Observe(context.Background(), o1); err != nil || gone.Status()[0].Found {
+		t.Errorf("missing workload: %v, %+v", err, gone.Status())
+	}
+}

@@ -1,0 +1,141 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/kube/testenv"
+	"github.com/regimentd/regiment/soldier"
+)
+
+func TestReverterRevertsHPAsOfALapsedSoldier(t *testing.T) {
+	env := testenv.Require(t)
+	ns := namespace(t, env.Client)
+	deployment(t, env.Client, ns, "api", 2, false)
+	hpa(t, env.Client, ns, "api", 1, 10)
+	bounds := func() string {
+		h, err := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(context.Background(), "api", metav1.GetOptions{})
+		if err != nil {
+			return err.Error()
+		}
+		return fmt.Sprintf("[%d, %d]", *h.Spec.MinReplicas, h.Spec.MaxReplicas)
+	}
+
+	// The Soldier's lease goes through a client the test can cut off.
+	var cut atomic.Bool
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripper(func(r *http.Request) (*http.Response, error) {
+			if cut.Load() {
+				return nil, errors.New("partitioned")
+			}
+			return rt.RoundTrip(r)
+		})
+	})
+	leaseClient, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lease := NewLease(leaseClient, ns, SoldierLeaseName("d"), "soldier-0", 2*time.Second)
+	act, _ := NewActuator(env.Client, ActuatorConfig{Actuation: domains.ActuateHPABounds, HPAHeadroom: 0.5, Lease: lease.Ref(),
+		Targets: []Target{target(0, ns, "api", domains.KindDeployment, 2, 40)}})
+	rev := NewReverter(env.Client, []string{ns})
+	rev.Grace = 0
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var regained atomic.Int32
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		lease.Run(ctx, nil, func(ctx context.Context) {
+			regained.Add(1)
+			if err := act.Reassert(ctx); err != nil {
+				t.Errorf("reassert: %v", err)
+			}
+		})
+	}()
+	eventually(t, 10*time.Second, func() (bool, string) {
+		_, err := env.Client.CoordinationV1().Leases(ns).Get(ctx, lease.name, metav1.GetOptions{})
+		return err == nil, fmt.Sprint("lease not created: ", err)
+	})
+	if err := act.Apply(ctx, []soldier.Change{{App: 0, Replicas: 8}}); err != nil {
+		t.Fatal(err)
+	}
+
+	// While the Soldier renews, nothing is reverted (over 1.5 lease durations).
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); {
+		if done, err := rev.RevertOnce(ctx); err != nil || len(done) > 0 {
+			t.Fatalf("reverted a live Soldier's hpa: %v, %v", done, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if got := bounds(); got != "[8, 12]" {
+		t.Fatalf("bounds %s, want [8, 12]", got)
+	}
+
+	// The Soldier is partitioned: once its lease lapses the HPA goes back to
+	// the app's configured bounds, exactly once.
+	cut.Store(true)
+	var reverts []Revert
+	eventually(t, 10*time.Second, func() (bool, string) {
+		var err error
+		reverts, err = rev.RevertOnce(ctx)
+		return len(reverts) > 0, fmt.Sprint("no revert yet: ", err)
+	})
+	want := Revert{HPA: ns + "/api", Lease: lease.Ref(), Min: 2, Max: 40}
+	if len(reverts) != 1 || reverts[0] != want {
+		t.Errorf("reverts %+v, want %+v", reverts, want)
+	}
+	if got := bounds(); got != "[2, 40]" {
+		t.Errorf("bounds after revert %s, want the safe [2, 40]", got)
+	}
+	if again, err := rev.RevertOnce(ctx); err != nil || len(again) != 0 {
+		t.Errorf("second pass: %v, %v; want nothing written", again, err)
+	}
+
+	// The partition heals: the lease renews after its lapse and the Soldier
+	// reasserts its target.
+	cut.Store(false)
+	eventually(t, 10*time.Second, func() (bool, string) {
+		return regained.Load() == 1 && bounds() == "[8, 12]", fmt.Sprintf("regained %d, bounds %s", regained.Load(), bounds())
+	})
+	cancel()
+	<-done
+}
+
+func TestReverterTreatsAMissingLeaseAsLapsed(t *testing.T) {
+	env := testenv.Require(t)
+	ns := namespace(t, env.Client)
+	deployment(t, env.Client, ns, "api", 2, false)
+	hpa(t, env.Client, ns, "api", 1, 10)
+	act, _ := NewActuator(env.Client, ActuatorConfig{Actuation: domains.ActuateHPABounds, HPAHeadroom: 0, Lease: ns + "/never-created",
+		Targets: []Target{target(0, ns, "api", domains.KindDeployment, 1, 9)}})
+	if err := act.Apply(context.Background(), []soldier.Change{{App: 0, Replicas: 5}}); err != nil {
+		t.Fatal(err)
+	}
+	reverts, err := NewReverter(env.Client, []string{ns}).RevertOnce(context.Background())
+	if err != nil || len(reverts) != 1 || reverts[0].Min != 1 || reverts[0].Max != 9 {
+		t.Errorf("reverts %+v, %v", reverts, err)
+	}
+	// A bad annotation is reported, not guessed at.
+	h, _ := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(context.Background(), "api", metav1.GetOptions{})
+	h.Annotations[AnnotationSafeBounds] = "lots"
+	if _, err := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Update(context.Background(), h, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewReverter(env.Client, []string{ns}).RevertOnce(context.Background()); err == nil || !strings.Contains(err.Error(), "safe bounds") {
+		t.Errorf("bad safe bounds: %v", err)
+	}
+}
