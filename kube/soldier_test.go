@@ -1,0 +1,291 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/regimentd/regiment/bus"
+	"github.com/regimentd/regiment/bus/wire"
+	"github.com/regimentd/regiment/daemon"
+	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/kube/testenv"
+	"github.com/regimentd/regiment/soldier"
+)
+
+// soldierConfig is a one-domain cluster whose n apps ("web-<i>") run in ns,
+// actuated through HPAs, with metrics from the fake Prometheus at url.
+func soldierConfig(t *testing.T, ns, url string, n int, soldierBlock string) *domains.Config {
+	t.Helper()
+	src := fmt.Sprintf(`cluster "k" {
+  capacity_cores = 1000
+}
+soldier {
+%s
+}
+kubernetes {
+  namespace       = %q
+  lease_namespace = %q
+  hpa_headroom    = 0.5
+}
+prometheus {
+  url     = %q
+  max_age = "1m"
+  queries {
+    rps        = "rps{namespace=\"{{.Namespace}}\",{{.Matchers}}}"
+    p99        = "p99{namespace=\"{{.Namespace}}\",{{.Matchers}}}"
+    error_rate = "errors{namespace=\"{{.Namespace}}\",{{.Matchers}}}"
+    cpu        = "cpu{namespace=\"{{.Namespace}}\",workload=\"{{.Name}}\"}"
+  }
+}
+domain "shop" {
+  floor = 0.5
+  slo {
+    latency_p99 = "200ms"
+  }
+  apps "web" {
+    count           = %d
+    cpu_per_replica = 0.1
+    min_replicas    = 1
+    max_replicas    = 40
+    service_time    = "100ms"
+    workload {
+      name = "web-{i}"
+      selector = "app=web-{i}"
+    }
+  }
+}
+`, soldierBlock, ns, ns, url, n)
+	cfg, err := config.Parse([]byte(src), "k.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func directive(cfg *domains.Config, seq uint64, now time.Time) wire.Directive {
+	return wire.Directive{Version: wire.Version, Cluster: cfg.Cluster.Name, Domain: "shop", Term: 1, Seq: seq,
+		IssuedAt: now, TTL: wire.Duration(3 * time.Minute), Share: 0.5, Cores: 500, Policy: "test"}
+}
+
+// Steady demand must not turn into a stream of writes: over N Soldier ticks
+// the Kubernetes writes stay under 10% of one write per app per tick.
+func TestSoldierSteadyStateWritesLittle(t *testing.T) {
+	env := testenv.Require(t)
+	ns := namespace(t, env.Client)
+	const apps, ticks = 20, 30
+	prom := newFakePrometheus(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	t.Logf("seed 1,2")
+	for i := range apps {
+		name := fmt.Sprintf("web-%d", i)
+		deployment(t, env.Client, ns, name, 1, false)
+		hpa(t, env.Client, ns, name, 1, 100)
+	}
+	cfg := soldierConfig(t, ns, prom.URL, apps, `  actuation = "hpa-bounds"
+  target_utilisation = 0.5`)
+
+	var w writeCounter
+	client := w.client(t, env.Config)
+	ad, err := NewAdapter(client, cfg, "shop", "soldier-0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ad.Run(ctx, hclog.NewNullLogger())
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	scfg, err := soldier.NewConfig(cfg, "shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := soldier.New(scfg, &soldier.Proportional{}, ad.Observer, ad.Actuator, nil, nil)
+
+	// Demand: each app needs 10.5 replicas' worth (rps 52.5 at capacity 10
+	// and utilisation 0.5), +-3% noise per tick: ceil keeps 11.
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	for tick := range ticks {
+		for i := range apps {
+			prom.setApp(ns, fmt.Sprintf("web-%d", i), 52.5*(1+0.03*(2*rng.Float64()-1)), 0.05, 0, 0.5)
+		}
+		if tick%6 == 0 {
+			if ok, reason := s.OnDirective(directive(cfg, uint64(tick+1), now), now); !ok {
+				t.Fatalf("directive rejected: %s", reason)
+			}
+		}
+		if _, err := s.Tick(ctx, now); err != nil {
+			t.Fatalf("tick %d: %v", tick, err)
+		}
+		now = now.Add(10 * time.Second)
+	}
+	actuation := w.total("horizontalpodautoscalers", "/scale")
+	leases := w.total("leases")
+	budget := apps * ticks / 10
+	t.Logf("%d ticks x %d apps: %d actuation writes (budget %d), %d lease writes, actuator %+v, all writes %s",
+		ticks, apps, actuation, budget, leases, ad.Actuator.Stats(), &w)
+	if actuation > budget {
+		t.Errorf("%d actuation writes over %d ticks of steady demand, want <= %d (10%% of one per app per tick)", actuation, ticks, budget)
+	}
+	if actuation+leases > budget {
+		t.Errorf("%d writes in all, want <= %d", actuation+leases, budget)
+	}
+	h, _ := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(ctx, "web-0", metav1.GetOptions{})
+	if *h.Spec.MinReplicas != 11 || h.Spec.MaxReplicas != 17 {
+		t.Errorf("web-0 bounds [%d, %d], want [11, 17]", *h.Spec.MinReplicas, h.Spec.MaxReplicas)
+	}
+}
+
+// fakeNode registers a kwok-managed node with cpu cores.
+func fakeNode(t *testing.T, c kubernetes.Interface, name string, cpu string) {
+	t.Helper()
+	res := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse("64Gi"),
+		corev1.ResourcePods: resource.MustParse("110")}
+	_, err := c.CoreV1().Nodes().Create(context.Background(), &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{testenv.FakeNodeAnnotation: "fake", "node.alpha.kubernetes.io/ttl": "0"},
+			Labels: map[string]string{"type": "kwok", "kubernetes.io/hostname": name}},
+		Spec:   corev1.NodeSpec{Taints: []corev1.Taint{{Key: testenv.FakeNodeTaint, Value: "fake", Effect: corev1.TaintEffectNoSchedule}}},
+		Status: corev1.NodeStatus{Allocatable: res, Capacity: res},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.CoreV1().Nodes().Delete(context.Background(), name, metav1.DeleteOptions{}) })
+}
+
+// End to end: a Soldier driven by directives over NATS sets an HPA's bounds
+// from the demand it observes; the real HPA controller clamps the
+// Deployment's replicas to them, and the pods run on kwok's fake nodes.
+//
+// There is no metrics server here, so the HPA controller cannot compute CPU
+// utilisation (its ScalingActive condition is False). Clamping to
+// [minReplicas, maxReplicas] happens before it needs metrics, which is what
+// is asserted: replicas below the new min are raised to it, replicas above
+// the new max are cut to it.
+func TestSoldierOverNATSBoundsAnHPAOnFakeNodes(t *testing.T) {
+	env := testenv.RequireFull(t)
+	ns := namespace(t, env.Client)
+	fakeNode(t, env.Client, "fake-"+ns, "32")
+	deployment(t, env.Client, ns, "web-0", 1, true)
+	hpa(t, env.Client, ns, "web-0", 1, 10)
+	prom := newFakePrometheus(t)
+	prom.setApp(ns, "web-0", 30, 0.05, 0, 0.5) // 30 rps at 10/replica and 50%: 6 replicas
+	cfg := soldierConfig(t, ns, prom.URL, 1, `  tick = "500ms"
+  actuation = "hpa-bounds"
+  target_utilisation = 0.5
+  scale_down_cooldown = "1ms"`)
+
+	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sconn, err := bus.Connect(ctx, bus.ConnectOptions{URL: srv.ClientURL(), Cluster: cfg.Cluster.Name, Name: "soldier-shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sconn.Close()
+	cconn, err := bus.Connect(ctx, bus.ConnectOptions{URL: srv.ClientURL(), Cluster: cfg.Cluster.Name, Name: "commander"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cconn.Close()
+
+	ad, err := NewAdapter(env.Client, cfg, "shop", "soldier-0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scfg, _ := soldier.NewConfig(cfg, "shop")
+	s := soldier.New(scfg, &soldier.Proportional{}, ad.Observer, ad.Actuator, sconn, nil)
+	log := hclog.NewNullLogger()
+	if _, err := daemon.AttachSoldier(ctx, sconn, s, "shop", time.Now, daemon.NewMetrics(prometheus.NewRegistry(), "soldier"), log); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{}, 2)
+	go func() { ad.Run(ctx, log); done <- struct{}{} }()
+	var tickErr atomic.Value // the last tick error, as a string
+	tickErr.Store("none")
+	go func() {
+		s.Run(ctx, time.Now, func(_ soldier.TickResult, err error) {
+			if err != nil {
+				tickErr.Store(err.Error())
+			}
+		})
+		done <- struct{}{}
+	}()
+	defer func() {
+		cancel()
+		<-done
+		<-done
+	}()
+	if err := cconn.PublishDirective(ctx, directive(cfg, 1, time.Now())); err != nil {
+		t.Fatal(err)
+	}
+
+	state := func() (*autoscalingv2.HorizontalPodAutoscaler, *appsv1.Deployment, int) {
+		h, _ := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(ctx, "web-0", metav1.GetOptions{})
+		d, _ := env.Client.AppsV1().Deployments(ns).Get(ctx, "web-0", metav1.GetOptions{})
+		pods, _ := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=web-0"})
+		running := 0
+		for _, p := range pods.Items {
+			if p.Status.Phase == corev1.PodRunning && p.Spec.NodeName == "fake-"+ns && p.DeletionTimestamp == nil {
+				running++
+			}
+		}
+		return h, d, running
+	}
+	describe := func() string {
+		h, d, running := state()
+		return fmt.Sprintf("hpa [%d, %d] current %d, deployment spec %d ready %d, running on the fake node %d, last tick error %s",
+			*h.Spec.MinReplicas, h.Spec.MaxReplicas, h.Status.CurrentReplicas, *d.Spec.Replicas, d.Status.ReadyReplicas, running, tickErr.Load())
+	}
+
+	// Up: demand for 6 replicas sets the bounds to [6, 9]; the HPA
+	// controller raises the Deployment from 1 to its new min.
+	eventually(t, 60*time.Second, func() (bool, string) {
+		h, d, running := state()
+		return *h.Spec.MinReplicas == 6 && h.Spec.MaxReplicas == 9 && *d.Spec.Replicas == 6 && running == 6, describe()
+	})
+	t.Logf("up: %s", describe())
+
+	// Down: demand for 2 replicas sets the bounds to [2, 3]; the HPA
+	// controller cuts the Deployment from 6 to its new max.
+	prom.setApp(ns, "web-0", 10, 0.05, 0, 0.5)
+	if err := cconn.PublishDirective(ctx, directive(cfg, 2, time.Now())); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 60*time.Second, func() (bool, string) {
+		h, d, running := state()
+		return *h.Spec.MinReplicas == 2 && h.Spec.MaxReplicas == 3 && *d.Spec.Replicas == 3 && running == 3, describe()
+	})
+	t.Logf("down: %s", describe())
+
+	// What the HPA controller says about metrics, for the record.
+	h, _, _ := state()
+	for _, c := range h.Status.Conditions {
+		if c.Type == autoscalingv2.ScalingActive {
+			t.Logf("hpa ScalingActive=%s (%s): %s", c.Status, c.Reason, strings.TrimSpace(c.Message))
+		}
+	}
+}
