@@ -1,7 +1,32 @@
-// Package baseline holds the reference policies Regiment is measured against:
-// today the static policy, which provisions every app once for its peak.
+// Package baseline holds the reference policies Regiment is measured against,
+// built by name with New, in report order (Names):
 //
-// Policies implement sim.Policy: they are pure functions of the telemetry and
-// their own state, take no locks and do no I/O. Package baseline imports only
-// domains, sim and the standard library.
+//   - hpa: the Kubernetes HorizontalPodAutoscaler v2 on CPU utilisation, one
+//     per app, with the documented defaults (target utilisation from the
+//     config, tolerance 0.1, 15 s sync, scale-up by max(100%, 4 pods) per 15 s,
+//     scale-down stabilised over 300 s). Its pure core is Recommend, which
+//     returns the replica count and the reason, like the controller's
+//     replica calculator and behaviour normalisation (hpa.go); HPA is the
+//     simulator shell that keeps each app's history (hpapolicy.go).
+//   - tuned-hpa: the same HPA with the target utilisation and scale-down
+//     window a documented grid search picked (TuneHPA, tune.go).
+//   - proportional: domain budgets in proportion to current request rates
+//     within floors and ceilings, apps sized by utilisation inside them.
+//   - static: every app sized once for its peak.
+//   - oracle: knows the future demand exactly (sim.Future) and holds, per app,
+//     the fewest replicas that meet the SLO over the lead time of a new
+//     replica: the cost floor at full compliance. No real policy can match it.
+//
+// Invariants: replica targets stay within each app's [min, max] (the oracle
+// and the HPA never leave them; static and proportional clamp); utilisations
+// are shares of a replica's CPU in [0, 1]; times are the simulator's.
+//
+// Policies implement sim.Policy. Decide is a function of the telemetry and
+// the policy's own state, takes no locks, does no I/O and does not allocate
+// in steady state. A policy serves one simulation and is not safe for
+// concurrent use. Static and the oracle read the simulation they are built
+// for (its peak demand, its future), so build them before stepping it.
+//
+// Package baseline imports only domains, sim and the standard library; its
+// tests also read the example configs (domains/config, sim/trace).
 package baseline

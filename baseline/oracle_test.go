@@ -154,26 +154,11 @@ func TestOracleDecideDoesNotAllocate(t *testing.T) {
 	}
 }
 
-// BenchmarkOracleDecide is one tick of the oracle on the 1,550-app example:
-// the need of one new future tick for every app, then the targets.
+// BenchmarkOracleDecide is the oracle alone on the 1,550-app example, a
+// tick at a time: one new future tick's needs for every app, then targets.
 func BenchmarkOracleDecide(b *testing.B) {
-	cfg, err := config.LoadFile("../examples/paymentscale.hcl")
-	if err != nil {
-		b.Fatal(err)
-	}
-	sc, err := config.LoadScenarioFile("../examples/scenarios/diurnal.hcl", cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	traces, err := trace.Load(sc)
-	if err != nil {
-		b.Skip("shared traces not found beside the repository")
-	}
-	s, err := sim.New(cfg, sc, traces)
-	if err != nil {
-		b.Fatal(err)
-	}
-	o := NewOracle(cfg, s)
+	s, p := paymentscale(b, "oracle")
+	o := p.(*Oracle)
 	o.Decide(s.Now(), s.Telemetry(), s.Targets())
 	now := s.Now()
 	b.ReportAllocs()

@@ -11,20 +11,51 @@ import (
 
 // The tuned HPA's constants, chosen by TuneHPA on the training scenario
 // examples/scenarios/diurnal.hcl with examples/paymentscale.hcl (seed 1, 24 h)
-// over targets {0.5, 0.6, 0.7, 0.8, 0.9} x scale-down stabilisation windows
-// {60 s, 120 s, 300 s}, everything else at the Kubernetes defaults. Objective:
-// the lowest cost_core_hours whose slo_compliance is at least the default
-// HPA's (target 0.7, window 300 s), ties to fewer breach_app_minutes.
-// Reproduce with
+// over target utilisations {0.6, 0.625, ..., 0.75, 0.8} x scale-down
+// stabilisation windows {60 s, 120 s, 300 s}, everything else at the
+// Kubernetes defaults. Objective: the lowest cost_core_hours whose
+// slo_compliance is at least the default HPA's (target 0.7, window 300 s:
+// 0.99937), ties to fewer breach_app_minutes. A coarser grid (0.5 to 0.9 in
+// steps of 0.1) picks the default itself: the default lies on that grid's
+// cost/compliance frontier, and only a slightly lower target with a shorter
+// window beats it on both. Reproduce with
 //
 //	REGIMENT_TUNE=1 go test ./baseline -run TestTuneHPA -v -timeout 30m
 //
-// which prints the grid below and fails if it no longer picks these constants.
+// which prints this table (about 260 s on 2 cores) and fails if the search no
+// longer picks these constants:
 //
-// TUNING TABLE
+//	target  window  cost_core_hours  slo_compliance  breach_app_minutes  scaling_actions
+//	0.600   1m0s    53719.1          0.99960         612.7               8963
+//	0.600   2m0s    53825.3          0.99962         588.0               6877
+//	0.600   5m0s    54020.5          0.99964         544.8               5736
+//	0.625   1m0s    53339.3          0.99958         643.7               7699
+//	0.625   2m0s    53424.0          0.99958         636.2               6110
+//	0.625   5m0s    53607.8          0.99960         615.8               5143
+//	0.650   1m0s    53125.1          0.99949         783.3               7319
+//	0.650   2m0s    53233.1          0.99949         781.3               5886
+//	0.650   5m0s    53408.0          0.99950         770.5               4957
+//	0.675   1m0s    52822.3          0.99951         756.2               7100  chosen
+//	0.675   2m0s    52905.4          0.99953         714.7               5617
+//	0.675   5m0s    53084.9          0.99948         797.5               4747
+//	0.700   1m0s    52642.3          0.99934         1012.2              6917  below the default's compliance
+//	0.700   2m0s    52726.8          0.99935         994.8               5435  below
+//	0.700   5m0s    52920.7          0.99937         960.3               4604  the default HPA
+//	0.725   1m0s    52347.2          0.99900         1526.8              5821  below
+//	0.725   2m0s    52427.6          0.99903         1487.3              4792  below
+//	0.725   5m0s    52586.5          0.99907         1422.8              4143  below
+//	0.750   1m0s    52179.6          0.99871         1971.8              6029  below
+//	0.750   2m0s    52263.1          0.99880         1837.8              4789  below
+//	0.750   5m0s    52425.1          0.99892         1652.8              4099  below
+//	0.800   1m0s    51834.1          0.99761         3650.7              5651  below
+//	0.800   2m0s    51905.2          0.99793         3163.7              4465  below
+//	0.800   5m0s    52060.4          0.99823         2708.5              3779  below
+//
+// The chosen HPA costs 0.19% less than the default with 21% fewer breach
+// app-minutes on the training day.
 const (
-	tunedTarget     = 0.7
-	tunedDownWindow = 300 * time.Second
+	tunedTarget     = 0.675
+	tunedDownWindow = 60 * time.Second
 )
 
 // TunedHPASettings are the default HPA settings with the target utilisation

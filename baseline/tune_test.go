@@ -15,7 +15,7 @@ import (
 
 // tuneGrid is the grid the tuned HPA's constants come from.
 var (
-	tuneTargets = []float64{0.5, 0.6, 0.7, 0.8, 0.9}
+	tuneTargets = []float64{0.6, 0.625, 0.65, 0.675, 0.7, 0.725, 0.75, 0.8}
 	tuneWindows = []time.Duration{60 * time.Second, 120 * time.Second, 300 * time.Second}
 )
 
@@ -58,14 +58,14 @@ func TestTuneHPA(t *testing.T) {
 		if k == best {
 			mark = "**chosen**"
 		}
-		fmt.Fprintf(&b, "| %.1f | %s | %.1f | %.5f | %.1f | %d | %s |\n", tr.Target, tr.DownWindow, m.CostCoreHours, m.SLOCompliance, m.BreachAppMinutes, m.ScalingActions, mark)
+		fmt.Fprintf(&b, "| %.3f | %s | %.1f | %.5f | %.1f | %d | %s |\n", tr.Target, tr.DownWindow, m.CostCoreHours, m.SLOCompliance, m.BreachAppMinutes, m.ScalingActions, mark)
 	}
 	t.Log("\n" + b.String())
 	if best < 0 {
 		t.Fatal("no trial is as compliant as the default HPA, which is in the grid")
 	}
 	if got := trials[best]; got.Target != tunedTarget || got.DownWindow != tunedDownWindow {
-		t.Fatalf("the search picks target %.1f, window %s; tunedTarget and tunedDownWindow say %.1f, %s: update them and their comment",
+		t.Fatalf("the search picks target %.3f, window %s; tunedTarget and tunedDownWindow say %.3f, %s: update them and their comment",
 			got.Target, got.DownWindow, tunedTarget, tunedDownWindow)
 	}
 }

@@ -1,0 +1,91 @@
+package baseline
+
+import (
+	"os"
+	"testing"
+
+	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/sim"
+	"github.com/regimentd/regiment/sim/trace"
+)
+
+// paymentscale builds the 1,550-app example on the diurnal scenario with the
+// named baseline, or skips when the shared traces are not beside the
+// repository (as sim's benchmarks do).
+func paymentscale(tb testing.TB, name string) (*sim.Sim, sim.Policy) {
+	tb.Helper()
+	if _, err := os.Stat("../../shared/traces"); err != nil {
+		tb.Skip("shared traces not found beside the repository")
+	}
+	cfg, err := config.LoadFile("../examples/paymentscale.hcl")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sc, err := config.LoadScenarioFile("../examples/scenarios/diurnal.hcl", cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	traces, err := trace.Load(sc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := sim.New(cfg, sc, traces)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p, err := New(name, cfg, s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s, p
+}
+
+// BenchmarkTick is one 10 s tick of the 1,550-app example, policy decision
+// and simulator step, per baseline; compare sim's BenchmarkStep for the step
+// alone.
+func BenchmarkTick(b *testing.B) {
+	for _, name := range Names {
+		b.Run("policy="+name, func(b *testing.B) {
+			s, p := paymentscale(b, name)
+			for range 360 { // an hour in: steady state, rings full
+				p.Decide(s.Now(), s.Telemetry(), s.Targets())
+				s.Step()
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if s.Done() {
+					b.StopTimer()
+					s, p = paymentscale(b, name)
+					b.StartTimer()
+				}
+				p.Decide(s.Now(), s.Telemetry(), s.Targets())
+				s.Step()
+			}
+			b.ReportMetric(float64(s.Tick().Nanoseconds())*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "x-realtime")
+		})
+	}
+}
+
+// TestDecideDoesNotAllocate pins every baseline's zero-allocation steady
+// state on the 1,550-app example.
+func TestDecideDoesNotAllocate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the 1,550-app example once per policy")
+	}
+	for _, name := range Names {
+		t.Run(name, func(t *testing.T) {
+			s, p := paymentscale(t, name)
+			for range 60 {
+				p.Decide(s.Now(), s.Telemetry(), s.Targets())
+				s.Step()
+			}
+			allocs := testing.AllocsPerRun(50, func() {
+				p.Decide(s.Now(), s.Telemetry(), s.Targets())
+				s.Step()
+			})
+			if allocs != 0 {
+				t.Fatalf("%.1f allocations per tick, want 0", allocs)
+			}
+		})
+	}
+}
