@@ -73,6 +73,7 @@ type Soldier struct {
 	Ledger   Ledger // may be nil
 	Err      func(error)
 	fallback bool
+	rung     soldier.Rung
 	started  bool
 }
 
@@ -83,7 +84,7 @@ func (s *Soldier) Record(r soldier.Record) {
 		Outcome: map[string]float64{
 			"p99_seconds": r.Outcome.P99, "error_rate": r.Outcome.ErrorRate, "cores_used": r.Outcome.CoresUsed,
 			"ready": float64(r.Outcome.Ready), "replicas": float64(r.Outcome.Replicas), "slo_met": b2f(r.Outcome.SLOMet),
-			"fallback": b2f(r.Fallback),
+			"fallback": b2f(r.Fallback), "ladder_rung": float64(r.Rung),
 		},
 	}
 	for _, c := range r.Changes {
@@ -107,7 +108,15 @@ func (s *Soldier) Record(r soldier.Record) {
 			s.Err(fmt.Errorf("record %s fallback switch: %w", r.Domain, err))
 		}
 	}
-	s.started, s.fallback = true, r.Fallback
+	if s.Ledger != nil && s.started && r.Rung != s.rung {
+		e := store.LedgerEntry{At: r.At, Domain: r.Domain, Kind: "ladder",
+			Detail: fmt.Sprintf("rollback ladder %s -> %s at p99 %.3fs", s.rung, r.Rung, r.Outcome.P99),
+			Values: map[string]float64{"rung": float64(r.Rung), "p99_seconds": r.Outcome.P99}}
+		if err := s.Ledger(e); err != nil && s.Err != nil {
+			s.Err(fmt.Errorf("record %s ladder change: %w", r.Domain, err))
+		}
+	}
+	s.started, s.fallback, s.rung = true, r.Fallback, r.Rung
 }
 
 // CommanderEpisode describes a Commander episode for cfg.

@@ -34,12 +34,14 @@ type Proportional struct {
 // riskBoost is the largest extra sizing for an app over its SLO.
 const riskBoost = 1.0
 
-// Desired is app a's replicas for its observed demand: ceil(rps x (1 +
-// headroom) / (capacity x util)), times 1 + min(riskBoost, p99/SLO - 0.8)
-// when the app is at risk, within its bounds. Replicas already ready are kept
-// while the app is erroring.
+// Desired is app a's replicas for its observed demand: the larger of
+// rps / (capacity x util), from the configured service time, and
+// ready x observed CPU utilisation / util, which sees a slowed service the
+// configuration does not know about; times 1 + headroom, and times
+// 1 + min(riskBoost, p99/SLO - 0.8) when the app is at risk, within its
+// bounds. Replicas already ready are kept while the app is at risk.
 func Desired(a *App, o *AppObservation, headroom, util, slo float64) (n int32, risky bool) {
-	need := o.RPS * (1 + headroom) / (a.Capacity * util)
+	need := max(o.RPS/(a.Capacity*util), float64(o.Ready)*o.CPUUtil/util) * (1 + headroom)
 	r := o.P99 / slo
 	if r > 0.8 || o.ErrorRate > 0.01 {
 		risky = true

@@ -25,6 +25,7 @@ type Record struct {
 	Domain    string
 	Mode      string
 	Fallback  bool
+	Rung      Rung // the rollback ladder's rung
 	Policy    string
 	Reason    string
 	Directive wire.Directive // zero when none was valid

@@ -46,7 +46,9 @@ func (c *steadyCluster) Observe(_ context.Context, obs *Observation) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i := range obs.Apps {
-		obs.Apps[i] = AppObservation{RPS: 700, P99: 0.02, CPUUtil: 0.5, Ready: c.replicas[i], Replicas: c.replicas[i]}
+		// 700 rps on replicas of 100 rps (10 ms, concurrency 1).
+		util := min(1, 700/(100*float64(max(c.replicas[i], 1))))
+		obs.Apps[i] = AppObservation{RPS: 700, P99: 0.02, CPUUtil: util, Ready: c.replicas[i], Replicas: c.replicas[i]}
 	}
 	obs.P99 = 0.02
 	return nil

@@ -43,7 +43,8 @@ type Config struct {
 	SLO         float64 // p99 objective, seconds
 	ErrorBudget float64
 	Soldier     domains.Soldier
-	Policy      string // name recorded with decisions
+	Policy      string       // name recorded with decisions
+	Ladder      LadderConfig // rollback ladder of the domain's priority tier
 }
 
 // NewConfig builds the Soldier config of domain name from a cluster config.
@@ -56,7 +57,7 @@ func NewConfig(cfg *domains.Config, name string) (Config, error) {
 	return Config{
 		Cluster: cfg.Cluster.Name, Domain: name, Apps: Apps(cfg, di),
 		SLO: d.SLO.LatencyP99.Seconds(), ErrorBudget: d.SLO.ErrorBudget,
-		Soldier: cfg.Soldier, Policy: cfg.Soldier.Policy,
+		Soldier: cfg.Soldier, Policy: cfg.Soldier.Policy, Ladder: DefaultLadder(d.Priority),
 	}, nil
 }
 
@@ -68,6 +69,7 @@ type Soldier struct {
 	policy   Policy
 	fallback Policy
 	exec     *Executor
+	ladder   *Ladder
 	obs      Observation
 	act      Actuator
 	observer Observer
@@ -99,8 +101,9 @@ func New(cfg Config, policy Policy, observer Observer, act Actuator, pub Publish
 			OverageCap: cfg.Soldier.OverageCap, ScaleDownCooldown: cfg.Soldier.ScaleDownCooldown,
 			ErrorRateVeto: cfg.Soldier.ErrorRateVeto, MaxWritesPerTick: cfg.Soldier.MaxWritesPerTick,
 		}, n),
-		obs: Observation{Apps: make([]AppObservation, n)},
-		act: act, observer: observer, pub: pub, rec: rec,
+		ladder: NewLadder(cfg.Ladder),
+		obs:    Observation{Apps: make([]AppObservation, n)},
+		act:    act, observer: observer, pub: pub, rec: rec,
 		intake:   wire.Intake{Domain: cfg.Domain, MaxSkew: time.Minute},
 		rpsHist:  make([]float64, 0, hist),
 		proposed: make([]int32, n), baseline: make([]int32, n),
@@ -128,7 +131,8 @@ func (s *Soldier) Directive() (wire.Directive, bool) {
 type TickResult struct {
 	Writes   int
 	Guards   int
-	Fallback bool
+	Fallback bool // the baseline acts: no valid directive, or the ladder reverted
+	Rung     Rung // the rollback ladder's rung
 	Report   wire.DomainReport
 }
 
@@ -161,6 +165,32 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 	default:
 		reason = s.policy.Decide(in, s.proposed)
 	}
+	rung := RungNone
+	if mode == domains.ModeActive && s.cfg.SLO > 0 && s.cfg.Ladder.Alert > 0 {
+		rung, _ = s.ladder.Observe(now, s.obs.P99/s.cfg.SLO)
+	}
+	if mode == domains.ModeActive && !fallback && rung >= RungFreeze {
+		// The policy is frozen: targets hold, and only the baseline may scale
+		// up; at revert the baseline acts alone. Neither is held to the budget.
+		base := in
+		base.BudgetCores = math.Inf(1)
+		baseReason := s.fallback.Decide(base, s.baseline)
+		budget = math.Inf(1)
+		if rung == RungRevert {
+			fallback = true
+			copy(s.proposed, s.baseline)
+			reason = "ladder at revert: baseline acts; " + baseReason
+		} else {
+			for i := range s.proposed {
+				cur := s.exec.Current(i)
+				if cur < 0 {
+					cur = s.obs.Apps[i].Replicas
+				}
+				s.proposed[i] = max(cur, s.baseline[i])
+			}
+			reason = "ladder at freeze: policy held, baseline may scale up; policy: " + reason
+		}
+	}
 	if mode == domains.ModeShadow {
 		// The policy's targets are recorded; the baseline's are actuated.
 		copy(s.baseline, s.proposed)
@@ -186,9 +216,11 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 		}
 	}
 	if s.rec != nil {
-		s.rec.Record(s.record(now, d, valid, r, reason, fallback))
+		rec := s.record(now, d, valid, r, reason, fallback)
+		rec.Rung = rung
+		s.rec.Record(rec)
 	}
-	return TickResult{Writes: len(s.writes), Guards: len(s.guards), Fallback: fallback, Report: r}, nil
+	return TickResult{Writes: len(s.writes), Guards: len(s.guards), Fallback: fallback, Rung: rung, Report: r}, nil
 }
 
 // Run ticks every Soldier tick until ctx ends; clock gives the time. onTick,

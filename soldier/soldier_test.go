@@ -124,3 +124,41 @@ func TestOffModeWritesNothing(t *testing.T) {
 		t.Fatalf("mode off: %d writes, %d reports; want none and one", len(fc.applied), len(rep.got))
 	}
 }
+
+func TestLadderRevertsToTheBaselineAndFreezeHolds(t *testing.T) {
+	s, fc, _, _ := newTestSoldier(domains.ModeActive)
+	s.cfg.Ladder = DefaultLadder(0)
+	s.ladder = NewLadder(s.cfg.Ladder)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s.OnDirective(directive(1, 10, now), now) // a starving budget: 10 cores for 40 wanted
+	fc.obs[0].P99, fc.obs[1].P99 = 0.1, 0.1
+	if res, _ := s.Tick(context.Background(), now); res.Rung != RungNone || fc.obs[0].Replicas+fc.obs[1].Replicas > 11 {
+		t.Fatalf("healthy: rung %s, replicas %d+%d", res.Rung, fc.obs[0].Replicas, fc.obs[1].Replicas)
+	}
+	// The domain p99 runs at 2.5x the 200 ms SLO.
+	var res TickResult
+	for k := 1; k <= 3; k++ {
+		now = now.Add(10 * time.Second)
+		s.obs.P99 = 0
+		s.observer = observeP99{fc, 0.5}
+		res, _ = s.Tick(context.Background(), now)
+	}
+	if res.Rung != RungRevert || !res.Fallback || fc.obs[0].Replicas < 20 {
+		t.Fatalf("2.5x the SLO for 20 s: rung %s fallback %v replicas %d; want revert, the baseline's 20", res.Rung, res.Fallback, fc.obs[0].Replicas)
+	}
+	if !res.Report.Fallback {
+		t.Fatal("the report does not say the baseline acts")
+	}
+}
+
+// observeP99 is the fake cluster with the domain p99 pinned.
+type observeP99 struct {
+	*fakeCluster
+	p99 float64
+}
+
+func (o observeP99) Observe(ctx context.Context, obs *Observation) error {
+	o.fakeCluster.Observe(ctx, obs)
+	obs.P99 = o.p99
+	return nil
+}
