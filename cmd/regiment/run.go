@@ -49,7 +49,7 @@ Runs the whole system on one machine: an embedded NATS server, the Commander,
 one Soldier per domain and a simulated cluster replaying the scenario's
 traffic, on an accelerated clock. Directives and reports really cross NATS;
 every step is recorded in DIR/regiment.db. It ends with a summary next to the
-static baseline on the same traffic. Inspect the episodes afterwards with
+Kubernetes HPA and static provisioning on the same traffic. Inspect the episodes afterwards with
 "regiment episodes list --data DIR".
 
 Examples:
@@ -95,7 +95,7 @@ Flags:
 // runSummary is what a run did.
 type runSummary struct {
 	metrics  sim.Metrics
-	baseline sim.Metrics
+	baselines []sim.Metrics // summaryBaselines on the same traffic
 	episodes int
 	steps    int
 	writes   int
@@ -282,43 +282,56 @@ func runSystem(ctx context.Context, w *world, dataDir string, speed float64, log
 		sum.rejected += int(counterValue(m.Rejected))
 	}
 
-	// The static baseline on the same traffic, for comparison.
-	if !sum.stopped {
+	// The baselines on the same traffic, for comparison.
+	for _, name := range summaryBaselines {
+		if sum.stopped {
+			break
+		}
+		bar.update(true, "running the %s baseline on the same traffic", name)
 		bs, err := w.newSim()
 		if err != nil {
 			return sum, err
 		}
-		p, err := w.newPolicy("static", bs)
+		p, err := w.newPolicy(name, bs)
 		if err != nil {
 			return sum, err
 		}
-		sum.baseline = bs.Run(p)
+		sum.baselines = append(sum.baselines, bs.Run(p))
 	}
+	bar.done()
 	return sum, nil
 }
 
+// summaryBaselines are the policies `regiment run` compares itself with: the
+// Kubernetes HPA teams run today, and static provisioning for the known peak.
+var summaryBaselines = []string{"hpa", "static"}
+
 func printSummary(out io.Writer, w *world, sum runSummary) {
-	m, b := sum.metrics, sum.baseline
+	m := sum.metrics
 	if sum.stopped {
 		fmt.Fprintf(out, "stopped after %s simulated (interrupted)\n\n", time.Duration(m.SimSeconds)*time.Second)
 	}
 	fmt.Fprintf(out, "cluster %s, scenario %s: %s simulated in %s (%.0fx real time)\n\n",
 		w.cfg.Cluster.Name, w.sc.Name, time.Duration(m.SimSeconds)*time.Second, sum.wall.Round(time.Millisecond), m.SimSeconds/sum.wall.Seconds())
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "\tregiment\tstatic\t")
-	row := func(name, format string, a, b any) {
-		if sum.stopped {
-			fmt.Fprintf(tw, "%s\t"+format+"\t-\t\n", name, a)
-			return
-		}
-		fmt.Fprintf(tw, "%s\t"+format+"\t"+format+"\t\n", name, a, b)
+	fmt.Fprint(tw, "\tregiment\t")
+	for i := range sum.baselines {
+		fmt.Fprintf(tw, "%s\t", summaryBaselines[i])
 	}
-	row("cost (core-hours)", "%.1f", m.CostCoreHours, b.CostCoreHours)
-	row("cost", "%.2f", m.Cost, b.Cost)
-	row("SLO compliance", "%.4f", m.SLOCompliance, b.SLOCompliance)
-	row("breach app-minutes", "%.1f", m.BreachAppMinutes, b.BreachAppMinutes)
-	row("scaling actions", "%d", m.ScalingActions, b.ScalingActions)
-	row("peak nodes", "%d", m.PeakNodes, b.PeakNodes)
+	fmt.Fprintln(tw)
+	row := func(name string, cell func(m sim.Metrics) string) {
+		fmt.Fprintf(tw, "%s\t%s\t", name, cell(m))
+		for _, b := range sum.baselines {
+			fmt.Fprintf(tw, "%s\t", cell(b))
+		}
+		fmt.Fprintln(tw)
+	}
+	row("cost (core-hours)", func(m sim.Metrics) string { return fmt.Sprintf("%.1f", m.CostCoreHours) })
+	row("cost", func(m sim.Metrics) string { return fmt.Sprintf("%.2f", m.Cost) })
+	row("SLO compliance", func(m sim.Metrics) string { return fmt.Sprintf("%.4f", m.SLOCompliance) })
+	row("breach app-minutes", func(m sim.Metrics) string { return fmt.Sprintf("%.1f", m.BreachAppMinutes) })
+	row("scaling actions", func(m sim.Metrics) string { return fmt.Sprintf("%d", m.ScalingActions) })
+	row("peak nodes", func(m sim.Metrics) string { return fmt.Sprintf("%d", m.PeakNodes) })
 	tw.Flush()
 	fmt.Fprintf(out, "\n%d episodes, %d steps written to %s; %d replica writes; %d messages rejected\n",
 		sum.episodes, sum.steps, sum.dbPath, sum.writes, sum.rejected)
