@@ -154,13 +154,49 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 	p.Y.Label.Text = yLabel
 	p.Y.Min = 0
 	p.Legend.Top = true
+	p.Y.Tick.Marker = plot.TickerFunc(roundTicks)
 	p.Add(plotter.NewGrid())
 	return p
 }
 
+// roundTicks labels about five round values (1, 2 or 5 x 10^k apart) over
+// [lo, hi], compactly: 1500, 20k, 1.5M.
+func roundTicks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) {
+		return []plot.Tick{{Value: lo, Label: compact(lo)}}
+	}
+	raw := (hi - lo) / 5
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{1, 2, 5, 10} {
+		if step = m * mag; step >= raw {
+			break
+		}
+	}
+	var ticks []plot.Tick
+	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9; v += step {
+		ticks = append(ticks, plot.Tick{Value: v, Label: compact(v)})
+		ticks = append(ticks, plot.Tick{Value: v + step/2}) // minor
+	}
+	return ticks
+}
+
+// compact formats v with k and M suffixes and at most 3 significant digits.
+func compact(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 1e6:
+		return strconv.FormatFloat(v/1e6, 'g', 3, 64) + "M"
+	case a >= 1e4:
+		return strconv.FormatFloat(v/1e3, 'g', 3, 64) + "k"
+	case a < 1e-9:
+		return "0"
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
 // timeAxis spans x over [0, span] hours with ticks on round hours, and leaves
-// room above the data for the legend.
-func timeAxis(p *plot.Plot, span float64) {
+// room above the data for legend lines of legend entries.
+func timeAxis(p *plot.Plot, span float64, legend int) {
 	p.X.Min, p.X.Max = 0, span
 	step := 1.0
 	for _, s := range []float64{1, 2, 3, 6, 12, 24, 48, 168} {
@@ -177,7 +213,7 @@ func timeAxis(p *plot.Plot, span float64) {
 		}
 		return ticks
 	})
-	p.Y.Max = math.Max(p.Y.Max*1.2, 1)
+	p.Y.Max = math.Max(p.Y.Max*(1.1+0.07*float64(legend)), 1)
 }
 
 // drawDomain draws domain di's demand (the same for every policy of a seed)
@@ -195,8 +231,8 @@ func (r *Report) drawDomain(c draw.Canvas, scenario string, runs []*RunResult, d
 		}
 	}
 	span := float64(runs[0].series.Minutes) / 60
-	timeAxis(top, span)
-	timeAxis(bottom, span)
+	timeAxis(top, span, 1)
+	timeAxis(bottom, span, len(runs))
 	plots := [][]*plot.Plot{{top}, {bottom}}
 	tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6),
 		PadRight: vg.Points(12), PadY: vg.Points(12)}
@@ -221,7 +257,7 @@ func (r *Report) drawBreaches(c draw.Canvas, scenario string, runs []*RunResult)
 			return err
 		}
 	}
-	timeAxis(p, float64(runs[0].series.Minutes)/60)
+	timeAxis(p, float64(runs[0].series.Minutes)/60, len(runs))
 	p.Draw(padded(c))
 	return nil
 }
