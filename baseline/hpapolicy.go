@@ -136,11 +136,11 @@ func (h *HPA) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 		histAt := h.histAt[i*h.histLen : (i+1)*h.histLen]
 		histRep := h.histRep[i*h.histLen : (i+1)*h.histLen]
 		b := bounds{up: math.MaxInt32, down: math.MinInt32}
-		for k, t := range histAt {
-			if t > upCut {
+		for k, ns := range histAt {
+			if ns > upCut {
 				b.up = min(b.up, histRep[k])
 			}
-			if t > downCut {
+			if ns > downCut {
 				b.down = max(b.down, histRep[k])
 			}
 		}

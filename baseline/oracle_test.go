@@ -93,7 +93,7 @@ func TestOracle(t *testing.T) {
 			t.Fatal(err)
 		}
 		o := NewOracle(cfg, s)
-		lead := 2 + 3*s.ProvisionTicks() + s.StartupTicks(0)
+		lead := o.leads[0]
 		stepTick := 30 * 6 // minute 30; demand interpolates up over the minute before
 		var before, after int32
 		for !s.Done() {
@@ -132,6 +132,52 @@ func TestOracle(t *testing.T) {
 			t.Fatalf("%d replicas: p99 %.1f ms with them, %.1f ms with one fewer; SLO %.0f ms", n, q(n)*1e3, q(n-1)*1e3, slo*1e3)
 		}
 	})
+}
+
+func TestOracleLetsALateReplicaGoFirst(t *testing.T) {
+	// Two one-app domains: a (P0) steps up at minute 30, b (P1) is flat.
+	cfg, sc, tr := stepWorld()
+	b := cfg.Domains[0]
+	b.Name, b.Priority = "b", 1
+	b.AppSets = []domains.AppSet{b.AppSets[0]}
+	cfg.Domains = append(cfg.Domains, b)
+	cfg.Domains[0].Name = "a"
+	cfg.Defaults()
+	sc.Traffic = []domains.Traffic{
+		{Domain: "a", Trace: "step", Format: domains.FormatTimeseries, PeakRPS: 800},
+		{Domain: "b", Trace: "flat", Format: domains.FormatTimeseries, PeakRPS: 400},
+	}
+	flat := make([]float64, 120)
+	for i := range flat {
+		flat[i] = 1
+	}
+	tr = map[string][]trace.Series{"a": tr["d"], "b": {{Name: "flat", Values: flat}}}
+	s, err := sim.New(cfg, sc, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := NewOracle(cfg, s)
+	// Decide where a's step is beyond a's near look-ahead but within ahead.
+	k := 29*6 - o.near[0] - 2
+	now := s.Now().Add(time.Duration(k) * s.Tick())
+	tel := &sim.Telemetry{Apps: make([]sim.AppTelemetry, 2), Cluster: sim.ClusterTelemetry{Nodes: 100}}
+	targets := []int32{0, 0}
+	o.Decide(now, tel, targets)
+	early := targets[0]
+
+	// b has a pending replica it needs now: a looks only near ahead.
+	tel.Apps[1] = sim.AppTelemetry{Pending: 1}
+	tel.Cluster.PendingPods = 1
+	o.Decide(now, tel, targets)
+	if targets[0] >= early {
+		t.Fatalf("a keeps %d replicas (%d before b was late): want fewer, its step is beyond near", targets[0], early)
+	}
+	// b's pending replica is not late when b already has what it needs.
+	tel.Apps[1].Ready = targets[1]
+	o.Decide(now, tel, targets)
+	if targets[0] != early {
+		t.Fatalf("a has %d replicas, want %d: b's pending replica is not late", targets[0], early)
+	}
 }
 
 func TestOracleDecideDoesNotAllocate(t *testing.T) {
