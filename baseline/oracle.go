@@ -80,7 +80,7 @@ type Oracle struct {
 	slows   []float32 // service-time factor
 	lost    []bool    // breaches at any size
 	cores   []float64 // per tick: cores of every app's need
-	horizon int       // ticks of future kept: lead plus the longest provisioner queue
+	horizon int       // ticks of future kept: lead plus the longest provisioner queue (at most an hour)
 
 	nodeCores float64 // cores per node
 	perTick   float64 // node starts per tick
@@ -100,10 +100,6 @@ type Oracle struct {
 func NewOracle(cfg *domains.Config, s *sim.Sim) *Oracle {
 	apps := cfg.Apps()
 	n := len(apps)
-	maxStartup := 1
-	for i := range apps {
-		maxStartup = max(maxStartup, s.StartupTicks(i))
-	}
 	o := &Oracle{
 		future: s.Future(),
 		leads:  make([]int, n), near: make([]int, n), rank: make([]int, n),
@@ -130,7 +126,8 @@ func NewOracle(cfg *domains.Config, s *sim.Sim) *Oracle {
 	}
 	o.ahead = o.start
 	maxNodes := math.Floor(cfg.Cluster.CapacityCores / cfg.Cluster.NodeCores)
-	o.horizon = o.lead + int(math.Ceil(maxNodes/o.perTick))
+	// The longest queue, the whole pool's nodes, up to an hour of ticks.
+	o.horizon = o.lead + int(min(math.Ceil(maxNodes/o.perTick), float64(time.Hour/o.tick)))
 	o.ring = make([]int32, o.horizon*n)
 	o.slows = make([]float32, o.horizon*n)
 	o.lost = make([]bool, o.horizon*n)
@@ -194,7 +191,7 @@ func (o *Oracle) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 			peak = max(peak, o.cores[(k+w+1)%h])
 		}
 		if short := peak - have; short > 0 {
-			queue = int(math.Ceil(math.Ceil(short/o.nodeCores) / o.perTick))
+			queue = int(min(math.Ceil(math.Ceil(short/o.nodeCores)/o.perTick), float64(h)))
 		}
 		want = min(o.lead+queue, h)
 	}
