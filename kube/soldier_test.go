@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,7 +15,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -158,15 +158,7 @@ func TestSoldierSteadyStateWritesLittle(t *testing.T) {
 // fakeNode registers a kwok-managed node with cpu cores.
 func fakeNode(t *testing.T, c kubernetes.Interface, name string, cpu string) {
 	t.Helper()
-	res := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse("64Gi"),
-		corev1.ResourcePods: resource.MustParse("110")}
-	_, err := c.CoreV1().Nodes().Create(context.Background(), &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{testenv.FakeNodeAnnotation: "fake", "node.alpha.kubernetes.io/ttl": "0"},
-			Labels: map[string]string{"type": "kwok", "kubernetes.io/hostname": name}},
-		Spec:   corev1.NodeSpec{Taints: []corev1.Taint{{Key: testenv.FakeNodeTaint, Value: "fake", Effect: corev1.TaintEffectNoSchedule}}},
-		Status: corev1.NodeStatus{Allocatable: res, Capacity: res},
-	}, metav1.CreateOptions{})
-	if err != nil {
+	if _, err := c.CoreV1().Nodes().Create(context.Background(), testenv.FakeNode(name, cpu), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.CoreV1().Nodes().Delete(context.Background(), name, metav1.DeleteOptions{}) })
@@ -217,7 +209,8 @@ func TestSoldierOverNATSBoundsAnHPAOnFakeNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	scfg, _ := soldier.NewConfig(cfg, "shop")
-	s := soldier.New(scfg, &soldier.Proportional{}, ad.Observer, ad.Actuator, sconn, nil)
+	var rec lastRecord
+	s := soldier.New(scfg, &soldier.Proportional{}, ad.Observer, ad.Actuator, sconn, &rec)
 	log := hclog.NewNullLogger()
 	if _, err := daemon.AttachSoldier(ctx, sconn, s, "shop", time.Now, daemon.NewMetrics(prometheus.NewRegistry(), "soldier"), log); err != nil {
 		t.Fatal(err)
@@ -227,9 +220,11 @@ func TestSoldierOverNATSBoundsAnHPAOnFakeNodes(t *testing.T) {
 	var tickErr atomic.Value // the last tick error, as a string
 	tickErr.Store("none")
 	go func() {
-		s.Run(ctx, time.Now, func(_ soldier.TickResult, err error) {
+		s.Run(ctx, time.Now, func(res soldier.TickResult, err error) {
 			if err != nil {
 				tickErr.Store(err.Error())
+			} else {
+				tickErr.Store(fmt.Sprintf("none (rps %g)", res.Report.RPS))
 			}
 		})
 		done <- struct{}{}
@@ -243,13 +238,19 @@ func TestSoldierOverNATSBoundsAnHPAOnFakeNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	pods := map[string]int{} // live pods by phase@node, for failure messages
 	state := func() (*autoscalingv2.HorizontalPodAutoscaler, *appsv1.Deployment, int) {
 		h, _ := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(ctx, "web-0", metav1.GetOptions{})
 		d, _ := env.Client.AppsV1().Deployments(ns).Get(ctx, "web-0", metav1.GetOptions{})
-		pods, _ := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=web-0"})
+		list, _ := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=web-0"})
 		running := 0
-		for _, p := range pods.Items {
-			if p.Status.Phase == corev1.PodRunning && p.Spec.NodeName == "fake-"+ns && p.DeletionTimestamp == nil {
+		clear(pods)
+		for _, p := range list.Items {
+			if p.DeletionTimestamp != nil {
+				continue
+			}
+			pods[fmt.Sprintf("%s@%s", p.Status.Phase, p.Spec.NodeName)]++
+			if p.Status.Phase == corev1.PodRunning && p.Spec.NodeName == "fake-"+ns {
 				running++
 			}
 		}
@@ -257,8 +258,8 @@ func TestSoldierOverNATSBoundsAnHPAOnFakeNodes(t *testing.T) {
 	}
 	describe := func() string {
 		h, d, running := state()
-		return fmt.Sprintf("hpa [%d, %d] current %d, deployment spec %d ready %d, running on the fake node %d, last tick error %s",
-			*h.Spec.MinReplicas, h.Spec.MaxReplicas, h.Status.CurrentReplicas, *d.Spec.Replicas, d.Status.ReadyReplicas, running, tickErr.Load())
+		return fmt.Sprintf("hpa [%d, %d] current %d, deployment spec %d ready %d, running on the fake node %d (pods %v), last tick error %s, last tick %s, metrics %+v",
+			*h.Spec.MinReplicas, h.Spec.MaxReplicas, h.Status.CurrentReplicas, *d.Spec.Replicas, d.Status.ReadyReplicas, running, pods, tickErr.Load(), &rec, ad.Observer.Status())
 	}
 
 	// Up: demand for 6 replicas sets the bounds to [6, 9]; the HPA
@@ -269,9 +270,10 @@ func TestSoldierOverNATSBoundsAnHPAOnFakeNodes(t *testing.T) {
 	})
 	t.Logf("up: %s", describe())
 
-	// Down: demand for 2 replicas sets the bounds to [2, 3]; the HPA
+	// Down: demand for 2 replicas (by requests, and by 6 pods' CPU at 15%
+	// for a 50% target) sets the bounds to [2, 3]; the HPA
 	// controller cuts the Deployment from 6 to its new max.
-	prom.setApp(ns, "web-0", 10, 0.05, 0, 0.5)
+	prom.setApp(ns, "web-0", 10, 0.05, 0, 0.15) // 10 rps; the 6 pods at 15% CPU
 	if err := cconn.PublishDirective(ctx, directive(cfg, 2, time.Now())); err != nil {
 		t.Fatal(err)
 	}
@@ -288,4 +290,22 @@ func TestSoldierOverNATSBoundsAnHPAOnFakeNodes(t *testing.T) {
 			t.Logf("hpa ScalingActive=%s (%s): %s", c.Status, c.Reason, strings.TrimSpace(c.Message))
 		}
 	}
+}
+
+// lastRecord keeps the Soldier's last tick record, for failure messages.
+type lastRecord struct {
+	mu sync.Mutex
+	r  soldier.Record
+}
+
+func (l *lastRecord) Record(r soldier.Record) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.r = r
+}
+
+func (l *lastRecord) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return fmt.Sprintf("{rung %v fallback %v reason %q changes %v guards %v}", l.r.Rung, l.r.Fallback, l.r.Reason, l.r.Changes, l.r.Guards)
 }

@@ -21,8 +21,10 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -34,8 +36,13 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
 )
 
 // K8sVersion is the Kubernetes version the binaries are built at; it must
@@ -132,9 +139,7 @@ func Start(ctx context.Context, o Options) (env *Env, err error) {
 	defer func() {
 		if err != nil {
 			e.Stop()
-			if o.Dir == "" {
-				os.RemoveAll(e.Dir)
-			}
+			err = fmt.Errorf("%w (logs in %s)", err, e.Dir)
 		}
 	}()
 	if err := e.startEtcdAndAPIServer(ctx); err != nil {
@@ -225,12 +230,21 @@ current-context: local
 const HPASyncPeriod = 2 * time.Second
 
 func (e *Env) startControllers(ctx context.Context) error {
+	// The apiserver is ready before its bootstrap namespaces exist; the
+	// controllers look for kube-system at start.
+	if err := wait(ctx, 30*time.Second, func() error {
+		_, err := e.Client.CoreV1().Namespaces().Get(ctx, metav1.NamespaceSystem, metav1.GetOptions{})
+		return err
+	}); err != nil {
+		return fmt.Errorf("testenv: namespace kube-system: %w", err)
+	}
 	kc, pki := e.Kubeconfig, filepath.Join(e.Dir, "pki")
 	if err := e.start("kube-controller-manager", "--kubeconfig="+kc,
 		"--authentication-kubeconfig="+kc, "--authorization-kubeconfig="+kc,
 		"--leader-elect=false", "--bind-address=127.0.0.1", "--secure-port=0",
 		// Only the controllers the tests exercise: less CPU on small machines.
-		"--controllers=deployment-controller,replicaset-controller,statefulset-controller,"+
+		// node-lifecycle-controller lifts the not-ready taint admission puts on new nodes.
+		"--controllers=deployment-controller,replicaset-controller,statefulset-controller,node-lifecycle-controller,"+
 			"horizontal-pod-autoscaler-controller,garbage-collector-controller,namespace-controller,serviceaccount-controller",
 		"--horizontal-pod-autoscaler-sync-period="+HPASyncPeriod.String(),
 		"--service-account-private-key-file="+filepath.Join(pki, "sa.key"),
@@ -264,7 +278,85 @@ func (e *Env) startControllers(ctx context.Context) error {
 			return fmt.Errorf("testenv: %s exited: %s", p.name, e.Log(p.name, 20))
 		}
 	}
+	// Prove the chain works: the scheduler binds a pod to a fake node once
+	// the node lifecycle controller lifts its not-ready taint, and kwok runs it.
+	if err := e.probe(ctx, 60*time.Second); err != nil {
+		return fmt.Errorf("testenv: pods do not run on fake nodes: %w", err)
+	}
 	return nil
+}
+
+// probe runs a pod on a fake node and removes both.
+func (e *Env) probe(ctx context.Context, timeout time.Duration) error {
+	const name = "testenv-probe"
+	nodes, pods := e.Client.CoreV1().Nodes(), e.Client.CoreV1().Pods(metav1.NamespaceDefault)
+	now := metav1.DeleteOptions{GracePeriodSeconds: new(int64)}
+	defer func() {
+		pods.Delete(context.Background(), name, now)
+		nodes.Delete(context.Background(), name, now)
+		wait(context.Background(), 30*time.Second, func() error {
+			if _, err := pods.Get(context.Background(), name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("probe pod still there: %v", err)
+			}
+			return nil
+		})
+	}()
+	if _, err := nodes.Create(ctx, FakeNode(name, "1"), metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.PodSpec{
+		NodeSelector: map[string]string{"kubernetes.io/hostname": name},
+		Tolerations:  []corev1.Toleration{{Key: FakeNodeTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
+		Containers:   []corev1.Container{{Name: "probe", Image: "example.invalid/probe"}},
+	}}
+	if _, err := pods.Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	return wait(ctx, timeout, func() error {
+		p, err := pods.Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case err != nil:
+			return err
+		case p.Spec.NodeName == "":
+			return errors.New("probe pod not bound to a node")
+		case p.Status.Phase != corev1.PodRunning:
+			return fmt.Errorf("probe pod bound but %s", p.Status.Phase)
+		}
+		return nil
+	})
+}
+
+// FakeNode is a node kwok manages, with cpu cores, 64Gi of memory and room
+// for 110 pods, tainted FakeNodeTaint (pods need a toleration).
+func FakeNode(name, cpu string) *corev1.Node {
+	res := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse("64Gi"),
+		corev1.ResourcePods: resource.MustParse("110")}
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name,
+			Annotations: map[string]string{FakeNodeAnnotation: "fake", "node.alpha.kubernetes.io/ttl": "0"},
+			Labels:      map[string]string{"type": "kwok", "kubernetes.io/hostname": name}},
+		Spec:   corev1.NodeSpec{Taints: []corev1.Taint{{Key: FakeNodeTaint, Value: "fake", Effect: corev1.TaintEffectNoSchedule}}},
+		Status: corev1.NodeStatus{Allocatable: res, Capacity: res},
+	}
+}
+
+// wait calls f every 100ms until it returns nil, ctx ends or timeout passes.
+func wait(ctx context.Context, timeout time.Duration, f func() error) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		err := f()
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // FakeNodeAnnotation marks nodes kwok manages (value "fake").
@@ -413,7 +505,6 @@ var (
 
 var howToBuild = "missing from " + Assets() + "; run `make k8s-env` (builds them from the Go module proxy once, ~15 min cold) or set REGIMENT_K8S_ASSETS; CI=true makes this a failure"
 
-
 // Main starts a control plane for the test binary, runs m and stops it. With
 // -short, or when the binaries are absent outside CI, it runs m without one
 // and Require skips the tests that need it (RequireFull, when only the
@@ -421,6 +512,10 @@ var howToBuild = "missing from " + Assets() + "; run `make k8s-env` (builds them
 // returns the exit code.
 func Main(m *testing.M, o Options) int {
 	flag.Parse() // testing.Short needs the flags; m.Run does not parse twice
+	// client-go's klog output (leader election, reflectors) would drown the
+	// test output; failures are reported by the tests themselves.
+	klog.LogToStderr(false)
+	klog.SetOutput(io.Discard)
 	basic := Options{Dir: o.Dir}
 	switch {
 	case testing.Short():
