@@ -17,9 +17,19 @@ run: build
 
 # The whole suite: unit tests, real embedded NATS and bbolt tests, and short
 # fuzz runs of the decoders.
-test: vet
+test: vet k8s-env
 	$(GO) test -count=1 ./...
 	$(MAKE) fuzz FUZZTIME=20000x
+
+# Kubernetes control-plane binaries (etcd, kube-apiserver, kube-controller-manager,
+# kube-scheduler, kwok) for the kube integration tests: built once from the Go
+# module proxy (~15 min cold on 2 cores) and cached outside the repository by
+# version, in $$REGIMENT_K8S_CACHE or ~/.cache/regiment/k8s/<version>; a no-op
+# when they are there. The tests start them themselves, on loopback.
+.PHONY: k8s-env
+k8s-env:
+	hack/k8s-testenv.sh build
+export REGIMENT_K8S_ASSETS ?= $(shell hack/k8s-testenv.sh dir)
 
 test-short:
 	$(GO) test -short ./...
