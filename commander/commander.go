@@ -72,6 +72,17 @@ func New(cfg *domains.Config, policy Policy, policyName string, pub Publisher, r
 	}
 }
 
+// BeginTerm starts a new term, for a Commander that has just become leader:
+// from the next tick on its directives carry term, with sequence numbers from
+// 1. term must exceed every earlier leader's (say max(now in nanoseconds,
+// last term seen + 1)), or Soldiers reject the directives as replayed. Safe
+// for concurrent use with Tick and Run.
+func (c *Commander) BeginTerm(term uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.term, c.seq = term, 0
+}
+
 // OnReport takes a Soldier's report; false means its domain is unknown.
 func (c *Commander) OnReport(r wire.DomainReport) bool { return c.builder.OnReport(r) }
 

@@ -22,7 +22,7 @@ import (
 	"github.com/regimentd/regiment/domains/config"
 )
 
-const usage = `Usage: commander --config F [--nats URL] [--data DIR] [--listen ADDR] [--log-level L]
+const usage = `Usage: commander --config F [--nats URL] [--kubeconfig F] [--data DIR] [--listen ADDR] [--log-level L]
 
 Runs the Commander: every commander.tick of the config it shares the
 contested pool between the domains and publishes one directive per domain
@@ -32,6 +32,12 @@ an episode step in DIR/commander.db (one episode per run).
 NATS: --nats, else nats.url of the config; when both are empty the Commander
 starts an embedded NATS server on 127.0.0.1:4222 with JetStream under
 DIR/nats (a single-binary dev mode; Soldiers connect to it by default).
+
+Kubernetes: with --kubeconfig (a file, or "in-cluster" for the pod's
+service account) the Commander publishes only while it holds the Lease
+regiment-commander in kubernetes.lease_namespace (leader election, so
+replicas can run side by side), and while leading reverts the HPAs of
+Soldiers whose lease lapsed to their safe bounds.
 
 HTTP on --listen: /metrics (Prometheus), /healthz (200 while the tick loop
 runs), /readyz (200 while connected to NATS; 503 with the reason otherwise).
@@ -52,9 +58,6 @@ Example:
 
 Flags:
 `
-
-// notSupportedKube is the answer to --kubeconfig until package kube exists.
-const notSupportedKube = "not supported yet: the Kubernetes adapter arrives with the kube package"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -85,7 +88,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-
 	fs.StringVar(&o.configPath, "config", "", "cluster config `file` (HCL); required")
 	fs.StringVar(&o.natsURL, "nats", "", "NATS server `URL`, e.g. nats://127.0.0.1:4222; default: nats.url of the config, else an embedded server")
 	fs.StringVar(&o.natsToken, "nats-token", "", "NATS authentication `token`; for the embedded server, the token clients must present")
-	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig `file` ("+notSupportedKube+")")
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig `file`, or \"in-cluster\": publish only while leading (leader election)")
 	fs.StringVar(&o.dataDir, "data", "data", "`dir`ectory for commander.db and, in dev mode, the embedded server's JetStream (nats/)")
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:9464", "`addr`ess for /metrics, /healthz and /readyz")
 	level := fs.String("log-level", "info", "log `level`: trace, debug, info, warn, error")
@@ -102,8 +105,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-
 		return usageError(stderr, "unexpected argument %q", fs.Arg(0))
 	case o.configPath == "":
 		return usageError(stderr, "--config is required")
-	case o.kubeconfig != "":
-		return usageError(stderr, "--kubeconfig: %s", notSupportedKube)
 	}
 	if o.logLevel = hclog.LevelFromString(*level); o.logLevel == hclog.NoLevel {
 		return usageError(stderr, "--log-level: unknown level %q (trace, debug, info, warn, error)", *level)

@@ -29,7 +29,7 @@ func TestUsage(t *testing.T) {
 	}{
 		{"help explains the flags with an example", []string{"--help"}, 0, `(?s)Usage: commander.*Example:.*-nats-token`, `^$`},
 		{"config is required", nil, 2, `^$`, `--config is required`},
-		{"kubeconfig is refused clearly", []string{"--config", "x.hcl", "--kubeconfig", "k"}, 2, `^$`, `not supported yet: the Kubernetes adapter arrives with the kube package`},
+		{"an unreadable kubeconfig is a runtime failure", []string{"--config", "../../examples/small.hcl", "--kubeconfig", filepath.Join(t.TempDir(), "nope"), "--data", t.TempDir()}, 1, `^$`, `kube: client config`},
 		{"unknown flags are usage errors", []string{"--config", "x.hcl", "--tick", "1s"}, 2, `^$`, `flag provided but not defined: -tick`},
 		{"arguments are usage errors", []string{"--config", "x.hcl", "extra"}, 2, `^$`, `unexpected argument "extra"`},
 		{"log levels are checked", []string{"--config", "x.hcl", "--log-level", "loud"}, 2, `^$`, `unknown level "loud"`},

@@ -14,12 +14,14 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/regimentd/regiment/bus"
 	"github.com/regimentd/regiment/commander"
 	"github.com/regimentd/regiment/daemon"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/kube"
 	"github.com/regimentd/regiment/recording"
 	"github.com/regimentd/regiment/store"
 )
@@ -73,6 +75,12 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	cfg := p.cfg
 	if cfg.Commander.Policy != "forecast" {
 		return fmt.Errorf("policy %q is not available yet: the commander daemon runs \"forecast\"", cfg.Commander.Policy)
+	}
+	var kc kubernetes.Interface // with --kubeconfig: leader election
+	if p.opts.kubeconfig != "" {
+		if kc, err = kube.Client(p.opts.kubeconfig); err != nil {
+			return err
+		}
 	}
 	start := time.Now()
 	term := uint64(start.UnixNano())
@@ -185,7 +193,11 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	}
 	p.log.Info("commander running", "tick", cfg.Commander.Tick, "term", term, "seq", seq0, "domains", len(cfg.Domains))
 	pr.live.Store(true)
-	err = cmd.Run(ctx, clock, onTick)
+	if p.opts.kubeconfig != "" {
+		err = p.lead(ctx, kc, cmd, conn, clock, onTick)
+	} else {
+		err = cmd.Run(ctx, clock, onTick)
+	}
 	pr.live.Store(false)
 	p.stopping.Store(true)
 	p.log.Info("tick loop stopped", "seq", cmd.Seq())

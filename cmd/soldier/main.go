@@ -28,7 +28,7 @@ import (
 	"github.com/regimentd/regiment/domains/config"
 )
 
-const usage = `Usage: soldier --config F --domain NAME --scenario F [--nats URL] [--data DIR] [--listen ADDR] [--log-level L]
+const usage = `Usage: soldier --config F --domain NAME (--scenario F | --kubeconfig F) [--nats URL] [--data DIR] [--listen ADDR] [--log-level L]
 
 Runs the Soldier of one domain: every soldier.tick of the config it sizes
 the domain's apps within the budget of the Commander's latest directive
@@ -41,8 +41,12 @@ recorded as an episode step in DIR/soldier-<domain>.db (one episode per run).
 Cluster: with --scenario, a simulated cluster of the whole config replaying
 the scenario's traffic, of which the Soldier actuates only its domain. The
 simulation advances max(soldier.tick, 10s) of simulated time per tick, so
-with a short tick it runs faster than real time. --kubeconfig is not
-supported yet.
+with a short tick it runs faster than real time. With --kubeconfig (a file,
+or "in-cluster" for the pod's service account), the real cluster: the apps'
+workloads as the config's kubernetes and workload blocks map them, observed
+through informers and the prometheus block's queries, actuated per
+soldier.actuation (replicas or hpa-bounds), with the Soldier's Lease
+regiment-soldier-<domain> renewed in kubernetes.lease_namespace.
 
 NATS: --nats, else nats.url of the config, else nats://127.0.0.1:4222 (where
 a commander without a NATS URL serves its embedded server).
@@ -68,9 +72,6 @@ Example:
 
 Flags:
 `
-
-// notSupportedKube is the answer to --kubeconfig until package kube exists.
-const notSupportedKube = "not supported yet: the Kubernetes adapter arrives with the kube package"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -104,7 +105,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-
 	fs.StringVar(&o.domain, "domain", "", "the domain `name` this Soldier runs; required")
 	fs.StringVar(&o.natsURL, "nats", "", "NATS server `URL`; default: nats.url of the config, else nats://127.0.0.1:4222")
 	fs.StringVar(&o.natsToken, "nats-token", "", "NATS authentication `token`")
-	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig `file` ("+notSupportedKube+")")
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig `file`, or \"in-cluster\": act on a real cluster instead of a simulation")
 	fs.StringVar(&o.scenarioPath, "scenario", "", "scenario `file` (HCL) driving the simulated cluster; required without --kubeconfig")
 	fs.StringVar(&o.dataDir, "data", "data", "`dir`ectory for soldier-<domain>.db")
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:9465", "`addr`ess for /metrics, /healthz and /readyz")
@@ -124,10 +125,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-
 		return usageError(stderr, "--config is required")
 	case o.domain == "":
 		return usageError(stderr, "--domain is required")
-	case o.kubeconfig != "":
-		return usageError(stderr, "--kubeconfig: %s", notSupportedKube)
-	case o.scenarioPath == "":
-		return usageError(stderr, "--scenario is required: it drives the simulated cluster (--kubeconfig is not supported yet)")
+	case o.kubeconfig != "" && o.scenarioPath != "":
+		return usageError(stderr, "--scenario and --kubeconfig exclude each other: a simulated cluster or a real one")
+	case o.kubeconfig == "" && o.scenarioPath == "":
+		return usageError(stderr, "--scenario is required: it drives the simulated cluster (or --kubeconfig for a real one)")
 	}
 	if o.logLevel = hclog.LevelFromString(*level); o.logLevel == hclog.NoLevel {
 		return usageError(stderr, "--log-level: unknown level %q (trace, debug, info, warn, error)", *level)

@@ -111,11 +111,29 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	if err != nil {
 		return err
 	}
-	cluster, err := p.newCluster()
-	if err != nil {
-		return err
+	var view interface {
+		soldier.Observer
+		soldier.Actuator
 	}
-	view := cluster.Domain(cfg.Domain(domain))
+	var cluster *simcluster.Cluster // nil on a real cluster
+	meta := map[string]string{"cluster_adapter": "simulation", "scenario": p.opts.scenarioPath}
+	if p.opts.kubeconfig != "" {
+		ad, err := p.newKube(domain)
+		if err != nil {
+			return err
+		}
+		kctx, stop := context.WithCancel(ctx)
+		var kwg sync.WaitGroup
+		kwg.Go(func() { ad.Run(kctx, p.log.Named("kube")) })
+		defer func() { stop(); kwg.Wait() }()
+		view = &kubeView{Adapter: ad, log: p.log.Named("kube")}
+		meta = map[string]string{"cluster_adapter": "kubernetes", "actuation": string(cfg.Soldier.Actuation)}
+	} else {
+		if cluster, err = p.newCluster(); err != nil {
+			return err
+		}
+		view = cluster.Domain(cfg.Domain(domain))
+	}
 	start := time.Now()
 
 	// The store first: a second Soldier of the domain on the same directory
@@ -128,7 +146,7 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	defer func() { err = errors.Join(err, p.stage("store closed", st.Close())) }()
 	ep := recording.SoldierEpisode(fmt.Sprintf("soldier-%s-%s", domain, start.UTC().Format("20060102T150405.000Z")), cfg, domain, cfg.Soldier.Policy)
 	ep.Started = start
-	ep.Meta = map[string]string{"cluster_adapter": "simulation", "scenario": p.opts.scenarioPath}
+	ep.Meta = meta
 	if err := st.BeginEpisode(ep); err != nil {
 		return err
 	}
@@ -201,6 +219,9 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 			p.log.Debug("tick", "writes", res.Writes, "guards", res.Guards, "fallback", res.Fallback, "budget_cores", res.Report.BudgetCores)
 		}
 		p.ticked.Store(true)
+		if cluster == nil {
+			return // a real cluster advances on its own
+		}
 		// The simulation advances after the Soldier acted, as the cluster
 		// would between two ticks.
 		done := false

@@ -24,7 +24,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -36,6 +35,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -514,8 +514,7 @@ func Main(m *testing.M, o Options) int {
 	flag.Parse() // testing.Short needs the flags; m.Run does not parse twice
 	// client-go's klog output (leader election, reflectors) would drown the
 	// test output; failures are reported by the tests themselves.
-	klog.LogToStderr(false)
-	klog.SetOutput(io.Discard)
+	klog.SetLogger(logr.Discard())
 	basic := Options{Dir: o.Dir}
 	switch {
 	case testing.Short():

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/regimentd/regiment/bus"
+	"github.com/regimentd/regiment/commander"
+	"github.com/regimentd/regiment/kube"
+)
+
+// lead runs the tick loop only while this Commander holds the election lease
+// (kubernetes.lease_namespace/regiment-commander), so two replicas never both
+// publish; while leading it also runs the Reverter, which puts the HPAs of
+// Soldiers whose lease lapsed back to their safe bounds. Each leadership
+// starts a new term, above every term seen in the directives bucket.
+func (p *process) lead(ctx context.Context, client kubernetes.Interface, cmd *commander.Commander, conn *bus.Conn, clock func() time.Time, onTick func(commander.Decision, error)) error {
+	host, _ := os.Hostname() // the pod's name in Kubernetes
+	id := fmt.Sprintf("%s-%d", host, os.Getpid())
+	k := p.cfg.Kubernetes
+	var nss []string
+	seen := map[string]bool{}
+	for _, a := range p.cfg.Apps() {
+		if ns := p.cfg.Workload(a).Namespace; !seen[ns] {
+			seen[ns] = true
+			nss = append(nss, ns)
+		}
+	}
+	rev := kube.NewReverter(client, nss)
+	log := p.log.With("lease", k.LeaseNamespace+"/"+kube.CommanderLeaseName, "identity", id)
+	log.Info("campaigning for leadership")
+	return kube.LeaderElect(ctx, kube.ElectionConfig{Client: client, Namespace: k.LeaseNamespace}, id,
+		func(lctx context.Context) {
+			term := uint64(time.Now().UnixNano())
+			for _, d := range p.cfg.Domains {
+				if last, ok, err := conn.LastDirective(lctx, d.Name); err == nil && ok {
+					term = max(term, last.Term+1)
+				}
+			}
+			cmd.BeginTerm(term)
+			log.Info("leading: publishing directives", "term", term)
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				rev.Run(lctx, max(k.LeaseDuration/4, time.Second), func(done []kube.Revert, err error) {
+					for _, r := range done {
+						log.Warn("soldier lease lapsed: hpa reverted to its safe bounds", "hpa", r.HPA, "soldier_lease", r.Lease, "min", r.Min, "max", r.Max)
+					}
+					if err != nil {
+						log.Error("revert failed", "error", err)
+					}
+				})
+			})
+			cmd.Run(lctx, clock, onTick)
+			wg.Wait()
+		},
+		func() { log.Info("stopped leading") })
+}
