@@ -92,6 +92,7 @@ type Oracle struct {
 	floor, factor, p99 []float64 // per app, scratch for one future tick
 	prev               []int32   // per app: need at the previous future tick, the search's start
 	callee             []bool    // per app: some app calls it
+	end                []int     // per app, scratch: last tick of its window
 }
 
 // NewOracle builds the oracle for simulation s of cfg. It reads s's future
@@ -109,7 +110,7 @@ func NewOracle(cfg *domains.Config, s *sim.Sim) *Oracle {
 		deps:  make([][]int32, n),
 		start: s.StepsDone(), t0: s.Now(), tick: s.Tick(),
 		floor: make([]float64, n), factor: make([]float64, n), p99: make([]float64, n),
-		prev: make([]int32, n), callee: make([]bool, n),
+		prev: make([]int32, n), callee: make([]bool, n), end: make([]int, n),
 		nodeCores: cfg.Cluster.NodeCores, perTick: s.ProvisionerPerTick(),
 	}
 	// The simulator places pending replicas by priority, then app id.
@@ -215,23 +216,33 @@ func (o *Oracle) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 			}
 		}
 	}
+	last := 0
 	for i := range targets {
-		m := int32(0)
 		end := k + min(o.leads[i]+queue, h)
 		if o.rank[i] < urgent {
 			end = k + o.near[i]
 		}
-		for j := k + 1; j <= end; j++ {
-			m = max(m, o.ring[(j%h)*n+i])
+		o.end[i] = end
+		last = max(last, end)
+		targets[i] = 0
+	}
+	for j := k + 1; j <= last; j++ { // tick-major: the ring's rows are contiguous
+		row := o.ring[(j%h)*n:][:n]
+		for i, r := range row {
+			if r > targets[i] && j <= o.end[i] {
+				targets[i] = r
+			}
 		}
+	}
+	next := ((k + 1) % h) * n
+	for i := range targets {
 		// A backlog (only where demand outran max replicas or pods waited for
 		// nodes) needs capacity beyond the arrivals to drain.
-		if a := &t.Apps[i]; a.Backlog > 0 && !o.lost[((k+1)%h)*n+i] {
-			perReplica := float64(o.conc[i]) * o.mu[i] / float64(o.slows[((k+1)%h)*n+i]) // requests/s at full use
+		if a := &t.Apps[i]; a.Backlog > 0 && !o.lost[next+i] {
+			perReplica := float64(o.conc[i]) * o.mu[i] / float64(o.slows[next+i]) // requests/s at full use
 			drain := int32(math.Ceil((a.RPS + a.Backlog/backlogDrain.Seconds()) / (sim.MaxUtilisation * perReplica)))
-			m = max(m, min(drain, o.max[i]))
+			targets[i] = max(targets[i], min(drain, o.max[i]))
 		}
-		targets[i] = m
 	}
 }
 
