@@ -94,15 +94,15 @@ Flags:
 
 // runSummary is what a run did.
 type runSummary struct {
-	metrics  sim.Metrics
+	metrics   sim.Metrics
 	baselines []sim.Metrics // summaryBaselines on the same traffic
-	episodes int
-	steps    int
-	writes   int
-	rejected int
-	wall     time.Duration
-	dbPath   string
-	stopped  bool
+	episodes  int
+	steps     int
+	writes    int
+	rejected  int
+	wall      time.Duration
+	dbPath    string
+	stopped   bool
 }
 
 // runSystem runs the Commander and Soldiers over an embedded NATS server
