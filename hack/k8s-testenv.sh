@@ -50,7 +50,9 @@ export GOTOOLCHAIN=${GOTOOLCHAIN:-local} GOWORK=off GOFLAGS=-buildvcs=false
 log() { printf '[%(%H:%M:%S)T] k8s-testenv: %s\n' -1 "$*" >&2; }
 
 # have NAME PATTERN: the cached binary exists and its --version matches.
-have() { [ -x "$BIN/$1" ] && "$BIN/$1" --version 2>/dev/null | grep -q -- "$2"; }
+# grep reads all of the output (no -q): an early exit would kill the binary
+# with SIGPIPE, and pipefail would then report a cached binary as missing.
+have() { [ -x "$BIN/$1" ] && "$BIN/$1" --version 2>/dev/null | grep -- "$2" >/dev/null; }
 
 build_etcd() {
   if have etcd "etcd Version: $ETCD_VERSION"; then return; fi
