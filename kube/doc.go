@@ -30,7 +30,9 @@
 // Pods of the apps' namespaces; request rate, p99 latency, error rate and CPU
 // from the Prometheus HTTP API with per-app query templates from the config.
 // Stale and missing metrics are flagged (Observer.Status), never silently
-// zero; see Observer for the values reported then.
+// zero: stale ones hold their last value for prometheus.max_age, missing ones
+// mark the app Blind (soldier.AppObservation), and the executor holds its
+// target; see Observer.
 //
 // Leader election (LeaderElect): client-go leaderelection on a Lease; a
 // Commander publishes only while it leads.

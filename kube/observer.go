@@ -92,12 +92,14 @@ func (s AppStatus) Stale() bool {
 // its ErrorRate the request-weighted mean.
 //
 // Metrics are never silently zero. A value that cannot be read this time is
-// the last good one while younger than MaxAge (Stale), else a stand-in that
-// makes a sizing policy hold the app where it is (Missing): RPS = Replicas x
-// capacity x TargetUtilisation, CPUUtil = TargetUtilisation, P99 = 0 and
-// ErrorRate = 0. Status says which is which. One exception is exact, not a
-// stand-in: when the request rate is fresh and zero, a NaN or empty p99 or
-// error rate means no requests, and is a fresh 0.
+// the last good one while younger than MaxAge (Stale), else a stand-in
+// (Missing): RPS = Replicas x capacity x TargetUtilisation (the demand the
+// current replicas serve at the target), CPUUtil = TargetUtilisation, P99 = 0
+// and ErrorRate = 0, and the app is marked Blind, so the Soldier's executor
+// holds its target instead of sizing it from stand-ins. Status says which
+// metric is which. One case is exact, not a stand-in: when the request rate
+// is fresh and zero, a NaN or empty p99 or error rate means no requests, and
+// is a fresh 0.
 //
 // Run starts the informers; Observe waits for their first sync. Observe must
 // not be called concurrently with itself; Status may be.
@@ -373,6 +375,10 @@ func (o *Observer) observeMetrics(ctx context.Context, obs *soldier.Observation,
 		}
 		a.RPS, a.P99, a.ErrorRate = max(out[MetricRPS], 0), max(out[MetricP99], 0), min(max(out[MetricErrorRate], 0), 1)
 		a.CPUUtil = min(max(out[MetricCPU], 0), 1)
+		a.Blind = false
+		for _, st := range status[i].Metrics {
+			a.Blind = a.Blind || st.Freshness == Missing
+		}
 	}
 }
 

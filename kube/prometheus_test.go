@@ -12,6 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
+	"github.com/hashicorp/go-hclog"
+	"k8s.io/klog/v2"
+
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/soldier"
 )
@@ -180,8 +184,8 @@ func TestObserverMetricFreshness(t *testing.T) {
 
 	// Never read: stand-ins that hold the size, flagged missing.
 	a := observe()
-	if a.RPS != 4*10*0.5 || a.CPUUtil != 0.5 || a.P99 != 0 || a.ErrorRate != 0 {
-		t.Errorf("missing stand-ins: %+v", a)
+	if a.RPS != 4*10*0.5 || a.CPUUtil != 0.5 || a.P99 != 0 || a.ErrorRate != 0 || !a.Blind {
+		t.Errorf("missing stand-ins: %+v, want the size-holding values and blind", a)
 	}
 	for m, st := range status[0].Metrics {
 		if st.Freshness != Missing || !errors.Is(st.Err, ErrNoData) {
@@ -191,7 +195,7 @@ func TestObserverMetricFreshness(t *testing.T) {
 
 	f.setApp("ns", "web", 120, 0.08, 0.002, 0.6)
 	a = observe()
-	if a.RPS != 120 || a.P99 != 0.08 || a.ErrorRate != 0.002 || a.CPUUtil != 0.6 || status[0].Stale() {
+	if a.RPS != 120 || a.P99 != 0.08 || a.ErrorRate != 0.002 || a.CPUUtil != 0.6 || status[0].Stale() || a.Blind {
 		t.Errorf("fresh: %+v %+v", a, status[0])
 	}
 
@@ -199,7 +203,7 @@ func TestObserverMetricFreshness(t *testing.T) {
 	f.fail(true)
 	*now = now.Add(30 * time.Second)
 	a = observe()
-	if a.RPS != 120 || a.P99 != 0.08 {
+	if a.RPS != 120 || a.P99 != 0.08 || a.Blind {
 		t.Errorf("stale values not held: %+v", a)
 	}
 	if st := status[0].Metrics[MetricRPS]; st.Freshness != Stale || st.Age != 30*time.Second || st.Err == nil {
@@ -209,7 +213,7 @@ func TestObserverMetricFreshness(t *testing.T) {
 	// Past MaxAge: stand-ins again, never a silent zero.
 	*now = now.Add(31 * time.Second)
 	a = observe()
-	if a.RPS != 20 || status[0].Metrics[MetricRPS].Freshness != Missing {
+	if a.RPS != 20 || status[0].Metrics[MetricRPS].Freshness != Missing || !a.Blind {
 		t.Errorf("past max age: %+v %+v", a, status[0].Metrics[MetricRPS])
 	}
 
@@ -228,5 +232,17 @@ func TestObserverMetricFreshness(t *testing.T) {
 	observe()
 	if st := status[0].Metrics[MetricP99]; st.Freshness != Missing || !errors.Is(st.Err, ErrNotFinite) {
 		t.Errorf("NaN p99 with traffic: %+v, want missing", st)
+	}
+}
+
+func TestRouteKlogSendsClientGoLogsToHclog(t *testing.T) {
+	var buf strings.Builder
+	RouteKlog(hclog.New(&hclog.LoggerOptions{Output: &buf, Level: hclog.Debug}))
+	defer klog.SetLogger(logr.Discard())
+	klog.Background().WithName("leaderelection").Error(errors.New("boom"), "renew failed", "lock", "ns/l")
+	klog.Background().Info("acquired", "lock", "ns/l")
+	out := buf.String()
+	if !strings.Contains(out, `[WARN]  renew failed: error=boom logger=leaderelection lock=ns/l`) || !strings.Contains(out, `[DEBUG] acquired: lock=ns/l`) {
+		t.Errorf("got:\n%s", out)
 	}
 }

@@ -124,6 +124,7 @@ func TestSoldierSteadyStateWritesLittle(t *testing.T) {
 	// Demand: each app needs 10.5 replicas' worth (rps 52.5 at capacity 10
 	// and utilisation 0.5), +-3% noise per tick: ceil keeps 11.
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	ad.Observer.clock = func() time.Time { return now } // metric ages in tick time
 	for tick := range ticks {
 		for i := range apps {
 			prom.setApp(ns, fmt.Sprintf("web-%d", i), 52.5*(1+0.03*(2*rng.Float64()-1)), 0.05, 0, 0.5)
@@ -152,6 +153,39 @@ func TestSoldierSteadyStateWritesLittle(t *testing.T) {
 	h, _ := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(ctx, "web-0", metav1.GetOptions{})
 	if *h.Spec.MinReplicas != 11 || h.Spec.MaxReplicas != 17 {
 		t.Errorf("web-0 bounds [%d, %d], want [11, 17]", *h.Spec.MinReplicas, h.Spec.MaxReplicas)
+	}
+
+	// Prometheus goes away for 5 minutes: metrics go stale (last values
+	// held for max_age, 1m), then missing (apps blind, targets held). No
+	// write either way. From 2 minutes in the directives ask for 20%
+	// headroom: sized from the size-holding stand-ins that would ratchet
+	// every app up each tick; blind apps hold instead.
+	prom.fail(true)
+	before := w.total("horizontalpodautoscalers", "/scale")
+	for tick := range 30 {
+		if tick%6 == 0 {
+			d := directive(cfg, uint64(100+tick), now)
+			if tick >= 12 {
+				d.Headroom = 0.2
+			}
+			if ok, reason := s.OnDirective(d, now); !ok {
+				t.Fatalf("directive rejected: %s", reason)
+			}
+		}
+		res, err := s.Tick(ctx, now)
+		if err != nil {
+			t.Fatalf("outage tick %d: %v", tick, err)
+		}
+		if tick == 29 && res.Guards != apps {
+			t.Errorf("last outage tick: %d guards, want one blind guard per app", res.Guards)
+		}
+		now = now.Add(10 * time.Second)
+	}
+	if st := ad.Observer.Status()[0].Metrics[MetricRPS]; st.Freshness != Missing {
+		t.Errorf("after 5 minutes of outage rps is %v, want missing", st.Freshness)
+	}
+	if got := w.total("horizontalpodautoscalers", "/scale") - before; got != 0 {
+		t.Errorf("%d writes during the outage, want 0", got)
 	}
 }
 

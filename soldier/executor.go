@@ -13,6 +13,7 @@ const (
 	GuardErrorVeto = "error_veto" // scale-down held: error rate elevated
 	GuardBudget    = "budget"     // scale-up trimmed to budget x (1 + overage cap)
 	GuardRateLimit = "rate_limit" // write deferred to a later tick
+	GuardBlind     = "blind"      // target held: the app's metrics are missing
 )
 
 // Guard records one executor rule changing one app's proposed target.
@@ -70,6 +71,10 @@ func (e *Executor) Apply(now time.Time, apps []App, obs *Observation, budget flo
 	}
 	for i := range apps {
 		a, cur, p := &apps[i], e.current[i], proposed[i]
+		if obs.Apps[i].Blind && p != cur {
+			guards = append(guards, Guard{GuardBlind, i, p, cur})
+			p = cur
+		}
 		if q := min(max(p, a.Min), a.Max); q != p {
 			guards = append(guards, Guard{GuardBounds, i, p, q})
 			p = q

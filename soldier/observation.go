@@ -39,6 +39,9 @@ type AppObservation struct {
 	Starting  int32
 	Pending   int32
 	Replicas  int32 // desired replicas currently set on the workload
+	// Blind says the app's metrics could not be read (the observer reports
+	// stand-ins): the executor holds its target rather than size it blind.
+	Blind bool
 }
 
 // Observation is the domain's telemetry at a tick.

@@ -31,6 +31,7 @@ func (p *process) lead(ctx context.Context, client kubernetes.Interface, cmd *co
 			nss = append(nss, ns)
 		}
 	}
+	kube.RouteKlog(p.log.Named("client-go"))
 	rev := kube.NewReverter(client, nss)
 	log := p.log.With("lease", k.LeaseNamespace+"/"+kube.CommanderLeaseName, "identity", id)
 	log.Info("campaigning for leadership")

@@ -15,6 +15,7 @@ import (
 // newKube connects to the cluster of --kubeconfig and maps the domain's
 // apps to their workloads. Its lease holder is the pod (host) name.
 func (p *process) newKube(domain string) (*kube.Adapter, error) {
+	kube.RouteKlog(p.log.Named("client-go"))
 	client, err := kube.Client(p.opts.kubeconfig)
 	if err != nil {
 		return nil, err
