@@ -9,10 +9,12 @@ import (
 	"testing"
 	"time"
 
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/kube/testenv"
@@ -158,15 +160,23 @@ func TestActuatorRetriesConflicts(t *testing.T) {
 	// updates the HPA: the update carries a stale resourceVersion and is
 	// refused with 409 Conflict.
 	var raced atomic.Bool
+	window := int32(42)
 	cfg := rest.CopyConfig(env.Config)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripper(func(r *http.Request) (*http.Response, error) {
 			if r.Method == http.MethodPut && !raced.Swap(true) {
-				h, err := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(r.Context(), "api", metav1.GetOptions{})
-				if err == nil {
-					h.Annotations = map[string]string{"someone": "else"}
-					_, err = env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Update(r.Context(), h, metav1.UpdateOptions{})
-				}
+				hpas := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns)
+				err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+					h, err := hpas.Get(r.Context(), "api", metav1.GetOptions{})
+					if err != nil {
+						return err
+					}
+					// A spec field no controller writes (metadata is not safe:
+					// the HPA controller's status updates may carry old metadata).
+					h.Spec.Behavior = &autoscalingv2.HorizontalPodAutoscalerBehavior{ScaleDown: &autoscalingv2.HPAScalingRules{StabilizationWindowSeconds: &window}}
+					_, err = hpas.Update(r.Context(), h, metav1.UpdateOptions{})
+					return err
+				})
 				if err != nil {
 					return nil, err
 				}
@@ -183,12 +193,14 @@ func TestActuatorRetriesConflicts(t *testing.T) {
 	if err := act.Apply(context.Background(), []soldier.Change{{App: 0, Replicas: 6}}); err != nil {
 		t.Fatal(err)
 	}
-	if s := act.Stats(); s.Conflicts != 1 || s.Writes != 1 {
-		t.Errorf("stats %+v, want one conflict then one write", s)
+	// At least the injected conflict; the HPA controller's status updates
+	// (when it runs) can add more.
+	if s := act.Stats(); s.Conflicts < 1 || s.Writes != 1 {
+		t.Errorf("stats %+v, want a conflict, then one write", s)
 	}
 	h, _ := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(context.Background(), "api", metav1.GetOptions{})
-	if *h.Spec.MinReplicas != 6 || h.Annotations["someone"] != "else" {
-		t.Errorf("after the retry: min %d, annotations %v; want 6 and the other writer's annotation kept", *h.Spec.MinReplicas, h.Annotations)
+	if *h.Spec.MinReplicas != 6 || h.Spec.Behavior == nil || *h.Spec.Behavior.ScaleDown.StabilizationWindowSeconds != 42 {
+		t.Errorf("after the retry: min %d, behavior %+v; want 6 and the other writer's behavior kept", *h.Spec.MinReplicas, h.Spec.Behavior)
 	}
 }
 

@@ -113,8 +113,9 @@ func eventually(t *testing.T, timeout time.Duration, cond func() (bool, string))
 	}
 }
 
-// writeCounter counts the requests that change something (not GET, LIST or
-// WATCH) made through a rest.Config, by resource path.
+// writeCounter counts the writes (requests other than GET, LIST or WATCH that
+// succeeded; a write refused on a conflict changed nothing) made through a
+// rest.Config, by method and resource.
 type writeCounter struct {
 	mu     sync.Mutex
 	counts map[string]int // "PUT horizontalpodautoscalers" -> n
@@ -126,7 +127,8 @@ func (w *writeCounter) client(t *testing.T, base *rest.Config) kubernetes.Interf
 	cfg := rest.CopyConfig(base)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripper(func(r *http.Request) (*http.Response, error) {
-			if r.Method != http.MethodGet {
+			resp, err := rt.RoundTrip(r)
+			if r.Method != http.MethodGet && err == nil && resp.StatusCode < 300 {
 				w.mu.Lock()
 				if w.counts == nil {
 					w.counts = map[string]int{}
@@ -134,7 +136,7 @@ func (w *writeCounter) client(t *testing.T, base *rest.Config) kubernetes.Interf
 				w.counts[r.Method+" "+resourceOf(r.URL.Path)]++
 				w.mu.Unlock()
 			}
-			return rt.RoundTrip(r)
+			return resp, err
 		})
 	})
 	c, err := kubernetes.NewForConfig(cfg)

@@ -532,7 +532,7 @@ func Main(m *testing.M, o Options) int {
 		env, err := Start(ctx, o)
 		cancel()
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "testenv: %v\n", err)
+			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
 		fmt.Fprintf(os.Stderr, "testenv: control plane (full=%v) ready in %s at %s\n", o.Full, time.Since(t0).Round(time.Millisecond), env.Config.Host)
