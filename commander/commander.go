@@ -68,7 +68,7 @@ func New(cfg *domains.Config, policy Policy, policyName string, pub Publisher, r
 	return &Commander{
 		cfg: cfg, policy: policy, name: policyName, rules: NewRules(cfg), builder: NewBuilder(cfg),
 		pub: pub, rec: rec, term: term, seq: seq0, proposed: NewAction(n), final: NewAction(n),
-		weights: reward.DefaultCommanderWeights(), reloaded: make(chan struct{}, 1),
+		weights: commanderWeights(cfg), reloaded: make(chan struct{}, 1),
 	}
 }
 
@@ -245,4 +245,14 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n]
+}
+
+// commanderWeights are the default Commander reward weights with the config's
+// reward block laid over them (validated with the config).
+func commanderWeights(cfg *domains.Config) reward.CommanderWeights {
+	w := reward.DefaultCommanderWeights()
+	for n, v := range cfg.Reward.Commander {
+		_ = w.Set(n, v)
+	}
+	return w
 }

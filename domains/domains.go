@@ -17,6 +17,7 @@ type Config struct {
 	// Kubernetes and Prometheus matter only to daemons run with a kubeconfig.
 	Kubernetes Kubernetes
 	Prometheus Prometheus
+	Reward     Reward
 }
 
 // Cluster is the contested node pool every domain draws from.
@@ -217,4 +218,11 @@ func setByKey(c *Config, key string) *AppSet {
 		}
 	}
 	return nil
+}
+
+// Reward holds the operator's reward weights by level, as weight name to
+// value (names as in package reward: CommanderWeightNames, ...). Weights not
+// named keep their defaults.
+type Reward struct {
+	Commander, Soldier, Service map[string]float64
 }

@@ -43,8 +43,9 @@ type Config struct {
 	SLO         float64 // p99 objective, seconds
 	ErrorBudget float64
 	Soldier     domains.Soldier
-	Policy      string       // name recorded with decisions
-	Ladder      LadderConfig // rollback ladder of the domain's priority tier
+	Policy      string                // name recorded with decisions
+	Ladder      LadderConfig          // rollback ladder of the domain's priority tier
+	Reward      reward.SoldierWeights // reward weights of each recorded step
 }
 
 // NewConfig builds the Soldier config of domain name from a cluster config.
@@ -58,6 +59,7 @@ func NewConfig(cfg *domains.Config, name string) (Config, error) {
 		Cluster: cfg.Cluster.Name, Domain: name, Apps: Apps(cfg, di),
 		SLO: d.SLO.LatencyP99.Seconds(), ErrorBudget: d.SLO.ErrorBudget,
 		Soldier: cfg.Soldier, Policy: cfg.Soldier.Policy, Ladder: DefaultLadder(d.Priority),
+		Reward: soldierWeights(cfg),
 	}, nil
 }
 
@@ -94,6 +96,9 @@ type Soldier struct {
 // reporting through pub and recording through rec (rec may be nil).
 func New(cfg Config, policy Policy, observer Observer, act Actuator, pub Publisher, rec Recorder) *Soldier {
 	n := len(cfg.Apps)
+	if cfg.Reward == (reward.SoldierWeights{}) {
+		cfg.Reward = reward.DefaultSoldierWeights()
+	}
 	hist := max(1, int(15*time.Minute/max(cfg.Soldier.Tick, time.Second))) // ticks over 15m keep one
 	return &Soldier{
 		cfg: cfg, policy: policy, fallback: &Proportional{},
@@ -107,7 +112,7 @@ func New(cfg Config, policy Policy, observer Observer, act Actuator, pub Publish
 		intake:   wire.Intake{Domain: cfg.Domain, MaxSkew: time.Minute},
 		rpsHist:  make([]float64, 0, hist),
 		proposed: make([]int32, n), baseline: make([]int32, n),
-		weights: reward.DefaultSoldierWeights(), reloaded: make(chan struct{}, 1),
+		weights: cfg.Reward, reloaded: make(chan struct{}, 1),
 	}
 }
 
@@ -330,4 +335,14 @@ func percentile(xs []float64, q float64) float64 {
 	}
 	slices.Sort(xs)
 	return xs[min(len(xs)-1, int(math.Ceil(q*float64(len(xs))))-1)]
+}
+
+// soldierWeights are the default Soldier reward weights with the config's
+// reward block laid over them (validated with the config).
+func soldierWeights(cfg *domains.Config) reward.SoldierWeights {
+	w := reward.DefaultSoldierWeights()
+	for n, v := range cfg.Reward.Soldier {
+		_ = w.Set(n, v)
+	}
+	return w
 }

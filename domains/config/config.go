@@ -67,6 +67,7 @@ type configHCL struct {
 	Store      storeHCL
 	Kubernetes kubernetesHCL
 	Prometheus prometheusHCL
+	Reward     rewardHCL
 }
 
 func (c *configHCL) fields() []field { return nil }
@@ -94,6 +95,8 @@ func (c *configHCL) children() []child {
 			open: func(def hcl.Range, _ label) node { c.Kubernetes.Def = def; return &c.Kubernetes }},
 		{typ: "prometheus", once: true, example: `prometheus { url = "http://prometheus:9090" }`,
 			open: func(def hcl.Range, _ label) node { c.Prometheus.Def = def; return &c.Prometheus }},
+		{typ: "reward", once: true, example: `reward { commander { cost = 0.5 } }`,
+			open: func(def hcl.Range, _ label) node { c.Reward.Def = def; return &c.Reward }},
 	}
 }
 
@@ -108,6 +111,8 @@ func (c *configHCL) translate() *domains.Config {
 		Store:      domains.Store{Path: c.Store.Path.V, Retention: c.Store.Retention.V},
 		Kubernetes: c.Kubernetes.translate(),
 		Prometheus: c.Prometheus.translate(),
+		Reward: domains.Reward{Commander: c.Reward.Commander.values(), Soldier: c.Reward.Soldier.values(),
+			Service: c.Reward.Service.values()},
 	}
 	for _, d := range c.Domains {
 		cfg.Domains = append(cfg.Domains, d.translate())

@@ -477,3 +477,45 @@ func invariants(cfg *domains.Config) error {
 	}
 	return nil
 }
+
+func TestRewardBlockSetsWeights(t *testing.T) {
+	src := base + `reward {
+  commander {
+    cost = 0.8
+  }
+  soldier {
+    utilisation_target = 0.9
+  }
+}
+`
+	cfg, err := Parse([]byte(src), "c.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Reward.Commander["cost"] != 0.8 || cfg.Reward.Soldier["utilisation_target"] != 0.9 || cfg.Reward.Service != nil {
+		t.Fatalf("reward %+v", cfg.Reward)
+	}
+	bad := base + `reward {
+  commander {
+    cots = 1
+  }
+  soldier {
+    utilisation_target = 1.5
+  }
+  service {
+    sla = -1
+  }
+}
+`
+	_, err = Parse([]byte(bad), "c.hcl")
+	var ds Diagnostics
+	if !errors.As(err, &ds) || len(ds) != 3 {
+		t.Fatalf("want 3 diagnostics, got %v", err)
+	}
+	want := []struct{ line, col int }{{14, 5}, {16, 3}, {20, 11}}
+	for i, w := range want {
+		if ds[i].Line != w.line || ds[i].Column != w.col {
+			t.Errorf("diagnostic %d at %d:%d, want %d:%d: %s", i, ds[i].Line, ds[i].Column, w.line, w.col, ds[i])
+		}
+	}
+}
