@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/kube/testenv"
@@ -22,7 +23,10 @@ func pod(t *testing.T, c kubernetes.Interface, ns, name, app, node string, phase
 	ctx := context.Background()
 	p, err := c.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": app}},
-		Spec:       corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "app", Image: "example.invalid/app"}}},
+		// No scheduler serves this name: the pod keeps the node it was given,
+		// or none, whatever controllers run beside the test.
+		Spec: corev1.PodSpec{NodeName: node, SchedulerName: "regiment-test-unscheduled",
+			Containers: []corev1.Container{{Name: "app", Image: "example.invalid/app"}}},
 	}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -31,11 +35,20 @@ func pod(t *testing.T, c kubernetes.Interface, ns, name, app, node string, phase
 	if ready {
 		cond = corev1.ConditionTrue
 	}
-	p.Status = corev1.PodStatus{Phase: phase,
-		Conditions:        []corev1.PodCondition{{Type: corev1.PodReady, Status: cond}},
-		ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Image: "example.invalid/app", RestartCount: restarts, Ready: ready}},
-	}
-	if _, err := c.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+	// Controllers running beside the test (kwok, the node lifecycle controller)
+	// may write the pod too: retry on conflict from the latest version.
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if p, err = c.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{}); err != nil {
+			return err
+		}
+		p.Status = corev1.PodStatus{Phase: phase,
+			Conditions:        []corev1.PodCondition{{Type: corev1.PodReady, Status: cond}},
+			ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Image: "example.invalid/app", RestartCount: restarts, Ready: ready}},
+		}
+		_, err := c.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 }
