@@ -11,6 +11,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -130,9 +131,8 @@ func TestReverterTreatsAMissingLeaseAsLapsed(t *testing.T) {
 		t.Errorf("reverts %+v, %v", reverts, err)
 	}
 	// A bad annotation is reported, not guessed at.
-	h, _ := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(context.Background(), "api", metav1.GetOptions{})
-	h.Annotations[AnnotationSafeBounds] = "lots"
-	if _, err := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Update(context.Background(), h, metav1.UpdateOptions{}); err != nil {
+	patch := []byte(`{"metadata":{"annotations":{"` + AnnotationSafeBounds + `":"lots"}}}`)
+	if _, err := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Patch(context.Background(), "api", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := NewReverter(env.Client, []string{ns}).RevertOnce(context.Background()); err == nil || !strings.Contains(err.Error(), "safe bounds") {
