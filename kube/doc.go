@@ -42,7 +42,7 @@
 // Units: replicas are counts, rates per second, latencies seconds, CPU a share
 // of requested cores in [0, 1].
 //
-// Package kube imports client-go, domains and soldier; the cores never import
+// Package kube imports client-go, go-hclog, domains and soldier; the cores never import
 // it. Its tests run against a real etcd and kube-apiserver (and, for the
 // end-to-end tests, kube-controller-manager, kube-scheduler and kwok) started
 // by kube/testenv from binaries built by hack/k8s-testenv.sh.
