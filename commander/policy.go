@@ -81,8 +81,10 @@ func (p *Forecast) Decide(o *Observation, a *Action) string {
 			weighted += o.Domains[i].Weight * (want[i] - a.Shares[i])
 			end++
 		}
+		// avail may sit a rounding error below zero: never divide by a
+		// tier that wants nothing more.
 		f := 1.0
-		if extra > avail {
+		if extra > 0 && extra > avail {
 			f, short = math.Max(0, avail)/extra, short+end-k
 		}
 		for _, i := range order[k:end] {

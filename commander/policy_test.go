@@ -110,3 +110,26 @@ func BenchmarkDecide(b *testing.B) {
 		c.Decide(now)
 	}
 }
+
+func TestForecastPolicyNeverDividesAnEmptyTier(t *testing.T) {
+	// Floors that use the whole pool but for a rounding error, and a tier
+	// that wants nothing above its floor: shares must stay finite.
+	cfg := testConfig()
+	cfg.Commander.ReserveMin = 0.1
+	cfg.Domains[0].Floor, cfg.Domains[1].Floor, cfg.Domains[2].Floor = 0.7, 0.1, 0.1
+	cfg.Domains[0].Ceiling = 0.7
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	c := New(cfg, &Forecast{ReserveMin: 0.1}, "forecast", &nopPublisher{}, nil, 1, 0)
+	c.OnReport(report(cfg, "p0", 900, 0.1, now))
+	c.OnReport(report(cfg, "p1", 900, 0.1, now))
+	c.OnReport(report(cfg, "p3", 0, 0.1, now))
+	dec, err := c.Tick(context.Background(), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range dec.Shares {
+		if math.IsNaN(s) || math.IsInf(s, 0) {
+			t.Fatalf("share %d is %v", i, s)
+		}
+	}
+}

@@ -95,6 +95,9 @@ func (h *handover) PublishDirective(_ context.Context, d wire.Directive) error {
 		return fmt.Errorf("directive for unknown domain %q", d.Domain)
 	}
 	if ok, why := h.p.soldiers[di].OnDirective(d, d.IssuedAt); !ok {
+		if err := d.Validate(nil); err != nil {
+			return fmt.Errorf("directive %d for %s rejected: %w", d.Seq, d.Domain, err)
+		}
 		return fmt.Errorf("directive %d for %s rejected: %s", d.Seq, d.Domain, why)
 	}
 	return nil
