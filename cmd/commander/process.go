@@ -107,11 +107,11 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := daemon.NewMetrics(reg, "commander")
-	pr, err := serveProbes(p.opts.listen, reg, p.ready, p.log)
+	pr, err := daemon.ServeProbes(p.opts.listen, reg, p.ready, p.log)
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, p.stage("http server stopped", pr.close())) }()
+	defer func() { err = errors.Join(err, p.stage("http server stopped", pr.Close())) }()
 
 	url := p.opts.natsURL
 	if url == "" {
@@ -192,13 +192,13 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 		}
 	}
 	p.log.Info("commander running", "tick", cfg.Commander.Tick, "term", term, "seq", seq0, "domains", len(cfg.Domains))
-	pr.live.Store(true)
+	pr.Live.Store(true)
 	if p.opts.kubeconfig != "" {
 		err = p.lead(ctx, kc, cmd, conn, clock, onTick)
 	} else {
 		err = cmd.Run(ctx, clock, onTick)
 	}
-	pr.live.Store(false)
+	pr.Live.Store(false)
 	p.stopping.Store(true)
 	p.log.Info("tick loop stopped", "seq", cmd.Seq())
 	return err

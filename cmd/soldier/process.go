@@ -158,11 +158,11 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := daemon.NewMetrics(reg, "soldier")
-	pr, err := serveProbes(p.opts.listen, reg, p.ready, p.log)
+	pr, err := daemon.ServeProbes(p.opts.listen, reg, p.ready, p.log)
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, p.stage("http server stopped", pr.close())) }()
+	defer func() { err = errors.Join(err, p.stage("http server stopped", pr.Close())) }()
 
 	url := p.opts.natsURL
 	if url == "" {
@@ -236,9 +236,9 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 		cluster.Step()
 	}
 	p.log.Info("soldier running", "tick", cfg.Soldier.Tick, "mode", cfg.Soldier.Mode, "apps", len(scfg.Apps))
-	pr.live.Store(true)
+	pr.Live.Store(true)
 	err = sd.Run(ctx, clock, onTick)
-	pr.live.Store(false)
+	pr.Live.Store(false)
 	p.stopping.Store(true)
 	p.log.Info("stopped actuating")
 	return err

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -14,27 +14,27 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// probes serves /metrics from a private registry, /healthz (200 while live)
+// Probes serves /metrics from a private registry, /healthz (200 while Live)
 // and /readyz (200 while ready() returns "", else 503 with its reason).
-type probes struct {
-	live atomic.Bool
+type Probes struct {
+	Live atomic.Bool // set while the daemon runs its loop
 	srv  *http.Server
 	ln   net.Listener
 	done chan struct{}
 }
 
-// serveProbes listens on addr and serves in the background; not live until
+// ServeProbes listens on addr and serves in the background; not live until
 // told.
-func serveProbes(addr string, reg *prometheus.Registry, ready func() string, log hclog.Logger) (*probes, error) {
+func ServeProbes(addr string, reg *prometheus.Registry, ready func() string, log hclog.Logger) (*Probes, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	p := &probes{ln: ln, done: make(chan struct{})}
+	p := &Probes{ln: ln, done: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		if !p.live.Load() {
+		if !p.Live.Load() {
 			http.Error(w, "not running its loop", http.StatusServiceUnavailable)
 			return
 		}
@@ -59,7 +59,7 @@ func serveProbes(addr string, reg *prometheus.Registry, ready func() string, log
 }
 
 // close stops serving, waiting up to 5s for requests in flight.
-func (p *probes) close() error {
+func (p *Probes) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	err := p.srv.Shutdown(ctx)
