@@ -5,35 +5,7 @@
 # 1.5x to payment (P0) for 20 minutes. Batch pods are big (2 cores each) and
 # patient; checkout is neither.
 scenario "adversarial-batch-collision" {
-  start    = "1998-06-24T00:00:00Z"
-  duration = "24h"
-  seed     = 1
-  noise    = 0.05
-
-  traffic "payment" {
-    trace    = "../../../shared/traces/worldcup98/worldcup98_days01-60_per_minute.csv"
-    format   = "timeseries"
-    peak_rps = 120000
-  }
-  traffic "data" {
-    trace    = "../../../shared/traces/worldcup98/worldcup98_days01-60_per_minute.csv"
-    format   = "timeseries"
-    peak_rps = 5000
-  }
-  traffic "merchant" {
-    trace           = "../../../shared/traces/azure-functions-2019/sampleA_1350fn_invocations.csv"
-    format          = "azure-functions"
-    peak_rps        = 40000
-    function_offset = 0
-    function_stride = 2
-  }
-  traffic "platform" {
-    trace           = "../../../shared/traces/azure-functions-2019/sampleA_1350fn_invocations.csv"
-    format          = "azure-functions"
-    peak_rps        = 3000
-    function_offset = 1
-    function_stride = 2
-  }
+  extends = "diurnal.hcl"
 
   event "batch-window" {
     domain     = "data"
