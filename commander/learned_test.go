@@ -1,0 +1,208 @@
+package commander
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/regimentd/regiment/rl"
+)
+
+// newTestLearned returns an untrained learned policy for cfg with the
+// default architecture.
+func newTestLearned(t testing.TB, seed uint64, n int, obs rl.Layout) *rl.Policy {
+	t.Helper()
+	p, err := rl.NewPolicy(rl.DefaultSpec(obs, ActionLayout(n)), rand.New(rand.NewPCG(seed, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// pinOutput makes the actor's mean the constant latent z: output weights 0,
+// output biases z.
+func pinOutput(p *rl.Policy, z []float64) {
+	last := len(p.Actor.Sizes()) - 2
+	w, b := p.Actor.Layer(p.Actor.Params(), last)
+	clear(w)
+	copy(b, z)
+}
+
+func TestActionLatentInvertsApplyAction(t *testing.T) {
+	tests := []struct {
+		name string
+		a    Action
+	}{
+		{"interior action round-trips", Action{Shares: []float64{0.3, 0.25, 0.4}, Reserve: 0.05,
+			Urgency: []float64{0.1, 0.5, 0.9}, Headroom: []float64{0.05, 0.2, 0.3}}},
+		{"small reserve round-trips", Action{Shares: []float64{0.5, 0.3, 0.18}, Reserve: 0.02,
+			Urgency: []float64{0.01, 0.02, 0.03}, Headroom: []float64{0.45, 0.01, 0.1}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := len(tt.a.Shares)
+			z := make([]float64, ActionLayout(n).LatentDim())
+			ActionLatent(&tt.a, z)
+			env := make([]float64, ActionLayout(n).Dim())
+			rl.Squash(z[:n], env[:n+1])
+			copy(env[n+1:], z[n:])
+			got := NewAction(n)
+			ApplyAction(env, &got)
+			for i := range n {
+				if math.Abs(got.Shares[i]-tt.a.Shares[i]) > 1e-9 || math.Abs(got.Urgency[i]-tt.a.Urgency[i]) > 1e-9 ||
+					math.Abs(got.Headroom[i]-tt.a.Headroom[i]) > 1e-9 {
+					t.Fatalf("domain %d: got share %v urgency %v headroom %v, want %v %v %v", i,
+						got.Shares[i], got.Urgency[i], got.Headroom[i], tt.a.Shares[i], tt.a.Urgency[i], tt.a.Headroom[i])
+				}
+			}
+			if math.Abs(got.Reserve-tt.a.Reserve) > 1e-9 {
+				t.Fatalf("reserve %v, want %v", got.Reserve, tt.a.Reserve)
+			}
+		})
+	}
+}
+
+func TestLearnedDecidesTheMeanAction(t *testing.T) {
+	cfg := testConfig()
+	p := newTestLearned(t, 1, 3, ObsLayout(cfg))
+	want := Action{Shares: []float64{0.45, 0.3, 0.15}, Reserve: 0.1, Urgency: []float64{0.8, 0.2, 0.5}, Headroom: []float64{0.1, 0.25, 0.4}}
+	z := make([]float64, ActionLayout(3).LatentDim())
+	ActionLatent(&want, z)
+	pinOutput(p, z)
+	l, err := NewLearned(p, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBuilder(cfg)
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	for _, d := range cfg.Domains {
+		b.OnReport(report(cfg, d.Name, 100, 0.1, now))
+	}
+	o := b.Build(now, []float64{0.3, 0.3, 0.3}, cfg.Commander.Tick)
+	got := NewAction(3)
+	reason := l.Decide(o, &got)
+	if reason == "" {
+		t.Error("empty reason")
+	}
+	for i := range 3 {
+		if math.Abs(got.Shares[i]-want.Shares[i]) > 1e-9 || math.Abs(got.Urgency[i]-want.Urgency[i]) > 1e-9 ||
+			math.Abs(got.Headroom[i]-want.Headroom[i]) > 1e-9 {
+			t.Fatalf("domain %d: got %v %v %v", i, got.Shares[i], got.Urgency[i], got.Headroom[i])
+		}
+	}
+	if allocs := testing.AllocsPerRun(100, func() { l.Decide(o, &got) }); allocs != 0 {
+		t.Errorf("Decide allocates %v times, want 0", allocs)
+	}
+}
+
+func TestLearnedRefusesACheckpointForOtherDomains(t *testing.T) {
+	cfg := testConfig()
+	two := testConfig()
+	two.Domains = two.Domains[:2]
+	dir := t.TempDir()
+	ckpt := filepath.Join(dir, "commander.ckpt")
+	var buf bytes.Buffer
+	if err := newTestLearned(t, 2, 2, ObsLayout(two)).Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ckpt, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		run  func() error
+		want []string
+	}{
+		{"load names the path and the domain count", func() error { _, err := LoadLearned(ckpt, cfg); return err },
+			[]string{ckpt, "observation layout mismatch", "3 domains"}},
+		{"new names the domain counts", func() error {
+			_, err := NewLearned(newTestLearned(t, 3, 2, ObsLayout(two)), cfg)
+			return err
+		}, []string{"checkpoint is for 2 domains, the config has 3"}},
+		{"a wrong action layout is refused", func() error {
+			_, err := NewLearned(newTestLearned(t, 4, 2, ObsLayout(cfg)), cfg)
+			return err
+		}, []string{"action layout", "3 domains"}},
+		{"a missing file names the path", func() error { _, err := LoadLearned(filepath.Join(dir, "nope.ckpt"), cfg); return err },
+			[]string{"nope.ckpt", "no such file"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.run()
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestLearnedLoadsWhatWasSaved(t *testing.T) {
+	cfg := testConfig()
+	p := newTestLearned(t, 5, 3, ObsLayout(cfg))
+	p.Provenance = rl.Provenance{Stage: "commander", Steps: 1234}
+	path := filepath.Join(t.TempDir(), "c.ckpt")
+	var buf bytes.Buffer
+	if err := p.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := LoadLearned(path, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBuilder(cfg)
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	o := b.Build(now, []float64{0.3, 0.3, 0.3}, cfg.Commander.Tick)
+	want, got := NewAction(3), NewAction(3)
+	mine, _ := NewLearned(p, cfg)
+	mine.Decide(o, &want)
+	if r := l.Decide(o, &got); !strings.Contains(r, "1234 steps") {
+		t.Errorf("reason %q does not name the provenance", r)
+	}
+	for i := range 3 {
+		if got.Shares[i] != want.Shares[i] || got.Urgency[i] != want.Urgency[i] {
+			t.Fatalf("loaded policy decides %v, saved one %v", got, want)
+		}
+	}
+}
+
+// BenchmarkLearnedDecide measures the Commander's forward pass (normalise,
+// actor MLP 2x64 tanh, critic, squash) for 5 domains, the paymentscale
+// size. Target: < 50 us, 0 allocs.
+func BenchmarkLearnedDecide(b *testing.B) {
+	cfg := testConfig()
+	for len(cfg.Domains) < 5 {
+		d := cfg.Domains[len(cfg.Domains)-1]
+		d.Name += "x"
+		cfg.Domains = append(cfg.Domains, d)
+	}
+	n := len(cfg.Domains)
+	l, err := NewLearned(newTestLearned(b, 6, n, ObsLayout(cfg)), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bl := NewBuilder(cfg)
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	r := rand.New(rand.NewPCG(7, 7))
+	for _, d := range cfg.Domains {
+		bl.OnReport(report(cfg, d.Name, 50+100*r.Float64(), 0.1, now))
+	}
+	o := bl.Build(now, make([]float64, n), cfg.Commander.Tick)
+	a := NewAction(n)
+	b.ReportAllocs()
+	for b.Loop() {
+		l.Decide(o, &a)
+	}
+}
