@@ -11,7 +11,10 @@
 //   - DomainReport: Soldier -> Commander, every Soldier tick. Domain aggregates
 //     and budget utilisation.
 //   - Override: operator -> Commander or Soldier. Pins a domain's share or an
-//     app's replicas until a deadline.
+//     app's replicas until a deadline (at most MaxOverride after it was
+//     issued), or cancels such a pin early.
+//   - OverrideAck: Commander or Soldier -> operator, the reply to an override
+//     sent as a request: accepted or refused, and why.
 //
 // # Encoding
 //
@@ -36,6 +39,8 @@
 //   - pod counts and replicas: >= 0.
 //   - Allocation: shares + reserve sum to 1 within SumTolerance (1e-6).
 //   - Directive.TTL in (0, MaxTTL]; times non-zero and encodable (years 1-9999).
+//   - Override: exactly one of share, replicas and cancel; Until - IssuedAt in
+//     (0, MaxOverride] for a pin, Until absent for a cancel.
 //   - free text (policy, reason, by): valid UTF-8, bounded (MaxReason bytes for
 //     reasons, MaxName for the rest).
 //

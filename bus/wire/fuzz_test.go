@@ -92,15 +92,30 @@ func FuzzDecodeAllocation(f *testing.F) {
 
 // FuzzDecodeOverride: as FuzzDecodeDirective, for overrides.
 func FuzzDecodeOverride(f *testing.F) {
-	addGoldens(f, "override_share.json", "override_replicas.json")
+	addGoldens(f, "override_share.json", "override_replicas.json", "override_cancel.json")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		o, err := DecodeOverride(b)
 		if err != nil {
 			return
 		}
 		roundTrip(t, o, Override.Encode, DecodeOverride, func(o Override) Override {
-			o.Until = o.Until.UTC()
+			o.IssuedAt, o.Until = o.IssuedAt.UTC(), o.Until.UTC()
 			return o
+		})
+	})
+}
+
+// FuzzDecodeOverrideAck: as FuzzDecodeDirective, for override acknowledgements.
+func FuzzDecodeOverrideAck(f *testing.F) {
+	addGoldens(f, "override_ack.json")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		a, err := DecodeOverrideAck(b)
+		if err != nil {
+			return
+		}
+		roundTrip(t, a, OverrideAck.Encode, DecodeOverrideAck, func(a OverrideAck) OverrideAck {
+			a.At = a.At.UTC()
+			return a
 		})
 	})
 }

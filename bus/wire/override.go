@@ -5,20 +5,33 @@ import (
 	"time"
 )
 
+// MaxOverride is the longest an override may pin: Until - IssuedAt.
+const MaxOverride = 24 * time.Hour
+
 // Override is an operator's pin: a domain's share (for the Commander) or one
-// app's replicas (for the domain's Soldier), until a deadline. Exactly one of
-// Share and Replicas is set; Replicas needs App, Share forbids it.
+// app's replicas (for the domain's Soldier), from IssuedAt until Until, at
+// most MaxOverride later. A pin is set by exactly one of Share and Replicas;
+// Replicas needs App, Share forbids it. A cancel (Cancel set, neither Share nor
+// Replicas, no Until) lifts the domain's share pin, or App's replica pin when
+// App is set, before its deadline.
 type Override struct {
 	Version int    `json:"version"`
 	Cluster string `json:"cluster"`
 	Domain  string `json:"domain"`
-	// App is "domain/app" for a replica pin; empty for a share pin.
-	App      string    `json:"app,omitempty"`
-	Share    *float64  `json:"share,omitempty"`    // pinned fraction of the pool, [0, 1]
-	Replicas *int      `json:"replicas,omitempty"` // pinned replicas, >= 0
-	Until    time.Time `json:"until"`              // the pin lapses after this
-	By       string    `json:"by"`                 // who; 1 to MaxName bytes
-	Reason   string    `json:"reason"`             // why; at most MaxReason bytes
+	// App is "domain/app" for a replica pin or its cancel; empty for a share
+	// pin or its cancel.
+	App      string   `json:"app,omitempty"`
+	Share    *float64 `json:"share,omitempty"`    // pinned fraction of the pool, [0, 1]
+	Replicas *int     `json:"replicas,omitempty"` // pinned replicas, >= 0
+	Cancel   bool     `json:"cancel,omitempty"`   // lift the pin named by Domain and App
+	// IssuedAt is the operator's clock when sent; it orders overrides of the
+	// same target (an older one is refused) and bounds Until.
+	IssuedAt time.Time `json:"issued_at"`
+	// Until is when a pin lapses: after IssuedAt, at most MaxOverride later.
+	// Zero (absent) for a cancel.
+	Until  time.Time `json:"until,omitzero"`
+	By     string    `json:"by"`     // who; 1 to MaxName bytes
+	Reason string    `json:"reason"` // why; at most MaxReason bytes
 }
 
 // Validate checks o against the contract. known, when not nil, reports
@@ -35,6 +48,9 @@ func (o Override) Validate(known func(domain string) bool) error {
 		}
 	}
 	switch {
+	case o.Cancel && (o.Share != nil || o.Replicas != nil):
+		c.fail("cancel", "with share or replicas; a cancel names its pin by domain and app only")
+	case o.Cancel:
 	case o.Share == nil && o.Replicas == nil:
 		c.fail("share", "and replicas both unset; set exactly one")
 	case o.Share != nil && o.Replicas != nil:
@@ -50,14 +66,41 @@ func (o Override) Validate(known func(domain string) bool) error {
 			c.fail("app", "is required for a replicas override")
 		}
 	}
-	c.time("until", o.Until)
+	c.time("issued_at", o.IssuedAt)
+	switch {
+	case o.Cancel:
+		if !o.Until.IsZero() {
+			c.fail("until", "must be unset for a cancel")
+		}
+	default:
+		c.time("until", o.Until)
+		if c.err == nil {
+			if d := o.Until.Sub(o.IssuedAt); d <= 0 || d > MaxOverride {
+				c.fail("until", "is %s after issued_at, want (0,%s]", d, MaxOverride)
+			}
+		}
+	}
 	c.text("by", o.By, MaxName, true)
 	c.text("reason", o.Reason, MaxReason, false)
 	return c.result()
 }
 
-// Active reports whether the override is still in force at now.
-func (o Override) Active(now time.Time) bool { return !now.After(o.Until) }
+// ForCommander reports whether the Commander handles o (a share pin or its
+// cancel); otherwise the domain's Soldier does (an app's replica pin or its
+// cancel).
+func (o Override) ForCommander() bool { return o.App == "" }
+
+// Target names what o pins: "<domain>" for a share, "<domain>/<app>" for
+// replicas (o.App).
+func (o Override) Target() string {
+	if o.App != "" {
+		return o.App
+	}
+	return o.Domain
+}
+
+// Active reports whether the override is a pin still in force at now.
+func (o Override) Active(now time.Time) bool { return !o.Cancel && !now.After(o.Until) }
 
 // Encode validates o (without a domain lookup) and encodes it.
 func (o Override) Encode() ([]byte, error) {
@@ -78,4 +121,59 @@ func DecodeOverride(b []byte) (Override, error) {
 		return Override{}, err
 	}
 	return o, nil
+}
+
+// OverrideAck is the answer of the Commander (to a share override) or of the
+// domain's Soldier (to a replica override) to an override sent as a request:
+// whether it was accepted, and why not.
+type OverrideAck struct {
+	Version int    `json:"version"`
+	Cluster string `json:"cluster"`
+	Domain  string `json:"domain"`
+	App     string `json:"app,omitempty"` // the override's App
+	// From is who answered: "commander" or "soldier".
+	From     string    `json:"from"`
+	Accepted bool      `json:"accepted"`
+	At       time.Time `json:"at"`     // the answerer's clock
+	Reason   string    `json:"reason"` // why refused, or what was done; at most MaxReason bytes
+}
+
+// Validate checks a against the contract.
+func (a OverrideAck) Validate() error {
+	c := checker{msg: "override_ack"}
+	c.version(a.Version)
+	c.name("cluster", a.Cluster)
+	c.name("domain", a.Domain)
+	if a.App != "" {
+		if dom, app, ok := strings.Cut(a.App, "/"); !ok || dom != a.Domain || !ValidName(app) {
+			c.fail("app", "%q is not \"%s/<app>\"", truncate(a.App), a.Domain)
+		}
+	}
+	if a.From != "commander" && a.From != "soldier" {
+		c.fail("from", "%q is not \"commander\" or \"soldier\"", truncate(a.From))
+	}
+	c.time("at", a.At)
+	c.text("reason", a.Reason, MaxReason, false)
+	return c.result()
+}
+
+// Encode validates a and encodes it.
+func (a OverrideAck) Encode() ([]byte, error) {
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	return encode("override_ack", a)
+}
+
+// DecodeOverrideAck decodes and validates one acknowledgement. Errors wrap
+// ErrTooLarge, ErrMalformed or ErrInvalid.
+func DecodeOverrideAck(b []byte) (OverrideAck, error) {
+	var a OverrideAck
+	if err := decode("override_ack", b, &a); err != nil {
+		return OverrideAck{}, err
+	}
+	if err := a.Validate(); err != nil {
+		return OverrideAck{}, err
+	}
+	return a, nil
 }

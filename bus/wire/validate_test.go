@@ -201,6 +201,17 @@ func TestOverrideValidate(t *testing.T) {
 		{"app without a domain", exampleReplicasOverride, func(o *Override) { o.App = "scoring-3" }, nil, "app", ""},
 		{"app with a bad name", exampleReplicasOverride, func(o *Override) { o.App = "fraud/scoring 3" }, nil, "app", ""},
 		{"zero until", exampleShareOverride, func(o *Override) { o.Until = time.Time{} }, nil, "until", ""},
+		{"zero issued_at", exampleShareOverride, func(o *Override) { o.IssuedAt = time.Time{} }, nil, "issued_at", ""},
+		{"until before issued_at", exampleShareOverride, func(o *Override) { o.Until = o.IssuedAt.Add(-time.Second) }, nil, "until", "override: until is -1s after issued_at, want (0,24h0m0s]"},
+		{"until at issued_at", exampleShareOverride, func(o *Override) { o.Until = o.IssuedAt }, nil, "until", ""},
+		{"pin of exactly the maximum is allowed", exampleShareOverride, func(o *Override) { o.Until = o.IssuedAt.Add(MaxOverride) }, nil, "", ""},
+		{"pin longer than the maximum", exampleReplicasOverride, func(o *Override) { o.Until = o.IssuedAt.Add(MaxOverride + time.Second) }, nil, "until", "override: until is 24h0m1s after issued_at, want (0,24h0m0s]"},
+		{"cancel example is valid", exampleCancelOverride, func(*Override) {}, onlyPayment, "", ""},
+		{"cancel of a share pin is valid", exampleCancelOverride, func(o *Override) { o.App = "" }, onlyPayment, "", ""},
+		{"cancel with replicas", exampleCancelOverride, func(o *Override) { o.Replicas = n(3) }, nil, "cancel", ""},
+		{"cancel with a share", exampleCancelOverride, func(o *Override) { o.App, o.Share = "", f(0.2) }, nil, "cancel", ""},
+		{"cancel with until", exampleCancelOverride, func(o *Override) { o.Until = o.IssuedAt.Add(time.Minute) }, nil, "until", "override: until must be unset for a cancel"},
+		{"cancel without by", exampleCancelOverride, func(o *Override) { o.By = "" }, nil, "by", ""},
 		{"empty by", exampleShareOverride, func(o *Override) { o.By = "" }, nil, "by", "override: by is empty"},
 		{"long by", exampleShareOverride, func(o *Override) { o.By = strings.Repeat("b", MaxName+1) }, nil, "by", ""},
 		{"long reason", exampleShareOverride, func(o *Override) { o.Reason = strings.Repeat("r", MaxReason+1) }, nil, "reason", ""},
@@ -221,5 +232,45 @@ func TestOverrideActive(t *testing.T) {
 	}
 	if o.Active(o.Until.Add(time.Nanosecond)) {
 		t.Error("override active after Until")
+	}
+	if c := exampleCancelOverride(); c.Active(c.IssuedAt) {
+		t.Error("a cancel is active")
+	}
+}
+
+func TestOverrideRouting(t *testing.T) {
+	if o := exampleShareOverride(); !o.ForCommander() || o.Target() != "payment" {
+		t.Errorf("share pin: ForCommander %v, Target %q; want true, payment", o.ForCommander(), o.Target())
+	}
+	if o := exampleReplicasOverride(); o.ForCommander() || o.Target() != "fraud/scoring-3" {
+		t.Errorf("replica pin: ForCommander %v, Target %q; want false, fraud/scoring-3", o.ForCommander(), o.Target())
+	}
+	if o := exampleCancelOverride(); o.ForCommander() {
+		t.Error("cancel of a replica pin goes to the Commander")
+	}
+}
+
+func TestOverrideAckValidate(t *testing.T) {
+	tests := []struct {
+		rule   string
+		mutate func(*OverrideAck)
+		field  string
+	}{
+		{"example is valid", func(*OverrideAck) {}, ""},
+		{"a refusal of a share override is valid", func(a *OverrideAck) { a.App, a.From, a.Accepted = "", "commander", false }, ""},
+		{"wrong version", func(a *OverrideAck) { a.Version = 2 }, "version"},
+		{"bad cluster", func(a *OverrideAck) { a.Cluster = "a.b" }, "cluster"},
+		{"empty domain", func(a *OverrideAck) { a.Domain = "" }, "domain"},
+		{"app of another domain", func(a *OverrideAck) { a.App = "payment/x" }, "app"},
+		{"unknown answerer", func(a *OverrideAck) { a.From = "operator" }, "from"},
+		{"zero at", func(a *OverrideAck) { a.At = time.Time{} }, "at"},
+		{"long reason", func(a *OverrideAck) { a.Reason = strings.Repeat("r", MaxReason+1) }, "reason"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rule, func(t *testing.T) {
+			a := exampleOverrideAck()
+			tt.mutate(&a)
+			checkRule(t, a.Validate(), tt.field, "")
+		})
 	}
 }

@@ -81,9 +81,10 @@ func exampleShareOverride() Override {
 		Version: Version,
 		Cluster: "prod",
 		Domain:  "payment",
-		Share:   &s,
-		Until:   t0.Add(2 * time.Hour),
-		By:      "alice",
+		Share:    &s,
+		IssuedAt: t0,
+		Until:    t0.Add(2 * time.Hour),
+		By:       "alice",
 		Reason:  "black friday: pin payment at 40%",
 	}
 }
@@ -96,9 +97,36 @@ func exampleReplicasOverride() Override {
 		Domain:   "fraud",
 		App:      "fraud/scoring-3",
 		Replicas: &n,
+		IssuedAt: t0,
 		Until:    t0.Add(30 * time.Minute),
 		By:       "oncall-bob",
 		Reason:   "INC-4411: hold scoring-3 while the model reloads",
+	}
+}
+
+func exampleCancelOverride() Override {
+	return Override{
+		Version:  Version,
+		Cluster:  "prod",
+		Domain:   "fraud",
+		App:      "fraud/scoring-3",
+		Cancel:   true,
+		IssuedAt: t0.Add(10 * time.Minute),
+		By:       "oncall-bob",
+		Reason:   "INC-4411 resolved",
+	}
+}
+
+func exampleOverrideAck() OverrideAck {
+	return OverrideAck{
+		Version:  Version,
+		Cluster:  "prod",
+		Domain:   "fraud",
+		App:      "fraud/scoring-3",
+		From:     "soldier",
+		Accepted: true,
+		At:       t0.Add(50 * time.Millisecond),
+		Reason:   "pinned fraud/scoring-3 at 40 replicas until 2026-03-14T15:39:26Z",
 	}
 }
 
@@ -115,6 +143,8 @@ var goldens = []struct {
 	{"report.json", func() message { return exampleReport() }, func(b []byte) (any, error) { return DecodeDomainReport(b) }},
 	{"override_share.json", func() message { return exampleShareOverride() }, func(b []byte) (any, error) { return DecodeOverride(b) }},
 	{"override_replicas.json", func() message { return exampleReplicasOverride() }, func(b []byte) (any, error) { return DecodeOverride(b) }},
+	{"override_cancel.json", func() message { return exampleCancelOverride() }, func(b []byte) (any, error) { return DecodeOverride(b) }},
+	{"override_ack.json", func() message { return exampleOverrideAck() }, func(b []byte) (any, error) { return DecodeOverrideAck(b) }},
 }
 
 // TestGolden pins the encoding: field names, order, and formats of times and
