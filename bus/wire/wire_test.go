@@ -78,14 +78,14 @@ func exampleReport() DomainReport {
 func exampleShareOverride() Override {
 	s := 0.4
 	return Override{
-		Version: Version,
-		Cluster: "prod",
-		Domain:  "payment",
+		Version:  Version,
+		Cluster:  "prod",
+		Domain:   "payment",
 		Share:    &s,
 		IssuedAt: t0,
 		Until:    t0.Add(2 * time.Hour),
 		By:       "alice",
-		Reason:  "black friday: pin payment at 40%",
+		Reason:   "black friday: pin payment at 40%",
 	}
 }
 
