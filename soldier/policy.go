@@ -3,6 +3,7 @@ package soldier
 import (
 	"fmt"
 	"math"
+	"time"
 )
 
 // Input is what a policy decides from.
@@ -14,6 +15,9 @@ type Input struct {
 	Headroom    float64 // spare capacity to keep above demand, fraction [0, 1]
 	TargetUtil  float64 // utilisation apps are sized for, (0, 1]
 	SLO         float64 // the domain's p99 objective, seconds
+	// Now is the tick's time (the learned policy reads the time of day);
+	// zero when unknown.
+	Now time.Time
 }
 
 // Policy proposes a replica target per app. It writes into out (one per app)
@@ -29,6 +33,7 @@ type Policy interface {
 // demand above their minimum.
 type Proportional struct {
 	desired []int32 // scratch
+	risky   []bool  // scratch
 }
 
 // riskBoost is the largest extra sizing for an app over its SLO.
@@ -58,46 +63,71 @@ func Desired(a *App, o *AppObservation, headroom, util, slo float64) (n int32, r
 func (p *Proportional) Decide(in Input, out []int32) string {
 	if cap(p.desired) < len(in.Apps) {
 		p.desired = make([]int32, len(in.Apps))
+		p.risky = make([]bool, len(in.Apps))
 	}
-	desired := p.desired[:len(in.Apps)]
-	risky := 0
-	demand, floor, riskyCores := 0.0, 0.0, 0.0
+	desired, risky := p.desired[:len(in.Apps)], p.risky[:len(in.Apps)]
 	for i := range in.Apps {
-		a := &in.Apps[i]
-		n, r := Desired(a, &in.Obs.Apps[i], in.Headroom, in.TargetUtil, in.SLO)
-		desired[i] = n
-		demand += float64(n) * a.CPU
+		desired[i], risky[i] = Desired(&in.Apps[i], &in.Obs.Apps[i], in.Headroom, in.TargetUtil, in.SLO)
+	}
+	s := Distribute(in.Apps, desired, risky, in.BudgetCores, out)
+	if !s.Over {
+		return fmt.Sprintf("demand %.1f cores within budget %.1f; %d apps at risk", s.DemandCores, in.BudgetCores, s.Risky)
+	}
+	return fmt.Sprintf("demand %.1f cores over budget %.1f: %d at-risk apps first, the rest at %.0f%%", s.DemandCores, in.BudgetCores, s.Risky, 100*s.RestFactor)
+}
+
+// Distribution summarises one Distribute call.
+type Distribution struct {
+	DemandCores float64 // cores the desired sizes request
+	Risky       int     // apps at risk
+	Over        bool    // the demand exceeded the budget
+	RestFactor  float64 // share of their desired growth above minimum the apps not at risk got, [0, 1]; 1 when not over
+}
+
+// Distribute fits the desired replicas of apps (risky marks the apps at
+// risk) into budgetCores (+Inf: no budget) and writes the targets into out.
+// Within budget every app gets its desired size. Over budget, minimums come
+// first, then at-risk apps (scaled down together if even they do not fit),
+// then the rest share what is left in proportion to their desired cores
+// above their minimum. It does not allocate.
+func Distribute(apps []App, desired []int32, risky []bool, budgetCores float64, out []int32) Distribution {
+	var s Distribution
+	floor, riskyCores := 0.0, 0.0
+	for i := range apps {
+		a := &apps[i]
+		s.DemandCores += float64(desired[i]) * a.CPU
 		floor += float64(a.Min) * a.CPU
-		if r {
-			risky++
-			riskyCores += float64(n-a.Min) * a.CPU
+		if risky[i] {
+			s.Risky++
+			riskyCores += float64(desired[i]-a.Min) * a.CPU
 		}
 	}
-	if demand <= in.BudgetCores {
+	if s.DemandCores <= budgetCores {
 		copy(out, desired)
-		return fmt.Sprintf("demand %.1f cores within budget %.1f; %d apps at risk", demand, in.BudgetCores, risky)
+		s.RestFactor = 1
+		return s
 	}
 	// Over budget: minimums first, then at-risk apps, then the rest pro rata.
-	spare := math.Max(0, in.BudgetCores-floor)
+	s.Over = true
+	spare := math.Max(0, budgetCores-floor)
 	riskyFactor := 1.0
 	if riskyCores > spare {
 		riskyFactor = spare / riskyCores
 	}
 	spare -= riskyCores * riskyFactor
-	restCores := demand - floor - riskyCores
-	restFactor := 0.0
+	restCores := s.DemandCores - floor - riskyCores
 	if restCores > 0 {
-		restFactor = math.Min(1, spare/restCores)
+		s.RestFactor = math.Min(1, spare/restCores)
 	}
-	for i := range in.Apps {
-		a := &in.Apps[i]
-		f := restFactor
-		if _, r := Desired(a, &in.Obs.Apps[i], in.Headroom, in.TargetUtil, in.SLO); r {
+	for i := range apps {
+		a := &apps[i]
+		f := s.RestFactor
+		if risky[i] {
 			f = riskyFactor
 		}
 		out[i] = a.Min + int32(math.Floor(float64(desired[i]-a.Min)*f))
 	}
-	return fmt.Sprintf("demand %.1f cores over budget %.1f: %d at-risk apps first, the rest at %.0f%%", demand, in.BudgetCores, risky, 100*restFactor)
+	return s
 }
 
 // DemandCores is the cores the domain's apps want at the target utilisation,
