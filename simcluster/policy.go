@@ -30,7 +30,12 @@ type Policy struct {
 // NewPolicy builds Regiment's hierarchy for cfg with its configured policies.
 // rec and srec, when not nil, record the Commander's and each domain's
 // Soldier's steps.
-func NewPolicy(cfg *domains.Config, rec commander.Recorder, srec func(domain string) soldier.Recorder) (*Policy, error) {
+// opts replace the configured policies (WithCommander, WithSoldiers).
+func NewPolicy(cfg *domains.Config, rec commander.Recorder, srec func(domain string) soldier.Recorder, opts ...Option) (*Policy, error) {
+	pol, err := resolve(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
 	p := &Policy{cfg: cfg, ratio: max(1, int(cfg.Commander.Tick/cfg.Soldier.Tick))}
 	first, count := make([]int, len(cfg.Domains)), make([]int, len(cfg.Domains))
 	for i := range first {
@@ -43,7 +48,7 @@ func NewPolicy(cfg *domains.Config, rec commander.Recorder, srec func(domain str
 		count[a.Domain]++
 	}
 	pub := &handover{p: p}
-	p.cmd = commander.New(cfg, &commander.Forecast{ReserveMin: cfg.Commander.ReserveMin}, cfg.Commander.Policy, pub, rec, 1, 0)
+	p.cmd = commander.New(cfg, pol.commander, cfg.Commander.Policy, pub, rec, 1, 0)
 	for i, d := range cfg.Domains {
 		scfg, err := soldier.NewConfig(cfg, d.Name)
 		if err != nil {
@@ -55,7 +60,11 @@ func NewPolicy(cfg *domains.Config, rec commander.Recorder, srec func(domain str
 			r = srec(d.Name)
 		}
 		p.views = append(p.views, v)
-		p.soldiers = append(p.soldiers, soldier.New(scfg, &soldier.Proportional{}, v, v, pub, r))
+		sp, err := pol.soldier(scfg)
+		if err != nil {
+			return nil, err
+		}
+		p.soldiers = append(p.soldiers, soldier.New(scfg, sp, v, v, pub, r))
 	}
 	return p, nil
 }
