@@ -127,10 +127,36 @@ type AppSet struct {
 	Workload Workload
 }
 
-// NATS says where the message bus is.
+// NATS says where the message bus is and how to reach it securely. Secrets
+// are never held here, only the paths of the files that hold them; the files
+// are read when a daemon connects. At most one of TokenFile, NkeySeedFile and
+// Credentials is set (one way to authenticate); none means no authentication.
+// Paths are as written in the config, relative ones resolved against the
+// config file's directory.
 type NATS struct {
-	URL         string // empty: an embedded server
-	Credentials string // path to a .creds file; empty: none
+	URL string // empty: an embedded server (which runs without authentication)
+	// TokenFile is the path to a file holding the authentication token
+	// (surrounding whitespace trimmed). Empty: none.
+	TokenFile string
+	// NkeySeedFile is the path to a file holding the user's nkey seed
+	// ("SU..."), the private half of the public key in the server config.
+	// Empty: none.
+	NkeySeedFile string
+	// Credentials is the path to a .creds file (user JWT and nkey seed), for
+	// servers run in operator (JWT) mode. Empty: none.
+	Credentials string
+	// TLS secures the connection. The zero value: plain TCP unless the URL
+	// says tls://.
+	TLS NATSTLS
+}
+
+// NATSTLS is the TLS part of NATS. TLS is on when Enabled.
+type NATSTLS struct {
+	Enabled    bool   // the config has a tls block, even an empty one (system roots)
+	CAFile     string // PEM roots to verify the server with; empty: system roots
+	CertFile   string // PEM client certificate, for servers that verify clients; with KeyFile
+	KeyFile    string // PEM key of CertFile
+	ServerName string // name to verify the server certificate against; empty: the URL's host
 }
 
 // Store says where episodes are kept.

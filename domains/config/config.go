@@ -107,7 +107,7 @@ func (c *configHCL) translate() *domains.Config {
 		Cluster:    c.Cluster.translate(),
 		Commander:  c.Commander.translate(),
 		Soldier:    c.Soldier.translate(),
-		NATS:       domains.NATS{URL: c.NATS.URL.V, Credentials: c.NATS.Credentials.V},
+		NATS:       c.NATS.translate(),
 		Store:      domains.Store{Path: c.Store.Path.V, Retention: c.Store.Retention.V},
 		Kubernetes: c.Kubernetes.translate(),
 		Prometheus: c.Prometheus.translate(),
@@ -352,18 +352,6 @@ func (a *appSetHCL) translate() domains.AppSet {
 		Workload:      a.Workload.translate(),
 	}
 }
-
-type natsHCL struct {
-	Def         hcl.Range
-	URL         stringAttr
-	Credentials stringAttr
-}
-
-func (n *natsHCL) fields() []field {
-	return []field{{"url", &n.URL}, {"credentials", &n.Credentials}}
-}
-
-func (n *natsHCL) children() []child { return nil }
 
 type storeHCL struct {
 	Def       hcl.Range

@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"math"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -58,11 +57,7 @@ func validateConfig(cfg *domains.Config, h *configHCL, ds *Diagnostics) {
 	validateDomains(cfg, h, c)
 	validateKubernetes(cfg, h, c)
 
-	if u := &h.NATS.URL; u.ok() && u.V != "" {
-		if p, err := url.Parse(u.V); err != nil || p.Scheme == "" || p.Host == "" {
-			ds.add(u.Range, "Invalid url", "%q is not a server URL (example: \"nats://localhost:4222\"; leave it empty for an embedded server)", u.V)
-		}
-	}
+	validateNATS(&h.NATS, c)
 	c.duration(&h.Store.Retention, cfg.Store.Retention, positive)
 }
 

@@ -1,0 +1,134 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"slices"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/regimentd/regiment/domains"
+)
+
+// natsHCL is the nats block:
+//
+//	nats {
+//	  url            = "tls://nats.regiment:4222"
+//	  nkey_seed_file = "/etc/regiment/nats/seed"   # or token_file, or credentials
+//	  tls {
+//	    ca_file = "/etc/regiment/nats/ca.crt"
+//	  }
+//	}
+//
+// Secrets are named by file, never written inline: a token attribute is
+// decoded only to be refused with a hint.
+type natsHCL struct {
+	Def          hcl.Range
+	URL          stringAttr
+	Token        stringAttr // refused: secrets do not belong in the config
+	TokenFile    stringAttr
+	NkeySeedFile stringAttr
+	Credentials  stringAttr
+	TLS          natsTLSHCL
+}
+
+func (n *natsHCL) fields() []field {
+	return []field{
+		{"url", &n.URL},
+		{"token", &n.Token},
+		{"token_file", &n.TokenFile},
+		{"nkey_seed_file", &n.NkeySeedFile},
+		{"credentials", &n.Credentials},
+	}
+}
+
+func (n *natsHCL) children() []child {
+	return []child{{typ: "tls", once: true, example: `tls { ca_file = "ca.crt" }`,
+		open: func(def hcl.Range, _ label) node { n.TLS.Def = def; return &n.TLS }}}
+}
+
+type natsTLSHCL struct {
+	Def        hcl.Range
+	CAFile     stringAttr
+	CertFile   stringAttr
+	KeyFile    stringAttr
+	ServerName stringAttr
+}
+
+func (t *natsTLSHCL) fields() []field {
+	return []field{
+		{"ca_file", &t.CAFile},
+		{"cert_file", &t.CertFile},
+		{"key_file", &t.KeyFile},
+		{"server_name", &t.ServerName},
+	}
+}
+
+func (t *natsTLSHCL) children() []child { return nil }
+
+// translate builds the plain nats config. Relative paths resolve against the
+// directory of the file the block is in.
+func (n *natsHCL) translate() domains.NATS {
+	dir := ""
+	if n.Def != (hcl.Range{}) {
+		dir = filepath.Dir(n.Def.Filename)
+	}
+	path := func(a stringAttr) string {
+		if a.V == "" || filepath.IsAbs(a.V) || dir == "" {
+			return a.V
+		}
+		return filepath.Join(dir, a.V)
+	}
+	t := &n.TLS
+	return domains.NATS{
+		URL:          n.URL.V,
+		TokenFile:    path(n.TokenFile),
+		NkeySeedFile: path(n.NkeySeedFile),
+		Credentials:  path(n.Credentials),
+		TLS: domains.NATSTLS{
+			Enabled:    t.Def != (hcl.Range{}),
+			CAFile:     path(t.CAFile),
+			CertFile:   path(t.CertFile),
+			KeyFile:    path(t.KeyFile),
+			ServerName: t.ServerName.V,
+		},
+	}
+}
+
+// validateNATS checks the nats block: a server URL, no inline secret, one
+// authentication method at most, and a client certificate with its key. Whether the files exist is checked when a daemon connects
+// (bus.Connect), not here: the same config is validated, simulated and
+// rendered (regiment nats-config) on machines that do not hold the secrets.
+func validateNATS(n *natsHCL, c checker) {
+	ds := c.ds
+	if u := &n.URL; u.ok() && u.V != "" {
+		if p, err := url.Parse(u.V); err != nil || p.Scheme == "" || p.Host == "" {
+			ds.add(u.Range, "Invalid url", "%q is not a server URL (example: \"nats://localhost:4222\"; leave it empty for an embedded server)", u.V)
+		}
+	}
+	if n.Token.Set {
+		ds.add(n.Token.Range, "Inline token not allowed", `secrets do not belong in the config; write the token to a file and set token_file = "/etc/regiment/nats/token", or pass --nats-token or REGIMENT_NATS_TOKEN`)
+	}
+	// An empty path is the same as none. The first method in the file wins;
+	// every later one is a conflict.
+	var auths []*stringAttr
+	for _, a := range []*stringAttr{&n.TokenFile, &n.NkeySeedFile, &n.Credentials} {
+		if a.ok() && a.V != "" {
+			auths = append(auths, a)
+		}
+	}
+	slices.SortFunc(auths, func(a, b *stringAttr) int { return a.Range.Start.Byte - b.Range.Start.Byte })
+	for _, a := range auths[min(1, len(auths)):] {
+		ds.add(a.Range, "Conflicting NATS authentication", "%s and %s exclude each other: a connection authenticates one way (the first is at line %d)", auths[0].Name, a.Name, auths[0].Range.Start.Line)
+	}
+	t := &n.TLS
+	hasCert, hasKey := t.CertFile.ok() && t.CertFile.V != "", t.KeyFile.ok() && t.KeyFile.V != ""
+	if hasCert != hasKey && !t.CertFile.Bad && !t.KeyFile.Bad {
+		set, missing := &t.CertFile, "key_file"
+		if hasKey {
+			set, missing = &t.KeyFile, "cert_file"
+		}
+		ds.add(set.Range, fmt.Sprintf("Missing %s", missing), "a client certificate needs both cert_file and key_file")
+	}
+}

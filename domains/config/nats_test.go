@@ -1,0 +1,106 @@
+package config
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/regimentd/regiment/domains"
+)
+
+func TestNATSBlockRules(t *testing.T) {
+	cases := []ruleCase{
+		{name: "an inline token is refused with a hint to use a file",
+			add:  "nats {\n  url   = \"nats://x:4222\"\n  token = \"s3cret\"\n}\n",
+			line: 14, col: 11, summary: "Inline token not allowed", hint: "token_file"},
+		{name: "token_file and nkey_seed_file exclude each other",
+			add:  "nats {\n  token_file     = \"token\"\n  nkey_seed_file = \"seed\"\n}\n",
+			line: 14, col: 20, summary: "Conflicting NATS authentication", hint: "token_file and nkey_seed_file exclude each other"},
+		{name: "credentials and token_file exclude each other",
+			add:  "nats {\n  credentials = \"user.creds\"\n  token_file  = \"token\"\n}\n",
+			line: 14, col: 17, summary: "Conflicting NATS authentication", hint: "credentials and token_file exclude each other"},
+		{name: "a client certificate needs its key",
+			add:  "nats {\n  tls {\n    cert_file = \"client.crt\"\n  }\n}\n",
+			line: 14, col: 17, summary: "Missing key_file", hint: "both cert_file and key_file"},
+		{name: "a client key needs its certificate",
+			add:  "nats {\n  tls {\n    key_file = \"client.key\"\n  }\n}\n",
+			line: 14, col: 16, summary: "Missing cert_file"},
+		{name: "tls takes no unknown keys",
+			add:  "nats {\n  tls {\n    ca = \"ca.crt\"\n  }\n}\n",
+			line: 14, col: 5, summary: `Unknown key "ca"`},
+		{name: "one tls block",
+			add:  "nats {\n  tls {}\n  tls {}\n}\n",
+			line: 14, col: 3, summary: "tls"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			src := base + tc.add
+			cfg, err := Parse([]byte(src), "cluster.hcl")
+			if cfg != nil {
+				t.Fatalf("got a config with an error")
+			}
+			ds := diagnostics(t, err)
+			if len(ds) != 1 {
+				t.Fatalf("want 1 diagnostic, got %d:\n%v\nsource:\n%s", len(ds), err, src)
+			}
+			d := ds[0]
+			if d.File != "cluster.hcl" || d.Line != tc.line || d.Column != tc.col {
+				t.Errorf("at %s:%d,%d, want cluster.hcl:%d,%d: %s", d.File, d.Line, d.Column, tc.line, tc.col, d)
+			}
+			if !strings.Contains(d.Summary, tc.summary) || !strings.Contains(d.Hint, tc.hint) {
+				t.Errorf("got %q; want summary containing %q and hint containing %q", d, tc.summary, tc.hint)
+			}
+		})
+	}
+}
+
+func TestNATSBlockTranslatesPathsRelativeToTheConfigFile(t *testing.T) {
+	src := base + `nats {
+  url            = "tls://nats.regiment:4222"
+  nkey_seed_file = "secrets/soldier.nk"
+  tls {
+    ca_file     = "/etc/regiment/ca.crt"
+    cert_file   = "client.crt"
+    key_file    = "client.key"
+    server_name = "nats.regiment"
+  }
+}
+`
+	file := filepath.Join("deploy", "conf", "cluster.hcl")
+	cfg, err := Parse([]byte(src), file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join("deploy", "conf")
+	want := domains.NATS{
+		URL:          "tls://nats.regiment:4222",
+		NkeySeedFile: filepath.Join(dir, "secrets", "soldier.nk"),
+		TLS: domains.NATSTLS{
+			Enabled:    true,
+			CAFile:     "/etc/regiment/ca.crt",
+			CertFile:   filepath.Join(dir, "client.crt"),
+			KeyFile:    filepath.Join(dir, "client.key"),
+			ServerName: "nats.regiment",
+		},
+	}
+	if cfg.NATS != want {
+		t.Errorf("got  %+v\nwant %+v", cfg.NATS, want)
+	}
+}
+
+func TestNATSBlockAbsentMeansNoAuthAndNoTLS(t *testing.T) {
+	cfg, err := Parse([]byte(base), "cluster.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.NATS != (domains.NATS{}) {
+		t.Errorf("got %+v, want the zero NATS", cfg.NATS)
+	}
+	cfg, err = Parse([]byte(base+"nats {\n  tls {}\n}\n"), "cluster.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.NATS.TLS.Enabled || cfg.NATS.TLS.CAFile != "" {
+		t.Errorf("an empty tls block: got %+v, want TLS on with system roots", cfg.NATS.TLS)
+	}
+}
