@@ -33,6 +33,7 @@ func Parse(src []byte, filename string) (*domains.Config, error) {
 	cfg := h.translate()
 	cfg.Defaults()
 	validateConfig(cfg, &h, &ds)
+	resolvePolicies(cfg, &h, filename, &ds)
 	if err := ds.err(); err != nil {
 		return nil, err
 	}
