@@ -119,8 +119,8 @@ func TestRoundTrip(t *testing.T) {
 		flush(t, soldier)
 		flush(t, commander)
 		share, replicas := 0.4, 12
-		pay := wire.Override{Version: wire.Version, Cluster: testCluster, Domain: "payment", Share: &share, Until: t0, By: "alice"}
-		fraud := wire.Override{Version: wire.Version, Cluster: testCluster, Domain: "fraud", App: "fraud/scoring", Replicas: &replicas, Until: t0, By: "bob"}
+		pay := wire.Override{Version: wire.Version, Cluster: testCluster, Domain: "payment", Share: &share, IssuedAt: t0.Add(-time.Minute), Until: t0, By: "alice"}
+		fraud := wire.Override{Version: wire.Version, Cluster: testCluster, Domain: "fraud", App: "fraud/scoring", Replicas: &replicas, IssuedAt: t0.Add(-time.Minute), Until: t0, By: "bob"}
 		for _, o := range []wire.Override{pay, fraud} {
 			if err := commander.PublishOverride(ctx, o); err != nil {
 				t.Fatal(err)

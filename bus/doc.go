@@ -14,7 +14,14 @@
 // Cluster and domain are single subject tokens: 1-64 bytes of
 // [A-Za-z0-9_-] (wire.ValidName), so no spaces, dots or wildcards. The
 // directive bucket is "regiment_<cluster>_directives", one key per domain,
-// history 1, file storage.
+// history 1, file storage. The override bucket is
+// "regiment_<cluster>_overrides": the pins in force, keyed "<domain>" (share)
+// or "<domain>.<app>" (replicas), written by whoever accepted the pin
+// (StoreOverride), entries dropped after wire.MaxOverride.
+//
+// Overrides may be sent as requests (RequestOverride): the Commander answers
+// share pins and their cancels, the domain's Soldier answers replica pins and
+// theirs (ServeOverrides), each with a wire.OverrideAck.
 //
 // # Guarantees and caveats
 //

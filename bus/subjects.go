@@ -58,6 +58,15 @@ func DirectiveBucket(cluster string) (string, error) {
 	return subjectRoot + "_" + cluster + "_directives", nil
 }
 
+// OverrideBucket is the JetStream key-value bucket holding the operator pins
+// in force in cluster, keyed "<domain>" (share) or "<domain>.<app>" (replicas).
+func OverrideBucket(cluster string) (string, error) {
+	if err := ValidToken(cluster); err != nil {
+		return "", err
+	}
+	return subjectRoot + "_" + cluster + "_overrides", nil
+}
+
 // subject builds "regiment.<cluster>.<kind>.<domain>".
 func subject(cluster, kind, domain string) (string, error) {
 	if err := ValidToken(cluster); err != nil {

@@ -26,6 +26,8 @@ func TestSubjects(t *testing.T) {
 		{"wildcard cluster", func() (string, error) { return AllocationSubject("*") }, ""},
 		{"overlong token", func() (string, error) { return DirectiveSubject("prod", strings.Repeat("a", 65)) }, ""},
 		{"bucket with a bad cluster", func() (string, error) { return DirectiveBucket("a b") }, ""},
+		{"override bucket per cluster", func() (string, error) { return OverrideBucket("prod") }, "regiment_prod_overrides"},
+		{"override bucket with a bad cluster", func() (string, error) { return OverrideBucket("a.b") }, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.rule, func(t *testing.T) {

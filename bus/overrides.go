@@ -1,0 +1,226 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/regimentd/regiment/bus/wire"
+)
+
+// ErrNoResponder: an override was sent as a request and nobody serves its
+// domain's override subject (no Commander, or no Soldier of the domain, is
+// connected).
+var ErrNoResponder = errors.New("no responder")
+
+// RequestOverride validates o, sends it on its domain's override subject as a
+// request and returns the first answer: the Commander's for a share pin or its
+// cancel, the domain's Soldier's for a replica pin or its cancel (see
+// ServeOverrides). It fails with an error wrapping ErrNoResponder when nobody
+// serves the subject, or ctx's error when no answer comes before ctx ends.
+// A refusal is a valid answer (Accepted false), not an error.
+func (c *Conn) RequestOverride(ctx context.Context, o wire.Override) (wire.OverrideAck, error) {
+	if err := c.checkOwn("override", o.Cluster, o.Domain); err != nil {
+		return wire.OverrideAck{}, fmt.Errorf("bus: request override: %w", err)
+	}
+	b, err := o.Encode()
+	if err != nil {
+		return wire.OverrideAck{}, fmt.Errorf("bus: request override: %w", err)
+	}
+	subject, err := OverrideSubject(c.cluster, o.Domain)
+	if err != nil {
+		return wire.OverrideAck{}, err
+	}
+	m, err := c.nc.RequestWithContext(ctx, subject, b)
+	switch {
+	case errors.Is(err, nats.ErrNoResponders):
+		return wire.OverrideAck{}, fmt.Errorf("bus: request override on %s: %w", subject, ErrNoResponder)
+	case err != nil:
+		return wire.OverrideAck{}, fmt.Errorf("bus: request override on %s: %w", subject, err)
+	}
+	a, err := wire.DecodeOverrideAck(m.Data)
+	if err == nil && (a.Cluster != o.Cluster || a.Domain != o.Domain || a.App != o.App) {
+		err = &wire.FieldError{Message: "override_ack", Field: "app", Problem: fmt.Sprintf("answers %q of cluster %q, not the override's %q", a.App+a.Domain, a.Cluster, o.Target())}
+	}
+	if err != nil {
+		return wire.OverrideAck{}, fmt.Errorf("bus: request override on %s: answer: %w", subject, err)
+	}
+	return a, nil
+}
+
+// ServeOverrides calls fn with each override for domain, or for every domain
+// when domain is "". Failures are passed as in SubscribeDirectives. When the
+// override came as a request (RequestOverride) and fn returns true, its
+// OverrideAck is sent back; fn returns false to stay silent and leave the
+// answer to the other party (a Soldier leaves share overrides to the
+// Commander, the Commander leaves replica overrides to the Soldier), and
+// for messages it cannot attribute (failed decoding).
+func (c *Conn) ServeOverrides(domain string, fn func(o wire.Override, err error) (wire.OverrideAck, bool)) (*Subscription, error) {
+	var subject string
+	var err error
+	if domain == "" {
+		subject, err = everyDomain(c.cluster, kindOverride)
+	} else {
+		subject, err = OverrideSubject(c.cluster, domain)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c.subscribe(subject, func(m *nats.Msg) {
+		o, err := wire.DecodeOverride(m.Data)
+		if err == nil {
+			err = c.checkReceived("override", o.Cluster, o.Domain, lastToken(m.Subject))
+		}
+		if err != nil {
+			o = wire.Override{}
+		}
+		a, reply := fn(o, err)
+		if !reply || m.Reply == "" {
+			return
+		}
+		a.Reason = truncate(a.Reason, wire.MaxReason)
+		b, err := a.Encode()
+		if err != nil {
+			c.log.Warn("override answer not sent", "subject", m.Subject, "error", err)
+			return
+		}
+		if err := m.Respond(b); err != nil {
+			c.log.Warn("override answer not sent", "subject", m.Subject, "error", err)
+		}
+	})
+}
+
+// StoreOverride keeps an accepted pin in the cluster's override bucket
+// (created on first use) so that a restarted Commander or Soldier still
+// honours it (Overrides), or deletes the pin a cancel names. The key is the
+// domain for a share pin and "<domain>.<app>" for a replica pin; entries are
+// also dropped by the bucket after wire.MaxOverride.
+func (c *Conn) StoreOverride(ctx context.Context, o wire.Override) error {
+	if err := c.checkOwn("override", o.Cluster, o.Domain); err != nil {
+		return fmt.Errorf("bus: store override: %w", err)
+	}
+	b, err := o.Encode()
+	if err != nil {
+		return fmt.Errorf("bus: store override: %w", err)
+	}
+	kv, err := c.overrides(ctx, true)
+	if err != nil {
+		return fmt.Errorf("bus: store override for %s: %w", o.Target(), err)
+	}
+	key := overrideKey(o)
+	if o.Cancel {
+		err = kv.Delete(ctx, key)
+	} else {
+		_, err = kv.Put(ctx, key, b)
+	}
+	if err != nil {
+		return fmt.Errorf("bus: store override for %s: %w", o.Target(), err)
+	}
+	return nil
+}
+
+// Overrides returns the pins stored for domain (every domain when domain is
+// ""), share pins first, then by app; none when the bucket does not exist.
+// They are decoded and validated like live overrides but may have lapsed:
+// check Active. An entry that fails decoding is skipped and reported in the
+// returned error alongside the good ones.
+func (c *Conn) Overrides(ctx context.Context, domain string) ([]wire.Override, error) {
+	if domain != "" {
+		if err := ValidToken(domain); err != nil {
+			return nil, err
+		}
+	}
+	kv, err := c.overrides(ctx, false)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bus: list overrides: %w", err)
+	}
+	keys, err := kv.Keys(ctx)
+	if errors.Is(err, jetstream.ErrNoKeysFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bus: list overrides: %w", err)
+	}
+	slices.Sort(keys)
+	var out []wire.Override
+	var errs []error
+	for _, k := range keys {
+		if d, _, _ := strings.Cut(k, "."); domain != "" && d != domain {
+			continue
+		}
+		e, err := kv.Get(ctx, k)
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			continue // deleted since listed
+		}
+		if err != nil {
+			return out, fmt.Errorf("bus: list overrides: %s: %w", k, err)
+		}
+		o, err := wire.DecodeOverride(e.Value())
+		if err == nil {
+			if d, _, _ := strings.Cut(k, "."); o.Cancel || overrideKey(o) != k || d != o.Domain {
+				err = fmt.Errorf("entry does not match its key")
+			} else {
+				err = c.checkOwn("override", o.Cluster, o.Domain)
+			}
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("override %s: %w", k, err))
+			continue
+		}
+		out = append(out, o)
+	}
+	if len(errs) > 0 {
+		return out, fmt.Errorf("bus: list overrides: %w", errors.Join(errs...))
+	}
+	return out, nil
+}
+
+// overrideKey is o's key in the override bucket: "<domain>" for a share pin,
+// "<domain>.<app>" for a replica pin (app without its domain prefix).
+func overrideKey(o wire.Override) string {
+	if o.App == "" {
+		return o.Domain
+	}
+	_, app, _ := strings.Cut(o.App, "/")
+	return o.Domain + "." + app
+}
+
+// overrides returns the override bucket, creating it when create is set.
+// Without create, a missing bucket is jetstream.ErrBucketNotFound. Overrides
+// are rare: the handle is not cached.
+func (c *Conn) overrides(ctx context.Context, create bool) (jetstream.KeyValue, error) {
+	name, err := OverrideBucket(c.cluster)
+	if err != nil {
+		return nil, err
+	}
+	if !create {
+		return c.js.KeyValue(ctx, name)
+	}
+	return c.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:       name,
+		Description:  "Regiment: operator pins in force, per domain and app",
+		History:      1,
+		TTL:          wire.MaxOverride,
+		MaxValueSize: wire.MaxPayload,
+		Storage:      jetstream.FileStorage,
+	})
+}
+
+// truncate shortens s to at most n bytes, on a rune boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
