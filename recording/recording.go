@@ -5,10 +5,20 @@
 // "urgency/<domain>", "headroom/<domain>", "reserve" for the Commander;
 // "replicas/<app>" for a Soldier's writes and "budget_cores" for its budget.
 // Reward terms are stored as "reward.<term>" keys of Step.Reward, with "total".
+//
+// A Soldier step's Outcome also holds each app's telemetry as
+// "<metric>/<app>" keys (AppKey), with app the "domain/app" name: rps
+// (arrivals including dependency calls, 1/s), cpu_util (busy share of ready
+// capacity, [0, 1]), ready, starting and pending replicas, and target (the
+// replica target after the tick's writes); blind is 1 for an app whose metrics
+// could not be read and absent otherwise. These six numbers per app and tick
+// are what "regiment calibrate" fits the simulator to; they are outcomes, not
+// policy inputs, so the observation layout (soldier.Layout) is unchanged.
 package recording
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/regimentd/regiment/commander"
 	"github.com/regimentd/regiment/domains"
@@ -75,6 +85,43 @@ type Soldier struct {
 	fallback bool
 	rung     soldier.Rung
 	started  bool
+	keys     map[string]*appKeys // per app name, built once
+}
+
+// Per-app metrics of a Soldier step's Outcome, keyed AppKey(metric, app).
+const (
+	AppRPS      = "rps"      // arrivals, external plus dependency calls, 1/s
+	AppCPUUtil  = "cpu_util" // busy share of ready capacity, [0, 1]
+	AppReady    = "ready"    // replicas serving
+	AppStarting = "starting" // replicas scheduled, not yet ready
+	AppPending  = "pending"  // replicas waiting for node capacity
+	AppTarget   = "target"   // replica target after the tick's writes
+	AppBlind    = "blind"    // 1 when the app's metrics could not be read; absent otherwise
+)
+
+// AppKey is the Outcome key of metric for app ("domain/app").
+func AppKey(metric, app string) string { return metric + "/" + app }
+
+// SplitAppKey splits an Outcome key made by AppKey into metric and app; ok is
+// false for a key without an app.
+func SplitAppKey(key string) (metric, app string, ok bool) {
+	metric, app, ok = strings.Cut(key, "/")
+	return metric, app, ok && app != ""
+}
+
+type appKeys struct{ rps, cpu, ready, starting, pending, target, blind string }
+
+func (s *Soldier) appKeys(app string) *appKeys {
+	if k, ok := s.keys[app]; ok {
+		return k
+	}
+	if s.keys == nil {
+		s.keys = map[string]*appKeys{}
+	}
+	k := &appKeys{AppKey(AppRPS, app), AppKey(AppCPUUtil, app), AppKey(AppReady, app), AppKey(AppStarting, app),
+		AppKey(AppPending, app), AppKey(AppTarget, app), AppKey(AppBlind, app)}
+	s.keys[app] = k
+	return k
 }
 
 // Record implements soldier.Recorder.
@@ -89,6 +136,15 @@ func (s *Soldier) Record(r soldier.Record) {
 	}
 	for _, c := range r.Changes {
 		step.Action["replicas/"+c.App] = float64(c.Replicas)
+	}
+	for _, a := range r.Apps {
+		k := s.appKeys(a.App)
+		step.Outcome[k.rps], step.Outcome[k.cpu] = a.RPS, a.CPUUtil
+		step.Outcome[k.ready], step.Outcome[k.starting], step.Outcome[k.pending] = float64(a.Ready), float64(a.Starting), float64(a.Pending)
+		step.Outcome[k.target] = float64(a.Replicas)
+		if a.Blind {
+			step.Outcome[k.blind] = 1
+		}
 	}
 	for _, g := range r.Guards {
 		step.Guards = append(step.Guards, store.Guard{Name: g.Name, Target: "replicas/" + g.App, Before: float64(g.Before), After: float64(g.After)})

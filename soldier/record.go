@@ -34,6 +34,16 @@ type Record struct {
 	Guards    []NamedGuard
 	Outcome   Outcome
 	Reward    reward.SoldierBreakdown // of the outcome at this tick
+	// Apps is each app's observation this tick, in the domain's config order,
+	// with Replicas the target after this tick's writes: the per-app series
+	// that calibrate the simulator (regiment calibrate).
+	Apps []NamedObservation
+}
+
+// NamedObservation is one app's observation with the app's name.
+type NamedObservation struct {
+	App string // "domain/app"
+	AppObservation
 }
 
 // NamedChange is a write with the app's name.
@@ -96,6 +106,13 @@ func (s *Soldier) record(now time.Time, d wire.Directive, valid bool, r wire.Dom
 		in.Intended[0], in.Actual[0] = r.BudgetCores, r.CoresUsed
 	}
 	rec.Reward = reward.Soldier(in, s.weights)
+	rec.Apps = make([]NamedObservation, len(s.obs.Apps))
+	for i := range s.obs.Apps {
+		rec.Apps[i] = NamedObservation{App: s.cfg.Apps[i].Name, AppObservation: s.obs.Apps[i]}
+	}
+	for _, w := range s.writes {
+		rec.Apps[w.App].Replicas = w.Replicas
+	}
 	for _, g := range s.guards {
 		rec.Guards = append(rec.Guards, NamedGuard{Name: g.Name, App: s.cfg.Apps[g.App].Name, Before: g.Before, After: g.After})
 	}
