@@ -23,6 +23,7 @@ import (
 	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/kube"
 	"github.com/regimentd/regiment/recording"
+	"github.com/regimentd/regiment/simcluster"
 	"github.com/regimentd/regiment/store"
 )
 
@@ -73,8 +74,9 @@ func (p *process) stage(msg string, err error) error {
 // config file.
 func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) {
 	cfg := p.cfg
-	if cfg.Commander.Policy != "forecast" {
-		return fmt.Errorf("policy %q is not available yet: the commander daemon runs \"forecast\"", cfg.Commander.Policy)
+	policy, err := simcluster.CommanderPolicy(cfg)
+	if err != nil {
+		return err
 	}
 	var kc kubernetes.Interface // with --kubeconfig: leader election
 	if p.opts.kubeconfig != "" {
@@ -158,7 +160,7 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 		names[i] = d.Name
 	}
 	recErr := func(err error) { p.log.Warn("record step failed", "error", err) }
-	cmd := commander.New(cfg, &commander.Forecast{ReserveMin: cfg.Commander.ReserveMin}, cfg.Commander.Policy, conn,
+	cmd := commander.New(cfg, policy, cfg.Commander.Policy, conn,
 		&recording.Commander{Episode: ep.ID, Domains: names, Out: app, Ledger: st.AppendLedger, Err: recErr}, term, seq0)
 	if _, err := daemon.AttachCommander(conn, cmd, metrics, p.log.Named("reports"), nil); err != nil {
 		return err

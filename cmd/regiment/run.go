@@ -160,7 +160,11 @@ func runSystem(ctx context.Context, w *world, dataDir string, speed float64, log
 		return sum, err
 	}
 	episodes := []string{cmdEp.ID}
-	cmd := commander.New(cfg, &commander.Forecast{ReserveMin: cfg.Commander.ReserveMin}, cfg.Commander.Policy, cconn,
+	cpolicy, err := simcluster.CommanderPolicy(cfg)
+	if err != nil {
+		return sum, err
+	}
+	cmd := commander.New(cfg, cpolicy, cfg.Commander.Policy, cconn,
 		&recording.Commander{Episode: cmdEp.ID, Domains: names, Out: app, Ledger: st.AppendLedger, Err: recErr}, uint64(time.Now().UnixNano()), 0)
 	reports := newCounter(len(cfg.Domains))
 	cmetrics := daemon.NewMetrics(prometheus.NewRegistry(), "commander")
@@ -191,7 +195,11 @@ func runSystem(ctx context.Context, w *world, dataDir string, speed float64, log
 		}
 		episodes = append(episodes, ep.ID)
 		view := cluster.Domain(i)
-		soldiers[i] = soldier.New(scfg, &soldier.Proportional{}, view, view, conn,
+		spolicy, err := simcluster.SoldierPolicy(cfg, scfg)
+		if err != nil {
+			return sum, err
+		}
+		soldiers[i] = soldier.New(scfg, spolicy, view, view, conn,
 			&recording.Soldier{Episode: ep.ID, Out: app, Ledger: st.AppendLedger, Err: recErr})
 		smetrics[i] = daemon.NewMetrics(prometheus.NewRegistry(), "soldier")
 		if _, err := daemon.AttachSoldier(ctx, conn, soldiers[i], d.Name, simNow, smetrics[i], log.Named("soldier").With("domain", d.Name)); err != nil {

@@ -104,10 +104,11 @@ func (p *process) newCluster() (*simcluster.Cluster, error) {
 // config file.
 func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) {
 	cfg, domain := p.cfg, p.opts.domain
-	if cfg.Soldier.Policy != "proportional" {
-		return fmt.Errorf("policy %q is not available yet: the soldier daemon runs \"proportional\"", cfg.Soldier.Policy)
-	}
 	scfg, err := soldier.NewConfig(cfg, domain)
+	if err != nil {
+		return err
+	}
+	policy, err := simcluster.SoldierPolicy(cfg, scfg)
 	if err != nil {
 		return err
 	}
@@ -184,7 +185,7 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	p.log.Info("nats connected", "url", url, "cluster", cfg.Cluster.Name)
 
 	recErr := func(err error) { p.log.Warn("record step failed", "error", err) }
-	sd := soldier.New(scfg, &soldier.Proportional{}, view, view, conn,
+	sd := soldier.New(scfg, policy, view, view, conn,
 		&recording.Soldier{Episode: ep.ID, Out: app, Ledger: st.AppendLedger, Err: recErr})
 	if _, err := daemon.AttachSoldier(cctx, conn, sd, domain, time.Now, metrics, p.log); err != nil {
 		return err
