@@ -42,6 +42,7 @@ type Config struct {
 	Apps        []App
 	SLO         float64 // p99 objective, seconds
 	ErrorBudget float64
+	Priority    int // the domain's tier: 0 (P0) is the most important
 	Soldier     domains.Soldier
 	Policy      string                // name recorded with decisions
 	Ladder      LadderConfig          // rollback ladder of the domain's priority tier
@@ -57,7 +58,7 @@ func NewConfig(cfg *domains.Config, name string) (Config, error) {
 	d := cfg.Domains[di]
 	return Config{
 		Cluster: cfg.Cluster.Name, Domain: name, Apps: Apps(cfg, di),
-		SLO: d.SLO.LatencyP99.Seconds(), ErrorBudget: d.SLO.ErrorBudget,
+		SLO: d.SLO.LatencyP99.Seconds(), ErrorBudget: d.SLO.ErrorBudget, Priority: d.Priority,
 		Soldier: cfg.Soldier, Policy: cfg.Soldier.Policy, Ladder: DefaultLadder(d.Priority),
 		Reward: soldierWeights(cfg),
 	}, nil
