@@ -14,6 +14,7 @@ const (
 	GuardBudget    = "budget"     // scale-up trimmed to budget x (1 + overage cap)
 	GuardRateLimit = "rate_limit" // write deferred to a later tick
 	GuardBlind     = "blind"      // target held: the app's metrics are missing
+	GuardOverride  = "override"   // target set by an operator's pin (within [min, max])
 )
 
 // Guard records one executor rule changing one app's proposed target.
@@ -41,21 +42,37 @@ type Change struct {
 // Executor enforces the safety rules between a policy and the cluster. It
 // remembers each app's current target and last scale-up; it is deterministic
 // and does no I/O.
+//
+// An operator's pin (Pin) ranks above every rule but the replica bounds: a
+// pinned app's target is its pin clamped to [min, max], whatever the policy,
+// the fallback or the ladder proposed, through blindness, cooldown, error veto
+// and budget (its cores still count against the budget, so other apps'
+// scale-ups are trimmed first), and its write goes first within the rate
+// limit. Its scale-ups start the cooldown like any other, so a lapsed pin
+// does not drop at once.
 type Executor struct {
 	cfg     ExecutorConfig
 	current []int32     // target in force per app; -1: unknown, take the observation
 	lastUp  []time.Time // last scale-up per app
+	pinned  []int32     // operator pin per app; -1: none
 	order   []int       // scratch
 }
 
 // NewExecutor returns an executor for n apps.
 func NewExecutor(cfg ExecutorConfig, n int) *Executor {
-	e := &Executor{cfg: cfg, current: make([]int32, n), lastUp: make([]time.Time, n), order: make([]int, 0, n)}
+	e := &Executor{cfg: cfg, current: make([]int32, n), lastUp: make([]time.Time, n), pinned: make([]int32, n), order: make([]int, 0, n)}
 	for i := range e.current {
-		e.current[i] = -1
+		e.current[i], e.pinned[i] = -1, -1
 	}
 	return e
 }
+
+// Pin sets app i's operator pin to replicas from the next Apply on; a
+// negative replicas lifts it.
+func (e *Executor) Pin(i int, replicas int32) { e.pinned[i] = max(replicas, -1) }
+
+// Pinned is app i's operator pin, or -1 when it has none.
+func (e *Executor) Pinned(i int) int32 { return e.pinned[i] }
 
 // Current is the target in force for app i, or -1 before the first tick.
 func (e *Executor) Current(i int) int32 { return e.current[i] }
@@ -71,6 +88,13 @@ func (e *Executor) Apply(now time.Time, apps []App, obs *Observation, budget flo
 	}
 	for i := range apps {
 		a, cur, p := &apps[i], e.current[i], proposed[i]
+		if pin := e.pinned[i]; pin >= 0 {
+			if q := min(max(pin, a.Min), a.Max); q != p {
+				guards = append(guards, Guard{GuardOverride, i, p, q})
+				proposed[i] = q
+			}
+			continue
+		}
 		if obs.Apps[i].Blind && p != cur {
 			guards = append(guards, Guard{GuardBlind, i, p, cur})
 			p = cur
@@ -93,7 +117,8 @@ func (e *Executor) Apply(now time.Time, apps []App, obs *Observation, budget flo
 	}
 	guards = e.capBudget(apps, budget, proposed, guards)
 
-	// No-op suppression, then the largest moves first within the write cap.
+	// No-op suppression, then pinned apps and the largest moves first within
+	// the write cap.
 	e.order = e.order[:0]
 	for i := range apps {
 		if proposed[i] != e.current[i] {
@@ -101,6 +126,12 @@ func (e *Executor) Apply(now time.Time, apps []App, obs *Observation, budget flo
 		}
 	}
 	slices.SortStableFunc(e.order, func(a, b int) int {
+		if pa, pb := e.pinned[a] >= 0, e.pinned[b] >= 0; pa != pb {
+			if pa {
+				return -1
+			}
+			return 1
+		}
 		return int(abs32(proposed[b]-e.current[b])) - int(abs32(proposed[a]-e.current[a]))
 	})
 	for k, i := range e.order {
@@ -119,8 +150,8 @@ func (e *Executor) Apply(now time.Time, apps []App, obs *Observation, budget flo
 }
 
 // capBudget trims scale-ups, the largest first, until the spend fits
-// budget x (1 + overage cap). Scale-downs and replicas already running are
-// never cut by it: a lowered budget is met by the policy over the next ticks,
+// budget x (1 + overage cap). Scale-downs, replicas already running and pinned
+// apps are never cut by it: a lowered budget is met by the policy over the next ticks,
 // within the cooldown and veto rules.
 func (e *Executor) capBudget(apps []App, budget float64, proposed []int32, guards []Guard) []Guard {
 	if math.IsInf(budget, 1) {
@@ -133,7 +164,7 @@ func (e *Executor) capBudget(apps []App, budget float64, proposed []int32, guard
 	}
 	e.order = e.order[:0]
 	for i := range apps {
-		if proposed[i] > e.current[i] {
+		if proposed[i] > e.current[i] && e.pinned[i] < 0 {
 			e.order = append(e.order, i)
 		}
 	}

@@ -78,6 +78,7 @@ type Soldier struct {
 	observer Observer
 	pub      Publisher
 	rec      Recorder
+	ov       overrides // operator pins, see override.go
 
 	mu     sync.Mutex
 	intake wire.Intake
@@ -109,7 +110,7 @@ func New(cfg Config, policy Policy, observer Observer, act Actuator, pub Publish
 		}, n),
 		ladder: NewLadder(cfg.Ladder),
 		obs:    Observation{Apps: make([]AppObservation, n)},
-		act:    act, observer: observer, pub: pub, rec: rec,
+		act:    act, observer: observer, pub: pub, rec: rec, ov: newOverrides(cfg),
 		intake:   wire.Intake{Domain: cfg.Domain, MaxSkew: time.Minute},
 		rpsHist:  make([]float64, 0, hist),
 		proposed: make([]int32, n), baseline: make([]int32, n),
@@ -206,8 +207,10 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 		budget = math.Inf(1)
 		reason = "shadow: baseline acts; policy: " + reason
 	}
+	s.pinOverrides(now) // operator pins rank above every policy (override.go)
 	if mode != domains.ModeOff {
 		s.guards, s.writes = s.exec.Apply(now, s.cfg.Apps, &s.obs, budget, s.proposed, s.guards, s.writes)
+		s.overridesApplied(now)
 		if len(s.writes) > 0 {
 			if err := s.act.Apply(ctx, s.writes); err != nil {
 				return TickResult{}, fmt.Errorf("actuate %d apps: %w", len(s.writes), err)
