@@ -98,6 +98,10 @@ type Domain struct {
 	Ceiling  float64 // maximum share of the contested pool, [Floor, 1]; default 1
 	SLO      SLO
 	AppSets  []AppSet
+
+	// Mode is this domain's Soldier mode, overriding Soldier.Mode; empty:
+	// the soldier block's.
+	Mode Mode
 }
 
 // SLO is a domain's service-level objective.

@@ -44,7 +44,11 @@ func SoldierPolicy(cfg *domains.Config, scfg soldier.Config) (soldier.Policy, er
 	case ProportionalPolicy, "":
 		return &soldier.Proportional{}, nil
 	default:
-		return nil, fmt.Errorf("soldier policy %q for %s: learned soldier checkpoints are not wired in yet", name, scfg.Domain)
+		p, err := soldier.LoadLearned(name, scfg)
+		if err != nil {
+			return nil, fmt.Errorf("soldier policy for %s: %w", scfg.Domain, err)
+		}
+		return p, nil
 	}
 }
 
@@ -54,6 +58,7 @@ type Option func(*options)
 type options struct {
 	commander commander.Policy
 	soldier   func(scfg soldier.Config) (soldier.Policy, error)
+	edit      func(scfg *soldier.Config) // WithSoldierConfig
 }
 
 // WithCommander makes the hierarchy's Commander run p instead of the
@@ -66,6 +71,13 @@ func WithCommander(p commander.Policy) Option {
 // for its config instead of the configured one.
 func WithSoldiers(newPolicy func(scfg soldier.Config) (soldier.Policy, error)) Option {
 	return func(o *options) { o.soldier = newPolicy }
+}
+
+// WithSoldierConfig lets edit change every Soldier's config before the
+// Soldier and its policy are built: for example, turn the rollback ladder off
+// (Ladder.Alert = 0) or the automatic fallback (Fallback.Window = 0).
+func WithSoldierConfig(edit func(scfg *soldier.Config)) Option {
+	return func(o *options) { o.edit = edit }
 }
 
 // resolve applies opts over the configured policies.

@@ -30,7 +30,8 @@ type Policy struct {
 // NewPolicy builds Regiment's hierarchy for cfg with its configured policies.
 // rec and srec, when not nil, record the Commander's and each domain's
 // Soldier's steps.
-// opts replace the configured policies (WithCommander, WithSoldiers).
+// opts replace the configured policies (WithCommander, WithSoldiers) or
+// edit the Soldiers' configs (WithSoldierConfig).
 func NewPolicy(cfg *domains.Config, rec commander.Recorder, srec func(domain string) soldier.Recorder, opts ...Option) (*Policy, error) {
 	pol, err := resolve(cfg, opts)
 	if err != nil {
@@ -60,6 +61,9 @@ func NewPolicy(cfg *domains.Config, rec commander.Recorder, srec func(domain str
 			r = srec(d.Name)
 		}
 		p.views = append(p.views, v)
+		if pol.edit != nil {
+			pol.edit(&scfg)
+		}
 		sp, err := pol.soldier(scfg)
 		if err != nil {
 			return nil, err

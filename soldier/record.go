@@ -38,6 +38,16 @@ type Record struct {
 	// with Replicas the target after this tick's writes: the per-app series
 	// that calibrate the simulator (regiment calibrate).
 	Apps []NamedObservation
+
+	// AutoFallback is true while the automatic fallback holds the domain on
+	// the baseline; Switch is its switch at this tick (Reason "" if none).
+	AutoFallback bool
+	Switch       FallbackEvent
+	// PolicyTargets and BaselineTargets are both decisions, replicas per app
+	// in domain order, when they differ in who acts: in shadow mode, while
+	// the automatic fallback holds the domain, and at its switches. Nil
+	// otherwise.
+	PolicyTargets, BaselineTargets []int32
 }
 
 // NamedObservation is one app's observation with the app's name.

@@ -46,6 +46,7 @@ type Config struct {
 	Soldier     domains.Soldier
 	Policy      string                // name recorded with decisions
 	Ladder      LadderConfig          // rollback ladder of the domain's priority tier
+	Fallback    FallbackConfig        // automatic fallback; Window 0: off
 	Reward      reward.SoldierWeights // reward weights of each recorded step
 }
 
@@ -56,11 +57,15 @@ func NewConfig(cfg *domains.Config, name string) (Config, error) {
 		return Config{}, fmt.Errorf("soldier: unknown domain %q", name)
 	}
 	d := cfg.Domains[di]
+	sc := cfg.Soldier
+	if d.Mode != "" {
+		sc.Mode = d.Mode // the domain's own mode overrides the soldier block's
+	}
 	return Config{
 		Cluster: cfg.Cluster.Name, Domain: name, Apps: Apps(cfg, di),
 		SLO: d.SLO.LatencyP99.Seconds(), ErrorBudget: d.SLO.ErrorBudget, Priority: d.Priority,
-		Soldier: cfg.Soldier, Policy: cfg.Soldier.Policy, Ladder: DefaultLadder(d.Priority),
-		Reward: soldierWeights(cfg),
+		Soldier: sc, Policy: cfg.Soldier.Policy, Ladder: DefaultLadder(d.Priority),
+		Fallback: DefaultFallback(cfg.Soldier.Tick), Reward: soldierWeights(cfg),
 	}, nil
 }
 
@@ -73,6 +78,7 @@ type Soldier struct {
 	fallback Policy
 	exec     *Executor
 	ladder   *Ladder
+	auto     *Fallback
 	obs      Observation
 	act      Actuator
 	observer Observer
@@ -87,6 +93,8 @@ type Soldier struct {
 	rpsHist  []float64 // domain RPS, last 15 min of ticks (ring)
 	proposed []int32
 	baseline []int32
+	shadow   []int32 // the baseline's targets on the policy's input, every tick the policy decides
+	decided  []int32 // the policy's own targets, before the ladder or the fallback replace them
 	guards   []Guard
 	writes   []Change
 	scratch  []float64
@@ -113,7 +121,8 @@ func New(cfg Config, policy Policy, observer Observer, act Actuator, pub Publish
 		act:    act, observer: observer, pub: pub, rec: rec, ov: newOverrides(cfg),
 		intake:   wire.Intake{Domain: cfg.Domain, MaxSkew: time.Minute},
 		rpsHist:  make([]float64, 0, hist),
-		proposed: make([]int32, n), baseline: make([]int32, n),
+		proposed: make([]int32, n), baseline: make([]int32, n), shadow: make([]int32, n), decided: make([]int32, n),
+		auto:    NewFallback(cfg.Fallback),
 		weights: cfg.Reward, reloaded: make(chan struct{}, 1),
 	}
 }
@@ -140,7 +149,11 @@ type TickResult struct {
 	Guards   int
 	Fallback bool // the baseline acts: no valid directive, or the ladder reverted
 	Rung     Rung // the rollback ladder's rung
-	Report   wire.DomainReport
+	// AutoFallback is true while the automatic fallback holds the domain on
+	// the baseline; Switch is its switch at this tick, if any.
+	AutoFallback bool
+	Switch       FallbackEvent
+	Report       wire.DomainReport
 }
 
 // Tick runs one control step at now: observe, decide, execute, actuate,
@@ -172,6 +185,15 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 	default:
 		reason = s.policy.Decide(in, s.proposed)
 	}
+	auto, switched := false, FallbackEvent{}
+	if mode == domains.ModeActive && !fallback && s.cfg.Fallback.Window > 0 {
+		// The baseline decides in shadow on the policy's own input, every
+		// tick, for the automatic fallback's comparison.
+		s.fallback.Decide(in, s.shadow)
+		copy(s.decided, s.proposed)
+		sc := Compare(s.cfg.Apps, &s.obs, s.cfg.SLO, s.cfg.ErrorBudget, in.TargetUtil, s.cfg.Fallback.ShortTolerance, s.decided, s.shadow)
+		auto, switched = s.auto.Observe(sc)
+	}
 	rung := RungNone
 	if mode == domains.ModeActive && s.cfg.SLO > 0 && s.cfg.Ladder.Alert > 0 {
 		rung, _ = s.ladder.Observe(now, s.obs.P99/s.cfg.SLO)
@@ -197,6 +219,14 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 			}
 			reason = "ladder at freeze: policy held, baseline may scale up; policy: " + reason
 		}
+	}
+	if auto && !fallback {
+		// The automatic fallback holds the domain: the baseline acts alone,
+		// as at the ladder's revert, while the policy decides in shadow.
+		base := in
+		base.BudgetCores = math.Inf(1)
+		fallback, budget = true, math.Inf(1)
+		reason = "automatic fallback: baseline acts; " + s.fallback.Decide(base, s.proposed)
 	}
 	if mode == domains.ModeShadow {
 		// The policy's targets are recorded; the baseline's are actuated.
@@ -227,9 +257,17 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 	if s.rec != nil {
 		rec := s.record(now, d, valid, r, reason, fallback)
 		rec.Rung = rung
+		rec.AutoFallback, rec.Switch = auto, switched
+		switch {
+		case mode == domains.ModeShadow:
+			rec.PolicyTargets, rec.BaselineTargets = slices.Clone(s.baseline), slices.Clone(s.proposed)
+		case auto || switched.Reason != "":
+			rec.PolicyTargets, rec.BaselineTargets = slices.Clone(s.decided), slices.Clone(s.proposed)
+		}
 		s.rec.Record(rec)
 	}
-	return TickResult{Writes: len(s.writes), Guards: len(s.guards), Fallback: fallback, Rung: rung, Report: r}, nil
+	return TickResult{Writes: len(s.writes), Guards: len(s.guards), Fallback: fallback, Rung: rung,
+		AutoFallback: auto, Switch: switched, Report: r}, nil
 }
 
 // Run ticks every Soldier tick until ctx ends; clock gives the time. onTick,
@@ -259,7 +297,8 @@ func (s *Soldier) Run(ctx context.Context, clock func() time.Time, onTick func(T
 
 // Reload applies the domain's settings in cfg from the next tick on: the
 // executor's rules (overage_cap, scale_down_cooldown, error_rate_veto,
-// max_writes_per_tick), target_utilisation, mode, tick, the domain's SLO and
+// max_writes_per_tick), target_utilisation, mode (the domain's own, else the
+// soldier block's), tick, the automatic fallback's lengths, the domain's SLO and
 // its apps' replica bounds and sizes. It refuses, changing nothing, a cfg
 // without the domain or whose cluster name, set of apps, policy or actuation
 // differ: those need a restart. cfg must be validated. Safe for concurrent
@@ -279,6 +318,9 @@ func (s *Soldier) Reload(cfg *domains.Config) error {
 		return fmt.Errorf("soldier: reload: the policy changed: restart to apply")
 	case next.Soldier.Actuation != s.cfg.Soldier.Actuation:
 		return fmt.Errorf("soldier: reload: the actuation changed: restart to apply")
+	}
+	if next.Fallback != s.cfg.Fallback {
+		s.auto = NewFallback(next.Fallback) // a new window and hold: the old ones were counted in other ticks
 	}
 	s.cfg = next
 	s.exec.cfg = ExecutorConfig{

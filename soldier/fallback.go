@@ -1,0 +1,229 @@
+package soldier
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// FallbackConfig is the automatic fallback of one domain: a rolling
+// comparison of the live policy against the baseline, computed in shadow
+// every tick, that hands the domain to the baseline when the policy is
+// consistently worse. Lengths are in Soldier ticks, so the comparator needs no
+// clock. Window 0 turns the automatic fallback off.
+type FallbackConfig struct {
+	// Window is the rolling comparison's length in ticks (30 minutes of
+	// ticks by default). >= 0; 0: off.
+	Window int
+	// BreachFraction is the share of the window's ticks with a breach caused
+	// by the policy (or, in shadow, a shortfall) at which it trips, (0, 1].
+	// Default 0.05 (90 s of a 30-minute window).
+	BreachFraction float64
+	// CostMargin is how much more the policy may allocate than the baseline,
+	// over a full window, before the cost rule trips (when the policy avoids
+	// no breach the baseline would have had), >= 0. Default 0.10.
+	CostMargin float64
+	// ShortTolerance is the share of the domain's demand cores the policy may
+	// leave unallocated beyond what the baseline leaves before a tick counts
+	// as short, >= 0. Default 0.10.
+	ShortTolerance float64
+	// Hold is how long, in ticks, the baseline keeps the domain after a trip
+	// before the policy may have it back (30 minutes of ticks by default).
+	Hold int
+}
+
+// DefaultFallback is the automatic fallback for a Soldier tick: a 30-minute
+// window, trips at 5% of its ticks breached by the policy or on cost 10% above
+// the baseline with no compliance advantage, holds 30 minutes.
+func DefaultFallback(tick time.Duration) FallbackConfig {
+	n := max(1, int(30*time.Minute/max(tick, time.Second)))
+	return FallbackConfig{Window: n, BreachFraction: 0.05, CostMargin: 0.10, ShortTolerance: 0.10, Hold: n}
+}
+
+// Score is one tick's comparison of the policy's targets P against the
+// baseline's B (both proposals for the same observation and budget).
+//
+// With A the apps that breach (app p99 > SLO or app error rate > budget; all
+// apps if only the merged domain figures breach), c_i cores per replica and
+// D_i app i's demand cores at the target utilisation (no headroom):
+//
+//	Caused    = domain breaches and sum_{i in A} P_i c_i < sum_{i in A} B_i c_i
+//	Short     = S(P) - S(B) > tol * sum_i D_i
+//	Advantage = S(B) - S(P) > tol * sum_i D_i
+//	S(x)      = sum_i max(0, D_i - x_i c_i)   // cores left below demand
+//
+// Caused uses the live outcome: the domain breached while the baseline would
+// have given the breaching apps more cores. Short and Advantage are the
+// model-based estimates for allocations that did not act: a shortfall below
+// demand at the target utilisation predicts a breach.
+type Score struct {
+	Breach        bool    // the domain's p99 or error rate is over its SLO
+	Caused        bool    // a breach the baseline's targets would have met with more cores
+	Short         bool    // the policy leaves demand unallocated that the baseline covers
+	Advantage     bool    // the baseline leaves demand unallocated that the policy covers
+	PolicyCores   float64 // sum_i P_i c_i
+	BaselineCores float64 // sum_i B_i c_i
+	DemandCores   float64 // sum_i D_i
+}
+
+// Compare scores the policy's targets against the baseline's for obs. slo is
+// the p99 objective in seconds, errBudget the tolerated error rate, util the
+// target utilisation in (0, 1] and tol the ShortTolerance. It allocates
+// nothing.
+func Compare(apps []App, obs *Observation, slo, errBudget, util, tol float64, policy, baseline []int32) Score {
+	var sc Score
+	sc.Breach = obs.P99 > slo || obs.ErrorRate > errBudget
+	var pA, bA, pAll, bAll, sp, sb float64
+	breaching := 0
+	for i := range apps {
+		a, o := &apps[i], &obs.Apps[i]
+		p, b := float64(policy[i])*a.CPU, float64(baseline[i])*a.CPU
+		d := max(o.RPS/(a.Capacity*util), float64(o.Ready)*o.CPUUtil/util) * a.CPU
+		sc.PolicyCores += p
+		sc.BaselineCores += b
+		sc.DemandCores += d
+		sp += max(0, d-p)
+		sb += max(0, d-b)
+		pAll, bAll = pAll+p, bAll+b
+		if o.P99 > slo || o.ErrorRate > errBudget {
+			breaching++
+			pA, bA = pA+p, bA+b
+		}
+	}
+	if breaching == 0 {
+		pA, bA = pAll, bAll
+	}
+	sc.Caused = sc.Breach && pA < bA
+	margin := tol * sc.DemandCores
+	sc.Short = sp-sb > margin
+	sc.Advantage = sb-sp > margin
+	return sc
+}
+
+// Fallback is the automatic fallback's state machine. While the policy is in
+// control it keeps the last Window scores and trips when
+//
+//	slo:  caused >= ceil(BreachFraction * Window)            (at any fill)
+//	cost: the window is full, advantage <= caused and
+//	      sum PolicyCores > (1 + CostMargin) * sum BaselineCores
+//
+// where caused counts Caused ticks and advantage Advantage ticks. The slo
+// rule needs no full window: enough breaches in less than 30 minutes are
+// already consistently worse. On a trip the window empties and the baseline
+// acts; the policy keeps deciding in shadow, and its ticks are scored with
+// Short in place of Caused (no live outcome is the policy's). After Hold ticks
+// the domain goes back to the policy at the first tick the same two rules
+// pass over the shadow window, so a policy still starving its domain is not
+// handed back. It is deterministic and allocation-free after NewFallback.
+type Fallback struct {
+	cfg    FallbackConfig
+	ring   []Score
+	next   int // ring position of the next score
+	n      int // scores held
+	caused int // Caused (in control) or Short (held) scores in the ring
+	adv    int // Advantage scores in the ring
+	pc, bc float64
+	active bool
+	held   int // ticks since the trip
+}
+
+// FallbackEvent is a switch of the automatic fallback.
+type FallbackEvent struct {
+	// Reason is "slo" or "cost" for a switch to the baseline, "hand-back"
+	// for the return to the policy, "" when nothing switched.
+	Reason string
+	Detail string // the rule and its figures
+}
+
+// Fallback reasons.
+const (
+	FallbackSLO      = "slo"
+	FallbackCost     = "cost"
+	FallbackHandBack = "hand-back"
+)
+
+// NewFallback returns the automatic fallback for cfg, with the policy in
+// control. A cfg with Window 0 never trips.
+func NewFallback(cfg FallbackConfig) *Fallback {
+	return &Fallback{cfg: cfg, ring: make([]Score, max(0, cfg.Window))}
+}
+
+// Active says whether the baseline holds the domain.
+func (f *Fallback) Active() bool { return f.active }
+
+// Observe takes one tick's score and returns whether the baseline holds the
+// domain from this tick on, and the switch made at this tick, if any.
+func (f *Fallback) Observe(sc Score) (bool, FallbackEvent) {
+	if len(f.ring) == 0 {
+		return false, FallbackEvent{}
+	}
+	bad := sc.Caused
+	if f.active {
+		bad = sc.Short
+		f.held++
+	}
+	f.push(sc, bad)
+	trip, why := f.worse()
+	switch {
+	case !f.active && trip != "":
+		f.active, f.held = true, 0
+		f.clear()
+		return true, FallbackEvent{Reason: trip, Detail: why}
+	case f.active && f.held >= f.cfg.Hold && trip == "":
+		f.active = false
+		detail := fmt.Sprintf("after %d ticks on the baseline; in shadow %s", f.held, why)
+		f.clear()
+		return false, FallbackEvent{Reason: FallbackHandBack, Detail: detail}
+	}
+	return f.active, FallbackEvent{}
+}
+
+// worse applies the two rules to the ring and returns the one that trips
+// ("" if none) with its figures.
+func (f *Fallback) worse() (string, string) {
+	w := f.cfg.Window
+	need := int(math.Ceil(f.cfg.BreachFraction*float64(w) - 1e-9))
+	bad := "policy-caused breaches"
+	if f.active {
+		bad = "policy shortfalls"
+	}
+	if f.caused >= max(1, need) {
+		return FallbackSLO, fmt.Sprintf("%s %d of %d ticks >= %d (%.0f%% of the window)", bad, f.caused, f.n, need, 100*f.cfg.BreachFraction)
+	}
+	if f.n == w && f.adv <= f.caused && f.pc > (1+f.cfg.CostMargin)*f.bc {
+		return FallbackCost, fmt.Sprintf("policy %.1f core-ticks > %.2f x baseline %.1f with %d baseline shortfalls <= %d %s",
+			f.pc, 1+f.cfg.CostMargin, f.bc, f.adv, f.caused, bad)
+	}
+	return "", fmt.Sprintf("%s %d of %d ticks < %d; cost %.1f vs baseline %.1f core-ticks", bad, f.caused, f.n, max(1, need), f.pc, f.bc)
+}
+
+func (f *Fallback) push(sc Score, bad bool) {
+	if f.n == len(f.ring) {
+		old := &f.ring[f.next]
+		if old.Caused { // Caused holds the counted flag of stored scores
+			f.caused--
+		}
+		if old.Advantage {
+			f.adv--
+		}
+		f.pc -= old.PolicyCores
+		f.bc -= old.BaselineCores
+	} else {
+		f.n++
+	}
+	sc.Caused = bad
+	f.ring[f.next] = sc
+	f.next = (f.next + 1) % len(f.ring)
+	if bad {
+		f.caused++
+	}
+	if sc.Advantage {
+		f.adv++
+	}
+	f.pc += sc.PolicyCores
+	f.bc += sc.BaselineCores
+}
+
+func (f *Fallback) clear() {
+	f.next, f.n, f.caused, f.adv, f.pc, f.bc = 0, 0, 0, 0, 0, 0
+}
