@@ -14,9 +14,14 @@ import (
 // headroom head is squashed onto [0, MaxHeadroom].
 const MaxHeadroom = 0.5
 
-// minLatentShare bounds shares away from 0 when a heuristic action is turned
-// into logits (ActionLatent): log(0) has no latent.
-const minLatentShare = 1e-4
+// minLatentShare bounds shares away from 0, and minLatentLevel urgency and
+// headroom away from 0 and 1, when a heuristic action is turned into logits
+// (ActionLatent): log(0) has no latent, and a target logit of -9 for an
+// urgency of 0 would dominate a regression for no effect.
+const (
+	minLatentShare = 1e-4
+	minLatentLevel = 0.01
+)
 
 // ObsLayout is the rl observation layout of cfg's Commander: one scalar per
 // name of Layout(cfg), version ObsVersion. Checkpoints record it.
@@ -53,9 +58,9 @@ func ApplyAction(env []float64, a *Action) {
 // ActionLatent writes into z (ActionLayout(n).LatentDim() = 3n values) the
 // latent action whose deterministic squash is a, the inverse of ApplyAction
 // after Policy.Mean: share logits log(s_i / reserve) and the logits of
-// urgency and headroom / MaxHeadroom. Shares, reserve, urgency and
-// headroom / MaxHeadroom are first clipped into [1e-4, 1 - 1e-4] so that
-// the latent is finite. Behaviour cloning regresses the actor's means onto
+// urgency and headroom / MaxHeadroom. Shares and reserve are first clipped
+// to at least 1e-4, urgency and headroom / MaxHeadroom into [0.01, 0.99], so
+// that the latent is finite and moderate. Behaviour cloning regresses the actor's means onto
 // these targets.
 func ActionLatent(a *Action, z []float64) {
 	n := len(a.Shares)
@@ -64,8 +69,8 @@ func ActionLatent(a *Action, z []float64) {
 		z[i] = math.Log(clamp(s, minLatentShare, 1)) - r
 	}
 	for i := range n {
-		z[n+i] = logit(clamp(a.Urgency[i], minLatentShare, 1-minLatentShare))
-		z[2*n+i] = logit(clamp(a.Headroom[i]/MaxHeadroom, minLatentShare, 1-minLatentShare))
+		z[n+i] = logit(clamp(a.Urgency[i], minLatentLevel, 1-minLatentLevel))
+		z[2*n+i] = logit(clamp(a.Headroom[i]/MaxHeadroom, minLatentLevel, 1-minLatentLevel))
 	}
 }
 

@@ -1,0 +1,162 @@
+package train
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/regimentd/regiment/commander"
+	"github.com/regimentd/regiment/rl"
+)
+
+// CloneOptions shape behaviour cloning of the Forecast heuristic. Zero
+// fields take the defaults named on each.
+type CloneOptions struct {
+	Episodes int     // heuristic episodes collected; default 6
+	Epochs   int     // passes over the samples; default 40
+	Batch    int     // samples per Adam step; default 32
+	LR       float64 // Adam step size; default 3e-3
+	// LogStd is the log standard deviation every latent action dimension
+	// gets after cloning, PPO's exploration from the cloned mean. Default
+	// -1.5 (sigma 0.22).
+	LogStd float64
+}
+
+func (o *CloneOptions) defaults() {
+	if o.Episodes <= 0 {
+		o.Episodes = 6
+	}
+	if o.Epochs <= 0 {
+		o.Epochs = 40
+	}
+	if o.Batch <= 0 {
+		o.Batch = 32
+	}
+	if o.LR <= 0 {
+		o.LR = 3e-3
+	}
+	if o.LogStd == 0 {
+		o.LogStd = -1.5
+	}
+}
+
+// CloneStats reports a cloning run.
+type CloneStats struct {
+	Samples int
+	// Loss0 and Loss are the mean squared error between the actor's latent
+	// means and the heuristic's latent actions, per latent dimension,
+	// before and after fitting.
+	Loss0, Loss float64
+}
+
+// CloneCommander behaviour-clones the Forecast heuristic into p, so that
+// PPO starts from it: it runs opt.Episodes episodes of env with the
+// heuristic acting, fits p's normaliser to their observations (and leaves
+// it unfrozen), then regresses the actor's latent means onto the
+// heuristic's latent actions (commander.ActionLatent), starting from output
+// biases at the targets' mean, with Adam on
+//
+//	L      = 1/(2B) sum_b ||mu(x_b) - z_b||^2
+//	dL/dmu = (mu(x_b) - z_b) / B
+//
+// back-propagated through the actor (Network.Backward). The critic is not
+// touched; every log standard deviation is set to opt.LogStd. p must have
+// env's observation and action layouts.
+func CloneCommander(env *CommanderEnv, p *rl.Policy, r *rand.Rand, opt CloneOptions) (CloneStats, error) {
+	opt.defaults()
+	spec := env.Spec()
+	if err := rl.CheckLayout(p.Spec.Obs, spec.Obs); err != nil {
+		return CloneStats{}, fmt.Errorf("clone commander: %w", err)
+	}
+	if !p.Spec.Action.Equal(spec.Act) {
+		return CloneStats{}, fmt.Errorf("clone commander: the policy's action layout is not the env's")
+	}
+	dim, lat, n := spec.Obs.Dim(), spec.Act.LatentDim(), env.n
+	var xs, zs []float64
+	obs := [][]float64{make([]float64, dim)}
+	act := [][]float64{make([]float64, spec.Act.Dim())}
+	rew := make([]float64, 1)
+	a := commander.NewAction(n)
+	z := make([]float64, lat)
+	for range opt.Episodes {
+		env.Reset(r, obs)
+		for done := false; !done; {
+			env.Heuristic(&a)
+			commander.ActionLatent(&a, z)
+			xs = append(xs, obs[0]...)
+			zs = append(zs, z...)
+			// Act exactly as the heuristic: its shares and reserve, the
+			// latent (pre-squash) urgency and headroom.
+			copy(act[0], a.Shares)
+			act[0][n] = a.Reserve
+			copy(act[0][n+1:], z[n:])
+			done, _ = env.Step(act, obs, rew)
+		}
+	}
+	m := len(zs) / lat
+	p.Norm.Frozen = false
+	for i := range m {
+		p.Norm.Observe(xs[i*dim : (i+1)*dim])
+	}
+	in := make([]float64, len(xs))
+	for i := range m {
+		p.Norm.Normalize(xs[i*dim:(i+1)*dim], in[i*dim:(i+1)*dim])
+	}
+
+	net := p.Actor
+	tape := net.NewTape()
+	grad := make([]float64, net.NumParams())
+	dOut := make([]float64, net.Out())
+	adam := rl.NewAdam(net.NumParams(), opt.LR)
+	loss := func() float64 {
+		s := 0.0
+		for i := range m {
+			mu := net.Forward(tape, in[i*dim:(i+1)*dim])
+			for k := range lat {
+				d := mu[k] - zs[i*lat+k]
+				s += d * d
+			}
+		}
+		return s / float64(m*lat)
+	}
+	st := CloneStats{Samples: m, Loss0: loss()}
+	// Start from the mean target: the output biases carry it, the
+	// network fits what varies.
+	_, bias := net.Layer(net.Params(), len(net.Sizes())-2)
+	for k := range lat {
+		bias[k] = 0
+		for i := range m {
+			bias[k] += zs[i*lat+k]
+		}
+		bias[k] /= float64(m)
+	}
+	idx := make([]int, m)
+	for i := range idx {
+		idx[i] = i
+	}
+	for range opt.Epochs {
+		r.Shuffle(m, func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+		for b := 0; b < m; b += opt.Batch {
+			batch := idx[b:min(b+opt.Batch, m)]
+			clear(grad)
+			for _, i := range batch {
+				mu := net.Forward(tape, in[i*dim:(i+1)*dim])
+				clear(dOut)
+				for k := range lat {
+					dOut[k] = (mu[k] - zs[i*lat+k]) / float64(len(batch))
+				}
+				net.Backward(tape, dOut, grad, nil)
+			}
+			rl.ClipGlobalNorm(grad, 1)
+			adam.Step(net.Params(), grad)
+		}
+	}
+	st.Loss = loss()
+	if math.IsNaN(st.Loss) {
+		return st, fmt.Errorf("clone commander: the loss diverged")
+	}
+	for k := range p.LogStd {
+		p.LogStd[k] = opt.LogStd
+	}
+	return st, nil
+}

@@ -1,0 +1,186 @@
+package train
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/regimentd/regiment/commander"
+	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/eval"
+	"github.com/regimentd/regiment/rl"
+	"github.com/regimentd/regiment/sim"
+	"github.com/regimentd/regiment/sim/trace"
+	"github.com/regimentd/regiment/simcluster"
+)
+
+// smallWorld loads examples/small.hcl and its day scenario.
+func smallWorld(t testing.TB) (*domains.Config, eval.Scenario) {
+	t.Helper()
+	cfg, err := config.LoadFile("../examples/small.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := config.LoadScenarioFile("../examples/scenarios/small-day.hcl", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.Load(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, eval.Scenario{Scenario: sc, Traces: tr}
+}
+
+// heuristicAct writes the env action that reproduces the Forecast
+// heuristic's action at the env's current observation.
+func heuristicAct(e *CommanderEnv, a *commander.Action, z, act []float64) {
+	e.Heuristic(a)
+	commander.ActionLatent(a, z)
+	n := len(a.Shares)
+	copy(act, a.Shares)
+	act[n] = a.Reserve
+	copy(act[n+1:], z[n:])
+}
+
+func TestCommanderEnvDrivenByTheHeuristicIsTheForecastHierarchy(t *testing.T) {
+	cfg, sc := smallWorld(t)
+	opt := CommanderOptions{Episode: time.Hour, Warmup: 20 * time.Minute, Scale: [2]float64{1, 1}, EventProb: -1}
+	e, err := NewCommanderEnv(cfg, []eval.Scenario{sc}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := e.Spec()
+	if spec.Agents != 1 || spec.Obs.Dim() != len(commander.Layout(cfg)) || spec.Act.Dim() != 3*len(cfg.Domains)+1 {
+		t.Fatalf("spec %+v", spec)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	obs := [][]float64{make([]float64, spec.Obs.Dim())}
+	act := [][]float64{make([]float64, spec.Act.Dim())}
+	rew := make([]float64, 1)
+	e.Reset(r, obs)
+	a := commander.NewAction(len(cfg.Domains))
+	z := make([]float64, spec.Act.LatentDim())
+	steps, cost, actions := 0, 0.0, 0
+	for done := false; !done; {
+		heuristicAct(e, &a, z, act[0])
+		var out Outcome
+		done, out = e.Step(act, obs, rew)
+		steps++
+		cost += out.CostCoreHours
+		actions += out.Actions
+		if len(out.Terms) != len(spec.Terms) || math.IsNaN(rew[0]) || rew[0] < -3 || rew[0] > 1.3 {
+			t.Fatalf("step %d: reward %v, terms %v", steps, rew[0], out.Terms)
+		}
+		if out.Compliance < 0 || out.Compliance > 1 {
+			t.Fatalf("step %d: compliance %v", steps, out.Compliance)
+		}
+	}
+	if steps != 60 {
+		t.Errorf("%d steps in a one-hour episode, want 60", steps)
+	}
+
+	// The same episode run by the hierarchy with its own Forecast policy.
+	ep := e.Episode()
+	s, err := sim.New(cfg, &ep, sc.Traces)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := simcluster.NewPolicy(cfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for !s.Done() {
+		pol.Decide(s.Now(), s.Telemetry(), s.Targets())
+		s.Step()
+	}
+	want, got := s.Metrics(), e.Sim().Metrics()
+	if math.Abs(got.CostCoreHours-want.CostCoreHours) > 1e-3*want.CostCoreHours || math.Abs(got.SLOCompliance-want.SLOCompliance) > 1e-3 {
+		t.Errorf("env driven by the heuristic: cost %.2f core-hours, compliance %.4f; the Forecast hierarchy: %.2f, %.4f",
+			got.CostCoreHours, got.SLOCompliance, want.CostCoreHours, want.SLOCompliance)
+	}
+	if got.ScalingActions < actions {
+		t.Errorf("the env counted %d actions in the episode, the simulator %d in the whole run", actions, got.ScalingActions)
+	}
+	t.Logf("cost %.2f core-hours (env's episode part %.2f), compliance %.4f", got.CostCoreHours, cost, got.SLOCompliance)
+}
+
+func TestCommanderEnvActionsReachTheSoldiers(t *testing.T) {
+	cfg, sc := smallWorld(t)
+	opt := CommanderOptions{Episode: time.Hour, Warmup: 20 * time.Minute, Scale: [2]float64{1, 1}, EventProb: -1}
+	n := len(cfg.Domains)
+	run := func(headroom float64) (ret, cost, costTerm float64) {
+		e, err := NewCommanderEnv(cfg, []eval.Scenario{sc}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec := e.Spec()
+		obs := [][]float64{make([]float64, spec.Obs.Dim())}
+		act := [][]float64{make([]float64, spec.Act.Dim())}
+		rew := make([]float64, 1)
+		e.Reset(rand.New(rand.NewPCG(3, 4)), obs)
+		a := commander.NewAction(n)
+		z := make([]float64, spec.Act.LatentDim())
+		for done := false; !done; {
+			heuristicAct(e, &a, z, act[0])
+			if headroom >= 0 { // the headroom latent for headroom / MaxHeadroom
+				for i := range n {
+					act[0][2*n+1+i] = math.Log(headroom / (commander.MaxHeadroom - headroom))
+				}
+			}
+			var out Outcome
+			done, out = e.Step(act, obs, rew)
+			ret += rew[0]
+			cost += out.CostCoreHours
+			costTerm += out.Terms[2]
+		}
+		return ret, cost, costTerm
+	}
+	_, hCost, hTerm := run(-1)
+	_, bigCost, bigTerm := run(0.45)
+	t.Logf("heuristic headroom: %.1f core-hours (cost term %.3f); headroom 0.45: %.1f (%.3f)", hCost, hTerm, bigCost, bigTerm)
+	if !(bigCost > 1.05*hCost) || !(bigTerm < hTerm) {
+		t.Errorf("headroom 0.45 costs %.1f core-hours (cost term %.3f), the heuristic's headroom %.1f (%.3f): want more cost", bigCost, bigTerm, hCost, hTerm)
+	}
+}
+
+func TestCloneCommanderFitsTheHeuristic(t *testing.T) {
+	cfg, sc := smallWorld(t)
+	opt := CommanderOptions{Episode: time.Hour, Warmup: 20 * time.Minute}
+	e, err := NewCommanderEnv(cfg, []eval.Scenario{sc}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	spec := rl.DefaultSpec(e.Spec().Obs, e.Spec().Act)
+	p, err := rl.NewPolicy(spec, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := CloneCommander(e, p, r, CloneOptions{Episodes: 2, Epochs: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d samples, loss %.4f -> %.4f", st.Samples, st.Loss0, st.Loss)
+	if st.Samples != 120 || !(st.Loss < 0.05*st.Loss0) {
+		t.Fatalf("%d samples, loss %.4f -> %.4f: want 120 samples and the loss under 5%% of the start", st.Samples, st.Loss0, st.Loss)
+	}
+	// On a fresh episode the cloned policy's mean shares are the heuristic's.
+	l, err := commander.NewLearned(p, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := [][]float64{make([]float64, e.Spec().Obs.Dim())}
+	e.Reset(rand.New(rand.NewPCG(9, 9)), obs)
+	n := len(cfg.Domains)
+	want, got := commander.NewAction(n), commander.NewAction(n)
+	e.Heuristic(&want)
+	l.Decide(e.drv.last, &got)
+	for i := range n {
+		if math.Abs(got.Shares[i]-want.Shares[i]) > 0.05 {
+			t.Errorf("domain %s: cloned share %.3f, heuristic %.3f", cfg.Domains[i].Name, got.Shares[i], want.Shares[i])
+		}
+	}
+}
