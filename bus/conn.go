@@ -21,11 +21,26 @@ type ConnectOptions struct {
 	// URL is the server to connect to, e.g. "nats://127.0.0.1:4222"; a
 	// comma-separated list for a NATS cluster. Required.
 	URL string
-	// Credentials is the path to a .creds file (user JWT and nkey seed).
-	// Empty: none.
-	Credentials string
-	// Token is an authentication token. Empty: none.
+	// Token is an authentication token. Empty: none. When set it wins over
+	// TokenFile, NkeySeedFile and Credentials (a flag beats the config).
 	Token string
+	// TokenFile is the path to a file holding the token (surrounding
+	// whitespace trimmed). Empty: none.
+	TokenFile string
+	// NkeySeedFile is the path to a file holding the user's nkey seed. Empty:
+	// none.
+	NkeySeedFile string
+	// Credentials is the path to a .creds file (user JWT and nkey seed).
+	// Empty: none. At most one of TokenFile, NkeySeedFile and Credentials.
+	Credentials string
+	// TLS secures the connection. Default off. SetAuth fills these
+	// authentication and TLS fields from the config.
+	TLS TLS
+	// InboxPrefix is the subject prefix of the reply inboxes the Conn's
+	// requests (JetStream calls) use. Default "_INBOX". A server with
+	// per-role permissions lets each user subscribe to its own prefix only;
+	// see Role.InboxPrefix.
+	InboxPrefix string
 	// Name identifies the connection in server monitoring, e.g.
 	// "soldier-payment". Default "regiment".
 	Name string
@@ -63,6 +78,7 @@ type Conn struct {
 	mu sync.Mutex
 	kv jetstream.KeyValue // the directive bucket; nil until first used
 
+	denied   atomic.Uint64 // permission violations reported by the server
 	closing  atomic.Bool
 	closed   chan struct{} // closed when the connection is closed for good
 	drainErr atomic.Pointer[error]
@@ -113,11 +129,13 @@ func Connect(ctx context.Context, opts ConnectOptions) (*Conn, error) {
 	if d, ok := ctx.Deadline(); ok {
 		nopts = append(nopts, nats.Timeout(time.Until(d)))
 	}
-	if opts.Credentials != "" {
-		nopts = append(nopts, nats.UserCredentials(opts.Credentials))
+	auth, err := opts.authOptions()
+	if err != nil {
+		return nil, fmt.Errorf("bus: connect %s: %w", opts.URL, err)
 	}
-	if opts.Token != "" {
-		nopts = append(nopts, nats.Token(opts.Token))
+	nopts = append(nopts, auth...)
+	if opts.InboxPrefix != "" {
+		nopts = append(nopts, nats.CustomInboxPrefix(opts.InboxPrefix))
 	}
 	nc, err := nats.Connect(opts.URL, nopts...)
 	if err != nil {
@@ -175,8 +193,20 @@ func (c *Conn) onAsyncError(_ *nats.Conn, sub *nats.Subscription, err error) {
 	if sub != nil {
 		subject = sub.Subject
 	}
+	if errors.Is(err, nats.ErrPermissionViolation) {
+		c.denied.Add(1)
+		c.log.Error("nats permission denied", "subject", subject, "error", err)
+		return
+	}
 	c.log.Warn("nats async error", "subject", subject, "error", err)
 }
+
+// Denied is the number of publishes and subscriptions the server refused
+// for lack of permission (see Permissions) since Connect. The server
+// drops a refused publish and reports it asynchronously, so Publish* does
+// not fail; a nonzero count means this connection's credentials do not fit
+// its role.
+func (c *Conn) Denied() uint64 { return c.denied.Load() }
 
 // Cluster is the cluster this Conn serves.
 func (c *Conn) Cluster() string { return c.cluster }

@@ -1,0 +1,222 @@
+package bus
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/regimentd/regiment/domains"
+)
+
+// User names, one NATS user per role. A Soldier's is SoldierUser(domain).
+const (
+	// CommanderUser publishes directives and the allocation, reads reports,
+	// answers share overrides and keeps the directive and override buckets.
+	CommanderUser = "commander"
+	// OperatorUser is a human's CLI (regiment override): it sends overrides
+	// and watches allocations and reports. It publishes no directive.
+	OperatorUser = "operator"
+)
+
+// SoldierUser is the NATS user of domain's Soldier, "soldier-<domain>".
+func SoldierUser(domain string) string { return "soldier-" + domain }
+
+// Role is what one NATS user may do: the subjects it may publish to and
+// subscribe to (NATS wildcards "*" one token, ">" the rest). Anything not
+// listed is refused by the server. With AllowResponses the user may also
+// answer a request it received (publish once to its reply subject), which
+// override answers need.
+type Role struct {
+	User   string // CommanderUser, OperatorUser or SoldierUser(domain)
+	Domain string // the Soldier's domain; empty for the other roles
+	// InboxPrefix is the reply-inbox prefix the user must connect with
+	// (ConnectOptions.InboxPrefix): its JetStream replies arrive under it, and
+	// it may subscribe to nothing else of the kind, so no user reads another's
+	// replies.
+	InboxPrefix    string
+	Publish        []string
+	Subscribe      []string
+	AllowResponses bool
+}
+
+// InboxPrefix is the reply-inbox prefix of user in cluster,
+// "_INBOX_<cluster>_<user>".
+func InboxPrefix(cluster, user string) string { return "_INBOX_" + cluster + "_" + user }
+
+// Permissions is the permission model of cfg's cluster: the Commander, the
+// operator, then one Soldier per domain in config order.
+//
+//   - Only the Commander publishes directives (and writes the directive
+//     bucket). A Soldier subscribes to its own domain's directives and
+//     overrides only, reads only its own domain's last directive, and publishes
+//     only its own domain's reports.
+//   - The operator publishes overrides (as requests) and may read every
+//     report, the allocation and the pins in force; the Commander (share pins)
+//     and a Soldier (its domain's replica pins) answer them and store them.
+//
+// JetStream access is limited to the API calls each role's bus methods make
+// on the two key-value buckets: stream info, create/update for the writers,
+// direct gets of the keys they may read, and the ordered consumer that lists
+// override keys.
+func Permissions(cfg *domains.Config) ([]Role, error) {
+	c := cfg.Cluster.Name
+	if err := ValidToken(c); err != nil {
+		return nil, fmt.Errorf("bus: permissions: cluster: %w", err)
+	}
+	db, _ := DirectiveBucket(c)
+	ob, _ := OverrideBucket(c)
+	root := subjectRoot + "." + c + "."
+	api := "$JS.API."
+	// kv are the JetStream API subjects a user of bucket b needs: stream info
+	// always; for a writer, account info (limits checked before creating),
+	// create and update (CreateOrUpdateKeyValue).
+	kv := func(b string, write bool) []string {
+		s := []string{api + "STREAM.INFO.KV_" + b}
+		if write {
+			s = append(s, api+"INFO", api+"STREAM.CREATE.KV_"+b, api+"STREAM.UPDATE.KV_"+b)
+		}
+		return s
+	}
+	// list is what listing a bucket's keys takes (an ordered consumer).
+	list := func(b string) []string {
+		return []string{api + "CONSUMER.CREATE.KV_" + b, api + "CONSUMER.CREATE.KV_" + b + ".>", api + "CONSUMER.DELETE.KV_" + b + ".>"}
+	}
+	get := func(b, key string) string { return api + "DIRECT.GET.KV_" + b + ".$KV." + b + "." + key }
+
+	commander := Role{User: CommanderUser, InboxPrefix: InboxPrefix(c, CommanderUser), AllowResponses: true}
+	commander.Publish = concat(
+		[]string{root + kindDirective + ".*", root + kindAllocation},
+		kv(db, true), []string{"$KV." + db + ".*", get(db, "*")},
+		kv(ob, true), list(ob), []string{"$KV." + ob + ".>", get(ob, ">")},
+	)
+	commander.Subscribe = []string{root + kindReport + ".*", root + kindOverride + ".*", commander.InboxPrefix + ".>"}
+
+	operator := Role{User: OperatorUser, InboxPrefix: InboxPrefix(c, OperatorUser)}
+	operator.Publish = concat([]string{root + kindOverride + ".*"}, kv(ob, false), list(ob), []string{get(ob, ">")})
+	operator.Subscribe = []string{root + kindReport + ".*", root + kindAllocation, operator.InboxPrefix + ".>"}
+
+	roles := []Role{commander, operator}
+	seen := map[string]bool{}
+	for _, d := range cfg.Domains {
+		if err := ValidToken(d.Name); err != nil {
+			return nil, fmt.Errorf("bus: permissions: domain: %w", err)
+		}
+		if seen[d.Name] {
+			return nil, fmt.Errorf("bus: permissions: duplicate domain %q", d.Name)
+		}
+		seen[d.Name] = true
+		u := SoldierUser(d.Name)
+		s := Role{User: u, Domain: d.Name, InboxPrefix: InboxPrefix(c, u), AllowResponses: true}
+		s.Publish = concat(
+			[]string{root + kindReport + "." + d.Name},
+			kv(db, false), []string{get(db, d.Name)},
+			kv(ob, true), list(ob),
+			[]string{"$KV." + ob + "." + d.Name + ".*", get(ob, d.Name), get(ob, d.Name+".*")},
+		)
+		s.Subscribe = []string{root + kindDirective + "." + d.Name, root + kindOverride + "." + d.Name, s.InboxPrefix + ".>"}
+		roles = append(roles, s)
+	}
+	return roles, nil
+}
+
+// concat joins subject lists, keeping the first of duplicates.
+func concat(ss ...[]string) []string {
+	var out []string
+	for _, s := range ss {
+		for _, v := range s {
+			if !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// ServerConfig is what WriteServerConfig needs besides the roles.
+type ServerConfig struct {
+	// Listen is the client address. Default "0.0.0.0:4222".
+	Listen string
+	// HTTP is the monitoring address (/healthz). Empty: none.
+	HTTP string
+	// StoreDir is the JetStream directory. Default "/data".
+	StoreDir string
+	// TLS, when CertFile is set, makes the server require TLS.
+	TLS ServerTLS
+	// Nkeys maps each role's user to its public nkey ("U..."). Every role
+	// needs one.
+	Nkeys map[string]string
+}
+
+// ServerTLS is the server's side of TLS: its certificate and, with Verify,
+// the CA that client certificates must chain to.
+type ServerTLS struct {
+	CertFile, KeyFile string
+	CAFile            string // CA of client certificates (with Verify) and of the chain
+	Verify            bool   // require a client certificate
+}
+
+// WriteServerConfig writes a nats-server configuration with JetStream and one
+// nkey user per role, each allowed exactly its Role's subjects. The output is
+// deterministic for equal input.
+func WriteServerConfig(w io.Writer, roles []Role, sc ServerConfig) error {
+	if sc.Listen == "" {
+		sc.Listen = "0.0.0.0:4222"
+	}
+	if sc.StoreDir == "" {
+		sc.StoreDir = "/data"
+	}
+	var b strings.Builder
+	b.WriteString("# nats-server configuration for Regiment, generated by `regiment nats-config`.\n")
+	b.WriteString("# One nkey user per role; each may publish and subscribe only to the subjects\n")
+	b.WriteString("# listed (README.md, section Securing NATS). Public keys only: the seeds stay\n")
+	b.WriteString("# with the daemons (nats { nkey_seed_file = ... } in the cluster config).\n\n")
+	fmt.Fprintf(&b, "listen: %q\n", sc.Listen)
+	if sc.HTTP != "" {
+		fmt.Fprintf(&b, "http: %q\n", sc.HTTP)
+	}
+	fmt.Fprintf(&b, "jetstream {\n  store_dir: %q\n}\n", sc.StoreDir)
+	if t := sc.TLS; t.CertFile != "" {
+		if t.KeyFile == "" {
+			return errors.New("bus: server config: tls needs a key file with its cert file")
+		}
+		if t.Verify && t.CAFile == "" {
+			return errors.New("bus: server config: verifying client certificates needs a CA file")
+		}
+		fmt.Fprintf(&b, "tls {\n  cert_file: %q\n  key_file: %q\n", t.CertFile, t.KeyFile)
+		if t.CAFile != "" {
+			fmt.Fprintf(&b, "  ca_file: %q\n", t.CAFile)
+		}
+		if t.Verify {
+			b.WriteString("  verify: true\n")
+		}
+		b.WriteString("  timeout: 2\n}\n")
+	}
+	b.WriteString("authorization {\n  users: [\n")
+	for _, r := range roles {
+		key := sc.Nkeys[r.User]
+		if !strings.HasPrefix(key, "U") {
+			return fmt.Errorf("bus: server config: user %s: %q is not a public user nkey", r.User, key)
+		}
+		fmt.Fprintf(&b, "    # %s (connects with inbox prefix %s)\n", r.User, r.InboxPrefix)
+		fmt.Fprintf(&b, "    {\n      nkey: %q\n      permissions: {\n", key)
+		writeList(&b, "publish", r.Publish)
+		writeList(&b, "subscribe", r.Subscribe)
+		if r.AllowResponses {
+			b.WriteString("        allow_responses: true\n")
+		}
+		b.WriteString("      }\n    }\n")
+	}
+	b.WriteString("  ]\n}\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeList(b *strings.Builder, name string, subjects []string) {
+	fmt.Fprintf(b, "        %s: { allow: [\n", name)
+	for _, s := range subjects {
+		fmt.Fprintf(b, "          %q\n", s)
+	}
+	b.WriteString("        ] }\n")
+}
