@@ -50,6 +50,7 @@ type Commander struct {
 	builder  *Builder
 	pub      Publisher
 	rec      Recorder
+	ov       *overrides // operator share pins, see override.go
 	term     uint64
 	seq      uint64
 	prev     []float64 // shares in force; nil before the first tick
@@ -65,9 +66,13 @@ type Commander struct {
 // nanoseconds); seq continues from seq0 (0 on a fresh start).
 func New(cfg *domains.Config, policy Policy, policyName string, pub Publisher, rec Recorder, term, seq0 uint64) *Commander {
 	n := len(cfg.Domains)
+	names := make([]string, n)
+	for i, d := range cfg.Domains {
+		names[i] = d.Name
+	}
 	return &Commander{
 		cfg: cfg, policy: policy, name: policyName, rules: NewRules(cfg), builder: NewBuilder(cfg),
-		pub: pub, rec: rec, term: term, seq: seq0, proposed: NewAction(n), final: NewAction(n),
+		pub: pub, rec: rec, ov: newOverrides(names), term: term, seq: seq0, proposed: NewAction(n), final: NewAction(n),
 		weights: commanderWeights(cfg), reloaded: make(chan struct{}, 1),
 	}
 }
@@ -118,6 +123,7 @@ func (c *Commander) decide(now time.Time) (*Observation, string) {
 	reason := c.policy.Decide(o, &c.proposed)
 	copyAction(&c.final, &c.proposed)
 	c.applied = Guard(c.rules, c.prev, &c.final, c.applied[:0])
+	c.applyOverrides(now) // operator pins, after the guards (override.go)
 	return o, reason
 }
 

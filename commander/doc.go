@@ -13,6 +13,14 @@
 // (floors win when they conflict with the reserve), shares plus Reserve sum
 // to 1, and Reserve >= reserve_min whenever floors allow.
 //
+// Operator overrides (OnOverride, override.go) rank above all of that: after
+// Guard, ApplyPins sets each pinned domain's share exactly, beyond its floor,
+// ceiling and max_share_change, and makes room from the unpinned domains,
+// lowest priority first, down to their floors for reserve_min, below them only
+// if the shares would otherwise pass 1. Pins together never exceed 1 (a pin
+// that would is refused), so shares plus Reserve still sum to 1; Reserve may
+// fall under reserve_min while pins hold. A pin lapses at its Until.
+//
 // Concurrency: OnReport may be called from any goroutine; Tick and Run must
 // not run concurrently. Package commander never imports NATS, bbolt,
 // client-go or HCL.
