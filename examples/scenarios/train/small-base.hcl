@@ -1,0 +1,38 @@
+# Training traffic for the small example (examples/small.hcl), issue 5's
+# train/eval split: the World Cup 98 site's days 1-40 (1998-04-30 21:30 to
+# 1998-06-09 00:00) drive payment and data, and the even-ranked Azure
+# Functions (ranks 0, 2, 4, ... by busiest) drive merchant (ranks 0, 4, 8,
+# ...) and platform (ranks 2, 6, 10, ...). Days 41-60 and the odd-ranked
+# functions are held out for evaluation. Training episodes are random
+# windows of a few hours inside this scenario.
+scenario "small-train" {
+  start    = "1998-04-30T21:30:00Z"
+  duration = "914h30m"
+  seed     = 1
+  noise    = 0.05
+
+  traffic "payment" {
+    trace    = "../../../../shared/traces/worldcup98/worldcup98_days01-60_per_minute.csv"
+    format   = "timeseries"
+    peak_rps = 9000
+  }
+  traffic "data" {
+    trace    = "../../../../shared/traces/worldcup98/worldcup98_days01-60_per_minute.csv"
+    format   = "timeseries"
+    peak_rps = 400
+  }
+  traffic "merchant" {
+    trace           = "../../../../shared/traces/azure-functions-2019/sampleA_1350fn_invocations.csv"
+    format          = "azure-functions"
+    peak_rps        = 3000
+    function_offset = 0
+    function_stride = 4
+  }
+  traffic "platform" {
+    trace           = "../../../../shared/traces/azure-functions-2019/sampleA_1350fn_invocations.csv"
+    format          = "azure-functions"
+    peak_rps        = 300
+    function_offset = 2
+    function_stride = 4
+  }
+}

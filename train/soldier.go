@@ -1,0 +1,348 @@
+package train
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/eval"
+	"github.com/regimentd/regiment/reward"
+	"github.com/regimentd/regiment/sim"
+	"github.com/regimentd/regiment/sim/trace"
+	"github.com/regimentd/regiment/soldier"
+)
+
+// LoadScenario loads sc's traces.
+func LoadScenario(sc *domains.Scenario) (eval.Scenario, error) {
+	t, err := trace.Load(sc)
+	if err != nil {
+		return eval.Scenario{}, fmt.Errorf("scenario %q: %w", sc.Name, err)
+	}
+	return eval.Scenario{Scenario: sc, Traces: t}, nil
+}
+
+// SoldierEnvConfig configures the Soldier stage's environment.
+type SoldierEnvConfig struct {
+	Cluster *domains.Config
+	// Domains the episode simulates; nil: all of the cluster's. A subset
+	// runs a cluster of those domains alone (calls into other domains are
+	// dropped), for the single-domain phase of the curriculum.
+	Domains []string
+	// Scenarios are drawn uniformly at each Reset; each episode starts at a
+	// random minute of its scenario's window [Start, Start+Duration-Episode].
+	Scenarios []eval.Scenario
+	Episode   time.Duration // simulated time per episode; default 3h
+	// Randomise perturbs every episode (Perturb): traffic scaling, noise,
+	// random events, and the budget's forecast error.
+	Randomise bool
+}
+
+// soldierTerms are the reward terms a Soldier env reports: package reward's
+// Soldier terms, then "churn" (-share of the group's apps written this
+// tick, weight churnWeight), which prices scaling actions directly.
+var soldierTerms = []string{"adherence", "utilisation", "alignment", "oscillation", "cold_start", "churn"}
+
+// churnWeight is the weight of the churn term in the env's reward.
+const churnWeight = 0.3
+
+// SoldierEnv is the Soldier stage: the simulator with every domain's
+// Soldier acting through the learned policy (one agent per app group of
+// every domain, one shared network) against budgets set by a frozen
+// stand-in for the Commander, and the Executor's safety rules in force.
+//
+// The budget of domain d, reset every Commander tick, is
+//
+//	budget_d = min((1 + m) x demand_d x max(0.5, 1 + e), ceiling_d x C)
+//
+// with demand_d the cores the domain's apps want at the configured target
+// utilisation (what Soldiers report), m the episode's margin in [0.1, 0.3],
+// e a forecast error ~ N(0, sigma), sigma in [0.05, 0.15] per episode, and C
+// the cluster's capacity: a Commander that follows demand with a noisy
+// forecast, whose budgets bind when a domain outgrows its ceiling or the
+// forecast falls short. The floor is left out: it is a guarantee, not a
+// spend target, and the utilisation term would otherwise pay a quiet
+// domain for spending up to it. Without Randomise, m = 0.2 and e = 0.
+//
+// Each group's reward is reward.Soldier over the group (its worst app's
+// p99 and error rate against the domain's SLO, the domain's budget
+// utilisation, its apps' oscillations and cold starts), with the domain's
+// configured weights, plus the churn term.
+type SoldierEnv struct {
+	cfg      SoldierEnvConfig
+	cluster  *domains.Config // the simulated cluster (a subset with Domains)
+	doms     []*envDomain
+	spec     Spec
+	ratio    int // Soldier ticks per Commander tick
+	s        *sim.Sim
+	tick     int
+	margin   float64
+	fcSigma  float64
+	r        *rand.Rand
+	terms    []float64
+	episodeN int
+}
+
+// envDomain is one domain's Soldier in the env.
+type envDomain struct {
+	di, first int // domain index and first app id in the simulated cluster
+	cfg       soldier.Config
+	l         *soldier.Learned
+	exec      *soldier.Executor
+	obs       soldier.Observation
+	in        soldier.Input
+	proposed  []int32
+	guards    []soldier.Guard
+	writes    []soldier.Change
+	lastUp    []int                 // tick of each app's last scale-up; -1e9 never
+	wrote     []int                 // writes per group this step
+	osc       []bool                // per app: scaled down this step within the oscillation window of a scale-up
+	gin       []reward.SoldierInput // per group: this step's reward input
+	budget    float64
+	agent0    int // index of the domain's first group among the env's agents
+}
+
+// NewSoldierEnv builds a Soldier env. It does not start an episode.
+func NewSoldierEnv(cfg SoldierEnvConfig) (*SoldierEnv, error) {
+	if len(cfg.Scenarios) == 0 {
+		return nil, fmt.Errorf("soldier env: no scenarios")
+	}
+	if cfg.Episode <= 0 {
+		cfg.Episode = 3 * time.Hour
+	}
+	cl := cfg.Cluster
+	if cfg.Domains != nil {
+		sub := *cl
+		sub.Domains = nil
+		for _, name := range cfg.Domains {
+			di := cl.Domain(name)
+			if di < 0 {
+				return nil, fmt.Errorf("soldier env: unknown domain %q", name)
+			}
+			sub.Domains = append(sub.Domains, cl.Domains[di])
+		}
+		cl = &sub
+	}
+	for _, sc := range cfg.Scenarios {
+		if sc.Scenario.Duration < cfg.Episode {
+			return nil, fmt.Errorf("soldier env: scenario %q lasts %s, shorter than an episode (%s)", sc.Scenario.Name, sc.Scenario.Duration, cfg.Episode)
+		}
+	}
+	e := &SoldierEnv{cfg: cfg, cluster: cl, ratio: max(1, int(cl.Commander.Tick/cl.Soldier.Tick))}
+	first := 0
+	agents := 0
+	for di, d := range cl.Domains {
+		scfg, err := soldier.NewConfig(cl, d.Name)
+		if err != nil {
+			return nil, err
+		}
+		// The learned policy acts through Targets with the trainer's
+		// actions; the network given here only fixes the layouts.
+		pol, err := soldier.NewLearnedPolicy(rand.New(rand.NewPCG(0, 0)), cl.Soldier.TargetUtilisation, 0)
+		if err != nil {
+			return nil, err
+		}
+		l, err := soldier.NewLearned(pol, scfg)
+		if err != nil {
+			return nil, err
+		}
+		n := len(scfg.Apps)
+		ed := &envDomain{
+			di: di, first: first, cfg: scfg, l: l,
+			exec: soldier.NewExecutor(soldier.ExecutorConfig{
+				OverageCap: cl.Soldier.OverageCap, ScaleDownCooldown: cl.Soldier.ScaleDownCooldown,
+				ErrorRateVeto: cl.Soldier.ErrorRateVeto, MaxWritesPerTick: cl.Soldier.MaxWritesPerTick,
+			}, n),
+			obs:      soldier.Observation{Apps: make([]soldier.AppObservation, n)},
+			proposed: make([]int32, n), lastUp: make([]int, n), wrote: make([]int, l.Groups()),
+			osc: make([]bool, n), gin: make([]reward.SoldierInput, l.Groups()),
+			agent0: agents,
+		}
+		ed.in = soldier.Input{Apps: scfg.Apps, Obs: &ed.obs, TargetUtil: cl.Soldier.TargetUtilisation, SLO: scfg.SLO}
+		e.doms = append(e.doms, ed)
+		first += n
+		agents += l.Groups()
+	}
+	e.spec = Spec{Obs: soldier.LearnedLayout(), Act: soldier.LearnedActions(), Agents: agents, Terms: soldierTerms}
+	e.terms = make([]float64, len(soldierTerms))
+	return e, nil
+}
+
+// Spec implements Env.
+func (e *SoldierEnv) Spec() Spec { return e.spec }
+
+// Reset implements Env: a new episode on a random window of a random
+// scenario, perturbed when Randomise is set.
+func (e *SoldierEnv) Reset(r *rand.Rand, obs [][]float64) {
+	e.r = r
+	base := e.cfg.Scenarios[r.IntN(len(e.cfg.Scenarios))]
+	sc := *base.Scenario
+	sc.Traffic = nil
+	for _, tr := range base.Scenario.Traffic {
+		if e.cluster.Domain(tr.Domain) >= 0 {
+			sc.Traffic = append(sc.Traffic, tr)
+		}
+	}
+	sc.Events = nil
+	slack := int((base.Scenario.Duration - e.cfg.Episode) / time.Minute)
+	shift := time.Duration(r.IntN(slack+1)) * time.Minute
+	for _, ev := range base.Scenario.Events {
+		if ev.Domain != "" && e.cluster.Domain(ev.Domain) < 0 {
+			continue
+		}
+		ev.At -= shift
+		if ev.At+2*ev.Ramp+ev.Hold > 0 || ev.Every > 0 {
+			sc.Events = append(sc.Events, ev)
+		}
+	}
+	sc.Start = base.Scenario.Start.Add(shift)
+	sc.Duration = e.cfg.Episode
+	sc.Seed = r.Uint64()
+	e.margin, e.fcSigma = 0.2, 0
+	if e.cfg.Randomise {
+		Perturb(&sc, e.cluster, r)
+		e.margin = 0.1 + 0.2*r.Float64()
+		e.fcSigma = 0.05 + 0.1*r.Float64()
+	}
+	s, err := sim.New(e.cluster, &sc, base.Traces)
+	if err != nil {
+		// Scenarios are validated when loaded; a window outside its trace
+		// is a configuration error the caller must see.
+		panic(fmt.Sprintf("soldier env: episode of scenario %q from %s: %v", sc.Name, sc.Start.Format(time.RFC3339), err))
+	}
+	e.s, e.tick = s, 0
+	e.episodeN++
+	for _, d := range e.doms {
+		n := len(d.cfg.Apps)
+		*d.exec = *soldier.NewExecutor(soldier.ExecutorConfig{
+			OverageCap: e.cluster.Soldier.OverageCap, ScaleDownCooldown: e.cluster.Soldier.ScaleDownCooldown,
+			ErrorRateVeto: e.cluster.Soldier.ErrorRateVeto, MaxWritesPerTick: e.cluster.Soldier.MaxWritesPerTick,
+		}, n)
+		for i := range d.lastUp {
+			d.lastUp[i] = -1 << 30
+		}
+		d.l.Reset()
+	}
+	e.observe()
+	e.setBudgets()
+	e.features(obs)
+}
+
+// observe reads every domain's observation from the simulator, as the
+// simcluster view does: lagged telemetry, the targets in force.
+func (e *SoldierEnv) observe() {
+	t, targets := e.s.Telemetry(), e.s.Targets()
+	for _, d := range e.doms {
+		for i := range d.obs.Apps {
+			a := &t.Apps[d.first+i]
+			d.obs.Apps[i] = soldier.AppObservation{RPS: a.RPS, P99: a.P99, ErrorRate: a.ErrorRate, CPUUtil: a.CPUUtil,
+				Ready: a.Ready, Starting: a.Starting, Pending: a.Pending, Replicas: targets[d.first+i]}
+		}
+		d.obs.P99, d.obs.ErrorRate = t.Domains[d.di].P99, t.Domains[d.di].ErrorRate
+		d.in.Now = e.s.Now()
+	}
+}
+
+// setBudgets is the stand-in Commander (see SoldierEnv).
+func (e *SoldierEnv) setBudgets() {
+	capacity := e.cluster.Cluster.CapacityCores
+	for _, d := range e.doms {
+		d.in.BudgetCores, d.in.Headroom = math.Inf(1), 0
+		demand := soldier.DemandCores(d.in)
+		f := 1 + e.margin
+		if e.fcSigma > 0 {
+			f *= max(0.5, 1+e.fcSigma*e.r.NormFloat64())
+		}
+		dc := e.cluster.Domains[d.di]
+		d.budget = min(demand*f, dc.Ceiling*capacity)
+		d.in.BudgetCores = d.budget
+	}
+}
+
+func (e *SoldierEnv) features(obs [][]float64) {
+	for _, d := range e.doms {
+		d.l.Features(d.in, obs[d.agent0:d.agent0+d.l.Groups()])
+	}
+}
+
+// Step implements Env.
+func (e *SoldierEnv) Step(act [][]float64, obs [][]float64, rew []float64) (bool, Outcome) {
+	now := e.s.Now()
+	targets := e.s.Targets()
+	osc := int(reward.OscillationWindow / e.cluster.Soldier.Tick)
+	actions := 0
+	for _, d := range e.doms {
+		d.l.Targets(d.in, act[d.agent0:d.agent0+d.l.Groups()], d.proposed)
+		d.guards, d.writes = d.exec.Apply(now, d.cfg.Apps, &d.obs, d.budget, d.proposed, d.guards[:0], d.writes[:0])
+		clear(d.wrote)
+		clear(d.osc)
+		for _, w := range d.writes {
+			prev := targets[d.first+w.App]
+			targets[d.first+w.App] = w.Replicas
+			d.wrote[d.cfg.Apps[w.App].Group]++
+			switch {
+			case w.Replicas > prev:
+				d.lastUp[w.App] = e.tick
+			case e.tick-d.lastUp[w.App] <= osc:
+				d.osc[w.App] = true // scaled down within the window of a scale-up
+			}
+		}
+		actions += len(d.writes)
+	}
+	e.s.Step()
+	e.tick++
+	e.observe()
+	if e.tick%e.ratio == 0 {
+		e.setBudgets()
+	}
+	clear(e.terms)
+	t := e.s.Telemetry()
+	breached, apps, used := 0, 0, 0.0
+	for _, d := range e.doms {
+		dt := &t.Domains[d.di]
+		breached += int(dt.BreachedApps)
+		apps += len(d.cfg.Apps)
+		used += dt.CoresUsed
+		dUsed := 0.0
+		for i, a := range d.cfg.Apps {
+			dUsed += float64(d.obs.Apps[i].Replicas) * a.CPU
+		}
+		for g := range d.gin {
+			d.gin[g] = reward.SoldierInput{SLO: d.cfg.SLO, ErrorBudget: d.cfg.ErrorBudget, BudgetCores: d.budget, UsedCores: dUsed}
+		}
+		for i, a := range d.cfg.Apps {
+			in, o := &d.gin[a.Group], &d.obs.Apps[i]
+			in.P99, in.ErrorRate = max(in.P99, o.P99), max(in.ErrorRate, o.ErrorRate)
+			in.Apps++
+			in.Ready += int(o.Ready)
+			in.Replicas += int(o.Ready + o.Starting + o.Pending)
+			if d.osc[i] {
+				in.Oscillations++
+			}
+		}
+		for g := range d.gin {
+			b := reward.Soldier(d.gin[g], d.cfg.Reward)
+			churn := -float64(d.wrote[g]) / float64(max(d.gin[g].Apps, 1))
+			rew[d.agent0+g] = b.Total + churnWeight*churn
+			e.terms[0] += b.Adherence
+			e.terms[1] += b.Utilisation
+			e.terms[2] += b.Alignment
+			e.terms[3] += b.Oscillation
+			e.terms[4] += b.ColdStart
+			e.terms[5] += churn
+		}
+	}
+	for k := range e.terms {
+		e.terms[k] /= float64(e.spec.Agents)
+	}
+	e.features(obs)
+	out := Outcome{Terms: e.terms, Compliance: 1 - float64(breached)/float64(max(apps, 1)), Actions: actions}
+	hours := e.cluster.Soldier.Tick.Hours()
+	if cph := e.cluster.Cluster.CostPerCoreHour; cph > 0 {
+		out.CostCoreHours = t.Cluster.CostPerHour / cph * hours
+	} else {
+		out.CostCoreHours = used * hours
+	}
+	return e.s.Done(), out
+}
