@@ -163,38 +163,54 @@ func (f *Fallback) Observe(sc Score) (bool, FallbackEvent) {
 		f.held++
 	}
 	f.push(sc, bad)
-	trip, why := f.worse()
+	trip := f.worse()
 	switch {
 	case !f.active && trip != "":
 		f.active, f.held = true, 0
+		detail := f.detail(trip)
 		f.clear()
-		return true, FallbackEvent{Reason: trip, Detail: why}
+		return true, FallbackEvent{Reason: trip, Detail: detail}
 	case f.active && f.held >= f.cfg.Hold && trip == "":
+		detail := fmt.Sprintf("after %d ticks on the baseline; in shadow %s", f.held, f.detail(""))
 		f.active = false
-		detail := fmt.Sprintf("after %d ticks on the baseline; in shadow %s", f.held, why)
 		f.clear()
 		return false, FallbackEvent{Reason: FallbackHandBack, Detail: detail}
 	}
 	return f.active, FallbackEvent{}
 }
 
-// worse applies the two rules to the ring and returns the one that trips
-// ("" if none) with its figures.
-func (f *Fallback) worse() (string, string) {
-	w := f.cfg.Window
-	need := int(math.Ceil(f.cfg.BreachFraction*float64(w) - 1e-9))
+// need is the count of caused (or, held, short) ticks at which the slo rule
+// trips: ceil(BreachFraction x Window), at least 1.
+func (f *Fallback) need() int {
+	return max(1, int(math.Ceil(f.cfg.BreachFraction*float64(f.cfg.Window)-1e-9)))
+}
+
+// worse applies the two rules to the ring and returns the one that trips,
+// "" if none.
+func (f *Fallback) worse() string {
+	switch {
+	case f.caused >= f.need():
+		return FallbackSLO
+	case f.n == f.cfg.Window && f.adv <= f.caused && f.pc > (1+f.cfg.CostMargin)*f.bc:
+		return FallbackCost
+	}
+	return ""
+}
+
+// detail explains rule ("" for none tripping) with the ring's figures.
+func (f *Fallback) detail(rule string) string {
 	bad := "policy-caused breaches"
 	if f.active {
 		bad = "policy shortfalls"
 	}
-	if f.caused >= max(1, need) {
-		return FallbackSLO, fmt.Sprintf("%s %d of %d ticks >= %d (%.0f%% of the window)", bad, f.caused, f.n, need, 100*f.cfg.BreachFraction)
-	}
-	if f.n == w && f.adv <= f.caused && f.pc > (1+f.cfg.CostMargin)*f.bc {
-		return FallbackCost, fmt.Sprintf("policy %.1f core-ticks > %.2f x baseline %.1f with %d baseline shortfalls <= %d %s",
+	switch rule {
+	case FallbackSLO:
+		return fmt.Sprintf("%s %d of %d ticks >= %d (%.0f%% of the window)", bad, f.caused, f.n, f.need(), 100*f.cfg.BreachFraction)
+	case FallbackCost:
+		return fmt.Sprintf("policy %.1f core-ticks > %.2f x baseline %.1f with %d baseline shortfalls <= %d %s",
 			f.pc, 1+f.cfg.CostMargin, f.bc, f.adv, f.caused, bad)
 	}
-	return "", fmt.Sprintf("%s %d of %d ticks < %d; cost %.1f vs baseline %.1f core-ticks", bad, f.caused, f.n, max(1, need), f.pc, f.bc)
+	return fmt.Sprintf("%s %d of %d ticks < %d; cost %.1f vs baseline %.1f core-ticks", bad, f.caused, f.n, f.need(), f.pc, f.bc)
 }
 
 func (f *Fallback) push(sc Score, bad bool) {
