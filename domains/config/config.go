@@ -244,6 +244,7 @@ type domainHCL struct {
 	Weight   numberAttr
 	Floor    numberAttr
 	Ceiling  numberAttr
+	Mode     stringAttr
 	SLO      sloHCL
 	AppSets  []*appSetHCL
 }
@@ -254,6 +255,7 @@ func (d *domainHCL) fields() []field {
 		{"weight", &d.Weight},
 		{"floor", &d.Floor},
 		{"ceiling", &d.Ceiling},
+		{"mode", &d.Mode},
 	}
 }
 
@@ -278,6 +280,7 @@ func (d *domainHCL) translate() domains.Domain {
 		Weight:   d.Weight.V,
 		Floor:    d.Floor.V,
 		Ceiling:  d.Ceiling.V,
+		Mode:     domains.Mode(d.Mode.V),
 		SLO:      domains.SLO{LatencyP99: d.SLO.LatencyP99.V, ErrorBudget: d.SLO.ErrorBudget.V},
 	}
 	for _, a := range d.AppSets {

@@ -49,7 +49,7 @@ func validateConfig(cfg *domains.Config, h *configHCL, ds *Diagnostics) {
 	c.oneOf(&hs.Actuation, string(s.Actuation), []string{string(domains.ActuateReplicas), string(domains.ActuateHPABounds)})
 	c.number(&hs.OverageCap, s.OverageCap, nonNegative)
 	c.duration(&hs.ScaleDownCooldown, s.ScaleDownCooldown, nonNegative)
-	c.oneOf(&hs.Mode, string(s.Mode), []string{string(domains.ModeActive), string(domains.ModeShadow), string(domains.ModeOff)})
+	c.oneOf(&hs.Mode, string(s.Mode), modeNames)
 	c.number(&hs.TargetUtilisation, s.TargetUtilisation, unitLeftOpen)
 	c.number(&hs.ErrorRateVeto, s.ErrorRateVeto, unitLeftOpen)
 	c.integer(&hs.MaxWritesPerTick, s.MaxWritesPerTick, atLeastOne)
@@ -60,6 +60,9 @@ func validateConfig(cfg *domains.Config, h *configHCL, ds *Diagnostics) {
 	validateNATS(&h.NATS, c)
 	c.duration(&h.Store.Retention, cfg.Store.Retention, positive)
 }
+
+// modeNames are the Soldier modes of the soldier block and of a domain.
+var modeNames = []string{string(domains.ModeActive), string(domains.ModeShadow), string(domains.ModeOff)}
 
 // validateDomains checks the domains, their shares, app sets and dependencies.
 func validateDomains(cfg *domains.Config, h *configHCL, c checker) {
@@ -79,6 +82,7 @@ func validateDomains(cfg *domains.Config, h *configHCL, c checker) {
 		c.number(&hd.Weight, d.Weight, positive)
 		c.number(&hd.Floor, d.Floor, unit)
 		c.number(&hd.Ceiling, d.Ceiling, unit)
+		c.oneOf(&hd.Mode, string(d.Mode), modeNames) // unset: the soldier block's mode
 		if !hd.Floor.Bad && !hd.Ceiling.Bad && unit.contains(d.Floor) && unit.contains(d.Ceiling) && d.Floor > d.Ceiling {
 			r := hd.Floor.Range
 			if !hd.Floor.Set {
