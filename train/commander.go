@@ -190,7 +190,8 @@ func (e *CommanderEnv) Reset(r *rand.Rand, obs [][]float64) {
 
 // scenario draws an episode: a random training scenario, a random start
 // minute in its window, each domain's peak_rps scaled, the scenario's own
-// events that fall in the episode, and maybe a random flash sale.
+// events that fall in the episode (a repeating one from its first repeat at
+// or after the start), and maybe a random flash sale.
 func (e *CommanderEnv) scenario(r *rand.Rand) (domains.Scenario, map[string][]trace.Series) {
 	base := e.scens[r.IntN(len(e.scens))]
 	sc := *base.Scenario
@@ -206,6 +207,9 @@ func (e *CommanderEnv) scenario(r *rand.Rand) (domains.Scenario, map[string][]tr
 	sc.Events = nil
 	for _, ev := range base.Events {
 		ev.At -= shift
+		if ev.At < 0 && ev.Every > 0 { // the first repeat at or after the episode's start
+			ev.At += (-ev.At + ev.Every - 1) / ev.Every * ev.Every
+		}
 		if ev.At >= 0 && ev.At < sc.Duration {
 			sc.Events = append(sc.Events, ev)
 		}

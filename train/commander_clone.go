@@ -16,6 +16,9 @@ type CloneOptions struct {
 	Epochs   int     // passes over the samples; default 40
 	Batch    int     // samples per Adam step; default 32
 	LR       float64 // Adam step size; default 3e-3
+	// Gamma discounts the heuristic's rewards into the returns the critic
+	// is fitted to. Default 0.99 (PPO's).
+	Gamma float64
 	// LogStd is the log standard deviation every latent action dimension
 	// gets after cloning, PPO's exploration from the cloned mean. Default
 	// -1.5 (sigma 0.22).
@@ -35,6 +38,9 @@ func (o *CloneOptions) defaults() {
 	if o.LR <= 0 {
 		o.LR = 3e-3
 	}
+	if o.Gamma <= 0 {
+		o.Gamma = 0.99
+	}
 	if o.LogStd == 0 {
 		o.LogStd = -1.5
 	}
@@ -47,6 +53,9 @@ type CloneStats struct {
 	// means and the heuristic's latent actions, per latent dimension,
 	// before and after fitting.
 	Loss0, Loss float64
+	// ValueLoss0 and ValueLoss are the critic's mean squared error against
+	// the heuristic's discounted returns before and after fitting.
+	ValueLoss0, ValueLoss float64
 }
 
 // CloneCommander behaviour-clones the Forecast heuristic into p, so that
@@ -59,9 +68,12 @@ type CloneStats struct {
 //	L      = 1/(2B) sum_b ||mu(x_b) - z_b||^2
 //	dL/dmu = (mu(x_b) - z_b) / B
 //
-// back-propagated through the actor (Network.Backward). The critic is not
-// touched; every log standard deviation is set to opt.LogStd. p must have
-// env's observation and action layouts.
+// back-propagated through the actor (Network.Backward). The critic (a
+// separate one; a shared trunk's value is left alone) is fitted the same
+// way to the heuristic's discounted returns-to-go G_t = sum_k gamma^k
+// r_{t+k} within each episode, so that PPO's first advantages are not
+// those of a random critic. Every log standard deviation is set to
+// opt.LogStd. p must have env's observation and action layouts.
 func CloneCommander(env *CommanderEnv, p *rl.Policy, r *rand.Rand, opt CloneOptions) (CloneStats, error) {
 	opt.defaults()
 	spec := env.Spec()
@@ -72,7 +84,7 @@ func CloneCommander(env *CommanderEnv, p *rl.Policy, r *rand.Rand, opt CloneOpti
 		return CloneStats{}, fmt.Errorf("clone commander: the policy's action layout is not the env's")
 	}
 	dim, lat, n := spec.Obs.Dim(), spec.Act.LatentDim(), env.n
-	var xs, zs []float64
+	var xs, zs, gs []float64
 	obs := [][]float64{make([]float64, dim)}
 	act := [][]float64{make([]float64, spec.Act.Dim())}
 	rew := make([]float64, 1)
@@ -80,6 +92,7 @@ func CloneCommander(env *CommanderEnv, p *rl.Policy, r *rand.Rand, opt CloneOpti
 	z := make([]float64, lat)
 	for range opt.Episodes {
 		env.Reset(r, obs)
+		first := len(gs)
 		for done := false; !done; {
 			env.Heuristic(&a)
 			commander.ActionLatent(&a, z)
@@ -91,6 +104,10 @@ func CloneCommander(env *CommanderEnv, p *rl.Policy, r *rand.Rand, opt CloneOpti
 			act[0][n] = a.Reserve
 			copy(act[0][n+1:], z[n:])
 			done, _ = env.Step(act, obs, rew)
+			gs = append(gs, rew[0])
+		}
+		for t := len(gs) - 2; t >= first; t-- { // G_t = r_t + gamma G_{t+1}
+			gs[t] += opt.Gamma * gs[t+1]
 		}
 	}
 	m := len(zs) / lat
@@ -103,7 +120,25 @@ func CloneCommander(env *CommanderEnv, p *rl.Policy, r *rand.Rand, opt CloneOpti
 		p.Norm.Normalize(xs[i*dim:(i+1)*dim], in[i*dim:(i+1)*dim])
 	}
 
-	net := p.Actor
+	st := CloneStats{Samples: m}
+	st.Loss0, st.Loss = fit(p.Actor, in, zs, dim, lat, m, r, opt)
+	if p.Critic != nil {
+		st.ValueLoss0, st.ValueLoss = fit(p.Critic, in, gs, dim, 1, m, r, opt)
+	}
+	if math.IsNaN(st.Loss) || math.IsNaN(st.ValueLoss) {
+		return st, fmt.Errorf("clone commander: the loss diverged")
+	}
+	for k := range p.LogStd {
+		p.LogStd[k] = opt.LogStd
+	}
+	return st, nil
+}
+
+// fit regresses the first out outputs of net onto ys (m x out) from the
+// inputs in (m x dim) by minibatch Adam on the mean squared error, starting
+// from output biases at the targets' mean. It returns the loss per output
+// before and after.
+func fit(net *rl.Network, in, ys []float64, dim, out, m int, r *rand.Rand, opt CloneOptions) (before, after float64) {
 	tape := net.NewTape()
 	grad := make([]float64, net.NumParams())
 	dOut := make([]float64, net.Out())
@@ -112,21 +147,20 @@ func CloneCommander(env *CommanderEnv, p *rl.Policy, r *rand.Rand, opt CloneOpti
 		s := 0.0
 		for i := range m {
 			mu := net.Forward(tape, in[i*dim:(i+1)*dim])
-			for k := range lat {
-				d := mu[k] - zs[i*lat+k]
+			for k := range out {
+				d := mu[k] - ys[i*out+k]
 				s += d * d
 			}
 		}
-		return s / float64(m*lat)
+		return s / float64(m*out)
 	}
-	st := CloneStats{Samples: m, Loss0: loss()}
-	// Start from the mean target: the output biases carry it, the
-	// network fits what varies.
+	before = loss()
+	// The output biases carry the mean target; the network fits what varies.
 	_, bias := net.Layer(net.Params(), len(net.Sizes())-2)
-	for k := range lat {
+	for k := range out {
 		bias[k] = 0
 		for i := range m {
-			bias[k] += zs[i*lat+k]
+			bias[k] += ys[i*out+k]
 		}
 		bias[k] /= float64(m)
 	}
@@ -142,8 +176,8 @@ func CloneCommander(env *CommanderEnv, p *rl.Policy, r *rand.Rand, opt CloneOpti
 			for _, i := range batch {
 				mu := net.Forward(tape, in[i*dim:(i+1)*dim])
 				clear(dOut)
-				for k := range lat {
-					dOut[k] = (mu[k] - zs[i*lat+k]) / float64(len(batch))
+				for k := range out {
+					dOut[k] = (mu[k] - ys[i*out+k]) / float64(len(batch))
 				}
 				net.Backward(tape, dOut, grad, nil)
 			}
@@ -151,12 +185,5 @@ func CloneCommander(env *CommanderEnv, p *rl.Policy, r *rand.Rand, opt CloneOpti
 			adam.Step(net.Params(), grad)
 		}
 	}
-	st.Loss = loss()
-	if math.IsNaN(st.Loss) {
-		return st, fmt.Errorf("clone commander: the loss diverged")
-	}
-	for k := range p.LogStd {
-		p.LogStd[k] = opt.LogStd
-	}
-	return st, nil
+	return before, loss()
 }

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -182,5 +183,47 @@ func TestCloneCommanderFitsTheHeuristic(t *testing.T) {
 		if math.Abs(got.Shares[i]-want.Shares[i]) > 0.05 {
 			t.Errorf("domain %s: cloned share %.3f, heuristic %.3f", cfg.Domains[i].Name, got.Shares[i], want.Shares[i])
 		}
+	}
+}
+
+func TestCommanderGate(t *testing.T) {
+	cfg, sc := smallWorld(t)
+	opt := CommanderOptions{Episode: time.Hour, Warmup: 20 * time.Minute}
+	newEnv := func() (*CommanderEnv, error) { return NewCommanderEnv(cfg, []eval.Scenario{sc}, opt) }
+	p, res, err := TrainCommander(context.Background(), newEnv, CommanderStage{
+		Clone: CloneOptions{Episodes: 8, Epochs: 60}, Steps: 0, Seed: 7, GateEpisodes: 3,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := res.Gate
+	t.Log(g)
+	if math.Abs(g.CostCoreHours/g.HeuristicCostCoreHours-1) > 0.05 || math.Abs(g.Compliance-g.HeuristicCompliance) > 0.005 {
+		t.Errorf("the cloned Commander is not the heuristic on the gate's episodes: %v", g)
+	}
+	if p.Provenance.Stage != "commander" || !p.Norm.Frozen {
+		t.Errorf("provenance %+v, normaliser frozen %v", p.Provenance, p.Norm.Frozen)
+	}
+
+	// A Commander that always asks for headroom 0.45 provisions more and
+	// fails the gate's cost rule.
+	e, err := newEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(cfg.Domains)
+	last := len(p.Actor.Sizes()) - 2
+	w, b := p.Actor.Layer(p.Actor.Params(), last)
+	for i := 2 * n; i < 3*n; i++ {
+		clear(w[i*p.Actor.Sizes()[last] : (i+1)*p.Actor.Sizes()[last]])
+		b[i] = math.Log(0.45 / (commander.MaxHeadroom - 0.45))
+	}
+	bad, err := EvaluateCommanderGate(context.Background(), e, p, 3, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(bad)
+	if bad.Pass || !(bad.CostCoreHours > bad.HeuristicCostCoreHours) {
+		t.Errorf("a Commander that over-provisions passes the gate: %v", bad)
 	}
 }
