@@ -29,6 +29,7 @@ var commands = []struct {
 	{"sim", command{"simulate a scenario with one policy and print its metrics", runSim}},
 	{"eval", command{"compare policies on scenarios over seeds; write report.json, report.md and plots", runEval}},
 	{"episodes", command{"inspect recorded episodes: list, show, why, export, stats, prune", runEpisodes}},
+	{"nats-config", command{"print a nats-server config with per-role users and permissions", runNATSConfig}},
 }
 
 func main() {
@@ -61,6 +62,6 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nUsage: regiment <command> [flags]   (regiment <command> --help for its flags)")
 	fmt.Fprintln(w, "\nCommands:")
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
 	}
 }

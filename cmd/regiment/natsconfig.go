@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/nats-io/nkeys"
+
+	"github.com/regimentd/regiment/bus"
+	"github.com/regimentd/regiment/domains/config"
+)
+
+// runNATSConfig prints a nats-server configuration for a cluster config: one
+// nkey user per role (Commander, operator, one Soldier per domain) with the
+// permissions of bus.Permissions. The users' seeds live in --seeds, one file
+// per user; missing ones are created, existing ones reused, so the output is
+// stable across runs. Exit 1 on a bad config or an I/O failure, 2 on a usage
+// error.
+func runNATSConfig(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("nats-config", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
+	seeds := fs.String("seeds", "", "`dir`ectory of the users' nkey seeds, <user>.nk; missing ones are created (mode 0600); required")
+	out := fs.String("out", "", "write the server config to this `file` instead of stdout")
+	var sc bus.ServerConfig
+	fs.StringVar(&sc.Listen, "listen", "0.0.0.0:4222", "client `address` of the server")
+	fs.StringVar(&sc.HTTP, "http", "0.0.0.0:8222", "monitoring `address` (/healthz); empty: none")
+	fs.StringVar(&sc.StoreDir, "store-dir", "/data", "JetStream storage `dir`ectory on the server")
+	fs.StringVar(&sc.TLS.CertFile, "tls-cert", "", "server certificate `file` (PEM) as the server sees it; turns TLS on")
+	fs.StringVar(&sc.TLS.KeyFile, "tls-key", "", "server key `file` (PEM)")
+	fs.StringVar(&sc.TLS.CAFile, "tls-ca", "", "CA `file` (PEM) client certificates must chain to")
+	fs.BoolVar(&sc.TLS.Verify, "tls-verify", false, "require client certificates (needs --tls-ca)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage: regiment nats-config --config F --seeds DIR [flags]
+
+Prints a nats-server configuration for the cluster config: JetStream, and one
+nkey user per role, each allowed only its subjects (README.md, section
+Securing NATS):
+
+  commander          publishes directives and the allocation, reads reports
+  operator           sends overrides, reads reports and the allocation
+  soldier-<domain>   reads its domain's directives, publishes its reports
+
+The seeds stay in DIR: give each daemon its own as the file named by
+nats { nkey_seed_file = ... } in its config (a Kubernetes Secret per role).
+
+Example:
+  regiment nats-config --config deploy/overlays/example/regiment.hcl --seeds secrets/ \
+    --tls-cert /etc/nats/tls/tls.crt --tls-key /etc/nats/tls/tls.key > nats-server.conf
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if *configPath == "" || *seeds == "" || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "regiment nats-config: --config and --seeds are required, and it takes no arguments")
+		fs.Usage()
+		return 2
+	}
+	cfg, err := config.LoadFile(*configPath)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	roles, err := bus.Permissions(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "regiment nats-config: %v\n", err)
+		return 1
+	}
+	if err := os.MkdirAll(*seeds, 0o700); err != nil {
+		fmt.Fprintf(stderr, "regiment nats-config: %v\n", err)
+		return 1
+	}
+	sc.Nkeys = map[string]string{}
+	for _, r := range roles {
+		path := filepath.Join(*seeds, r.User+".nk")
+		pub, created, err := userKey(path)
+		if err != nil {
+			fmt.Fprintf(stderr, "regiment nats-config: %v\n", err)
+			return 1
+		}
+		if created {
+			fmt.Fprintf(stderr, "created %s (%s)\n", path, pub)
+		}
+		sc.Nkeys[r.User] = pub
+	}
+	var b bytes.Buffer
+	if err := bus.WriteServerConfig(&b, roles, sc); err != nil {
+		fmt.Fprintf(stderr, "regiment nats-config: %v\n", err)
+		return 1
+	}
+	if *out == "" {
+		_, err = stdout.Write(b.Bytes())
+	} else {
+		err = os.WriteFile(*out, b.Bytes(), 0o644)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "regiment nats-config: write config: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// userKey returns the public key of the user seed at path, creating a new
+// seed there (mode 0600) when there is none.
+func userKey(path string) (pub string, created bool, err error) {
+	seed, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		kp, err := nkeys.CreateUser()
+		if err != nil {
+			return "", false, fmt.Errorf("create nkey for %q: %w", path, err)
+		}
+		if seed, err = kp.Seed(); err != nil {
+			return "", false, fmt.Errorf("create nkey for %q: %w", path, err)
+		}
+		// O_EXCL: never overwrite a seed another run wrote meanwhile.
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return "", false, fmt.Errorf("write seed: %w", err)
+		}
+		_, werr := f.Write(append(seed, '\n'))
+		if err := errors.Join(werr, f.Close()); err != nil {
+			return "", false, fmt.Errorf("write seed %q: %w", path, err)
+		}
+		created = true
+	} else if err != nil {
+		return "", false, fmt.Errorf("read seed: %w", err)
+	}
+	kp, err := nkeys.FromSeed([]byte(strings.TrimSpace(string(seed))))
+	if err != nil {
+		return "", false, fmt.Errorf("seed %q: %w", path, err)
+	}
+	pub, err = kp.PublicKey()
+	if err != nil {
+		return "", false, fmt.Errorf("seed %q: %w", path, err)
+	}
+	if !strings.HasPrefix(pub, "U") {
+		return "", false, fmt.Errorf("seed %q is not a user seed (public key %s)", path, pub)
+	}
+	return pub, created, nil
+}
