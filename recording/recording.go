@@ -150,6 +150,7 @@ func (s *Soldier) Record(r soldier.Record) {
 		step.Guards = append(step.Guards, store.Guard{Name: g.Name, Target: "replicas/" + g.App, Before: float64(g.Before), After: float64(g.After)})
 	}
 	step.Reward = terms(r.Reward.AppendTerms(nil), r.Reward.Total)
+	s.autoFallback(&r, &step) // before Append: it adds keys to the step
 	if err := s.Out.Append(step); err != nil && s.Err != nil {
 		s.Err(fmt.Errorf("record %s step %d: %w", r.Domain, r.Seq, err))
 	}
