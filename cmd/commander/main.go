@@ -33,6 +33,13 @@ NATS: --nats, else nats.url of the config; when both are empty the Commander
 starts an embedded NATS server on 127.0.0.1:4222 with JetStream under
 DIR/nats (a single-binary dev mode; Soldiers connect to it by default).
 
+Overrides: the Commander answers share pins and their cancels (regiment
+override share|cancel --domain): a pinned domain's share is the pin, after
+the guards (beyond its floor, ceiling and max_share_change), with room made
+from the unpinned domains, lowest priority first, until the pin lapses.
+Accepted pins are kept in the bus's override bucket and restored at start;
+every event goes to the ledger.
+
 Kubernetes: with --kubeconfig (a file, or "in-cluster" for the pod's
 service account) the Commander publishes only while it holds the Lease
 regiment-commander in kubernetes.lease_namespace (leader election, so
@@ -87,7 +94,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.configPath, "config", "", "cluster config `file` (HCL); required")
 	fs.StringVar(&o.natsURL, "nats", "", "NATS server `URL`, e.g. nats://127.0.0.1:4222; default: nats.url of the config, else an embedded server")
-	fs.StringVar(&o.natsToken, "nats-token", "", "NATS authentication `token`; for the embedded server, the token clients must present")
+	fs.StringVar(&o.natsToken, "nats-token", "", "NATS authentication `token` (default $REGIMENT_NATS_TOKEN), instead of the config's nats authentication; for the embedded server, the token clients must present")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig `file`, or \"in-cluster\": publish only while leading (leader election)")
 	fs.StringVar(&o.dataDir, "data", "data", "`dir`ectory for commander.db and, in dev mode, the embedded server's JetStream (nats/)")
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:9464", "`addr`ess for /metrics, /healthz and /readyz")
@@ -108,6 +115,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-
 	}
 	if o.logLevel = hclog.LevelFromString(*level); o.logLevel == hclog.NoLevel {
 		return usageError(stderr, "--log-level: unknown level %q (trace, debug, info, warn, error)", *level)
+	}
+	if o.natsToken == "" {
+		o.natsToken = os.Getenv("REGIMENT_NATS_TOKEN") // kept out of the process list and --help
 	}
 	cfg, err := config.LoadFile(o.configPath)
 	if err != nil {

@@ -95,16 +95,18 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 		return err
 	}
 	defer func() { err = errors.Join(err, p.stage("store closed", st.Close())) }()
+	// The episode begins once the term is known, from the bus, and ends
+	// just before the store closes.
 	ep := recording.CommanderEpisode(fmt.Sprintf("commander-%s-%s", cfg.Cluster.Name, start.UTC().Format("20060102T150405.000Z")), cfg, cfg.Commander.Policy)
 	ep.Started = start
-	ep.Meta = map[string]string{"term": strconv.FormatUint(term, 10)}
-	if err := st.BeginEpisode(ep); err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, p.stage("episode ended", st.EndEpisode(ep.ID, time.Now()))) }()
-	app := st.NewAppender(64, time.Second)
-	defer func() { err = errors.Join(err, p.stage("steps flushed", app.Close())) }()
-	p.log.Info("store open", "path", dbPath, "episode", ep.ID)
+	var app *store.Appender
+	defer func() {
+		if app != nil {
+			err = errors.Join(err, p.stage("steps flushed", app.Close()))
+			err = errors.Join(err, p.stage("episode ended", st.EndEpisode(ep.ID, time.Now())))
+		}
+	}()
+	p.log.Info("store open", "path", dbPath)
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -119,7 +121,8 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	if url == "" {
 		url = cfg.NATS.URL
 	}
-	if url == "" {
+	embedded := url == ""
+	if embedded {
 		srv, err := bus.StartEmbedded(bus.EmbeddedOptions{Port: embeddedPort, StoreDir: filepath.Join(p.opts.dataDir, "nats"),
 			Token: p.opts.natsToken, Logger: p.log.Named("nats")})
 		if err != nil {
@@ -131,9 +134,13 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	conn, err := bus.Connect(cctx, bus.ConnectOptions{URL: url, Name: "commander", Cluster: cfg.Cluster.Name,
-		Credentials: cfg.NATS.Credentials, Token: p.opts.natsToken,
-		KnownDomain: func(d string) bool { return cfg.Domain(d) >= 0 }, Logger: p.log.Named("bus")})
+	copts := bus.ConnectOptions{URL: url, Name: "commander", Cluster: cfg.Cluster.Name, Token: p.opts.natsToken,
+		InboxPrefix: bus.InboxPrefix(cfg.Cluster.Name, bus.CommanderUser),
+		KnownDomain: func(d string) bool { return cfg.Domain(d) >= 0 }, Logger: p.log.Named("bus")}
+	if !embedded {
+		copts.SetAuth(cfg.NATS) // nats { token_file, nkey_seed_file, credentials, tls }; the embedded server has none
+	}
+	conn, err := bus.Connect(cctx, copts)
 	if err != nil {
 		return err
 	}
@@ -142,7 +149,9 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	p.log.Info("nats connected", "url", url, "cluster", cfg.Cluster.Name)
 
 	// Sequence numbers continue from the last directive held in the KV, so
-	// they grow across restarts as well as terms do.
+	// they grow across restarts as well as terms do. The term exceeds the
+	// last one held even when this host's clock is behind the previous
+	// Commander's, or Soldiers would reject its directives as replayed.
 	var seq0 uint64
 	for _, d := range cfg.Domains {
 		last, ok, err := conn.LastDirective(cctx, d.Name)
@@ -151,9 +160,16 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 		}
 		if ok {
 			seq0 = max(seq0, last.Seq)
+			term = max(term, last.Term+1)
 		}
 	}
 	cancel()
+	ep.Meta = map[string]string{"term": strconv.FormatUint(term, 10)}
+	if err := st.BeginEpisode(ep); err != nil {
+		return err
+	}
+	app = st.NewAppender(64, time.Second)
+	p.log.Info("episode begun", "episode", ep.ID, "term", term)
 
 	names := make([]string, len(cfg.Domains))
 	for i, d := range cfg.Domains {
@@ -163,6 +179,10 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	cmd := commander.New(cfg, policy, cfg.Commander.Policy, conn,
 		&recording.Commander{Episode: ep.ID, Domains: names, Out: app, Ledger: st.AppendLedger, Err: recErr}, term, seq0)
 	if _, err := daemon.AttachCommander(conn, cmd, metrics, p.log.Named("reports"), nil); err != nil {
+		return err
+	}
+	// Operator share pins (regiment override), restored from the bus first.
+	if _, err := daemon.AttachCommanderOverrides(ctx, conn, cmd, time.Now, p.log.Named("override")); err != nil {
 		return err
 	}
 

@@ -51,6 +51,12 @@ regiment-soldier-<domain> renewed in kubernetes.lease_namespace.
 NATS: --nats, else nats.url of the config, else nats://127.0.0.1:4222 (where
 a commander without a NATS URL serves its embedded server).
 
+Overrides: the Soldier answers the domain's replica pins and their cancels
+(regiment override replicas|cancel --app): a pinned app's target is the pin,
+within its [min, max] replicas, above the policy, fallback, ladder, budget,
+cooldown and error veto, until the pin lapses. Accepted pins are kept in the
+bus's override bucket and restored at start; every event goes to the ledger.
+
 HTTP on --listen: /metrics (Prometheus), /healthz (200 while the tick loop
 runs), /readyz (200 once connected to NATS and after the first tick; 503
 with the reason otherwise).
@@ -104,7 +110,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-
 	fs.StringVar(&o.configPath, "config", "", "cluster config `file` (HCL); required")
 	fs.StringVar(&o.domain, "domain", "", "the domain `name` this Soldier runs; required")
 	fs.StringVar(&o.natsURL, "nats", "", "NATS server `URL`; default: nats.url of the config, else nats://127.0.0.1:4222")
-	fs.StringVar(&o.natsToken, "nats-token", "", "NATS authentication `token`")
+	fs.StringVar(&o.natsToken, "nats-token", "", "NATS authentication `token` (default $REGIMENT_NATS_TOKEN), instead of the config's nats authentication")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig `file`, or \"in-cluster\": act on a real cluster instead of a simulation")
 	fs.StringVar(&o.scenarioPath, "scenario", "", "scenario `file` (HCL) driving the simulated cluster; required without --kubeconfig")
 	fs.StringVar(&o.dataDir, "data", "data", "`dir`ectory for soldier-<domain>.db")
@@ -132,6 +138,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-
 	}
 	if o.logLevel = hclog.LevelFromString(*level); o.logLevel == hclog.NoLevel {
 		return usageError(stderr, "--log-level: unknown level %q (trace, debug, info, warn, error)", *level)
+	}
+	if o.natsToken == "" {
+		o.natsToken = os.Getenv("REGIMENT_NATS_TOKEN") // kept out of the process list and --help
 	}
 	cfg, err := config.LoadFile(o.configPath)
 	if err != nil {

@@ -174,9 +174,11 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	conn, err := bus.Connect(cctx, bus.ConnectOptions{URL: url, Name: "soldier-" + domain, Cluster: cfg.Cluster.Name,
-		Credentials: cfg.NATS.Credentials, Token: p.opts.natsToken,
-		KnownDomain: func(d string) bool { return cfg.Domain(d) >= 0 }, Logger: p.log.Named("bus")})
+	copts := bus.ConnectOptions{URL: url, Name: "soldier-" + domain, Cluster: cfg.Cluster.Name, Token: p.opts.natsToken,
+		InboxPrefix: bus.InboxPrefix(cfg.Cluster.Name, bus.SoldierUser(domain)),
+		KnownDomain: func(d string) bool { return cfg.Domain(d) >= 0 }, Logger: p.log.Named("bus")}
+	copts.SetAuth(cfg.NATS) // nats { token_file, nkey_seed_file, credentials, tls }; --nats-token wins
+	conn, err := bus.Connect(cctx, copts)
 	if err != nil {
 		return err
 	}
@@ -188,6 +190,10 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	sd := soldier.New(scfg, policy, view, view, conn,
 		&recording.Soldier{Episode: ep.ID, Out: app, Ledger: st.AppendLedger, Err: recErr})
 	if _, err := daemon.AttachSoldier(cctx, conn, sd, domain, time.Now, metrics, p.log); err != nil {
+		return err
+	}
+	// Operator replica pins (regiment override), restored from the bus first.
+	if _, err := daemon.AttachSoldierOverrides(cctx, conn, sd, domain, time.Now, p.log.Named("override")); err != nil {
 		return err
 	}
 	cancel()
