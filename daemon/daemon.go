@@ -31,6 +31,11 @@ type Metrics struct {
 	Guards     prometheus.Counter
 	Fallback   prometheus.Gauge
 	TickTime   prometheus.Histogram // seconds per tick
+	// FallbackActive is 1 while a domain's automatic fallback holds it on
+	// the baseline; FallbackSwitches counts its switches by domain and
+	// reason ("slo", "cost", "hand-back"). Soldier only.
+	FallbackActive   *prometheus.GaugeVec
+	FallbackSwitches *prometheus.CounterVec
 }
 
 // NewMetrics registers a component's metrics ("commander" or "soldier") on reg.
@@ -48,8 +53,15 @@ func NewMetrics(reg prometheus.Registerer, component string) *Metrics {
 		Fallback:   prometheus.NewGauge(prometheus.GaugeOpts{Name: ns + "fallback", Help: "1 while the fallback policy acts."}),
 		TickTime: prometheus.NewHistogram(prometheus.HistogramOpts{Name: ns + "tick_duration_seconds", Help: "Time to run one tick.",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10)}),
+		FallbackActive: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: ns + "fallback_active",
+			Help: "1 while the automatic fallback holds the domain on the baseline."}, []string{"domain"}),
+		FallbackSwitches: prometheus.NewCounterVec(prometheus.CounterOpts{Name: ns + "fallback_switches_total",
+			Help: "Automatic fallback switches, by domain and reason (slo, cost: to the baseline; hand-back)."}, []string{"domain", "reason"}),
 	}
 	reg.MustRegister(m.Ticks, m.TickErrors, m.Decisions, m.Rejected, m.Received, m.Actuations, m.Guards, m.Fallback, m.TickTime)
+	if component == "soldier" {
+		reg.MustRegister(m.FallbackActive, m.FallbackSwitches)
+	}
 	return m
 }
 
@@ -122,6 +134,16 @@ func (m *Metrics) SoldierTick(res soldier.TickResult, err error, took time.Durat
 		m.Fallback.Set(1)
 	} else {
 		m.Fallback.Set(0)
+	}
+	if d := res.Report.Domain; d != "" {
+		active := 0.0
+		if res.AutoFallback {
+			active = 1
+		}
+		m.FallbackActive.WithLabelValues(d).Set(active)
+		if res.Switch.Reason != "" {
+			m.FallbackSwitches.WithLabelValues(d, res.Switch.Reason).Inc()
+		}
 	}
 }
 
