@@ -30,6 +30,7 @@ var commands = []struct {
 	{"eval", command{"compare policies on scenarios over seeds; write report.json, report.md and plots", runEval}},
 	{"episodes", command{"inspect recorded episodes: list, show, why, export, stats, prune", runEpisodes}},
 	{"nats-config", command{"print a nats-server config with per-role users and permissions", runNATSConfig}},
+	{"calibrate", command{"fit the simulator to recorded episodes and report how well it replays them", runCalibrate}},
 }
 
 func main() {

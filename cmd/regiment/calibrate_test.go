@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/regimentd/regiment/calibrate"
+	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/recording"
+	"github.com/regimentd/regiment/sim"
+	"github.com/regimentd/regiment/sim/trace"
+	"github.com/regimentd/regiment/simcluster"
+	"github.com/regimentd/regiment/soldier"
+	"github.com/regimentd/regiment/store"
+)
+
+// truthChanges is how the "real" cluster differs from examples/small.hcl:
+// service time factors and startup times per "domain/set".
+var truthChanges = map[string]struct {
+	serviceFactor float64
+	startup       time.Duration // 0: as configured
+}{
+	"payment/checkout": {1.4, 60 * time.Second},
+	"fraud/scoring":    {1.4, 0},
+	"merchant/api":     {0.8, 50 * time.Second},
+	"payment/ledger":   {1.2, 0},
+}
+
+// recordedTruth simulates the small example with truthChanges applied, driven
+// by Regiment itself (simcluster.NewPolicy) recording every Soldier step into
+// a real bbolt store through the recorders the daemons use. It returns the
+// store directory.
+func recordTruth(dir string) (string, error) {
+	truth, err := config.LoadFile("../../examples/small.hcl")
+	if err != nil {
+		return "", err
+	}
+	for di := range truth.Domains {
+		d := &truth.Domains[di]
+		for si := range d.AppSets {
+			s := &d.AppSets[si]
+			if c, ok := truthChanges[d.Name+"/"+s.Name]; ok {
+				s.ServiceTime = time.Duration(float64(s.ServiceTime) * c.serviceFactor)
+				if c.startup > 0 {
+					s.StartupTime = c.startup
+				}
+			}
+		}
+	}
+	sc, err := config.LoadScenarioFile("testdata/small-sample.hcl", truth)
+	if err != nil {
+		return "", err
+	}
+	sc.Duration = 3 * time.Hour
+	traces, err := trace.Load(sc)
+	if err != nil {
+		return "", err
+	}
+	s, err := sim.New(truth, sc, traces)
+	if err != nil {
+		return "", err
+	}
+	st, err := store.Open(filepath.Join(dir, "regiment.db"), store.Options{})
+	if err != nil {
+		return "", err
+	}
+	app := st.NewAppender(256, time.Second)
+	var recErr error
+	for _, d := range truth.Domains {
+		ep := recording.SoldierEpisode("truth-"+d.Name, truth, d.Name, truth.Soldier.Policy)
+		ep.Started = s.Now()
+		if err := st.BeginEpisode(ep); err != nil {
+			return "", err
+		}
+	}
+	p, err := simcluster.NewPolicy(truth, nil, func(domain string) soldier.Recorder {
+		return &recording.Soldier{Episode: "truth-" + domain, Out: app, Err: func(err error) { recErr = err }}
+	})
+	if err != nil {
+		return "", err
+	}
+	s.Run(p)
+	if p.Err() != nil {
+		return "", p.Err()
+	}
+	if err := app.Close(); err != nil {
+		return "", err
+	}
+	for _, d := range truth.Domains {
+		if err := st.EndEpisode("truth-"+d.Name, s.Now()); err != nil {
+			return "", err
+		}
+	}
+	if err := st.Close(); err != nil {
+		return "", err
+	}
+	return dir, recErr
+}
+
+func nominal(t *testing.T) *domains.Config {
+	t.Helper()
+	cfg, err := config.LoadFile("../../examples/small.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// TestCalibrateFromRecordedEpisodes records a simulated cluster that differs
+// from its config into a real store, then calibrates from it.
+func TestCalibrateFromRecordedEpisodes(t *testing.T) {
+	dir, err := recordTruth(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("calibration recovers the recorded cluster", func(t *testing.T) { testCalibrateRecovers(t, dir) })
+	t.Run("the command writes a loadable config", func(t *testing.T) { testCalibrateCommand(t, dir) })
+}
+
+// testCalibrateRecovers is the end-to-end rule: starting from the nominal
+// config, calibration from recorded episodes recovers the
+// true service times within 10% and the startup delays within a tick, and
+// the calibrated simulator replays the recorded p99 with r >= 0.85 and a
+// clearly smaller error than the nominal one.
+func testCalibrateRecovers(t *testing.T, dir string) {
+	cfg := nominal(t)
+	var progress bytes.Buffer
+	res, err := Calibrate(context.Background(), cfg, dir, &progress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var report bytes.Buffer
+	if err := calibrate.WriteReport(&report, res); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s\n%s", progress.String(), report.String())
+
+	tick := cfg.Soldier.Tick.Seconds()
+	for _, s := range res.Sets {
+		name := s.Domain + "/" + s.Set
+		c, changed := truthChanges[name]
+		if !changed && s.ServiceTime.Samples == 0 {
+			continue // no traffic in the scenario: nothing to fit, nothing changed
+		}
+		if c.serviceFactor == 0 {
+			c.serviceFactor = 1
+		}
+		wantSvc := s.ServiceTime.Old * c.serviceFactor
+		if !s.ServiceTime.Applied || math.Abs(s.ServiceTime.New/wantSvc-1) > 0.10 {
+			t.Errorf("%s service time %.4fs (applied %v, %d samples), true %.4fs", name, s.ServiceTime.New, s.ServiceTime.Applied, s.ServiceTime.Samples, wantSvc)
+		}
+		wantStart := s.StartupTime.Old
+		if c.startup > 0 {
+			wantStart = c.startup.Seconds()
+		}
+		if s.StartupTime.Applied && math.Abs(s.StartupTime.New-wantStart) > tick {
+			t.Errorf("%s startup %.0fs from %d replicas, true %.0fs", name, s.StartupTime.New, s.StartupTime.Samples, wantStart)
+		}
+		if c.startup > 0 && !s.StartupTime.Applied {
+			t.Errorf("%s startup not fitted (%d replicas: %s); the recording scales it up", name, s.StartupTime.Samples, s.StartupTime.Note)
+		}
+	}
+	if cfg.Domains[0].AppSets[0].ServiceTime != 25*time.Millisecond {
+		t.Errorf("Calibrate modified its input config")
+	}
+	for _, sc := range res.After.Scores {
+		if !sc.Skipped && !sc.Pass {
+			t.Errorf("calibrated replay of %s: r %.3f below %.2f", sc.Series, sc.R, res.After.Target)
+		}
+	}
+	for _, s := range res.Sets {
+		if s.CallRatio != nil && (!s.CallRatio.Applied || math.Abs(s.CallRatio.New-1) > 0.05) {
+			t.Errorf("%s/%s call ratio %.3f (%s), true 1", s.Domain, s.Set, s.CallRatio.New, s.CallRatio.Note)
+		}
+	}
+	before, _ := res.Before.Score("overall/p99_over_slo")
+	after, ok := res.After.Score("overall/p99_over_slo")
+	if !ok || !after.Pass {
+		t.Fatalf("overall p99 after calibration: %+v", after)
+	}
+	// The negative side: the nominal config replays the same recording
+	// measurably worse.
+	if before.RelErr < 2*after.RelErr || before.RelErr-after.RelErr < 0.05 {
+		t.Errorf("overall p99 error: nominal %.3f, calibrated %.3f: calibration should at least halve it", before.RelErr, after.RelErr)
+	}
+}
+
+// testCalibrateCommand pins the CLI: it prints PASS,
+// exits 0, and writes an HCL config that loads and carries the fitted
+// values, and a JSON report.
+func testCalibrateCommand(t *testing.T, dir string) {
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := runCalibrate(context.Background(), []string{"--config", "../../examples/small.hcl", "--episodes", dir,
+		"--out", filepath.Join(out, "calibrated.hcl"), "--json", filepath.Join(out, "report.json")}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "PASS") {
+		t.Errorf("no PASS in:\n%s", stdout.String())
+	}
+	cal, err := config.LoadFile(filepath.Join(out, "calibrated.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep calibrate.Result
+	b, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range rep.Sets {
+		set := cal.Domains[cal.Domain(s.Domain)].AppSets[0]
+		for _, a := range cal.Domains[cal.Domain(s.Domain)].AppSets {
+			if a.Name == s.Set {
+				set = a
+			}
+		}
+		if s.ServiceTime.Applied && math.Abs(set.ServiceTime.Seconds()-s.ServiceTime.New) > 1e-6 {
+			t.Errorf("%s/%s: calibrated.hcl has service_time %s, report %.6fs", s.Domain, s.Set, set.ServiceTime, s.ServiceTime.New)
+		}
+	}
+	src, _ := os.ReadFile(filepath.Join(out, "calibrated.hcl"))
+	if !strings.Contains(string(src), "# A small cluster") {
+		t.Errorf("calibrated.hcl lost the source's comments")
+	}
+}
+
+func TestCalibrateCommandRejectsMissingFlags(t *testing.T) {
+	for _, args := range [][]string{{}, {"--config", "../../examples/small.hcl"}, {"--episodes", "x"}} {
+		var stdout, stderr bytes.Buffer
+		if code := runCalibrate(context.Background(), args, &stdout, &stderr); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	code := runCalibrate(context.Background(), []string{"--config", "../../examples/small.hcl", "--episodes", t.TempDir()}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "no store at") {
+		t.Errorf("empty dir: exit %d, stderr %q", code, stderr.String())
+	}
+}
