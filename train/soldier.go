@@ -40,12 +40,22 @@ type SoldierEnvConfig struct {
 }
 
 // soldierTerms are the reward terms a Soldier env reports: package reward's
-// Soldier terms, then "churn" (-share of the group's apps written this
-// tick, weight churnWeight), which prices scaling actions directly.
-var soldierTerms = []string{"adherence", "utilisation", "alignment", "oscillation", "cold_start", "churn"}
+// Soldier terms, then two the env adds to price what the Soldier's own
+// terms leave free (reward.Soldier pays lower latency at any cost, and its
+// utilisation term is centred on the budget, not on demand):
+//
+//	churn = -(writes to the group's apps this tick) / (apps of the group)   weight churnWeight
+//	cost  = -min(2, domain cores of the targets / domain budget) / 2         weight costWeight
+//
+// The stand-in budget follows demand, so cost prices over-provisioning
+// relative to demand.
+var soldierTerms = []string{"adherence", "utilisation", "alignment", "oscillation", "cold_start", "churn", "cost"}
 
-// churnWeight is the weight of the churn term in the env's reward.
-const churnWeight = 0.3
+// Weights of the env's own terms.
+const (
+	churnWeight = 0.3
+	costWeight  = 1.0
+)
 
 // SoldierEnv is the Soldier stage: the simulator with every domain's
 // Soldier acting through the learned policy (one agent per app group of
@@ -68,7 +78,7 @@ const churnWeight = 0.3
 // Each group's reward is reward.Soldier over the group (its worst app's
 // p99 and error rate against the domain's SLO, the domain's budget
 // utilisation, its apps' oscillations and cold starts), with the domain's
-// configured weights, plus the churn term.
+// configured weights, plus the churn and cost terms (soldierTerms).
 type SoldierEnv struct {
 	cfg      SoldierEnvConfig
 	cluster  *domains.Config // the simulated cluster (a subset with Domains)
@@ -308,6 +318,7 @@ func (e *SoldierEnv) Step(act [][]float64, obs [][]float64, rew []float64) (bool
 		for i, a := range d.cfg.Apps {
 			dUsed += float64(d.obs.Apps[i].Replicas) * a.CPU
 		}
+		cost := -min(2, dUsed/max(d.budget, 1e-9)) / 2
 		for g := range d.gin {
 			d.gin[g] = reward.SoldierInput{SLO: d.cfg.SLO, ErrorBudget: d.cfg.ErrorBudget, BudgetCores: d.budget, UsedCores: dUsed}
 		}
@@ -324,13 +335,14 @@ func (e *SoldierEnv) Step(act [][]float64, obs [][]float64, rew []float64) (bool
 		for g := range d.gin {
 			b := reward.Soldier(d.gin[g], d.cfg.Reward)
 			churn := -float64(d.wrote[g]) / float64(max(d.gin[g].Apps, 1))
-			rew[d.agent0+g] = b.Total + churnWeight*churn
+			rew[d.agent0+g] = b.Total + churnWeight*churn + costWeight*cost
 			e.terms[0] += b.Adherence
 			e.terms[1] += b.Utilisation
 			e.terms[2] += b.Alignment
 			e.terms[3] += b.Oscillation
 			e.terms[4] += b.ColdStart
 			e.terms[5] += churn
+			e.terms[6] += cost
 		}
 	}
 	for k := range e.terms {

@@ -31,6 +31,7 @@ var commands = []struct {
 	{"episodes", command{"inspect recorded episodes: list, show, why, export, stats, prune", runEpisodes}},
 	{"nats-config", command{"print a nats-server config with per-role users and permissions", runNATSConfig}},
 	{"calibrate", command{"fit the simulator to recorded episodes and report how well it replays them", runCalibrate}},
+	{"train", command{"train a learned policy (soldier, commander or joint stage) with PPO on the simulator", runTrain}},
 }
 
 func main() {

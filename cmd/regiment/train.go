@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/eval"
+	"github.com/regimentd/regiment/rl"
+	"github.com/regimentd/regiment/sim/trace"
+	"github.com/regimentd/regiment/soldier"
+	"github.com/regimentd/regiment/train"
+)
+
+func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
+	scenarios := fs.String("scenario", "", "comma-separated training scenario `files` (HCL); the first is the base; required")
+	stage := fs.String("stage", "", "`stage` to train: soldier, commander or joint; required")
+	steps := fs.Int64("steps", 400_000, "environment steps (agent decisions) to train on")
+	envs := fs.Int("envs", 2, "parallel environments")
+	seed := fs.Uint64("seed", 1, "training seed")
+	out := fs.String("out", "", "output `directory` (created); required")
+	initPath := fs.String("init", "", "checkpoint `file` to continue training from (soldier stage)")
+	episodes := fs.String("episodes", "", "calibrate the simulator on the episodes recorded in `DIR` first")
+	episode := fs.Duration("episode", 3*time.Hour, "simulated time per training episode")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `Usage: regiment train --config F --scenario F[,F...] --stage soldier|commander|joint --out DIR
+                      [--steps N] [--envs N] [--seed S] [--init CKPT] [--episodes DIR] [--episode D]
+
+Trains a learned policy with PPO on the simulator (README.md, "Training") and
+writes into DIR:
+  soldier.ckpt or commander.ckpt   the trained policy
+  gate.json                        the stage's gate on its held-in episodes
+  check.json                       the reward-outcome check (soldier stage)
+  train.csv                        one row per PPO update (the progress lines)
+A progress line per update goes to stderr.
+
+Example:
+  regiment train --config examples/small.hcl --stage soldier --out out/soldier \
+    --scenario examples/scenarios/train/small-base.hcl,examples/scenarios/train/small-flash-batch.hcl,examples/scenarios/train/small-adversarial.hcl
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	usage := func(format string, args ...any) int {
+		fmt.Fprintf(stderr, "regiment train: "+format+"\n", args...)
+		fs.Usage()
+		return 2
+	}
+	switch {
+	case *configPath == "" || *scenarios == "" || *out == "" || *stage == "" || fs.NArg() > 0:
+		return usage("--config, --scenario, --stage and --out are required, and nothing else")
+	case *stage != "soldier" && *stage != "commander" && *stage != "joint":
+		return usage("unknown stage %q (want soldier, commander or joint)", *stage)
+	case *steps < 1:
+		return usage("--steps must be at least 1")
+	case *envs < 1:
+		return usage("--envs must be at least 1")
+	case *episode < 10*time.Minute:
+		return usage("--episode must be at least 10m")
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "regiment train: %v\n", err)
+		return 1
+	}
+	if *stage == "joint" {
+		return fail(errors.New("stage joint is not built yet: it needs a Soldier env driven by the learned Commander and a Commander stage that resumes from a checkpoint; train --stage soldier, then --stage commander with soldier { policy = \"<soldier.ckpt>\" }"))
+	}
+
+	cfg, err := config.LoadFile(*configPath)
+	if err != nil {
+		return fail(err)
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return fail(err)
+	}
+	if *episodes != "" {
+		fmt.Fprintf(stderr, "calibrating the simulator on %s\n", *episodes)
+		cal, err := Calibrate(ctx, cfg, *episodes, stderr)
+		if err != nil {
+			return fail(fmt.Errorf("calibrate on %q: %w", *episodes, err))
+		}
+		if err := writeJSON(filepath.Join(*out, "calibration.json"), cal); err != nil {
+			return fail(err)
+		}
+		cfg = cal.Config
+	}
+	var scs []eval.Scenario
+	for _, path := range splitList(*scenarios) {
+		sc, err := config.LoadScenarioFile(path, cfg)
+		if err != nil {
+			return fail(err)
+		}
+		traces, err := trace.Load(sc)
+		if err != nil {
+			return fail(err)
+		}
+		if sc.Duration < *episode {
+			return fail(fmt.Errorf("scenario %s lasts %s, shorter than an episode (--episode %s)", path, sc.Duration, *episode))
+		}
+		scs = append(scs, eval.Scenario{Scenario: sc, Traces: traces})
+	}
+	csvFile, err := os.Create(filepath.Join(*out, "train.csv"))
+	if err != nil {
+		return fail(err)
+	}
+	defer csvFile.Close()
+
+	start := time.Now()
+	switch *stage {
+	case "soldier":
+		err = trainSoldier(ctx, cfg, scs, *initPath, *steps, *envs, *seed, *episode, *out, csvFile, stdout, stderr)
+	case "commander":
+		if *initPath != "" {
+			return usage("--init is for the soldier stage: the commander stage starts from the Forecast heuristic")
+		}
+		err = trainCommander(ctx, cfg, scs, *steps, *envs, *seed, *out, csvFile, stdout, stderr)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return fail(errors.New("interrupted"))
+		}
+		return fail(err)
+	}
+	fmt.Fprintf(stdout, "trained in %s; wrote %s\n", time.Since(start).Round(time.Second), *out)
+	return 0
+}
+
+func trainSoldier(ctx context.Context, cfg *domains.Config, scs []eval.Scenario, initPath string, steps int64, envs int, seed uint64, episode time.Duration, out string, csv io.Writer, stdout, stderr io.Writer) error {
+	var p *rl.Policy
+	var err error
+	if initPath != "" {
+		f, err := os.Open(initPath)
+		if err != nil {
+			return fmt.Errorf("load checkpoint %q: %w", initPath, err)
+		}
+		p, err = rl.Load(f, soldier.LearnedLayout())
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("load checkpoint %q: %w", initPath, err)
+		}
+	} else if p, err = train.NewSoldierPolicy(cfg, seed); err != nil {
+		return err
+	}
+	st := train.SoldierStage{Cluster: cfg, Scenarios: scs, Episode: episode, Steps: steps, Workers: envs, Seed: seed,
+		Progress: stderr, CSV: csv}
+	res, err := train.TrainSoldier(ctx, p, st)
+	if err != nil {
+		return err
+	}
+	p.Provenance.Date = time.Now().UTC()
+	if err := saveCheckpoint(filepath.Join(out, "soldier.ckpt"), p); err != nil {
+		return err
+	}
+	gate := map[string]any{"gate": res.Gate, "gate_before_training": res.GateBefore,
+		"check_episodes_after": res.CheckAfter, "check_episodes_before": res.CheckBefore,
+		"steps": res.Run.Steps, "updates": res.Run.Updates, "seconds": res.Run.Elapsed.Seconds(), "steps_per_second": res.Run.StepsPerSec()}
+	if err := writeJSON(filepath.Join(out, "gate.json"), gate); err != nil {
+		return err
+	}
+	if err := writeJSON(filepath.Join(out, "check.json"), res.Check); err != nil {
+		return err
+	}
+	res.Check.Write(stdout)
+	verdict := "FAIL"
+	if res.Gate.Pass {
+		verdict = "pass"
+	}
+	fmt.Fprintf(stdout, "soldier gate %s: compliance %.4f on %d held-in single-domain episodes (gate %.2f; before training %.4f)\n",
+		verdict, res.Gate.Compliance, res.Gate.Episodes, res.Gate.MinCompliance, res.GateBefore.Compliance)
+	fmt.Fprintf(stdout, "full-cluster held-in episodes, before -> after: compliance %.4f -> %.4f, cost %.1f -> %.1f core-hours, actions %.1f -> %.1f per episode\n",
+		res.CheckBefore.Compliance, res.CheckAfter.Compliance, res.CheckBefore.CostCoreHours, res.CheckAfter.CostCoreHours, res.CheckBefore.Actions, res.CheckAfter.Actions)
+	fmt.Fprintf(stdout, "%d env steps, %d updates in %s: %.0f env steps/s\n", res.Run.Steps, res.Run.Updates, res.Run.Elapsed.Round(time.Second), res.Run.StepsPerSec())
+	return nil
+}
+
+func trainCommander(ctx context.Context, cfg *domains.Config, scs []eval.Scenario, steps int64, envs int, seed uint64, out string, csv io.Writer, stdout, stderr io.Writer) error {
+	newEnv := func() (*train.CommanderEnv, error) { return train.NewCommanderEnv(cfg, scs, train.CommanderOptions{}) }
+	st := train.CommanderStage{Steps: steps, Workers: envs, Seed: seed, Progress: stderr, CSV: csv}
+	p, res, err := train.TrainCommander(ctx, newEnv, st)
+	if err != nil {
+		return err
+	}
+	eps, err := train.Evaluate(ctx, p, func(int) (train.Env, error) { return newEnv() }, envs, 16, seed+2)
+	if err != nil {
+		return err
+	}
+	check := train.Check("commander", train.CommanderTerms, eps)
+	p.Provenance.Date = time.Now().UTC()
+	if err := saveCheckpoint(filepath.Join(out, "commander.ckpt"), p); err != nil {
+		return err
+	}
+	gate := map[string]any{"gate": res.Gate, "clone": res.Clone, "steps": res.Run.Steps, "updates": res.Run.Updates,
+		"seconds": res.Run.Elapsed.Seconds(), "steps_per_second": res.Run.StepsPerSec()}
+	if err := writeJSON(filepath.Join(out, "gate.json"), gate); err != nil {
+		return err
+	}
+	if err := writeJSON(filepath.Join(out, "check.json"), check); err != nil {
+		return err
+	}
+	check.Write(stdout)
+	fmt.Fprintln(stdout, res.Gate)
+	return nil
+}
+
+func saveCheckpoint(path string, p *rl.Policy) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("save checkpoint %q: %w", path, err)
+	}
+	if err := p.Save(f); err != nil {
+		f.Close()
+		return fmt.Errorf("save checkpoint %q: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("save checkpoint %q: %w", path, err)
+	}
+	return nil
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
