@@ -14,11 +14,13 @@ import (
 )
 
 // starveP0 is a sabotaged stand-in for a learned Soldier policy: on a P0
-// domain it proposes 30% of the replicas each app's demand needs (never
-// below the app's minimum); elsewhere it is the Proportional policy.
+// domain it proposes share of the replicas each app's demand needs (never
+// below the app's minimum; share 0 is the minimum); elsewhere it is the
+// Proportional policy.
 type starveP0 struct {
-	p0   bool
-	base soldier.Proportional
+	p0    bool
+	share float64
+	base  soldier.Proportional
 }
 
 func (s *starveP0) Decide(in soldier.Input, out []int32) string {
@@ -29,9 +31,9 @@ func (s *starveP0) Decide(in soldier.Input, out []int32) string {
 	for i := range in.Apps {
 		a, o := &in.Apps[i], &in.Obs.Apps[i]
 		need := o.RPS / (a.Capacity * in.TargetUtil)
-		out[i] = min(a.Max, max(a.Min, int32(math.Ceil(0.3*need))))
+		out[i] = min(a.Max, max(a.Min, int32(math.Ceil(s.share*need))))
 	}
-	return "sabotaged: P0 at 30% of demand"
+	return "sabotaged: P0 starved"
 }
 
 // switchLog keeps the automatic fallback's switches of one domain.
@@ -83,12 +85,12 @@ func TestSabotagedPolicyIsContainedByTheSafetyNet(t *testing.T) {
 		return s
 	}
 	switches := map[string][]string{} // domain -> reasons, in order
-	sabotaged := func(ladder, fallback bool) sim.Metrics {
+	sabotaged := func(share float64, ladder, fallback bool) sim.Metrics {
 		clear(switches)
 		rec := func(domain string) soldier.Recorder { return switchLog{domain, switches} }
 		p, err := simcluster.NewPolicy(cfg, nil, rec,
 			simcluster.WithSoldiers(func(scfg soldier.Config) (soldier.Policy, error) {
-				return &starveP0{p0: cfg.Domains[cfg.Domain(scfg.Domain)].Priority == 0}, nil
+				return &starveP0{p0: cfg.Domains[cfg.Domain(scfg.Domain)].Priority == 0, share: share}, nil
 			}),
 			simcluster.WithSoldierConfig(func(scfg *soldier.Config) {
 				if !ladder {
@@ -113,24 +115,31 @@ func TestSabotagedPolicyIsContainedByTheSafetyNet(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref := p0Breach(s.Run(hpa))
-	guarded := p0Breach(sabotaged(true, true))
-	for _, d := range cfg.Domains {
-		// The starved P0 domains go to the baseline on the slo rule (they may
-		// be handed back when 30% of demand is the apps' minimum anyway, at
-		// night); the others, where the policy is the baseline, never switch.
-		got := switches[d.Name]
-		if (d.Priority == 0) != (len(got) > 0) || len(got) > 0 && !strings.HasPrefix(got[0], soldier.FallbackSLO+" ") {
-			t.Errorf("%s (P%d): automatic fallback switches %q", d.Name, d.Priority, got)
-		}
-		t.Logf("%s (P%d) switches: %q", d.Name, d.Priority, got)
-	}
-	unguarded := p0Breach(sabotaged(false, false))
-	t.Logf("P0 breach app-minutes: hpa %.1f, sabotaged with ladder and fallback %.1f (%.2fx), without %.1f (%.2fx)",
-		ref, guarded, guarded/ref, unguarded, unguarded/ref)
-	if guarded > 1.2*ref {
-		t.Errorf("with the ladder and the fallback, P0 breach %.1f app-minutes is over 1.2x the HPA's %.1f", guarded, ref)
-	}
-	if unguarded < 5*ref {
-		t.Errorf("without the ladder and the fallback, P0 breach %.1f app-minutes is under 5x the HPA's %.1f: the sabotage does not bite", unguarded, ref)
+	for _, tc := range []struct {
+		name  string
+		share float64
+	}{{"P0 at 30% of demand", 0.3}} {
+		t.Run(tc.name, func(t *testing.T) {
+			guarded := p0Breach(sabotaged(tc.share, true, true))
+			for _, d := range cfg.Domains {
+				// The starved P0 domains go to the baseline on the slo rule (they may
+				// be handed back when 30% of demand is the apps' minimum anyway, at
+				// night); the others, where the policy is the baseline, never switch.
+				got := switches[d.Name]
+				if (d.Priority == 0) != (len(got) > 0) || len(got) > 0 && !strings.HasPrefix(got[0], soldier.FallbackSLO+" ") {
+					t.Errorf("%s (P%d): automatic fallback switches %q", d.Name, d.Priority, got)
+				}
+				t.Logf("%s (P%d) switches: %q", d.Name, d.Priority, got)
+			}
+			unguarded := p0Breach(sabotaged(tc.share, false, false))
+			t.Logf("P0 breach app-minutes: hpa %.1f, sabotaged with ladder and fallback %.1f (%.2fx), without %.1f (%.2fx)",
+				ref, guarded, guarded/ref, unguarded, unguarded/ref)
+			if guarded > 1.2*ref {
+				t.Errorf("with the ladder and the fallback, P0 breach %.1f app-minutes is over 1.2x the HPA's %.1f", guarded, ref)
+			}
+			if unguarded < 5*ref {
+				t.Errorf("without the ladder and the fallback, P0 breach %.1f app-minutes is under 5x the HPA's %.1f: the sabotage does not bite", unguarded, ref)
+			}
+		})
 	}
 }

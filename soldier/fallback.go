@@ -166,8 +166,8 @@ func (f *Fallback) Observe(sc Score) (bool, FallbackEvent) {
 	trip := f.worse()
 	switch {
 	case !f.active && trip != "":
-		f.active, f.held = true, 0
 		detail := f.detail(trip)
+		f.active, f.held = true, 0
 		f.clear()
 		return true, FallbackEvent{Reason: trip, Detail: detail}
 	case f.active && f.held >= f.cfg.Hold && trip == "":
