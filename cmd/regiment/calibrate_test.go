@@ -35,10 +35,10 @@ var truthChanges = map[string]struct {
 }
 
 // recordedTruth simulates the small example with truthChanges applied, driven
-// by Regiment itself (simcluster.NewPolicy) recording every Soldier step into
+// (and, with spell, slowSpell) driven by Regiment itself (simcluster.NewPolicy) recording every Soldier step into
 // a real bbolt store through the recorders the daemons use. It returns the
 // store directory.
-func recordTruth(dir string) (string, error) {
+func recordTruth(dir string, spell bool) (string, error) {
 	truth, err := config.LoadFile("../../examples/small.hcl")
 	if err != nil {
 		return "", err
@@ -60,6 +60,9 @@ func recordTruth(dir string) (string, error) {
 		return "", err
 	}
 	sc.Duration = 3 * time.Hour
+	if spell {
+		sc.Events = append(sc.Events, slowSpell)
+	}
 	traces, err := trace.Load(sc)
 	if err != nil {
 		return "", err
@@ -114,15 +117,48 @@ func nominal(t *testing.T) *domains.Config {
 	return cfg
 }
 
+// slowSpell is something no config describes: fraud/scoring serves twice as
+// slowly for 15 minutes.
+var slowSpell = domains.Event{Kind: domains.EventSlowDependency, App: "fraud/scoring",
+	At: 2 * time.Hour, Ramp: time.Minute, Hold: 15 * time.Minute, ServiceTimeFactor: 2}
+
 // TestCalibrateFromRecordedEpisodes records a simulated cluster that differs
 // from its config into a real store, then calibrates from it.
 func TestCalibrateFromRecordedEpisodes(t *testing.T) {
-	dir, err := recordTruth(t.TempDir())
+	dir, err := recordTruth(t.TempDir(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Run("calibration recovers the recorded cluster", func(t *testing.T) { testCalibrateRecovers(t, dir) })
 	t.Run("the command writes a loadable config", func(t *testing.T) { testCalibrateCommand(t, dir) })
+}
+
+// TestCalibrateFlagsWhatItCannotModel: with a slow spell in the recording,
+// the estimators still recover the service times (medians), but the replay,
+// which knows nothing of the spell, fails fraud's p99 while the domains the
+// spell leaves alone still pass.
+func TestCalibrateFlagsWhatItCannotModel(t *testing.T) {
+	dir, err := recordTruth(t.TempDir(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Calibrate(context.Background(), nominal(t), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range res.Sets {
+		if c, ok := truthChanges[s.Domain+"/"+s.Set]; ok {
+			want := s.ServiceTime.Old * c.serviceFactor
+			if math.Abs(s.ServiceTime.New/want-1) > 0.10 {
+				t.Errorf("%s/%s service time %.4fs, true %.4fs", s.Domain, s.Set, s.ServiceTime.New, want)
+			}
+		}
+	}
+	fraud, _ := res.After.Score("fraud/p99")
+	merchant, _ := res.After.Score("merchant/p99")
+	if fraud.Pass || !merchant.Pass || res.After.Pass() {
+		t.Errorf("fraud/p99 %+v, merchant/p99 %+v: the spell should fail fraud only", fraud, merchant)
+	}
 }
 
 // testCalibrateRecovers is the end-to-end rule: starting from the nominal
