@@ -217,7 +217,7 @@ func TestPatchHCL(t *testing.T) {
 	sets := []SetFit{
 		{Domain: "d", Set: "front", ServiceTime: Estimate{New: 0.0284, Applied: true}, StartupTime: Estimate{New: 50, Applied: true},
 			CallRatio: &Estimate{New: 1.25, Applied: true}},
-		{Domain: "d", Set: "back", ServiceTime: Estimate{New: 0.5, Applied: false}},
+		{Domain: "d", Set: "back", ServiceTime: Estimate{New: 0.5, Applied: false}, StartupTime: Estimate{Old: 30, New: 30, Applied: true}},
 	}
 	out, err := PatchHCL([]byte(patchSrc), "t.hcl", sets)
 	if err != nil {
@@ -233,6 +233,9 @@ func TestPatchHCL(t *testing.T) {
 	}
 	if back.ServiceTime != 10*time.Millisecond {
 		t.Errorf("an estimate that was not applied was written: back service %s", back.ServiceTime)
+	}
+	if strings.Count(string(out), "startup_time") != 1 {
+		t.Errorf("an estimate equal to the configured value was written:\n%s", out)
 	}
 	if !strings.Contains(string(out), "# keep me") {
 		t.Errorf("comments lost:\n%s", out)

@@ -7,9 +7,10 @@ import (
 )
 
 // PatchHCL returns src, a cluster config in HCL, with the applied estimates
-// of sets written into its `domain "<d>" { apps "<set>" { ... } }` blocks:
-// service_time and startup_time as durations, call_ratio as a number. Every
-// other byte (comments, layout, other attributes) is kept. filename names src
+// of sets that differ from the configured values written into its
+// `domain "<d>" { apps "<set>" { ... } }` blocks: service_time and
+// startup_time as durations, call_ratio as a number. Comments and other
+// attributes are kept; the layout is normalised as hclfmt would. filename names src
 // in syntax errors. It fails when a set of sets has no block in src (for
 // example a config assembled from several files).
 func PatchHCL(src []byte, filename string, sets []SetFit) ([]byte, error) {
@@ -23,18 +24,22 @@ func PatchHCL(src []byte, filename string, sets []SetFit) ([]byte, error) {
 			return nil, errf("%s: no apps %q block in domain %q", filename, s.Set, s.Domain)
 		}
 		body := b.Body()
-		if s.ServiceTime.Applied {
+		if changed(s.ServiceTime) {
 			body.SetAttributeValue("service_time", cty.StringVal(dur(s.ServiceTime.New)))
 		}
-		if s.StartupTime.Applied {
+		if changed(s.StartupTime) {
 			body.SetAttributeValue("startup_time", cty.StringVal(dur(s.StartupTime.New)))
 		}
-		if s.CallRatio != nil && s.CallRatio.Applied {
+		if s.CallRatio != nil && s.CallRatio.Applied && roundRatio(s.CallRatio.New) != s.CallRatio.Old {
 			body.SetAttributeValue("call_ratio", cty.NumberFloatVal(roundRatio(s.CallRatio.New)))
 		}
 	}
 	return f.Bytes(), nil
 }
+
+// changed reports whether a time estimate is applied and differs from the
+// configured value at the microsecond the writer prints.
+func changed(e Estimate) bool { return e.Applied && seconds(e.New) != seconds(e.Old) }
 
 func findSet(root *hclwrite.Body, domain, set string) *hclwrite.Block {
 	for _, d := range root.Blocks() {

@@ -29,6 +29,7 @@ var commands = []struct {
 	{"sim", command{"simulate a scenario with one policy and print its metrics", runSim}},
 	{"eval", command{"compare policies on scenarios over seeds; write report.json, report.md and plots", runEval}},
 	{"episodes", command{"inspect recorded episodes: list, show, why, export, stats, prune", runEpisodes}},
+	{"override", command{"pin a domain's share or an app's replicas for a bounded time, above any policy", runOverride}},
 	{"nats-config", command{"print a nats-server config with per-role users and permissions", runNATSConfig}},
 	{"calibrate", command{"fit the simulator to recorded episodes and report how well it replays them", runCalibrate}},
 	{"train", command{"train a learned policy (soldier, commander or joint stage) with PPO on the simulator", runTrain}},

@@ -1,0 +1,395 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/regimentd/regiment/bus"
+	"github.com/regimentd/regiment/bus/wire"
+	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/domains/config"
+)
+
+// defaultOverrideNATS is where `regiment override` looks without --nats or
+// nats.url: a commander's embedded server.
+const defaultOverrideNATS = "nats://127.0.0.1:4222"
+
+const overrideUsage = `Usage: regiment override <share|replicas|cancel|list> --config F [flags]
+
+Pins a domain's share of the pool or an app's replicas for a bounded time,
+above any policy, or lifts such a pin early, or lists the pins in force. The
+override goes over NATS as a request; the Commander answers share pins, the
+domain's Soldier answers replica pins, and the answer is printed. Every
+override accepted, refused, first applied, expired or cancelled is recorded
+in the answering daemon's ledger (regiment episodes why ...).
+
+  share     --domain D --share F --for DUR --reason TEXT
+            The Commander holds D at share F (0-1) of the pool from its next
+            tick: beyond D's floor, ceiling and max_share_change; room comes
+            from the unpinned domains, lowest priority first. Pins together
+            may not exceed 1.
+  replicas  --app D/APP --replicas N --for DUR --reason TEXT
+            D's Soldier holds the app at N replicas (within its min and max
+            replicas) from its next tick, above the policy, the fallback, the
+            rollback ladder, the budget, the cooldown and the error veto.
+  cancel    --domain D [--app D/APP] [--reason TEXT]
+            Lifts D's share pin, or the app's replica pin.
+  list      [--domain D]
+            Prints the pins in force, as kept in NATS.
+
+A pin lasts --for (at most 24h) and then lapses on its own; the policy takes
+over again (through max_share_change and the scale-down cooldown). Exits 0
+when the override was accepted, 1 when it was refused or nobody answered, 2
+on a usage error.
+
+Examples:
+  regiment override share --config prod.hcl --domain payment --share 0.3 --for 30m --reason "incident 123"
+  regiment override replicas --config prod.hcl --app payment/checkout-0 --replicas 20 --for 15m --reason "INC-4411: hold during the deploy"
+  regiment override cancel --config prod.hcl --domain payment --app payment/checkout-0
+  regiment override list --config prod.hcl
+
+Flags:
+`
+
+// overrideFlags are the flags of every override subcommand.
+type overrideFlags struct {
+	configPath, natsURL, natsToken string
+	domain, app, by, reason        string
+	share                          float64
+	replicas                       int
+	pinFor, timeout                time.Duration
+}
+
+func runOverride(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var f overrideFlags
+	fs := flag.NewFlagSet("override", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.configPath, "config", "", "cluster config `file` (HCL): cluster name, NATS URL and authentication, domains and apps; required")
+	fs.StringVar(&f.natsURL, "nats", "", "NATS server `URL`; default: nats.url of the config, else "+defaultOverrideNATS)
+	fs.StringVar(&f.natsToken, "nats-token", "", "NATS authentication `token` (wins over the config's nats block)")
+	fs.StringVar(&f.domain, "domain", "", "the `domain` to pin or cancel")
+	fs.StringVar(&f.app, "app", "", "the app, as `domain/app` (or app with --domain)")
+	fs.Float64Var(&f.share, "share", -1, "pinned `fraction` of the pool, 0 to 1 (share)")
+	fs.IntVar(&f.replicas, "replicas", -1, "pinned replica `count` (replicas)")
+	fs.DurationVar(&f.pinFor, "for", 0, "how long the pin lasts, e.g. 30m; at most 24h (share, replicas)")
+	fs.StringVar(&f.reason, "reason", "", "why, for the ledger; required for a pin")
+	fs.StringVar(&f.by, "by", defaultOperator(), "who pins, for the ledger")
+	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "how long to wait for the answer")
+	usage := func(w io.Writer) {
+		fmt.Fprint(w, overrideUsage)
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	sub := args[0]
+	if sub == "-h" || sub == "--help" || sub == "help" {
+		usage(stdout)
+		return 0
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage(stdout)
+			return 0
+		}
+		return overrideUsageError(stderr, "%v", err)
+	}
+	if fs.NArg() > 0 {
+		return overrideUsageError(stderr, "unexpected argument %q", fs.Arg(0))
+	}
+	switch sub {
+	case "share", "replicas", "cancel", "list":
+	default:
+		return overrideUsageError(stderr, "unknown subcommand %q: want share, replicas, cancel or list", sub)
+	}
+	if f.configPath == "" {
+		return overrideUsageError(stderr, "--config is required: it names the cluster and its NATS server")
+	}
+	cfg, err := config.LoadFile(f.configPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "regiment override: %v\n", err)
+		return 1
+	}
+	if sub == "list" {
+		if f.domain != "" {
+			if err := checkDomain(cfg, f.domain); err != nil {
+				return overrideUsageError(stderr, "%v", err)
+			}
+		}
+		return listOverrides(ctx, cfg, f, stdout, stderr)
+	}
+	o, err := buildOverride(cfg, sub, f, time.Now().UTC())
+	if err != nil {
+		return overrideUsageError(stderr, "%v", err)
+	}
+	return sendOverride(ctx, cfg, f, o, stdout, stderr)
+}
+
+func overrideUsageError(stderr io.Writer, format string, args ...any) int {
+	fmt.Fprintf(stderr, "regiment override: %s\nRun 'regiment override --help' for usage and examples.\n", fmt.Sprintf(format, args...))
+	return 2
+}
+
+// defaultOperator is $USER, else "operator".
+func defaultOperator() string {
+	if u := os.Getenv("USER"); wire.ValidName(u) {
+		return u
+	}
+	return "operator"
+}
+
+// buildOverride turns a subcommand's flags into an override issued at now,
+// checking names against cfg.
+func buildOverride(cfg *domains.Config, sub string, f overrideFlags, now time.Time) (wire.Override, error) {
+	o := wire.Override{Version: wire.Version, Cluster: cfg.Cluster.Name, IssuedAt: now, By: f.by, Reason: f.reason}
+	if f.app != "" {
+		app, err := resolveApp(cfg, f.domain, f.app)
+		if err != nil {
+			return o, err
+		}
+		o.App = app
+		o.Domain, _, _ = strings.Cut(app, "/")
+	} else {
+		if f.domain == "" {
+			return o, fmt.Errorf("--domain is required for %s", sub)
+		}
+		if err := checkDomain(cfg, f.domain); err != nil {
+			return o, err
+		}
+		o.Domain = f.domain
+	}
+	pin := func() error {
+		switch {
+		case f.pinFor <= 0:
+			return errors.New("--for is required: how long the pin lasts, e.g. 30m (at most 24h)")
+		case f.pinFor > wire.MaxOverride:
+			return fmt.Errorf("--for %s is longer than the %s a pin may last; pin again when it lapses", f.pinFor, wire.MaxOverride)
+		case strings.TrimSpace(f.reason) == "":
+			return errors.New("--reason is required for a pin: it goes to the ledger")
+		}
+		o.Until = now.Add(f.pinFor)
+		return nil
+	}
+	switch sub {
+	case "share":
+		switch {
+		case f.app != "":
+			return o, errors.New("share pins a domain: use --domain, not --app (for an app, use replicas)")
+		case f.share < 0 || f.share > 1:
+			return o, fmt.Errorf("--share is required, a fraction of the pool in [0,1] (got %g)", f.share)
+		}
+		o.Share = &f.share
+		if err := pin(); err != nil {
+			return o, err
+		}
+	case "replicas":
+		switch {
+		case f.app == "":
+			return o, errors.New("--app is required for replicas, as domain/app")
+		case f.replicas < 0:
+			return o, errors.New("--replicas is required, a replica count >= 0")
+		}
+		o.Replicas = &f.replicas
+		if err := pin(); err != nil {
+			return o, err
+		}
+	case "cancel":
+		o.Cancel = true
+	}
+	if err := o.Validate(nil); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
+// resolveApp checks app ("domain/app", or "app" with domain) against cfg and
+// returns its full name.
+func resolveApp(cfg *domains.Config, domain, app string) (string, error) {
+	if !strings.Contains(app, "/") {
+		if domain == "" {
+			return "", fmt.Errorf("--app %q: give it as domain/app, or with --domain", app)
+		}
+		app = domain + "/" + app
+	}
+	d, _, _ := strings.Cut(app, "/")
+	if domain != "" && d != domain {
+		return "", fmt.Errorf("--app %q is not in --domain %s", app, domain)
+	}
+	if err := checkDomain(cfg, d); err != nil {
+		return "", fmt.Errorf("--app %q: %w", app, err)
+	}
+	var names []string
+	for _, a := range cfg.Apps() {
+		if a.Name == app {
+			return app, nil
+		}
+		if strings.HasPrefix(a.Name, d+"/") {
+			names = append(names, a.Name)
+		}
+	}
+	return "", fmt.Errorf("--app: %q is not an app of %s%s", app, d, hint(app, names))
+}
+
+// checkDomain reports an unknown domain with the closest known one.
+func checkDomain(cfg *domains.Config, domain string) error {
+	if cfg.Domain(domain) >= 0 {
+		return nil
+	}
+	names := make([]string, len(cfg.Domains))
+	for i, d := range cfg.Domains {
+		names[i] = d.Name
+	}
+	return fmt.Errorf("--domain: %q is not a domain of cluster %s%s (domains: %s)", domain, cfg.Cluster.Name, hint(domain, names), strings.Join(names, ", "))
+}
+
+// hint is "; did you mean X?" for the option closest to name, if close
+// enough to be a likely typo.
+func hint(name string, options []string) string {
+	best, bestD := "", -1
+	for _, o := range options {
+		if d := editDistance(name, o); bestD < 0 || d < bestD {
+			best, bestD = o, d
+		}
+	}
+	if best == "" || bestD > max(2, len(name)/3) {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %q?", best)
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			sub := prev[j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// connectOperator connects to the cluster's NATS as the operator.
+func connectOperator(ctx context.Context, cfg *domains.Config, f overrideFlags) (*bus.Conn, string, error) {
+	url := f.natsURL
+	if url == "" {
+		url = cfg.NATS.URL
+	}
+	if url == "" {
+		url = defaultOverrideNATS
+	}
+	cctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	opts := bus.ConnectOptions{URL: url, Name: "regiment-override", Cluster: cfg.Cluster.Name,
+		InboxPrefix: bus.InboxPrefix(cfg.Cluster.Name, bus.OperatorUser),
+		KnownDomain: func(d string) bool { return cfg.Domain(d) >= 0 }}
+	opts.SetAuth(cfg.NATS)
+	opts.Token = f.natsToken
+	conn, err := bus.Connect(cctx, opts)
+	if err != nil {
+		return nil, url, err
+	}
+	return conn, url, nil
+}
+
+// sendOverride sends o and prints the answer.
+func sendOverride(ctx context.Context, cfg *domains.Config, f overrideFlags, o wire.Override, stdout, stderr io.Writer) int {
+	conn, url, err := connectOperator(ctx, cfg, f)
+	if err != nil {
+		fmt.Fprintf(stderr, "regiment override: %v\n", err)
+		return 1
+	}
+	defer conn.Close()
+	who := "the Commander"
+	if !o.ForCommander() {
+		who = "the Soldier of " + o.Domain
+	}
+	rctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	a, err := conn.RequestOverride(rctx, o)
+	switch {
+	case errors.Is(err, bus.ErrNoResponder):
+		fmt.Fprintf(stderr, "regiment override: %s is not listening on %s (cluster %s): is it running and connected to this server?\n", who, url, cfg.Cluster.Name)
+		return 1
+	case errors.Is(err, context.DeadlineExceeded):
+		fmt.Fprintf(stderr, "regiment override: no answer from %s within %s (on %s); the override may or may not have been taken: check with 'regiment override list'\n", who, f.timeout, url)
+		return 1
+	case err != nil:
+		fmt.Fprintf(stderr, "regiment override: %v\n", err)
+		return 1
+	}
+	from := a.From
+	if a.From == "soldier" {
+		from += " " + a.Domain
+	}
+	if !a.Accepted {
+		fmt.Fprintf(stderr, "regiment override: refused by %s: %s\n", from, a.Reason)
+		return 1
+	}
+	fmt.Fprintf(stdout, "applied by %s from its next tick: %s\n", from, a.Reason)
+	return 0
+}
+
+// listOverrides prints the pins in force, from the bus's override bucket.
+func listOverrides(ctx context.Context, cfg *domains.Config, f overrideFlags, stdout, stderr io.Writer) int {
+	conn, _, err := connectOperator(ctx, cfg, f)
+	if err != nil {
+		fmt.Fprintf(stderr, "regiment override: %v\n", err)
+		return 1
+	}
+	defer conn.Close()
+	lctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	pins, err := conn.Overrides(lctx, f.domain)
+	code := 0
+	if err != nil {
+		fmt.Fprintf(stderr, "regiment override: %v\n", err)
+		code = 1
+	}
+	now := time.Now()
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TARGET\tPIN\tUNTIL\tLEFT\tBY\tREASON")
+	n := 0
+	for _, o := range pins {
+		if !o.Active(now) {
+			continue
+		}
+		pin := fmt.Sprintf("share %.4g", derefF(o.Share))
+		if o.Replicas != nil {
+			pin = fmt.Sprintf("%d replicas", *o.Replicas)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", o.Target(), pin, o.Until.UTC().Format(time.RFC3339),
+			o.Until.Sub(now).Round(time.Second), o.By, o.Reason)
+		n++
+	}
+	tw.Flush()
+	if n == 0 {
+		fmt.Fprintln(stdout, "no pins in force")
+	}
+	return code
+}
+
+func derefF(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
