@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nkeys"
+
+	"github.com/regimentd/regiment/bus"
+	"github.com/regimentd/regiment/bus/wire"
+	"github.com/regimentd/regiment/domains/config"
+)
+
+// TestSoldierRunsWithItsRolePermissions runs the Soldier daemon against a
+// nats-server configured with bus.Permissions (as `regiment nats-config`
+// renders it), authenticating with the nkey seed its config names: it resumes
+// from the last directive, publishes its reports and never hits a
+// permission violation.
+func TestSoldierRunsWithItsRolePermissions(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(smallConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast := strings.Replace(string(src), `  tick = "10s"`, `  tick = "100ms"`, 1)
+	cfg, err := config.Parse([]byte(fast), "small.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	roles, err := bus.Permissions(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]string{}
+	for _, r := range roles {
+		kp, _ := nkeys.CreateUser()
+		seed, _ := kp.Seed()
+		keys[r.User], _ = kp.PublicKey()
+		if err := os.WriteFile(filepath.Join(dir, r.User+".nk"), seed, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var conf bytes.Buffer
+	if err := bus.WriteServerConfig(&conf, roles, bus.ServerConfig{StoreDir: filepath.Join(dir, "js"), Nkeys: keys}); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "nats.conf"), conf.String())
+	opts, err := server.ProcessConfigFile(filepath.Join(dir, "nats.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Host, opts.Port, opts.NoSigs, opts.NoLog = "127.0.0.1", server.RANDOM_PORT, true, true
+	srv, err := server.NewServer(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Start()
+	defer func() { srv.Shutdown(); srv.WaitForShutdown() }()
+	if !srv.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats-server not ready")
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	commander, err := bus.Connect(ctx, bus.ConnectOptions{URL: srv.ClientURL(), Cluster: "small",
+		NkeySeedFile: filepath.Join(dir, bus.CommanderUser+".nk"), InboxPrefix: bus.InboxPrefix("small", bus.CommanderUser)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer commander.Close()
+	reports := make(chan wire.DomainReport, 16)
+	if _, err := commander.SubscribeReports(func(r wire.DomainReport, err error) {
+		if err == nil {
+			select {
+			case reports <- r:
+			default:
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	d := wire.Directive{Version: wire.Version, Cluster: "small", Domain: "fraud", Term: 1, Seq: 7, IssuedAt: time.Now(),
+		TTL: wire.Duration(10 * time.Minute), Share: 0.2, Cores: 40, Urgency: 0.5, Policy: "test", Reason: "before the soldier starts"}
+	if err := commander.PublishDirective(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+
+	// The config names the seed relative to itself, as a Secret mount would.
+	cfgPath := filepath.Join(dir, "small.hcl")
+	writeFile(t, cfgPath, strings.Replace(fast, `nats  { url = "" }`,
+		`nats {
+  url            = "`+srv.ClientURL()+`"
+  nkey_seed_file = "soldier-fraud.nk"
+}`, 1))
+	scen, err := filepath.Abs(sampleScen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr syncBuffer
+	code := make(chan int, 1)
+	rctx, stop := context.WithCancel(ctx)
+	go func() {
+		code <- run(rctx, []string{"--config", cfgPath, "--domain", "fraud", "--scenario", scen,
+			"--data", dir, "--listen", "127.0.0.1:0", "--log-level", "debug"}, io.Discard, &stderr, nil)
+	}()
+	waitLog(t, &stderr, `resumed from the last directive:.*seq=7`)
+	select {
+	case r := <-reports:
+		if r.Domain != "fraud" {
+			t.Fatalf("report of %q", r.Domain)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no report from the soldier within 10s:\n%s", stderr.String())
+	}
+	stop()
+	select {
+	case c := <-code:
+		if c != 0 {
+			t.Fatalf("exit code %d:\n%s", c, stderr.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("run did not return after cancel")
+	}
+	if log := stderr.String(); strings.Contains(log, "permission denied") || strings.Contains(log, "Permissions Violation") {
+		t.Fatalf("the soldier hit its permissions:\n%s", log)
+	}
+	if n := commander.Denied(); n != 0 {
+		t.Fatalf("the commander was denied %d times", n)
+	}
+}
