@@ -225,6 +225,9 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 		case err == nil:
 			p.log.Debug("tick", "writes", res.Writes, "guards", res.Guards, "fallback", res.Fallback, "budget_cores", res.Report.BudgetCores)
 		}
+		if res.Switch.Reason != "" {
+			p.log.Info("automatic fallback switched", "reason", res.Switch.Reason, "detail", res.Switch.Detail)
+		}
 		p.ticked.Store(true)
 		if cluster == nil {
 			return // a real cluster advances on its own
@@ -242,7 +245,7 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 		}
 		cluster.Step()
 	}
-	p.log.Info("soldier running", "tick", cfg.Soldier.Tick, "mode", cfg.Soldier.Mode, "apps", len(scfg.Apps))
+	p.log.Info("soldier running", "tick", cfg.Soldier.Tick, "mode", scfg.Soldier.Mode, "apps", len(scfg.Apps))
 	pr.Live.Store(true)
 	err = sd.Run(ctx, clock, onTick)
 	pr.Live.Store(false)
