@@ -231,7 +231,7 @@ func TestTickSwitchesToTheBaselineAndBack(t *testing.T) {
 	}
 	// The policy turns sane: after a shadow window under the threshold, it
 	// gets the domain back.
-	pol.Policy = &Proportional{}
+	pol.Policy = lean{}
 	handedBack := -1
 	for i := range 20 {
 		if res = tick(); res.Switch.Reason == FallbackHandBack {
@@ -245,6 +245,24 @@ func TestTickSwitchesToTheBaselineAndBack(t *testing.T) {
 	if handedBack > 12 {
 		t.Fatalf("hand-back after %d clean shadow ticks, want within the window of 12", handedBack+1)
 	}
+	// At the hand-back the record holds the lean policy's 19 replicas and the
+	// baseline's 20 (1400 rps at 100 per replica and 70%).
+	if last := rec.got[len(rec.got)-1]; last.Switch.Reason != FallbackHandBack ||
+		!slices.Equal(last.PolicyTargets, []int32{19, 19}) || !slices.Equal(last.BaselineTargets, []int32{20, 20}) {
+		t.Fatalf("record at the hand-back: switch %+v policy %v baseline %v", last.Switch, last.PolicyTargets, last.BaselineTargets)
+	}
+}
+
+// lean sizes one replica under the proportional policy: short of demand,
+// within the tolerance.
+type lean struct{}
+
+func (lean) Decide(in Input, out []int32) string {
+	r := (&Proportional{}).Decide(in, out)
+	for i := range out {
+		out[i]--
+	}
+	return r
 }
 
 // switchable is a policy whose implementation a test changes mid-run.

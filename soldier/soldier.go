@@ -261,8 +261,10 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 		switch {
 		case mode == domains.ModeShadow:
 			rec.PolicyTargets, rec.BaselineTargets = slices.Clone(s.baseline), slices.Clone(s.proposed)
-		case auto || switched.Reason != "":
+		case auto: // the baseline's actuated targets
 			rec.PolicyTargets, rec.BaselineTargets = slices.Clone(s.decided), slices.Clone(s.proposed)
+		case switched.Reason != "": // the hand-back: the baseline's shadow targets
+			rec.PolicyTargets, rec.BaselineTargets = slices.Clone(s.decided), slices.Clone(s.shadow)
 		}
 		s.rec.Record(rec)
 	}
