@@ -114,7 +114,10 @@ func Compare(apps []App, obs *Observation, slo, errBudget, util, tol float64, po
 // Short in place of Caused (no live outcome is the policy's). After Hold ticks
 // the domain goes back to the policy at the first tick the same two rules
 // pass over the shadow window, so a policy still starving its domain is not
-// handed back. It is deterministic and allocation-free after NewFallback.
+// handed back. Only ticks where the policy decides in active mode are
+// observed: ticks without a valid directive (the staleness fallback acts), in
+// shadow or off mode are neither scored nor counted towards the hold. It is
+// deterministic and allocation-free after NewFallback.
 type Fallback struct {
 	cfg    FallbackConfig
 	ring   []Score
