@@ -168,6 +168,27 @@ func checkMinReplicas(t *testing.T, cfgPath, domain string, steps []store.Step) 
 	}
 }
 
+// rejected is the count of directives p rejected for reason.
+func rejected(p *proc, reason string) float64 {
+	_, body, err := p.get("/metrics")
+	if err != nil {
+		p.t.Fatalf("%s /metrics: %v", p.name, err)
+	}
+	for _, line := range strings.Split(body, "\n") {
+		name, rest, ok := strings.Cut(line, "{")
+		if !ok || !strings.HasSuffix(name, "_rejected_messages_total") || !strings.Contains(rest, `reason="`+reason+`"`) {
+			continue
+		}
+		f := strings.Fields(rest)
+		v, err := strconv.ParseFloat(f[len(f)-1], 64)
+		if err != nil {
+			p.t.Fatalf("%s /metrics: %q: %v", p.name, line, err)
+		}
+		return v
+	}
+	return 0
+}
+
 // outageDomains are the Soldiers of TestNATSOutage: the top and the bottom
 // priority tier.
 var outageDomains = []string{"payment", "platform"}
@@ -296,6 +317,16 @@ func TestNATSOutage(t *testing.T) {
 	}
 	resumed := time.Now()
 	t.Logf("soldiers follow directives again %s after nats came back", resumed.Sub(up).Round(time.Millisecond))
+	for _, s := range soldiers {
+		// The Commander's client buffers the directives of the outage and
+		// sends them on reconnecting: they arrive expired. None is older
+		// than the one in force.
+		stale, replayed := rejected(s, wire.RejectStale), rejected(s, wire.RejectReplayed)
+		if replayed > 0 {
+			t.Errorf("%s rejected %v directives as replayed, want none", s.name, replayed)
+		}
+		t.Logf("%s rejected %v stale directives, %v in all", s.name, stale, max(0, s.metric("rejected_messages_total")))
+	}
 	waitFor(t, 20*time.Second, "the commander reconnects", func() (bool, string) {
 		code, body, _ := cmd.get("/readyz")
 		return code == http.StatusOK, body
