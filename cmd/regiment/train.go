@@ -26,7 +26,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
 	scenarios := fs.String("scenario", "", "comma-separated training scenario `files` (HCL); the first is the base; required")
 	stage := fs.String("stage", "", "`stage` to train: soldier, commander or joint; required")
-	steps := fs.Int64("steps", 400_000, "environment steps (agent decisions) to train on")
+	steps := fs.Int64("steps", 1_000_000, "environment steps (agent decisions) to train on")
 	envs := fs.Int("envs", 2, "parallel environments")
 	seed := fs.Uint64("seed", 1, "training seed")
 	out := fs.String("out", "", "output `directory` (created); required")

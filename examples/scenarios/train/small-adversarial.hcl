@@ -1,5 +1,6 @@
 # Training: the small-train window under recurring adversarial events:
-# fraud gets its own World Cup traffic and a flash sale together with
+# fraud gets its own World Cup traffic (scaled as small-base.hcl explains)
+# and a flash sale together with
 # payment's (every 6 h), fraud/scoring slows down (every 5 h), and the
 # lowest-priority domain floods (every 7 h).
 scenario "small-train-adversarial" {
@@ -8,7 +9,7 @@ scenario "small-train-adversarial" {
   traffic "fraud" {
     trace    = "../../../../shared/traces/worldcup98/worldcup98_days01-60_per_minute.csv"
     format   = "timeseries"
-    peak_rps = 2500
+    peak_rps = 11000
   }
 
   event "flash-sale" {
