@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/regimentd/regiment/calibrate"
@@ -21,7 +22,7 @@ import (
 	"github.com/regimentd/regiment/store"
 )
 
-const calibrateUsage = `Usage: regiment calibrate --config F --episodes DIR [--out calibrated.hcl] [--json report.json]
+const calibrateUsage = `Usage: regiment calibrate --config F --episodes DIR|FILE[,...] [--out calibrated.hcl] [--json report.json]
 
 Fits the simulator to what the Soldiers recorded, per app set of the config:
 
@@ -38,11 +39,14 @@ between recorded and simulated p99 and served rps, per domain and overall.
 A series passes at r >= --target (0.85). Exit status 0: every series passes
 after calibration; 1: some fail (the outputs are still written) or an error.
 
-The episodes are the Soldier episodes of DIR/regiment.db (DIR is the --data
-directory of "regiment run" or the daemons' store directory), or of a bbolt
-file given directly. Soldier steps hold per-app telemetry ("rps/<app>",
-"cpu_util/<app>", ... outcome keys) from this version of Regiment on; older
-steps are skipped. The store must not be held by a running daemon.
+The episodes are the Soldier episodes of every *.db store in DIR (the --data
+directory of "regiment run", regiment.db, or of the Soldier daemons,
+soldier-<domain>.db), or of bbolt files given directly; a comma-separated list
+combines stores copied from several hosts. Episodes that overlap in time form
+one run, replayed together. Soldier steps hold per-app telemetry
+("rps/<app>", "cpu_util/<app>", ... outcome keys) from this version of
+Regiment on; older steps are skipped. A store held by a running daemon is
+locked: stop it, or calibrate a copy taken while it was stopped.
 
 --out writes the config file with the applied estimates edited in place
 (comments and layout kept); --json writes the full report (estimates, samples,
@@ -60,7 +64,7 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	configPath := fs.String("config", "", "cluster config `file` (HCL) to calibrate; required")
-	episodes := fs.String("episodes", "", "store `dir`ectory holding regiment.db, or a bbolt file; required")
+	episodes := fs.String("episodes", "", "store `dir`ectory (every *.db in it), a bbolt file, or a comma-separated list; required")
 	out := fs.String("out", "", "write the calibrated config (HCL) to `file`")
 	jsonOut := fs.String("json", "", "write the report as JSON to `file`")
 	target := fs.Float64("target", 0.85, "Pearson r each replayed series must reach")
@@ -134,7 +138,8 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 }
 
 // Calibrate fits cfg to the Soldier episodes stored in episodesDir (a
-// directory holding regiment.db, or a bbolt file) with the default options,
+// directory whose *.db stores are read, a bbolt file, or a comma-separated
+// list of both) with the default options,
 // and validates the result by replay; progress, when not nil, gets a progress
 // line while steps are read and a summary. cfg is not modified: the
 // calibrated config is Result.Config. "regiment train --episodes" calls it.
@@ -147,28 +152,29 @@ func CalibrateWith(ctx context.Context, cfg *domains.Config, episodesDir string,
 	if progress == nil {
 		progress = io.Discard
 	}
-	path := episodesDir
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		path = filepath.Join(path, "regiment.db")
-	}
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("open episodes: no store at %s (point --episodes at the directory a commander, soldier or \"regiment run\" wrote)", path)
-	}
-	st, err := store.Open(path, store.Options{ReadOnly: true})
-	if errors.Is(err, store.ErrLocked) {
-		return nil, fmt.Errorf("open episodes: %s is locked by another process (a running daemon or \"regiment run\"); stop it or calibrate a copy", path)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("open episodes %q: %w", path, err)
-	}
-	defer st.Close()
-	runs, err := readRuns(ctx, st, cfg, progress)
+	paths, err := storeFiles(episodesDir)
 	if err != nil {
 		return nil, err
 	}
+	r := &seriesReader{cfg: cfg, bar: newProgress(progress)}
+	for _, path := range paths {
+		if err := r.readFile(ctx, path); err != nil {
+			r.bar.done()
+			return nil, err
+		}
+	}
+	r.bar.done()
+	if r.without > 0 {
+		fmt.Fprintf(progress, "skipped %d steps without per-app telemetry (recorded by an older Regiment)\n", r.without)
+	}
+	if len(r.series) == 0 {
+		return nil, fmt.Errorf("no Soldier steps with per-app telemetry for cluster %q in %s (%d steps read)", cfg.Cluster.Name, strings.Join(paths, ", "), r.steps)
+	}
+	runs := groupRuns(cfg, r.series)
+	fmt.Fprintf(progress, "read %d steps of %d Soldier episodes from %d store(s): %d run(s)\n", r.steps, len(r.series), len(paths), len(runs))
 	res, err := calibrate.Fit(cfg, runs, opt)
 	if err != nil {
-		return nil, fmt.Errorf("calibrate from %s: %w", path, err)
+		return nil, fmt.Errorf("calibrate from %s: %w", episodesDir, err)
 	}
 	return res, nil
 }
@@ -187,39 +193,92 @@ type episodeSeries struct {
 // appMetrics are the per-app outcome keys read, in calibrate.App field order.
 var appMetrics = []string{recording.AppRPS, recording.AppCPUUtil, recording.AppReady, recording.AppStarting, recording.AppPending, recording.AppTarget}
 
-// readRuns reads every Soldier episode of cfg's cluster and domains and
-// groups episodes that overlap in time, one per domain, into runs.
-func readRuns(ctx context.Context, st *store.Store, cfg *domains.Config, progress io.Writer) ([]*calibrate.Run, error) {
+// storeFiles resolves --episodes: a comma-separated list of bbolt files and
+// directories, a directory standing for every *.db file in it (regiment.db
+// of "regiment run", soldier-<domain>.db of the Soldier daemons).
+func storeFiles(spec string) ([]string, error) {
+	var files []string
+	for _, p := range strings.Split(spec, ",") {
+		if p == "" {
+			continue
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("open episodes: no store at %s (point --episodes at the directory a Soldier daemon or \"regiment run\" wrote, or at a .db file)", p)
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		dbs, err := filepath.Glob(filepath.Join(p, "*.db"))
+		if err != nil {
+			return nil, fmt.Errorf("open episodes: %w", err)
+		}
+		if len(dbs) == 0 {
+			return nil, fmt.Errorf("open episodes: no store at %s: no *.db file in it (point --episodes at the directory a Soldier daemon or \"regiment run\" wrote)", p)
+		}
+		files = append(files, dbs...)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("open episodes: no store given")
+	}
+	return files, nil
+}
+
+// seriesReader reads the Soldier episodes of cfg's cluster and domains from
+// stores into per-episode series.
+type seriesReader struct {
+	cfg     *domains.Config
+	bar     *progress
+	index   []map[string]int // [domain]["domain/app"]: the app's position in its domain
+	series  []*episodeSeries
+	steps   int
+	without int // steps without per-app telemetry
+}
+
+func (r *seriesReader) readFile(ctx context.Context, path string) error {
+	st, err := store.Open(path, store.Options{ReadOnly: true})
+	if errors.Is(err, store.ErrLocked) {
+		return fmt.Errorf("open episodes: %s is locked by another process (a running daemon or \"regiment run\"); stop it or calibrate a copy", path)
+	}
+	if err != nil {
+		return fmt.Errorf("open episodes %q: %w", path, err)
+	}
+	defer st.Close()
+	return r.read(ctx, st)
+}
+
+func (r *seriesReader) read(ctx context.Context, st *store.Store) error {
+	cfg := r.cfg
 	eps, err := st.Episodes()
 	if err != nil {
-		return nil, fmt.Errorf("list episodes: %w", err)
+		return fmt.Errorf("list episodes of %s: %w", st.Path(), err)
 	}
-	// index[domain]["domain/app"] is the app's position in its domain.
-	index := make([]map[string]int, len(cfg.Domains))
-	for i := range index {
-		index[i] = map[string]int{}
+	if r.index == nil {
+		r.index = make([]map[string]int, len(cfg.Domains))
+		for i := range r.index {
+			r.index[i] = map[string]int{}
+		}
+		for _, a := range cfg.Apps() {
+			r.index[a.Domain][a.Name] = len(r.index[a.Domain])
+		}
 	}
-	for _, a := range cfg.Apps() {
-		index[a.Domain][a.Name] = len(index[a.Domain])
-	}
-	bar := newProgress(progress)
-	defer bar.done()
-	var series []*episodeSeries
-	steps, without := 0, 0
 	for _, e := range eps {
 		di := cfg.Domain(e.Domain)
 		if e.Level != "soldier" || di < 0 || (e.Cluster != "" && e.Cluster != cfg.Cluster.Name) {
 			continue
 		}
-		es := &episodeSeries{ep: e, domain: di, apps: make([][]float64, len(index[di])*len(appMetrics))}
+		index := r.index[di]
+		probe := recording.AppKey(recording.AppRPS, firstApp(index))
+		es := &episodeSeries{ep: e, domain: di, apps: make([][]float64, len(index)*len(appMetrics))}
 		err := st.Steps(e.ID, time.Time{}, time.Time{}, func(s store.Step) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			steps++
-			bar.update(false, "reading episodes: %d steps, episode %s", steps, e.ID)
-			if _, ok := s.Outcome[recording.AppKey(recording.AppRPS, firstApp(index[di]))]; !ok {
-				without++
+			r.steps++
+			r.bar.update(false, "reading episodes: %d steps, episode %s", r.steps, e.ID)
+			if _, ok := s.Outcome[probe]; !ok {
+				r.without++
 				return nil
 			}
 			es.at = append(es.at, s.At)
@@ -234,7 +293,7 @@ func readRuns(ctx context.Context, st *store.Store, cfg *domains.Config, progres
 				if !ok {
 					continue
 				}
-				ai, ok := index[di][app]
+				ai, ok := index[app]
 				if !ok {
 					continue
 				}
@@ -242,7 +301,7 @@ func readRuns(ctx context.Context, st *store.Store, cfg *domains.Config, progres
 					es.apps[ai*len(appMetrics)+m][n] = v
 				}
 			}
-			for app, ai := range index[di] {
+			for app, ai := range index {
 				if s.Outcome[recording.AppKey(recording.AppBlind, app)] == 1 {
 					for m := range appMetrics {
 						es.apps[ai*len(appMetrics)+m][n] = nanValue
@@ -252,23 +311,14 @@ func readRuns(ctx context.Context, st *store.Store, cfg *domains.Config, progres
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("read episode %q: %w", e.ID, err)
+			return fmt.Errorf("read episode %q of %s: %w", e.ID, st.Path(), err)
 		}
 		if len(es.at) > 0 {
 			es.first, es.last = es.at[0], es.at[len(es.at)-1]
-			series = append(series, es)
+			r.series = append(r.series, es)
 		}
 	}
-	bar.done()
-	if without > 0 {
-		fmt.Fprintf(progress, "skipped %d steps without per-app telemetry (recorded by an older Regiment)\n", without)
-	}
-	if len(series) == 0 {
-		return nil, fmt.Errorf("no Soldier steps with per-app telemetry for cluster %q in the store (%d steps read)", cfg.Cluster.Name, steps)
-	}
-	runs := groupRuns(cfg, series)
-	fmt.Fprintf(progress, "read %d steps of %d Soldier episodes: %d run(s)\n", steps, len(series), len(runs))
-	return runs, nil
+	return nil
 }
 
 var nanValue = math.NaN()

@@ -34,11 +34,11 @@ var truthChanges = map[string]struct {
 	"payment/ledger":   {1.2, 0},
 }
 
-// recordedTruth simulates the small example with truthChanges applied, driven
-// (and, with spell, slowSpell) driven by Regiment itself (simcluster.NewPolicy) recording every Soldier step into
-// a real bbolt store through the recorders the daemons use. It returns the
-// store directory.
-func recordTruth(dir string, spell bool) (string, error) {
+// recordTruth simulates the small example with truthChanges applied (and,
+// with spell, slowSpell) for 3 hours, driven by Regiment itself
+// (simcluster.NewPolicy), recording every Soldier step into real bbolt stores
+// in dir through the recorders the daemons use. It returns dir.
+func recordTruth(dir string, spell, perDomain bool) (string, error) {
 	truth, err := config.LoadFile("../../examples/small.hcl")
 	if err != nil {
 		return "", err
@@ -71,21 +71,37 @@ func recordTruth(dir string, spell bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	st, err := store.Open(filepath.Join(dir, "regiment.db"), store.Options{})
-	if err != nil {
-		return "", err
+	// One store for the whole run, as "regiment run" writes, or one per
+	// domain, as the Soldier daemons do.
+	type sink struct {
+		st  *store.Store
+		app *store.Appender
 	}
-	app := st.NewAppender(256, time.Second)
-	var recErr error
+	sinks := map[string]sink{}
 	for _, d := range truth.Domains {
+		name := "regiment.db"
+		if perDomain {
+			name = "soldier-" + d.Name + ".db"
+		}
+		k, ok := sinks[name]
+		if !ok {
+			st, err := store.Open(filepath.Join(dir, name), store.Options{})
+			if err != nil {
+				return "", err
+			}
+			k = sink{st, st.NewAppender(256, time.Second)}
+			sinks[name] = k
+		}
+		sinks[d.Name] = k
 		ep := recording.SoldierEpisode("truth-"+d.Name, truth, d.Name, truth.Soldier.Policy)
 		ep.Started = s.Now()
-		if err := st.BeginEpisode(ep); err != nil {
+		if err := k.st.BeginEpisode(ep); err != nil {
 			return "", err
 		}
 	}
+	var recErr error
 	p, err := simcluster.NewPolicy(truth, nil, func(domain string) soldier.Recorder {
-		return &recording.Soldier{Episode: "truth-" + domain, Out: app, Err: func(err error) { recErr = err }}
+		return &recording.Soldier{Episode: "truth-" + domain, Out: sinks[domain].app, Err: func(err error) { recErr = err }}
 	})
 	if err != nil {
 		return "", err
@@ -94,16 +110,23 @@ func recordTruth(dir string, spell bool) (string, error) {
 	if p.Err() != nil {
 		return "", p.Err()
 	}
-	if err := app.Close(); err != nil {
-		return "", err
-	}
 	for _, d := range truth.Domains {
-		if err := st.EndEpisode("truth-"+d.Name, s.Now()); err != nil {
+		if err := sinks[d.Name].app.Flush(); err != nil {
+			return "", err
+		}
+		if err := sinks[d.Name].st.EndEpisode("truth-"+d.Name, s.Now()); err != nil {
 			return "", err
 		}
 	}
-	if err := st.Close(); err != nil {
-		return "", err
+	for name, k := range sinks {
+		if strings.HasSuffix(name, ".db") {
+			if err := k.app.Close(); err != nil {
+				return "", err
+			}
+			if err := k.st.Close(); err != nil {
+				return "", err
+			}
+		}
 	}
 	return dir, recErr
 }
@@ -125,7 +148,7 @@ var slowSpell = domains.Event{Kind: domains.EventSlowDependency, App: "fraud/sco
 // TestCalibrateFromRecordedEpisodes records a simulated cluster that differs
 // from its config into a real store, then calibrates from it.
 func TestCalibrateFromRecordedEpisodes(t *testing.T) {
-	dir, err := recordTruth(t.TempDir(), false)
+	dir, err := recordTruth(t.TempDir(), false, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,13 +161,17 @@ func TestCalibrateFromRecordedEpisodes(t *testing.T) {
 // which knows nothing of the spell, fails fraud's p99 while the domains the
 // spell leaves alone still pass.
 func TestCalibrateFlagsWhatItCannotModel(t *testing.T) {
-	dir, err := recordTruth(t.TempDir(), true)
+	dir, err := recordTruth(t.TempDir(), true, true) // one store per domain, as the daemons write
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Calibrate(context.Background(), nominal(t), dir, nil)
+	var progress bytes.Buffer
+	res, err := Calibrate(context.Background(), nominal(t), dir, &progress)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(progress.String(), "from 5 store(s): 1 run(s)") {
+		t.Errorf("the five daemons' stores should make one run: %s", progress.String())
 	}
 	for _, s := range res.Sets {
 		if c, ok := truthChanges[s.Domain+"/"+s.Set]; ok {
