@@ -18,7 +18,7 @@ import (
 func overrideConfig() *domains.Config {
 	mk := func(name string, prio int) domains.Domain {
 		return domains.Domain{Name: name, Priority: prio, Floor: 0.1, Ceiling: 0.6, Weight: 1,
-			SLO: domains.SLO{LatencyP99: 200 * time.Millisecond, ErrorBudget: 0.001},
+			SLO:     domains.SLO{LatencyP99: 200 * time.Millisecond, ErrorBudget: 0.001},
 			AppSets: []domains.AppSet{{Name: "web", Count: 2, CPUPerReplica: 1, MinReplicas: 1, MaxReplicas: 50, ServiceTime: 10 * time.Millisecond}}}
 	}
 	cfg := &domains.Config{Cluster: domains.Cluster{Name: "prod", CapacityCores: 100},
