@@ -10,8 +10,9 @@
 // "<metric>/<app>" keys (AppKey), with app the "domain/app" name: rps
 // (arrivals including dependency calls, 1/s), cpu_util (busy share of ready
 // capacity, [0, 1]), ready, starting and pending replicas, and target (the
-// replica target after the tick's writes); blind is 1 for an app whose metrics
-// could not be read and absent otherwise. These six numbers per app and tick
+// replica target after the tick's writes); starting and pending are left out
+// when 0, and blind is 1 for an app whose metrics could not be read and absent
+// otherwise (about 125 bytes per app and step in the store). These six numbers per app and tick
 // are what "regiment calibrate" fits the simulator to; they are outcomes, not
 // policy inputs, so the observation layout (soldier.Layout) is unchanged.
 package recording
@@ -93,8 +94,8 @@ const (
 	AppRPS      = "rps"      // arrivals, external plus dependency calls, 1/s
 	AppCPUUtil  = "cpu_util" // busy share of ready capacity, [0, 1]
 	AppReady    = "ready"    // replicas serving
-	AppStarting = "starting" // replicas scheduled, not yet ready
-	AppPending  = "pending"  // replicas waiting for node capacity
+	AppStarting = "starting" // replicas scheduled, not yet ready; absent when 0
+	AppPending  = "pending"  // replicas waiting for node capacity; absent when 0
 	AppTarget   = "target"   // replica target after the tick's writes
 	AppBlind    = "blind"    // 1 when the app's metrics could not be read; absent otherwise
 )
@@ -140,8 +141,13 @@ func (s *Soldier) Record(r soldier.Record) {
 	for _, a := range r.Apps {
 		k := s.appKeys(a.App)
 		step.Outcome[k.rps], step.Outcome[k.cpu] = a.RPS, a.CPUUtil
-		step.Outcome[k.ready], step.Outcome[k.starting], step.Outcome[k.pending] = float64(a.Ready), float64(a.Starting), float64(a.Pending)
-		step.Outcome[k.target] = float64(a.Replicas)
+		step.Outcome[k.ready], step.Outcome[k.target] = float64(a.Ready), float64(a.Replicas)
+		if a.Starting != 0 {
+			step.Outcome[k.starting] = float64(a.Starting)
+		}
+		if a.Pending != 0 {
+			step.Outcome[k.pending] = float64(a.Pending)
+		}
 		if a.Blind {
 			step.Outcome[k.blind] = 1
 		}

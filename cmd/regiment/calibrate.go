@@ -285,7 +285,11 @@ func (r *seriesReader) read(ctx context.Context, st *store.Store) error {
 			es.p99 = append(es.p99, outcome(s, "p99_seconds"))
 			es.errs = append(es.errs, outcome(s, "error_rate"))
 			for j := range es.apps {
-				es.apps[j] = append(es.apps[j], nanValue)
+				v := nanValue
+				if m := j % len(appMetrics); appMetrics[m] == recording.AppStarting || appMetrics[m] == recording.AppPending {
+					v = 0 // recorded only when not 0
+				}
+				es.apps[j] = append(es.apps[j], v)
 			}
 			n := len(es.at) - 1
 			for k, v := range s.Outcome {
