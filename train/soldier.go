@@ -53,7 +53,7 @@ var soldierTerms = []string{"adherence", "utilisation", "alignment", "oscillatio
 
 // Weights of the env's own terms.
 const (
-	churnWeight = 0.3
+	churnWeight = 0.5
 	costWeight  = 1.0
 )
 

@@ -33,9 +33,10 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	initPath := fs.String("init", "", "checkpoint `file` to continue training from (soldier stage)")
 	episodes := fs.String("episodes", "", "calibrate the simulator on the episodes recorded in `DIR` first")
 	episode := fs.Duration("episode", 3*time.Hour, "simulated time per training episode")
+	lr := fs.Float64("lr", 0, "PPO learning rate (0: the stage's default)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `Usage: regiment train --config F --scenario F[,F...] --stage soldier|commander|joint --out DIR
-                      [--steps N] [--envs N] [--seed S] [--init CKPT] [--episodes DIR] [--episode D]
+                      [--steps N] [--envs N] [--seed S] [--init CKPT] [--episodes DIR] [--episode D] [--lr X]
 
 Trains a learned policy with PPO on the simulator (README.md, "Training") and
 writes into DIR:
@@ -73,6 +74,8 @@ Example:
 		return usage("--envs must be at least 1")
 	case *episode < 10*time.Minute:
 		return usage("--episode must be at least 10m")
+	case *lr < 0:
+		return usage("--lr must not be negative")
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "regiment train: %v\n", err)
@@ -124,12 +127,12 @@ Example:
 	start := time.Now()
 	switch *stage {
 	case "soldier":
-		err = trainSoldier(ctx, cfg, scs, *initPath, *steps, *envs, *seed, *episode, *out, csvFile, stdout, stderr)
+		err = trainSoldier(ctx, cfg, scs, *initPath, *steps, *envs, *seed, *episode, *lr, *out, csvFile, stdout, stderr)
 	case "commander":
 		if *initPath != "" {
 			return usage("--init is for the soldier stage: the commander stage starts from the Forecast heuristic")
 		}
-		err = trainCommander(ctx, cfg, scs, *steps, *envs, *seed, *out, csvFile, stdout, stderr)
+		err = trainCommander(ctx, cfg, scs, *steps, *envs, *seed, *lr, *out, csvFile, stdout, stderr)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -141,7 +144,7 @@ Example:
 	return 0
 }
 
-func trainSoldier(ctx context.Context, cfg *domains.Config, scs []eval.Scenario, initPath string, steps int64, envs int, seed uint64, episode time.Duration, out string, csv io.Writer, stdout, stderr io.Writer) error {
+func trainSoldier(ctx context.Context, cfg *domains.Config, scs []eval.Scenario, initPath string, steps int64, envs int, seed uint64, episode time.Duration, lr float64, out string, csv io.Writer, stdout, stderr io.Writer) error {
 	var p *rl.Policy
 	var err error
 	if initPath != "" {
@@ -158,7 +161,10 @@ func trainSoldier(ctx context.Context, cfg *domains.Config, scs []eval.Scenario,
 		return err
 	}
 	st := train.SoldierStage{Cluster: cfg, Scenarios: scs, Episode: episode, Steps: steps, Workers: envs, Seed: seed,
-		Progress: stderr, CSV: csv}
+		Progress: stderr, CSV: csv, PPO: train.SoldierPPO()}
+	if lr > 0 {
+		st.PPO.LR = lr
+	}
 	res, err := train.TrainSoldier(ctx, p, st)
 	if err != nil {
 		return err
@@ -189,9 +195,13 @@ func trainSoldier(ctx context.Context, cfg *domains.Config, scs []eval.Scenario,
 	return nil
 }
 
-func trainCommander(ctx context.Context, cfg *domains.Config, scs []eval.Scenario, steps int64, envs int, seed uint64, out string, csv io.Writer, stdout, stderr io.Writer) error {
+func trainCommander(ctx context.Context, cfg *domains.Config, scs []eval.Scenario, steps int64, envs int, seed uint64, lr float64, out string, csv io.Writer, stdout, stderr io.Writer) error {
 	newEnv := func() (*train.CommanderEnv, error) { return train.NewCommanderEnv(cfg, scs, train.CommanderOptions{}) }
 	st := train.CommanderStage{Steps: steps, Workers: envs, Seed: seed, Progress: stderr, CSV: csv}
+	if lr > 0 {
+		st.PPO = rl.DefaultConfig("commander")
+		st.PPO.LR = lr
+	}
 	p, res, err := train.TrainCommander(ctx, newEnv, st)
 	if err != nil {
 		return err
