@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"math"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -13,6 +14,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/regimentd/regiment/bus"
+	"github.com/regimentd/regiment/bus/wire"
+	"github.com/regimentd/regiment/commander"
 	"github.com/regimentd/regiment/daemon"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/domains/config"
@@ -263,5 +266,68 @@ func TestOverrideRefusalsAndCancel(t *testing.T) {
 	code, out, _ = r.override(t, "list", "--domain", "payment")
 	if code != 0 || !strings.Contains(out, "no pins in force") {
 		t.Fatalf("list after the cancel: exit %d\n%s", code, out)
+	}
+}
+
+// directives keeps the last directive per domain.
+type directives struct {
+	last map[string]wire.Directive
+}
+
+func (d *directives) PublishDirective(_ context.Context, dir wire.Directive) error {
+	d.last[dir.Domain] = dir
+	return nil
+}
+func (d *directives) PublishAllocation(context.Context, wire.Allocation) error { return nil }
+
+// TestOverrideShareEndToEnd sends a share pin through the CLI's code path to
+// a Commander serving overrides as the commander daemon does: it answers, and
+// its next directive for the domain carries the pinned share.
+func TestOverrideShareEndToEnd(t *testing.T) {
+	r := newOverrideRig(t) // the NATS server and config; its Soldier stays silent on share pins
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := bus.Connect(ctx, bus.ConnectOptions{URL: r.url, Name: "commander", Cluster: r.cfg.Cluster.Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	pub := &directives{last: map[string]wire.Directive{}}
+	cmd := commander.New(r.cfg, &commander.Forecast{ReserveMin: r.cfg.Commander.ReserveMin}, "forecast", pub, nil, 1, 0)
+	if _, err := daemon.AttachCommanderOverrides(ctx, conn, cmd, time.Now, hclog.NewNullLogger()); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	if _, err := cmd.Tick(ctx, now); err != nil {
+		t.Fatal(err)
+	}
+	before := pub.last["data"].Share
+	pin := 0.42
+	if math.Abs(before-pin) < 0.1 {
+		t.Fatalf("data already holds share %g", before)
+	}
+	code, out, errOut := r.override(t, "share", "--domain", "data", "--share", "0.42", "--for", "30m", "--reason", "backfill")
+	if code != 0 || !strings.Contains(out, "applied by commander from its next tick: data pinned at share 0.42 until") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if _, err := cmd.Tick(ctx, now.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if got := pub.last["data"].Share; got != pin {
+		t.Fatalf("data's directive share %g after the pin, want %g (before %g)", got, pin, before)
+	}
+	sum := 0.0
+	for _, d := range pub.last {
+		sum += d.Share
+	}
+	if sum > 1+1e-9 {
+		t.Fatalf("shares sum to %g with the pin", sum)
+	}
+	code, out, _ = r.override(t, "list")
+	if code != 0 || !regexp.MustCompile(`data\s+share 0.42\s+`).MatchString(out) {
+		t.Fatalf("list: exit %d\n%s", code, out)
 	}
 }
