@@ -128,13 +128,12 @@ func (s *Soldier) appKeys(app string) *appKeys {
 // Record implements soldier.Recorder.
 func (s *Soldier) Record(r soldier.Record) {
 	step := store.Step{Episode: s.Episode, Seq: r.Seq, At: r.At, Obs: r.Features,
-		Action: map[string]float64{"budget_cores": r.Directive.Cores, "changes": float64(len(r.Changes))},
-		Outcome: map[string]float64{
-			"p99_seconds": r.Outcome.P99, "error_rate": r.Outcome.ErrorRate, "cores_used": r.Outcome.CoresUsed,
-			"ready": float64(r.Outcome.Ready), "replicas": float64(r.Outcome.Replicas), "slo_met": b2f(r.Outcome.SLOMet),
-			"fallback": b2f(r.Fallback), "ladder_rung": float64(r.Rung),
-		},
+		Action:  map[string]float64{"budget_cores": r.Directive.Cores, "changes": float64(len(r.Changes))},
+		Outcome: make(map[string]float64, 8+4*len(r.Apps)), // sized for the per-app keys
 	}
+	step.Outcome["p99_seconds"], step.Outcome["error_rate"], step.Outcome["cores_used"] = r.Outcome.P99, r.Outcome.ErrorRate, r.Outcome.CoresUsed
+	step.Outcome["ready"], step.Outcome["replicas"], step.Outcome["slo_met"] = float64(r.Outcome.Ready), float64(r.Outcome.Replicas), b2f(r.Outcome.SLOMet)
+	step.Outcome["fallback"], step.Outcome["ladder_rung"] = b2f(r.Fallback), float64(r.Rung)
 	for _, c := range r.Changes {
 		step.Action["replicas/"+c.App] = float64(c.Replicas)
 	}

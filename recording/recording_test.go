@@ -1,0 +1,72 @@
+package recording
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/regimentd/regiment/soldier"
+	"github.com/regimentd/regiment/store"
+)
+
+// TestSoldierRecordsPerAppTelemetry pins the per-app outcome keys that
+// calibration reads: every app's rps, cpu_util, ready and target; starting
+// and pending only when not 0; blind only when set.
+func TestSoldierRecordsPerAppTelemetry(t *testing.T) {
+	out := &steps{}
+	rec := &Soldier{Episode: "e", Out: out}
+	rec.Record(soldier.Record{Seq: 1, Domain: "d", Apps: []soldier.NamedObservation{
+		{App: "d/a", AppObservation: soldier.AppObservation{RPS: 120.5, CPUUtil: 0.61, Ready: 3, Starting: 2, Pending: 1, Replicas: 6}},
+		{App: "d/b", AppObservation: soldier.AppObservation{RPS: 7, CPUUtil: 0.2, Ready: 1, Replicas: 1, Blind: true}},
+	}})
+	if len(out.got) != 1 {
+		t.Fatalf("%d steps", len(out.got))
+	}
+	o := out.got[0].Outcome
+	want := map[string]float64{
+		"rps/d/a": 120.5, "cpu_util/d/a": 0.61, "ready/d/a": 3, "starting/d/a": 2, "pending/d/a": 1, "target/d/a": 6,
+		"rps/d/b": 7, "cpu_util/d/b": 0.2, "ready/d/b": 1, "target/d/b": 1, "blind/d/b": 1,
+	}
+	for k, v := range want {
+		if got, ok := o[k]; !ok || got != v {
+			t.Errorf("%s = %v (present %v), want %v", k, got, ok, v)
+		}
+	}
+	for _, k := range []string{"starting/d/b", "pending/d/b", "blind/d/a"} {
+		if _, ok := o[k]; ok {
+			t.Errorf("%s recorded; it is left out when 0", k)
+		}
+	}
+	for k := range o {
+		if m, app, ok := SplitAppKey(k); ok && AppKey(m, app) != k {
+			t.Errorf("SplitAppKey(%q) = %q, %q", k, m, app)
+		}
+	}
+	if _, _, ok := SplitAppKey("p99_seconds"); ok {
+		t.Errorf("a domain-level key split as a per-app key")
+	}
+}
+
+// BenchmarkSoldierRecord is the recording cost of one Soldier tick, by
+// domain size: building the step's maps (per-app telemetry included).
+func BenchmarkSoldierRecord(b *testing.B) {
+	for _, n := range []int{10, 100, 500} {
+		b.Run(fmt.Sprintf("apps=%d", n), func(b *testing.B) {
+			apps := make([]soldier.NamedObservation, n)
+			for i := range apps {
+				apps[i] = soldier.NamedObservation{App: fmt.Sprintf("d/app-%d", i),
+					AppObservation: soldier.AppObservation{RPS: float64(i), CPUUtil: 0.5, Ready: 3, Replicas: 3}}
+			}
+			rec := &Soldier{Episode: "e", Out: discard{}}
+			r := soldier.Record{Domain: "d", Apps: apps}
+			b.ReportAllocs()
+			for b.Loop() {
+				r.Seq++
+				rec.Record(r)
+			}
+		})
+	}
+}
+
+type discard struct{}
+
+func (discard) Append(store.Step) error { return nil }
