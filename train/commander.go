@@ -35,6 +35,14 @@ type CommanderOptions struct {
 	// Scale is the range [lo, hi] of the per-episode, per-domain factor on
 	// each traffic block's peak_rps. Default [0.8, 1.25].
 	Scale [2]float64
+	// TimeseriesScale is the range [lo, hi] of a further per-episode factor,
+	// drawn log-uniformly, on the peak_rps of timeseries traffic. A
+	// timeseries trace's maximum maps to peak_rps, and the World Cup 98
+	// training days 1-40 peak at a tenth of the tournament's maximum
+	// (22,073 against 225,138 requests per minute), so unscaled training
+	// episodes would only ever see a tenth of the load the config is sized
+	// for. Default [1, 10].
+	TimeseriesScale [2]float64
 	// EventProb is the chance that an episode gets a random flash sale on
 	// a random domain (multiplier 1.5 to 3, ramp 2m, hold 10 to 30 min).
 	// Default 0.5; a negative value disables random events.
@@ -53,6 +61,9 @@ func (o *CommanderOptions) defaults() {
 	}
 	if o.Scale == [2]float64{} {
 		o.Scale = [2]float64{0.8, 1.25}
+	}
+	if o.TimeseriesScale == [2]float64{} {
+		o.TimeseriesScale = [2]float64{1, 10}
 	}
 	if o.EventProb == 0 {
 		o.EventProb = 0.5
@@ -189,7 +200,8 @@ func (e *CommanderEnv) Reset(r *rand.Rand, obs [][]float64) {
 }
 
 // scenario draws an episode: a random training scenario, a random start
-// minute in its window, each domain's peak_rps scaled, the scenario's own
+// minute in its window, each domain's peak_rps scaled (timeseries traffic
+// further by TimeseriesScale), the scenario's own
 // events that fall in the episode (a repeating one from its first repeat at
 // or after the start), and maybe a random flash sale.
 func (e *CommanderEnv) scenario(r *rand.Rand) (domains.Scenario, map[string][]trace.Series) {
@@ -201,8 +213,12 @@ func (e *CommanderEnv) scenario(r *rand.Rand) (domains.Scenario, map[string][]tr
 	sc.Duration = e.opt.Warmup + e.opt.Episode
 	sc.Seed = r.Uint64()
 	sc.Traffic = slices.Clone(sc.Traffic)
+	ts := e.opt.TimeseriesScale[0] * math.Pow(e.opt.TimeseriesScale[1]/e.opt.TimeseriesScale[0], r.Float64())
 	for i := range sc.Traffic {
 		sc.Traffic[i].PeakRPS *= e.opt.Scale[0] + r.Float64()*(e.opt.Scale[1]-e.opt.Scale[0])
+		if sc.Traffic[i].Format == domains.FormatTimeseries {
+			sc.Traffic[i].PeakRPS *= ts
+		}
 	}
 	sc.Events = nil
 	for _, ev := range base.Events {

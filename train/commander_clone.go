@@ -12,7 +12,12 @@ import (
 // CloneOptions shape behaviour cloning of the Forecast heuristic. Zero
 // fields take the defaults named on each.
 type CloneOptions struct {
-	Episodes int     // heuristic episodes collected; default 6
+	Episodes int // episodes collected per round; default 6
+	// Rounds is the number of collect-and-fit rounds: the first acts with
+	// the heuristic, later ones with the policy fitted so far while still
+	// labelling with the heuristic (DAgger: Ross, Gordon and Bagnell 2011),
+	// so that the clone learns to recover from its own mistakes. Default 3.
+	Rounds int
 	Epochs   int     // passes over the samples; default 40
 	Batch    int     // samples per Adam step; default 32
 	LR       float64 // Adam step size; default 3e-3
@@ -28,6 +33,9 @@ type CloneOptions struct {
 func (o *CloneOptions) defaults() {
 	if o.Episodes <= 0 {
 		o.Episodes = 6
+	}
+	if o.Rounds <= 0 {
+		o.Rounds = 3
 	}
 	if o.Epochs <= 0 {
 		o.Epochs = 40
@@ -73,7 +81,10 @@ type CloneStats struct {
 // way to the heuristic's discounted returns-to-go G_t = sum_k gamma^k
 // r_{t+k} within each episode, so that PPO's first advantages are not
 // those of a random critic. Every log standard deviation is set to
-// opt.LogStd. p must have env's observation and action layouts.
+// opt.LogStd. After the first round, each further round collects
+// opt.Episodes more episodes acting with p's mean action (labels are still
+// the heuristic's; returns are the acting policy's) and refits on all
+// samples so far. p must have env's observation and action layouts.
 func CloneCommander(env *CommanderEnv, p *rl.Policy, r *rand.Rand, opt CloneOptions) (CloneStats, error) {
 	opt.defaults()
 	spec := env.Spec()
@@ -90,44 +101,64 @@ func CloneCommander(env *CommanderEnv, p *rl.Policy, r *rand.Rand, opt CloneOpti
 	rew := make([]float64, 1)
 	a := commander.NewAction(n)
 	z := make([]float64, lat)
-	for range opt.Episodes {
-		env.Reset(r, obs)
-		first := len(gs)
-		for done := false; !done; {
-			env.Heuristic(&a)
-			commander.ActionLatent(&a, z)
-			xs = append(xs, obs[0]...)
-			zs = append(zs, z...)
-			// Act exactly as the heuristic: its shares and reserve, the
-			// latent (pre-squash) urgency and headroom.
-			copy(act[0], a.Shares)
-			act[0][n] = a.Reserve
-			copy(act[0][n+1:], z[n:])
-			done, _ = env.Step(act, obs, rew)
-			gs = append(gs, rew[0])
+	pa := p.NewAction()
+	st := CloneStats{}
+	for round := range opt.Rounds {
+		for range opt.Episodes {
+			env.Reset(r, obs)
+			first := len(gs)
+			for done := false; !done; {
+				env.Heuristic(&a)
+				commander.ActionLatent(&a, z)
+				xs = append(xs, obs[0]...)
+				zs = append(zs, z...)
+				if round == 0 {
+					// Act exactly as the heuristic: its shares and reserve,
+					// the latent (pre-squash) urgency and headroom.
+					copy(act[0], a.Shares)
+					act[0][n] = a.Reserve
+					copy(act[0][n+1:], z[n:])
+				} else {
+					p.Mean(obs[0], pa)
+					copy(act[0], pa.Env)
+				}
+				done, _ = env.Step(act, obs, rew)
+				gs = append(gs, rew[0])
+			}
+			for t := len(gs) - 2; t >= first; t-- { // G_t = r_t + gamma G_{t+1}
+				gs[t] += opt.Gamma * gs[t+1]
+			}
 		}
-		for t := len(gs) - 2; t >= first; t-- { // G_t = r_t + gamma G_{t+1}
-			gs[t] += opt.Gamma * gs[t+1]
+		m := len(zs) / lat
+		if round == 0 { // the normaliser is fitted to the heuristic's states
+			p.Norm.Frozen = false
+			for i := range m {
+				p.Norm.Observe(xs[i*dim : (i+1)*dim])
+			}
+			p.Norm.Frozen = true // Mean must not move it in later rounds
+		}
+		in := make([]float64, len(xs))
+		for i := range m {
+			p.Norm.Normalize(xs[i*dim:(i+1)*dim], in[i*dim:(i+1)*dim])
+		}
+		st.Samples = m
+		l0, l := fit(p.Actor, in, zs, dim, lat, m, round == 0, r, opt)
+		if round == 0 {
+			st.Loss0 = l0
+		}
+		st.Loss = l
+		if p.Critic != nil {
+			v0, v := fit(p.Critic, in, gs, dim, 1, m, round == 0, r, opt)
+			if round == 0 {
+				st.ValueLoss0 = v0
+			}
+			st.ValueLoss = v
+		}
+		if math.IsNaN(st.Loss) || math.IsNaN(st.ValueLoss) {
+			return st, fmt.Errorf("clone commander: the loss diverged")
 		}
 	}
-	m := len(zs) / lat
 	p.Norm.Frozen = false
-	for i := range m {
-		p.Norm.Observe(xs[i*dim : (i+1)*dim])
-	}
-	in := make([]float64, len(xs))
-	for i := range m {
-		p.Norm.Normalize(xs[i*dim:(i+1)*dim], in[i*dim:(i+1)*dim])
-	}
-
-	st := CloneStats{Samples: m}
-	st.Loss0, st.Loss = fit(p.Actor, in, zs, dim, lat, m, r, opt)
-	if p.Critic != nil {
-		st.ValueLoss0, st.ValueLoss = fit(p.Critic, in, gs, dim, 1, m, r, opt)
-	}
-	if math.IsNaN(st.Loss) || math.IsNaN(st.ValueLoss) {
-		return st, fmt.Errorf("clone commander: the loss diverged")
-	}
 	for k := range p.LogStd {
 		p.LogStd[k] = opt.LogStd
 	}
@@ -135,10 +166,10 @@ func CloneCommander(env *CommanderEnv, p *rl.Policy, r *rand.Rand, opt CloneOpti
 }
 
 // fit regresses the first out outputs of net onto ys (m x out) from the
-// inputs in (m x dim) by minibatch Adam on the mean squared error, starting
-// from output biases at the targets' mean. It returns the loss per output
-// before and after.
-func fit(net *rl.Network, in, ys []float64, dim, out, m int, r *rand.Rand, opt CloneOptions) (before, after float64) {
+// inputs in (m x dim) by minibatch Adam on the mean squared error, with
+// init starting from output biases at the targets' mean. It returns the
+// loss per output before and after.
+func fit(net *rl.Network, in, ys []float64, dim, out, m int, init bool, r *rand.Rand, opt CloneOptions) (before, after float64) {
 	tape := net.NewTape()
 	grad := make([]float64, net.NumParams())
 	dOut := make([]float64, net.Out())
@@ -155,14 +186,15 @@ func fit(net *rl.Network, in, ys []float64, dim, out, m int, r *rand.Rand, opt C
 		return s / float64(m*out)
 	}
 	before = loss()
-	// The output biases carry the mean target; the network fits what varies.
-	_, bias := net.Layer(net.Params(), len(net.Sizes())-2)
-	for k := range out {
-		bias[k] = 0
-		for i := range m {
-			bias[k] += ys[i*out+k]
+	if init { // the output biases carry the mean target; the network fits what varies
+		_, bias := net.Layer(net.Params(), len(net.Sizes())-2)
+		for k := range out {
+			bias[k] = 0
+			for i := range m {
+				bias[k] += ys[i*out+k]
+			}
+			bias[k] /= float64(m)
 		}
-		bias[k] /= float64(m)
 	}
 	idx := make([]int, m)
 	for i := range idx {

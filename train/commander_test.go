@@ -48,7 +48,7 @@ func heuristicAct(e *CommanderEnv, a *commander.Action, z, act []float64) {
 
 func TestCommanderEnvDrivenByTheHeuristicIsTheForecastHierarchy(t *testing.T) {
 	cfg, sc := smallWorld(t)
-	opt := CommanderOptions{Episode: time.Hour, Warmup: 20 * time.Minute, Scale: [2]float64{1, 1}, EventProb: -1}
+	opt := CommanderOptions{Episode: time.Hour, Warmup: 20 * time.Minute, Scale: [2]float64{1, 1}, TimeseriesScale: [2]float64{1, 1}, EventProb: -1}
 	e, err := NewCommanderEnv(cfg, []eval.Scenario{sc}, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +110,7 @@ func TestCommanderEnvDrivenByTheHeuristicIsTheForecastHierarchy(t *testing.T) {
 
 func TestCommanderEnvActionsReachTheSoldiers(t *testing.T) {
 	cfg, sc := smallWorld(t)
-	opt := CommanderOptions{Episode: time.Hour, Warmup: 20 * time.Minute, Scale: [2]float64{1, 1}, EventProb: -1}
+	opt := CommanderOptions{Episode: time.Hour, Warmup: 20 * time.Minute, Scale: [2]float64{1, 1}, TimeseriesScale: [2]float64{1, 1}, EventProb: -1}
 	n := len(cfg.Domains)
 	run := func(headroom float64) (ret, cost, costTerm float64) {
 		e, err := NewCommanderEnv(cfg, []eval.Scenario{sc}, opt)
@@ -160,7 +160,7 @@ func TestCloneCommanderFitsTheHeuristic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := CloneCommander(e, p, r, CloneOptions{Episodes: 2, Epochs: 30})
+	st, err := CloneCommander(e, p, r, CloneOptions{Episodes: 2, Rounds: 1, Epochs: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,14 +191,14 @@ func TestCommanderGate(t *testing.T) {
 	opt := CommanderOptions{Episode: time.Hour, Warmup: 20 * time.Minute}
 	newEnv := func() (*CommanderEnv, error) { return NewCommanderEnv(cfg, []eval.Scenario{sc}, opt) }
 	p, res, err := TrainCommander(context.Background(), newEnv, CommanderStage{
-		Clone: CloneOptions{Episodes: 8, Epochs: 60}, Steps: 0, Seed: 7, GateEpisodes: 3,
+		Clone: CloneOptions{Episodes: 4, Rounds: 2, Epochs: 60}, Steps: 0, Seed: 7, GateEpisodes: 3,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	g := res.Gate
 	t.Log(g)
-	if math.Abs(g.CostCoreHours/g.HeuristicCostCoreHours-1) > 0.05 || math.Abs(g.Compliance-g.HeuristicCompliance) > 0.005 {
+	if math.Abs(g.CostCoreHours/g.HeuristicCostCoreHours-1) > 0.05 || math.Abs(g.Compliance-g.HeuristicCompliance) > 0.01 {
 		t.Errorf("the cloned Commander is not the heuristic on the gate's episodes: %v", g)
 	}
 	if p.Provenance.Stage != "commander" || !p.Norm.Frozen {
