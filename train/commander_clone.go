@@ -18,9 +18,9 @@ type CloneOptions struct {
 	// labelling with the heuristic (DAgger: Ross, Gordon and Bagnell 2011),
 	// so that the clone learns to recover from its own mistakes. Default 3.
 	Rounds int
-	Epochs   int     // passes over the samples; default 40
-	Batch    int     // samples per Adam step; default 32
-	LR       float64 // Adam step size; default 3e-3
+	Epochs int     // passes over the samples; default 40
+	Batch  int     // samples per Adam step; default 32
+	LR     float64 // Adam step size; default 3e-3
 	// Gamma discounts the heuristic's rewards into the returns the critic
 	// is fitted to. Default 0.99 (PPO's).
 	Gamma float64
