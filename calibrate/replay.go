@@ -178,13 +178,21 @@ func replay(cfg *domains.Config, l layout, r *Run) (p99, served [][]float64, err
 		rps[id] = carried(a.RPS)
 		tgt[id] = carried(a.Target)
 	}
+	// An app never recorded (its domain has no episode in the run) gets no
+	// demand of its own and makes no calls.
+	at := func(id, k int) float64 {
+		if v := rps[id][k]; finite(v) {
+			return v
+		}
+		return 0
+	}
 	ext := func(k int, out []float64) {
 		for id := range nApps {
-			out[id] = rps[id][k]
+			out[id] = at(id, k)
 		}
 		for _, a := range l.apps {
 			for _, d := range a.Deps {
-				out[d] -= a.CallRatio * rps[a.ID][k]
+				out[d] -= a.CallRatio * at(a.ID, k)
 			}
 		}
 		for id := range out {

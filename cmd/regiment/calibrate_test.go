@@ -181,6 +181,15 @@ func TestCalibrateFlagsWhatItCannotModel(t *testing.T) {
 			}
 		}
 	}
+	// One domain's store alone: the others are replayed without demand,
+	// and only the recorded domain is scored.
+	one, err := Calibrate(context.Background(), nominal(t), filepath.Join(dir, "soldier-merchant.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := one.After.Score("payment/p99"); ok || !one.After.Pass() {
+		t.Errorf("merchant's store alone: %+v", one.After.Scores)
+	}
 	fraud, _ := res.After.Score("fraud/p99")
 	merchant, _ := res.After.Score("merchant/p99")
 	if fraud.Pass || !merchant.Pass || res.After.Pass() {
