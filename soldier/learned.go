@@ -14,7 +14,10 @@ import (
 const LearnedLayoutVersion = 1
 
 // learnedFeatures is one app group's observation, in order. Ratios are
-// clipped so that no feature leaves a small range.
+// clipped so that no feature leaves a small range. A feature that is
+// constant in training is normalised with zero variance and would blow up
+// when it moves in deployment, so nothing deployment-specific that training
+// holds fixed (such as the configured target utilisation) is a feature.
 var learnedFeatures = []string{
 	"priority_p0", "priority_p1", "priority_p2", "priority_p3", // domain tier, one-hot (P3 and below share the last)
 	"slo_log10",          // log10 of the domain's p99 objective in seconds
@@ -34,7 +37,6 @@ var learnedFeatures = []string{
 	"load",                                        // group RPS / ready capacity, [0, 3]
 	"ready_frac", "starting_frac", "pending_frac", // of the group's replicas
 	"desired_over_current_log", // ln(desired at the configured utilisation / current targets), [-2, 2]
-	"target_util",              // the configured target utilisation
 	"time_of_day_sin", "time_of_day_cos",
 }
 
@@ -322,8 +324,7 @@ func (l *Learned) Features(in Input, obs [][]float64) {
 			f[20], f[21], f[22] = float64(ready)/all, float64(starting)/all, float64(pending)/all
 		}
 		f[23] = clamp(math.Log(float64(max(want, 1))/float64(max(cur, 1))), -2, 2)
-		f[24] = in.TargetUtil
-		f[25], f[26] = tod0, tod1
+		f[24], f[25] = tod0, tod1
 	}
 }
 

@@ -62,18 +62,21 @@ const (
 // every domain, one shared network) against budgets set by a frozen
 // stand-in for the Commander, and the Executor's safety rules in force.
 //
-// The budget of domain d, reset every Commander tick, is
+// The directives, reset every Commander tick, carry
 //
-//	budget_d = min((1 + m) x demand_d x max(0.5, 1 + e), ceiling_d x C)
+//	headroom_d = h_d
+//	budget_d   = min((1 + h_d) x (1 + m) x demand_d x max(0.5, 1 + e), ceiling_d x C)
 //
 // with demand_d the cores the domain's apps want at the configured target
-// utilisation (what Soldiers report), m the episode's margin in [0.1, 0.3],
-// e a forecast error ~ N(0, sigma), sigma in [0.05, 0.15] per episode, and C
-// the cluster's capacity: a Commander that follows demand with a noisy
-// forecast, whose budgets bind when a domain outgrows its ceiling or the
-// forecast falls short. The floor is left out: it is a guarantee, not a
-// spend target, and the utilisation term would otherwise pay a quiet
-// domain for spending up to it. Without Randomise, m = 0.2 and e = 0.
+// utilisation (what Soldiers report), h_d the domain's headroom in
+// [0.05, 0.3] per episode (the Forecast Commander's range), m the
+// episode's margin in [0, 0.2], e a forecast error ~ N(0, sigma), sigma in
+// [0.05, 0.15] per episode, and C the cluster's capacity: a Commander that
+// follows demand with a noisy forecast, whose budgets bind when a domain
+// outgrows its ceiling or the forecast falls short. The floor is left out:
+// it is a guarantee, not a spend target, and the utilisation term would
+// otherwise pay a quiet domain for spending up to it. Without Randomise,
+// h = m = 0.1 and e = 0.
 //
 // Each group's reward is reward.Soldier over the group (its worst app's
 // p99 and error rate against the domain's SLO, the domain's budget
@@ -110,7 +113,8 @@ type envDomain struct {
 	osc       []bool                // per app: scaled down this step within the oscillation window of a scale-up
 	gin       []reward.SoldierInput // per group: this step's reward input
 	budget    float64
-	agent0    int // index of the domain's first group among the env's agents
+	headroom  float64 // the directive's headroom this episode
+	agent0    int     // index of the domain's first group among the env's agents
 }
 
 // NewSoldierEnv builds a Soldier env. It does not start an episode.
@@ -209,11 +213,17 @@ func (e *SoldierEnv) Reset(r *rand.Rand, obs [][]float64) {
 	sc.Start = base.Scenario.Start.Add(shift)
 	sc.Duration = e.cfg.Episode
 	sc.Seed = r.Uint64()
-	e.margin, e.fcSigma = 0.2, 0
+	e.margin, e.fcSigma = 0.1, 0
+	for _, d := range e.doms {
+		d.headroom = 0.1
+	}
 	if e.cfg.Randomise {
 		Perturb(&sc, e.cluster, r)
-		e.margin = 0.1 + 0.2*r.Float64()
+		e.margin = 0.2 * r.Float64()
 		e.fcSigma = 0.05 + 0.1*r.Float64()
+		for _, d := range e.doms {
+			d.headroom = 0.05 + 0.25*r.Float64()
+		}
 	}
 	s, err := sim.New(e.cluster, &sc, base.Traces)
 	if err != nil {
@@ -260,13 +270,13 @@ func (e *SoldierEnv) setBudgets() {
 	for _, d := range e.doms {
 		d.in.BudgetCores, d.in.Headroom = math.Inf(1), 0
 		demand := soldier.DemandCores(d.in)
-		f := 1 + e.margin
+		f := (1 + d.headroom) * (1 + e.margin)
 		if e.fcSigma > 0 {
 			f *= max(0.5, 1+e.fcSigma*e.r.NormFloat64())
 		}
 		dc := e.cluster.Domains[d.di]
 		d.budget = min(demand*f, dc.Ceiling*capacity)
-		d.in.BudgetCores = d.budget
+		d.in.BudgetCores, d.in.Headroom = d.budget, d.headroom
 	}
 }
 
