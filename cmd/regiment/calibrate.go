@@ -31,13 +31,18 @@ Fits the simulator to what the Soldiers recorded, per app set of the config:
   startup_time  from replicas seen starting to the same replicas ready
                 (first in, first out), the median; resolution one Soldier tick
   call_ratio    for sets with depends_on: the least-squares slope of the
-                callee's rps changes on the callers' rps changes
+                callee's rps changes on the callers' rps changes, at most
+                the callee's smallest rps / callers' rps
+
+An estimate replaces the configured value when it has --min-samples samples;
+apps without traffic keep theirs.
 
 Then it replays the recorded demand and replica targets through the simulator,
 with the config as given and with the calibrated one, and reports the Pearson r
 between recorded and simulated p99 and served rps, per domain and overall.
-A series passes at r >= --target (0.85). Exit status 0: every series passes
-after calibration; 1: some fail (the outputs are still written) or an error.
+A series passes at r >= --target (0.85); a domain whose recording is constant
+(no traffic) is shown as SKIP. Exit status 0: every series passes after
+calibration; 1: some fail (the outputs are still written) or an error.
 
 The episodes are the Soldier episodes of every *.db store in DIR (the --data
 directory of "regiment run", regiment.db, or of the Soldier daemons,
@@ -48,9 +53,9 @@ one run, replayed together. Soldier steps hold per-app telemetry
 Regiment on; older steps are skipped. A store held by a running daemon is
 locked: stop it, or calibrate a copy taken while it was stopped.
 
---out writes the config file with the applied estimates edited in place
-(comments and layout kept); --json writes the full report (estimates, samples,
-scores before and after). "regiment train --episodes DIR" runs the same
+--out writes a copy of the config with the changed values edited in (comments
+kept, layout as hclfmt; the copy is checked to load); --json writes the full
+report (estimates, samples, scores before and after). "regiment train --episodes DIR" runs the same
 calibration before fine-tuning.
 
 Example:
