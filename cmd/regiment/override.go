@@ -207,9 +207,21 @@ func buildOverride(cfg *domains.Config, sub string, f overrideFlags, now time.Ti
 		o.Cancel = true
 	}
 	if err := o.Validate(nil); err != nil {
+		var fe *wire.FieldError
+		if errors.As(err, &fe) {
+			if flag, ok := overrideFlagOf[fe.Field]; ok {
+				return o, fmt.Errorf("--%s: %s %s", flag, fe.Field, fe.Problem)
+			}
+		}
 		return o, err
 	}
 	return o, nil
+}
+
+// overrideFlagOf names the flag behind each override field.
+var overrideFlagOf = map[string]string{
+	"domain": "domain", "app": "app", "share": "share", "replicas": "replicas",
+	"until": "for", "by": "by", "reason": "reason",
 }
 
 // resolveApp checks app ("domain/app", or "app" with domain) against cfg and
