@@ -98,18 +98,33 @@ func (w *wireTap) allReports(domain string) []wire.DomainReport {
 	return slices.Clone(w.reports[domain])
 }
 
-// quietDirective waits until the last directive seen for domain is at least
-// quiet old (and at most a Commander tick old), so that no other is in flight:
-// a fault injected now follows that directive and no later one.
-func quietDirective(t *testing.T, w *wireTap, domain string, quiet time.Duration) wire.Directive {
+// quietMoment waits until, for every domain, the last directive seen is at
+// least quiet old (and younger than a Commander tick, so that no other is in
+// flight) and the domain's Soldier reports acting on it. A fault injected
+// then follows those directives and no later ones; they are returned.
+func quietMoment(t *testing.T, w *wireTap, quiet time.Duration, domains ...string) map[string]wire.Directive {
 	t.Helper()
-	var d wire.Directive
-	waitFor(t, 3*faultCommanderTick, "a quiet moment after a directive for "+domain, func() (bool, string) {
-		d, _ = w.last(domain)
-		age := time.Since(d.IssuedAt)
-		return d.Seq > 0 && age >= quiet && age < faultCommanderTick-100*time.Millisecond, "last directive age " + age.String()
+	last := map[string]wire.Directive{}
+	waitFor(t, 10*faultCommanderTick, fmt.Sprintf("a quiet moment after a directive for %v", domains), func() (bool, string) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		for _, dom := range domains {
+			ds, rs := w.directives[dom], w.reports[dom]
+			if len(ds) == 0 || len(rs) == 0 {
+				return false, "no directive or report yet for " + dom
+			}
+			d, r := ds[len(ds)-1], rs[len(rs)-1]
+			if age := time.Since(d.IssuedAt); age < quiet || age > faultCommanderTick-200*time.Millisecond {
+				return false, fmt.Sprintf("%s: last directive %s old", dom, age)
+			}
+			if r.DirectiveTerm != d.Term || r.DirectiveSeq != d.Seq {
+				return false, fmt.Sprintf("%s: soldier reports directive %d/%d, last published %s", dom, r.DirectiveTerm, r.DirectiveSeq, seqString(d))
+			}
+			last[dom] = d
+		}
+		return true, ""
 	})
-	return d
+	return last
 }
 
 // soldierSteps reads every step of a stopped Soldier's store, all episodes,
@@ -244,10 +259,7 @@ func TestNATSOutage(t *testing.T) {
 	}
 
 	// Down, just after a directive so that none is in flight.
-	before := map[string]wire.Directive{}
-	for _, d := range outageDomains {
-		before[d] = quietDirective(t, tap, d, 150*time.Millisecond)
-	}
+	before := quietMoment(t, tap, 150*time.Millisecond, outageDomains...)
 	down := time.Now()
 	srv.Shutdown()
 	t.Logf("nats down at %s, %s after start; last directives: payment seq %d, platform seq %d",
@@ -417,7 +429,7 @@ func TestCommanderKilled(t *testing.T) {
 		return r >= 3 && f == 0, fmt.Sprintf("received %v, fallback %v", r, f)
 	})
 
-	before := quietDirective(t, tap, "payment", 150*time.Millisecond)
+	before := quietMoment(t, tap, 150*time.Millisecond, "payment")["payment"]
 	killed := time.Now()
 	cmd.signal(syscall.SIGKILL)
 	if code := cmd.exitCode(5 * time.Second); code != -1 {
