@@ -439,3 +439,51 @@ func TestPermissionsModel(t *testing.T) {
 		})
 	}
 }
+
+func TestServerConfigReadsNkeysFromTheEnvironment(t *testing.T) {
+	roles, err := Permissions(testConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, r := range roles {
+		kp, _ := nkeys.CreateUser()
+		pub, _ := kp.PublicKey()
+		t.Setenv(NkeyEnvVar(r.User), pub)
+		want[pub] = true
+	}
+	var conf bytes.Buffer
+	if err := WriteServerConfig(&conf, roles, ServerConfig{NkeyEnv: true}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(conf.String(), `nkey: "`) {
+		t.Fatalf("an nkey is written into the file:\n%s", conf.String())
+	}
+	path := filepath.Join(t.TempDir(), "nats-server.conf")
+	if err := os.WriteFile(path, conf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opts, err := server.ProcessConfigFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(opts.Nkeys) != len(roles) {
+		t.Fatalf("%d nkey users, want %d", len(opts.Nkeys), len(roles))
+	}
+	for _, u := range opts.Nkeys {
+		if !want[u.Nkey] {
+			t.Errorf("user nkey %q is not one of the environment's", u.Nkey)
+		}
+	}
+
+	t.Run("users whose variables collide are refused", func(t *testing.T) {
+		cfg := &domains.Config{Cluster: domains.Cluster{Name: testCluster}, Domains: []domains.Domain{{Name: "a-b"}, {Name: "a_b"}}}
+		roles, err := Permissions(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteServerConfig(&bytes.Buffer{}, roles, ServerConfig{NkeyEnv: true}); err == nil || !strings.Contains(err.Error(), "share the variable") {
+			t.Fatalf("got %v, want a shared-variable error", err)
+		}
+	})
+}

@@ -27,7 +27,7 @@ func runNATSConfig(_ context.Context, args []string, stdout, stderr io.Writer) i
 	fs := flag.NewFlagSet("nats-config", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
-	seeds := fs.String("seeds", "", "`dir`ectory of the users' nkey seeds, <user>.nk; missing ones are created (mode 0600); required")
+	seeds := fs.String("seeds", "", "`dir`ectory of the users' nkey seeds, <user>.nk; missing ones are created (mode 0600); required without --nkey-env")
 	out := fs.String("out", "", "write the server config to this `file` instead of stdout")
 	var sc bus.ServerConfig
 	fs.StringVar(&sc.Listen, "listen", "0.0.0.0:4222", "client `address` of the server")
@@ -37,6 +37,7 @@ func runNATSConfig(_ context.Context, args []string, stdout, stderr io.Writer) i
 	fs.StringVar(&sc.TLS.KeyFile, "tls-key", "", "server key `file` (PEM)")
 	fs.StringVar(&sc.TLS.CAFile, "tls-ca", "", "CA `file` (PEM) client certificates must chain to")
 	fs.BoolVar(&sc.TLS.Verify, "tls-verify", false, "require client certificates (needs --tls-ca)")
+	fs.BoolVar(&sc.NkeyEnv, "nkey-env", false, "write each nkey as $REGIMENT_NKEY_<USER>, read by nats-server from its environment, instead of from --seeds")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: regiment nats-config --config F --seeds DIR [flags]
 
@@ -50,6 +51,9 @@ Securing NATS):
 
 The seeds stay in DIR: give each daemon its own as the file named by
 nats { nkey_seed_file = ... } in its config (a Kubernetes Secret per role).
+With --nkey-env the file names environment variables instead of keys
+($REGIMENT_NKEY_COMMANDER, $REGIMENT_NKEY_SOLDIER_PAYMENT, ...), so it does
+not change when keys do; deploy/overlays/example-secure is made this way.
 
 Example:
   regiment nats-config --config deploy/overlays/example/regiment.hcl --seeds secrets/ \
@@ -65,8 +69,8 @@ Flags:
 		}
 		return 2
 	}
-	if *configPath == "" || *seeds == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "regiment nats-config: --config and --seeds are required, and it takes no arguments")
+	if *configPath == "" || (*seeds == "") == !sc.NkeyEnv || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "regiment nats-config: --config and one of --seeds or --nkey-env are required, and it takes no arguments")
 		fs.Usage()
 		return 2
 	}
@@ -80,22 +84,11 @@ Flags:
 		fmt.Fprintf(stderr, "regiment nats-config: %v\n", err)
 		return 1
 	}
-	if err := os.MkdirAll(*seeds, 0o700); err != nil {
-		fmt.Fprintf(stderr, "regiment nats-config: %v\n", err)
-		return 1
-	}
-	sc.Nkeys = map[string]string{}
-	for _, r := range roles {
-		path := filepath.Join(*seeds, r.User+".nk")
-		pub, created, err := userKey(path)
-		if err != nil {
+	if !sc.NkeyEnv {
+		if sc.Nkeys, err = seedKeys(*seeds, roles, stderr); err != nil {
 			fmt.Fprintf(stderr, "regiment nats-config: %v\n", err)
 			return 1
 		}
-		if created {
-			fmt.Fprintf(stderr, "created %s (%s)\n", path, pub)
-		}
-		sc.Nkeys[r.User] = pub
 	}
 	var b bytes.Buffer
 	if err := bus.WriteServerConfig(&b, roles, sc); err != nil {
@@ -112,6 +105,27 @@ Flags:
 		return 1
 	}
 	return 0
+}
+
+// seedKeys returns the public key of each role's user from its seed in dir,
+// creating the seeds that are missing and naming them on stderr.
+func seedKeys(dir string, roles []bus.Role, stderr io.Writer) (map[string]string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	keys := map[string]string{}
+	for _, r := range roles {
+		path := filepath.Join(dir, r.User+".nk")
+		pub, created, err := userKey(path)
+		if err != nil {
+			return nil, err
+		}
+		if created {
+			fmt.Fprintf(stderr, "created %s (%s)\n", path, pub)
+		}
+		keys[r.User] = pub
+	}
+	return keys, nil
 }
 
 // userKey returns the public key of the user seed at path, creating a new

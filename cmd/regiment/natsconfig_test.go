@@ -78,9 +78,10 @@ func TestNATSConfigRendersOneUserPerRole(t *testing.T) {
 
 func TestNATSConfigUsageErrors(t *testing.T) {
 	for name, args := range map[string][]string{
-		"no config": {"--seeds", t.TempDir()},
-		"no seeds":  {"--config", "x.hcl"},
-		"argument":  {"--config", "x.hcl", "--seeds", "s", "extra"},
+		"no config":          {"--seeds", t.TempDir()},
+		"no seeds":           {"--config", "x.hcl"},
+		"argument":           {"--config", "x.hcl", "--seeds", "s", "extra"},
+		"seeds and nkey-env": {"--config", "x.hcl", "--seeds", "s", "--nkey-env"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -88,5 +89,21 @@ func TestNATSConfigUsageErrors(t *testing.T) {
 				t.Fatalf("exit %d, want 2", code)
 			}
 		})
+	}
+}
+
+func TestNATSConfigNkeyEnvMatchesTheDeployFile(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	args := []string{"--config", "../../deploy/overlays/example-secure/regiment.hcl", "--nkey-env",
+		"--tls-cert", "/etc/nats/tls/tls.crt", "--tls-key", "/etc/nats/tls/tls.key"}
+	if code := runNATSConfig(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	want, err := os.ReadFile("../../deploy/overlays/example-secure/nats-server.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stdout.String() != string(want) {
+		t.Fatalf("the command the overlay documents does not reproduce its nats-server.conf:\n%s", stdout.String())
 	}
 }
