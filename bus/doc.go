@@ -40,6 +40,21 @@
 // are restored on reconnect. Publishes made while disconnected are buffered by
 // the client (up to its reconnect buffer) and sent on reconnect.
 //
+// # Security
+//
+// ConnectOptions authenticate with a token, a token file, an nkey seed file
+// or a JWT .creds file (one of them; Token wins, so a flag beats the config)
+// and may require TLS (CA, client certificate, server name); SetAuth copies
+// the config's nats block. Files are read at Connect, so a missing one fails
+// there, naming it. Permissions is the per-role model (one user per role:
+// the Commander alone publishes directives and writes the directive bucket,
+// a Soldier hears, reads and reports only its own domain, the operator sends
+// overrides) and WriteServerConfig renders it as a nats-server config, one
+// nkey user per role; each role connects with its own InboxPrefix. The
+// server drops what a role may not do and reports it asynchronously: Denied
+// counts those reports. The embedded server runs without authentication
+// unless given a Token.
+//
 // # Concurrency
 //
 // A Conn is safe for concurrent use. Each subscription calls its handler from
