@@ -83,6 +83,13 @@ func (c *Conn) ServeOverrides(domain string, fn func(o wire.Override, err error)
 		if !reply || m.Reply == "" {
 			return
 		}
+		if !isInbox(m.Reply) {
+			// A responder may publish to any reply subject the server lets
+			// through; answering only inboxes keeps a requester from
+			// aiming the answer at a directive or report subject.
+			c.log.Warn("override answer not sent: reply subject is not an inbox", "subject", m.Subject, "reply", m.Reply)
+			return
+		}
 		a.Reason = truncate(a.Reason, wire.MaxReason)
 		b, err := a.Encode()
 		if err != nil {
@@ -223,4 +230,11 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// isInbox reports whether subject is a request's reply inbox: under the
+// default "_INBOX." prefix or a per-user "_INBOX_<cluster>_<user>." one
+// (InboxPrefix).
+func isInbox(subject string) bool {
+	return strings.HasPrefix(subject, "_INBOX.") || strings.HasPrefix(subject, "_INBOX_")
 }

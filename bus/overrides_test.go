@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/regimentd/regiment/bus/wire"
 )
 
@@ -158,5 +160,53 @@ func TestStoredOverridesSurviveReconnection(t *testing.T) {
 	}
 	if _, err := restarted.Overrides(ctx, "pay.ment"); err == nil {
 		t.Fatal("no error for an invalid domain token")
+	}
+}
+
+func TestOverrideAnswersGoOnlyToInboxes(t *testing.T) {
+	e := startServer(t, t.TempDir(), RandomPort)
+	commander := connect(t, e.ClientURL(), "commander")
+	var seen atomic.Int32
+	if _, err := commander.ServeOverrides("", answer("commander", true, &seen)); err != nil {
+		t.Fatal(err)
+	}
+	flush(t, commander)
+
+	// A raw client aims a share pin's answer at a directive subject.
+	raw, err := nats.Connect(e.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	dirSubj, _ := DirectiveSubject(testCluster, "payment")
+	forged, err := raw.SubscribeSync(dirSubj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ovSubj, _ := OverrideSubject(testCluster, "payment")
+	b, err := sharePin("payment", 0.3).Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.PublishMsg(&nats.Msg{Subject: ovSubj, Reply: dirSubj, Data: b}); err != nil {
+		t.Fatal(err)
+	}
+	// A proper request afterwards is served after the forged one (one
+	// subscription delivers in order), so once it is answered the forged
+	// one has been handled.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	operator := connect(t, e.ClientURL(), "operator")
+	if _, err := operator.RequestOverride(ctx, sharePin("payment", 0.3)); err != nil {
+		t.Fatal(err)
+	}
+	if seen.Load() != 2 {
+		t.Fatalf("commander handled %d overrides, want 2", seen.Load())
+	}
+	if err := raw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := forged.NextMsg(100 * time.Millisecond); err == nil {
+		t.Fatalf("an answer reached the directive subject: %s", m.Data)
 	}
 }
