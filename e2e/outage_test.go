@@ -44,7 +44,7 @@ import (
 // there (guardFallback); that is not the outage's doing.
 func TestNATSOutageFiveMinutes(t *testing.T) {
 	if testing.Short() {
-		t.Skip("process-level test; skipped with -short")
+		t.Skip("fault test with a real nats-server; skipped with -short")
 	}
 	const (
 		cfgPath = "../examples/small.hcl"
