@@ -2,6 +2,7 @@ package commander
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -128,7 +129,8 @@ func (c *Commander) decide(now time.Time) (*Observation, string) {
 }
 
 // Tick decides at now and publishes one directive per domain and the
-// allocation.
+// allocation. A failed publish does not stop the others: the error joins
+// every failure, and the Decision is still the one made (and recorded).
 func (c *Commander) Tick(ctx context.Context, now time.Time) (Decision, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -138,19 +140,22 @@ func (c *Commander) Tick(ctx context.Context, now time.Time) (Decision, error) {
 	ttl := wire.Duration(c.cfg.Commander.DirectiveTTL)
 	alloc := wire.Allocation{Version: wire.Version, Cluster: c.cfg.Cluster.Name, Term: c.term, Seq: c.seq, IssuedAt: now,
 		Shares: make(map[string]float64, len(c.cfg.Domains)), Reserve: c.final.Reserve}
+	var errs []error
 	for i, d := range c.cfg.Domains {
 		dir := wire.Directive{
 			Version: wire.Version, Cluster: c.cfg.Cluster.Name, Domain: d.Name, Term: c.term, Seq: c.seq,
 			IssuedAt: now, TTL: ttl, Share: c.final.Shares[i], Cores: c.final.Shares[i] * capacity,
 			Urgency: c.final.Urgency[i], Headroom: c.final.Headroom[i], Policy: c.name, Reason: truncate(reason, 200),
 		}
+		// One domain's failure (its directive not stored, say) must not
+		// keep the others' directives from going out.
 		if err := c.pub.PublishDirective(ctx, dir); err != nil {
-			return Decision{}, fmt.Errorf("publish directive for %s: %w", d.Name, err)
+			errs = append(errs, fmt.Errorf("publish directive for %s: %w", d.Name, err))
 		}
 		alloc.Shares[d.Name] = c.final.Shares[i]
 	}
 	if err := c.pub.PublishAllocation(ctx, alloc); err != nil {
-		return Decision{}, fmt.Errorf("publish allocation: %w", err)
+		errs = append(errs, fmt.Errorf("publish allocation: %w", err))
 	}
 	if c.prev == nil {
 		c.prev = make([]float64, len(c.cfg.Domains))
@@ -170,7 +175,7 @@ func (c *Commander) Tick(ctx context.Context, now time.Time) (Decision, error) {
 		}
 		c.rec.Record(r)
 	}
-	return Decision{Seq: c.seq, Shares: c.prev, Reserve: c.final.Reserve, Guards: len(c.applied), Reason: reason}, nil
+	return Decision{Seq: c.seq, Shares: c.prev, Reserve: c.final.Reserve, Guards: len(c.applied), Reason: reason}, errors.Join(errs...)
 }
 
 // Run ticks every Commander tick until ctx ends; clock gives the time.
