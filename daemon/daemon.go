@@ -65,6 +65,14 @@ func NewMetrics(reg prometheus.Registerer, component string) *Metrics {
 	return m
 }
 
+// RegisterConn exports conn's NATS permission denials (publishes and
+// subscriptions the server refused: a sign of a misconfigured role or of a
+// forged message) as regiment_<component>_nats_denied_total on reg.
+func RegisterConn(reg prometheus.Registerer, component string, conn *bus.Conn) {
+	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "regiment_" + component + "_nats_denied_total",
+		Help: "NATS publishes and subscriptions refused by the server's permissions."}, func() float64 { return float64(conn.Denied()) }))
+}
+
 // AttachSoldier feeds s the directives for its domain: first the last one
 // held in the bus's key-value store (so a restarted Soldier resumes at once),
 // then every live one. Rejected directives are counted by reason and logged

@@ -146,6 +146,7 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	}
 	defer func() { err = errors.Join(err, p.stage("nats drained", conn.Drain())) }()
 	p.conn.Store(conn)
+	daemon.RegisterConn(reg, "commander", conn)
 	p.log.Info("nats connected", "url", url, "cluster", cfg.Cluster.Name)
 
 	// Sequence numbers continue from the last directive held in the KV, so

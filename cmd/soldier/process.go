@@ -184,6 +184,7 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	}
 	defer func() { err = errors.Join(err, p.stage("nats drained", conn.Drain())) }()
 	p.conn.Store(conn)
+	daemon.RegisterConn(reg, "soldier", conn)
 	p.log.Info("nats connected", "url", url, "cluster", cfg.Cluster.Name)
 
 	recErr := func(err error) { p.log.Warn("record step failed", "error", err) }
