@@ -88,7 +88,7 @@ func Check(stage string, names []string, episodes []Episode) CheckReport {
 // Write prints the report as a table.
 func (r CheckReport) Write(w io.Writer) {
 	fmt.Fprintf(w, "reward-outcome check, stage %s, %d episodes (Pearson r)\n", r.Stage, r.Episodes)
-	fmt.Fprintf(w, "  %-14s %9s %9s %11s %11s %13s\n", "term", "mean", "r(total)", "r(complied)", "r(-cost)", "r(-actions)")
+	fmt.Fprintf(w, "  %-16s %9s %9s %11s %11s %13s\n", "term", "mean", "r(total)", "r(complied)", "r(-cost)", "r(-actions)")
 	for _, t := range r.Terms {
 		flag := ""
 		switch {
@@ -97,7 +97,7 @@ func (r CheckReport) Write(w io.Writer) {
 		case t.Constant:
 			flag = "  (constant)"
 		}
-		fmt.Fprintf(w, "  %-14s %9.4f %9.3f %11.3f %11.3f %13.3f%s\n", t.Name, t.Mean, t.WithTotal, t.Compliance, t.Cost, t.Actions, flag)
+		fmt.Fprintf(w, "  %-16s %9.4f %9.3f %11.3f %11.3f %13.3f%s\n", t.Name, t.Mean, t.WithTotal, t.Compliance, t.Cost, t.Actions, flag)
 	}
 	if len(r.Flagged) > 0 {
 		fmt.Fprintf(w, "  flagged: %s\n", strings.Join(r.Flagged, ", "))
