@@ -105,27 +105,11 @@ func (c *Conn) PublishOverride(ctx context.Context, o wire.Override) error {
 }
 
 // SubscribeOverrides calls fn with each override for domain, or for every
-// domain when domain is "". Failures are passed as in SubscribeDirectives.
+// domain when domain is "", without answering requests (an observer, such as
+// an audit log). Failures are passed as in SubscribeDirectives.
 func (c *Conn) SubscribeOverrides(domain string, fn func(o wire.Override, err error)) (*Subscription, error) {
-	var subject string
-	var err error
-	if domain == "" {
-		subject, err = everyDomain(c.cluster, kindOverride)
-	} else {
-		subject, err = OverrideSubject(c.cluster, domain)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return c.subscribe(subject, func(m *nats.Msg) {
-		o, err := wire.DecodeOverride(m.Data)
-		if err == nil {
-			err = c.checkReceived("override", o.Cluster, o.Domain, lastToken(m.Subject))
-		}
-		if err != nil {
-			fn(wire.Override{}, err)
-			return
-		}
-		fn(o, nil)
+	return c.ServeOverrides(domain, func(o wire.Override, err error) (wire.OverrideAck, bool) {
+		fn(o, err)
+		return wire.OverrideAck{}, false
 	})
 }
