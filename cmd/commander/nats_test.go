@@ -9,10 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nkeys"
-
 	"github.com/regimentd/regiment/bus"
+	"github.com/regimentd/regiment/bus/bustest"
 	"github.com/regimentd/regiment/bus/wire"
 	"github.com/regimentd/regiment/domains/config"
 )
@@ -34,53 +32,8 @@ func TestCommanderRunsWithItsRolePermissions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	roles, err := bus.Permissions(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys := map[string]string{}
-	for _, r := range roles {
-		kp, _ := nkeys.CreateUser()
-		seed, _ := kp.Seed()
-		keys[r.User], _ = kp.PublicKey()
-		if err := os.WriteFile(filepath.Join(dir, r.User+".nk"), seed, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var conf bytes.Buffer
-	if err := bus.WriteServerConfig(&conf, roles, bus.ServerConfig{StoreDir: filepath.Join(dir, "js"), Nkeys: keys}); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "nats.conf"), conf.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	opts, err := server.ProcessConfigFile(filepath.Join(dir, "nats.conf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Host, opts.Port, opts.NoSigs, opts.NoLog = "127.0.0.1", server.RANDOM_PORT, true, true
-	srv, err := server.NewServer(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Start()
-	defer func() { srv.Shutdown(); srv.WaitForShutdown() }()
-	if !srv.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server not ready")
-	}
-	as := func(user string) *bus.Conn {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		c, err := bus.Connect(ctx, bus.ConnectOptions{URL: srv.ClientURL(), Cluster: "small", Name: user,
-			NkeySeedFile: filepath.Join(dir, user+".nk"), InboxPrefix: bus.InboxPrefix("small", user)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(c.Close)
-		return c
-	}
-	soldier := as(bus.SoldierUser("payment"))
+	srv := bustest.StartSecured(t, cfg)
+	soldier := srv.Connect(t, bus.SoldierUser("payment"))
 	directives := make(chan wire.Directive, 16)
 	if _, err := soldier.SubscribeDirectives("payment", func(d wire.Directive, err error) {
 		if err == nil {
@@ -93,9 +46,10 @@ func TestCommanderRunsWithItsRolePermissions(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cfgPath := filepath.Join(dir, "small.hcl")
+	// The config names the seed relative to itself, as a Secret mount would.
+	cfgPath := filepath.Join(srv.Dir, "small.hcl")
 	if err := os.WriteFile(cfgPath, []byte(strings.Replace(fast, `nats  { url = "" }`,
-		"nats {\n  url            = \""+srv.ClientURL()+"\"\n  nkey_seed_file = \"commander.nk\"\n}", 1)), 0o644); err != nil {
+		"nats {\n  url            = \""+srv.URL+"\"\n  nkey_seed_file = \"commander.nk\"\n}", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -114,7 +68,7 @@ func TestCommanderRunsWithItsRolePermissions(t *testing.T) {
 		t.Fatalf("the soldier got no directive within 15s:\n%s", stderr.String())
 	}
 
-	operator := as(bus.OperatorUser)
+	operator := srv.Connect(t, bus.OperatorUser)
 	share := 0.3
 	now := time.Now()
 	pin := wire.Override{Version: wire.Version, Cluster: "small", Domain: "payment", Share: &share,

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"os"
@@ -10,10 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nkeys"
-
 	"github.com/regimentd/regiment/bus"
+	"github.com/regimentd/regiment/bus/bustest"
 	"github.com/regimentd/regiment/bus/wire"
 	"github.com/regimentd/regiment/domains/config"
 )
@@ -34,47 +31,10 @@ func TestSoldierRunsWithItsRolePermissions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	roles, err := bus.Permissions(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys := map[string]string{}
-	for _, r := range roles {
-		kp, _ := nkeys.CreateUser()
-		seed, _ := kp.Seed()
-		keys[r.User], _ = kp.PublicKey()
-		if err := os.WriteFile(filepath.Join(dir, r.User+".nk"), seed, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var conf bytes.Buffer
-	if err := bus.WriteServerConfig(&conf, roles, bus.ServerConfig{StoreDir: filepath.Join(dir, "js"), Nkeys: keys}); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(dir, "nats.conf"), conf.String())
-	opts, err := server.ProcessConfigFile(filepath.Join(dir, "nats.conf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Host, opts.Port, opts.NoSigs, opts.NoLog = "127.0.0.1", server.RANDOM_PORT, true, true
-	srv, err := server.NewServer(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Start()
-	defer func() { srv.Shutdown(); srv.WaitForShutdown() }()
-	if !srv.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server not ready")
-	}
-
+	srv := bustest.StartSecured(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	commander, err := bus.Connect(ctx, bus.ConnectOptions{URL: srv.ClientURL(), Cluster: "small",
-		NkeySeedFile: filepath.Join(dir, bus.CommanderUser+".nk"), InboxPrefix: bus.InboxPrefix("small", bus.CommanderUser)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer commander.Close()
+	commander := srv.Connect(t, bus.CommanderUser)
 	reports := make(chan wire.DomainReport, 16)
 	if _, err := commander.SubscribeReports(func(r wire.DomainReport, err error) {
 		if err == nil {
@@ -93,10 +53,10 @@ func TestSoldierRunsWithItsRolePermissions(t *testing.T) {
 	}
 
 	// The config names the seed relative to itself, as a Secret mount would.
-	cfgPath := filepath.Join(dir, "small.hcl")
+	cfgPath := filepath.Join(srv.Dir, "small.hcl")
 	writeFile(t, cfgPath, strings.Replace(fast, `nats  { url = "" }`,
 		`nats {
-  url            = "`+srv.ClientURL()+`"
+  url            = "`+srv.URL+`"
   nkey_seed_file = "soldier-fraud.nk"
 }`, 1))
 	scen, err := filepath.Abs(sampleScen)
