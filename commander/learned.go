@@ -29,39 +29,63 @@ func ObsLayout(cfg *domains.Config) rl.Layout {
 	return rl.ScalarLayout("commander", ObsVersion, Layout(cfg))
 }
 
-// ActionLayout is the learned Commander's action for n domains: a Simplex
-// segment "shares" of n+1 values (the domains' shares then the reserve,
-// summing to 1) and two Gaussian segments of n values, "urgency" (squashed
-// by the logistic function onto [0, 1]) and "headroom" (squashed onto [0,
-// MaxHeadroom]).
+// ActionLayout is the learned Commander's action for n domains, a residual
+// on the Forecast heuristic's action (residual policy learning: Silver et
+// al. 2018, Johannink et al. 2019): a Simplex segment "shares_residual" of
+// n+1 values (domains then reserve) whose additive log-ratios are added to
+// the heuristic's, and two Gaussian segments of n values, "urgency_residual"
+// and "headroom_residual", added to the logits of the heuristic's urgency
+// and headroom / MaxHeadroom. A zero residual (uniform shares, zero
+// Gaussians) is the heuristic's action.
 func ActionLayout(n int) rl.ActionLayout {
 	return rl.ActionLayout{Segments: []rl.Segment{
-		{Name: "shares", Kind: rl.Simplex, Size: n + 1},
-		{Name: "urgency", Kind: rl.Gaussian, Size: n},
-		{Name: "headroom", Kind: rl.Gaussian, Size: n},
+		{Name: "shares_residual", Kind: rl.Simplex, Size: n + 1},
+		{Name: "urgency_residual", Kind: rl.Gaussian, Size: n},
+		{Name: "headroom_residual", Kind: rl.Gaussian, Size: n},
 	}}
 }
 
-// ApplyAction writes the Commander action for the rl action env (laid out as
-// ActionLayout(n)) into a: shares and reserve as they are, urgency and
-// headroom squashed. It does not allocate.
-func ApplyAction(env []float64, a *Action) {
+// ApplyResidual turns a, the heuristic's action, into the learned action
+// for the rl action env (laid out as ActionLayout(n)):
+//
+//	shares:   log(s_i / s_reserve) = log(h_i / h_reserve) + log(e_i / e_reserve), then the additive logistic map
+//	urgency:  sigmoid(logit(u_h) + e_urgency_i)
+//	headroom: MaxHeadroom sigmoid(logit(h_h / MaxHeadroom) + e_headroom_i)
+//
+// with the heuristic's values clipped as in ActionLatent. It does not
+// allocate.
+func ApplyResidual(env []float64, a *Action) {
 	n := len(a.Shares)
-	copy(a.Shares, env[:n])
-	a.Reserve = env[n]
+	// Shares: add the log-ratios against the reserve, then softmax with the
+	// reserve's logit at 0 (max-subtracted for stability).
+	lr := math.Log(clamp(a.Reserve, minLatentShare, 1))
+	le := math.Log(math.Max(env[n], math.SmallestNonzeroFloat64))
+	top := 0.0
 	for i := range n {
-		a.Urgency[i] = sigmoid(env[n+1+i])
-		a.Headroom[i] = MaxHeadroom * sigmoid(env[2*n+1+i])
+		z := math.Log(clamp(a.Shares[i], minLatentShare, 1)) - lr + math.Log(math.Max(env[i], math.SmallestNonzeroFloat64)) - le
+		a.Shares[i] = z
+		top = math.Max(top, z)
+	}
+	sum := math.Exp(-top)
+	for i := range n {
+		a.Shares[i] = math.Exp(a.Shares[i] - top)
+		sum += a.Shares[i]
+	}
+	for i := range n {
+		a.Shares[i] /= sum
+	}
+	a.Reserve = math.Exp(-top) / sum
+	for i := range n {
+		a.Urgency[i] = sigmoid(logit(clamp(a.Urgency[i], minLatentLevel, 1-minLatentLevel)) + env[n+1+i])
+		a.Headroom[i] = MaxHeadroom * sigmoid(logit(clamp(a.Headroom[i]/MaxHeadroom, minLatentLevel, 1-minLatentLevel))+env[2*n+1+i])
 	}
 }
 
-// ActionLatent writes into z (ActionLayout(n).LatentDim() = 3n values) the
-// latent action whose deterministic squash is a, the inverse of ApplyAction
-// after Policy.Mean: share logits log(s_i / reserve) and the logits of
-// urgency and headroom / MaxHeadroom. Shares and reserve are first clipped
-// to at least 1e-4, urgency and headroom / MaxHeadroom into [0.01, 0.99], so
-// that the latent is finite and moderate. Behaviour cloning regresses the actor's means onto
-// these targets.
+// ActionLatent writes into z (3n values) the logits of a: share logits
+// log(s_i / reserve) and the logits of urgency and headroom / MaxHeadroom.
+// Shares and reserve are first clipped to at least 1e-4, urgency and
+// headroom / MaxHeadroom into [0.01, 0.99], so that the latent is finite
+// and moderate.
 func ActionLatent(a *Action, z []float64) {
 	n := len(a.Shares)
 	r := math.Log(clamp(a.Reserve, minLatentShare, 1))
@@ -76,13 +100,14 @@ func ActionLatent(a *Action, z []float64) {
 
 // Learned is a Commander Policy backed by a trained rl.Policy: the
 // observation is the Builder's Vector (the checkpoint's layout is
-// ObsLayout of the config), the action the policy's mean (deterministic)
-// mapped by ApplyAction. Guards still apply after it. Decide does not
-// allocate; a Learned is not safe for concurrent use (the rl.Policy's
-// scratch buffers).
+// ObsLayout of the config), the action the Forecast heuristic's with the
+// policy's mean residual applied (ApplyResidual). Guards still apply after
+// it. Decide does not allocate; a Learned is not safe for concurrent use
+// (the rl.Policy's scratch buffers).
 type Learned struct {
 	p      *rl.Policy
 	act    *rl.Action
+	base   Forecast
 	n      int
 	reason string
 }
@@ -102,7 +127,7 @@ func NewLearned(p *rl.Policy, cfg *domains.Config) (*Learned, error) {
 	if pv := p.Provenance; pv.Stage != "" {
 		reason = fmt.Sprintf("learned policy (stage %s, %d steps)", pv.Stage, pv.Steps)
 	}
-	return &Learned{p: p, act: p.NewAction(), n: n, reason: reason}, nil
+	return &Learned{p: p, act: p.NewAction(), n: n, reason: reason, base: Forecast{ReserveMin: cfg.Commander.ReserveMin}}, nil
 }
 
 // LoadLearned reads the checkpoint at path and wraps it for cfg (see
@@ -131,11 +156,21 @@ func LoadLearned(path string, cfg *domains.Config) (*Learned, error) {
 // Policy returns the wrapped rl policy.
 func (l *Learned) Policy() *rl.Policy { return l.p }
 
-// Decide implements Policy with the policy's mean action.
+// Decide implements Policy: the heuristic's action with the policy's mean
+// residual.
 func (l *Learned) Decide(o *Observation, a *Action) string {
 	l.p.Mean(o.Vector, l.act)
-	ApplyAction(l.act.Env, a)
+	l.base.WithResidual(o, l.act.Env, a)
 	return l.reason
+}
+
+// WithResidual writes the heuristic's action for o with the residual env
+// (laid out as ActionLayout) applied into a (see ApplyResidual), without
+// allocating: what a Learned policy decides, for a trainer that drives the
+// Commander with sampled residuals.
+func (p *Forecast) WithResidual(o *Observation, env []float64, a *Action) {
+	p.allocate(o, a)
+	ApplyResidual(env, a)
 }
 
 // domainHint explains a layout mismatch by domain count when that is the

@@ -33,67 +33,102 @@ func pinOutput(p *rl.Policy, z []float64) {
 	copy(b, z)
 }
 
-func TestActionLatentInvertsApplyAction(t *testing.T) {
+func TestApplyResidual(t *testing.T) {
+	heur := Action{Shares: []float64{0.3, 0.25, 0.4}, Reserve: 0.05, Urgency: []float64{0.1, 0.5, 0.9}, Headroom: []float64{0.05, 0.2, 0.3}}
+	uniform := []float64{0.25, 0.25, 0.25, 0.25, 0, 0, 0, 0, 0, 0}
+	shifted := []float64{0.4, 0.2, 0.2, 0.2, math.Log(3), 0, 0, -1, 0, 0}
 	tests := []struct {
-		name string
-		a    Action
+		name  string
+		env   []float64
+		check func(t *testing.T, got Action)
 	}{
-		{"interior action round-trips", Action{Shares: []float64{0.3, 0.25, 0.4}, Reserve: 0.05,
-			Urgency: []float64{0.1, 0.5, 0.9}, Headroom: []float64{0.05, 0.2, 0.3}}},
-		{"small reserve round-trips", Action{Shares: []float64{0.5, 0.3, 0.18}, Reserve: 0.02,
-			Urgency: []float64{0.01, 0.02, 0.03}, Headroom: []float64{0.45, 0.01, 0.1}}},
+		{"a zero residual is the heuristic's action", uniform, func(t *testing.T, got Action) {
+			for i := range 3 {
+				if math.Abs(got.Shares[i]-heur.Shares[i]) > 1e-12 || math.Abs(got.Urgency[i]-heur.Urgency[i]) > 1e-12 ||
+					math.Abs(got.Headroom[i]-heur.Headroom[i]) > 1e-12 {
+					t.Fatalf("domain %d: %v %v %v, heuristic %v %v %v", i, got.Shares[i], got.Urgency[i], got.Headroom[i],
+						heur.Shares[i], heur.Urgency[i], heur.Headroom[i])
+				}
+			}
+			if math.Abs(got.Reserve-heur.Reserve) > 1e-12 {
+				t.Fatalf("reserve %v, heuristic %v", got.Reserve, heur.Reserve)
+			}
+		}},
+		{"a residual multiplies the share ratios and shifts the logits", shifted, func(t *testing.T, got Action) {
+			// e_0 / e_reserve = 2: domain 0's ratio to the reserve doubles;
+			// the others' stay.
+			if r := (got.Shares[0] / got.Reserve) / (heur.Shares[0] / heur.Reserve); math.Abs(r-2) > 1e-9 {
+				t.Errorf("domain 0's share ratio changed by %v, want 2", r)
+			}
+			if r := (got.Shares[1] / got.Reserve) / (heur.Shares[1] / heur.Reserve); math.Abs(r-1) > 1e-9 {
+				t.Errorf("domain 1's share ratio changed by %v, want 1", r)
+			}
+			sum := got.Reserve
+			for _, v := range got.Shares {
+				sum += v
+			}
+			if math.Abs(sum-1) > 1e-12 {
+				t.Errorf("shares and reserve sum to %v", sum)
+			}
+			// logit(u) + log 3: odds times 3.
+			if odds := got.Urgency[0] / (1 - got.Urgency[0]); math.Abs(odds-3*0.1/0.9) > 1e-9 {
+				t.Errorf("urgency odds %v, want %v", odds, 3*0.1/0.9)
+			}
+			// headroom 0.05 of 0.5 is odds 1/9; a residual of -1 divides them by e.
+			h := got.Headroom[0] / MaxHeadroom
+			if odds := h / (1 - h); math.Abs(odds-(0.05/0.5)/(1-0.05/0.5)/math.E) > 1e-9 {
+				t.Errorf("headroom odds %v", odds)
+			}
+			if got.Headroom[1] != heur.Headroom[1] && math.Abs(got.Headroom[1]-heur.Headroom[1]) > 1e-12 {
+				t.Errorf("domain 1's headroom moved: %v", got.Headroom[1])
+			}
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			n := len(tt.a.Shares)
-			z := make([]float64, ActionLayout(n).LatentDim())
-			ActionLatent(&tt.a, z)
-			env := make([]float64, ActionLayout(n).Dim())
-			rl.Squash(z[:n], env[:n+1])
-			copy(env[n+1:], z[n:])
-			got := NewAction(n)
-			ApplyAction(env, &got)
-			for i := range n {
-				if math.Abs(got.Shares[i]-tt.a.Shares[i]) > 1e-9 || math.Abs(got.Urgency[i]-tt.a.Urgency[i]) > 1e-9 ||
-					math.Abs(got.Headroom[i]-tt.a.Headroom[i]) > 1e-9 {
-					t.Fatalf("domain %d: got share %v urgency %v headroom %v, want %v %v %v", i,
-						got.Shares[i], got.Urgency[i], got.Headroom[i], tt.a.Shares[i], tt.a.Urgency[i], tt.a.Headroom[i])
-				}
-			}
-			if math.Abs(got.Reserve-tt.a.Reserve) > 1e-9 {
-				t.Fatalf("reserve %v, want %v", got.Reserve, tt.a.Reserve)
-			}
+			got := NewAction(3)
+			copyAction(&got, &heur)
+			ApplyResidual(tt.env, &got)
+			tt.check(t, got)
 		})
 	}
 }
 
-func TestLearnedDecidesTheMeanAction(t *testing.T) {
+func TestLearnedDecidesTheHeuristicPlusTheMeanResidual(t *testing.T) {
 	cfg := testConfig()
+	b := NewBuilder(cfg)
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	for i, d := range cfg.Domains {
+		b.OnReport(report(cfg, d.Name, 100+200*float64(i), 0.1, now))
+	}
+	o := b.Build(now, []float64{0.3, 0.3, 0.3}, cfg.Commander.Tick)
+	heur := NewAction(3)
+	(&Forecast{ReserveMin: cfg.Commander.ReserveMin}).Decide(o, &heur)
+
 	p := newTestLearned(t, 1, 3, ObsLayout(cfg))
-	want := Action{Shares: []float64{0.45, 0.3, 0.15}, Reserve: 0.1, Urgency: []float64{0.8, 0.2, 0.5}, Headroom: []float64{0.1, 0.25, 0.4}}
 	z := make([]float64, ActionLayout(3).LatentDim())
-	ActionLatent(&want, z)
+	z[0] = math.Log(2) // domain 0's share ratio doubles
 	pinOutput(p, z)
 	l, err := NewLearned(p, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := NewBuilder(cfg)
-	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	for _, d := range cfg.Domains {
-		b.OnReport(report(cfg, d.Name, 100, 0.1, now))
-	}
-	o := b.Build(now, []float64{0.3, 0.3, 0.3}, cfg.Commander.Tick)
 	got := NewAction(3)
-	reason := l.Decide(o, &got)
-	if reason == "" {
+	if reason := l.Decide(o, &got); reason == "" {
 		t.Error("empty reason")
 	}
+	want := NewAction(3)
+	copyAction(&want, &heur)
+	ApplyResidual([]float64{0.4, 0.2, 0.2, 0.2, 0, 0, 0, 0, 0, 0}, &want)
 	for i := range 3 {
 		if math.Abs(got.Shares[i]-want.Shares[i]) > 1e-9 || math.Abs(got.Urgency[i]-want.Urgency[i]) > 1e-9 ||
 			math.Abs(got.Headroom[i]-want.Headroom[i]) > 1e-9 {
-			t.Fatalf("domain %d: got %v %v %v", i, got.Shares[i], got.Urgency[i], got.Headroom[i])
+			t.Fatalf("domain %d: got %v %v %v, want %v %v %v", i, got.Shares[i], got.Urgency[i], got.Headroom[i],
+				want.Shares[i], want.Urgency[i], want.Headroom[i])
 		}
+	}
+	if got.Shares[0] == heur.Shares[0] {
+		t.Error("the residual did not move domain 0's share")
 	}
 	if allocs := testing.AllocsPerRun(100, func() { l.Decide(o, &got) }); allocs != 0 {
 		t.Errorf("Decide allocates %v times, want 0", allocs)

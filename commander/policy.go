@@ -40,13 +40,23 @@ type Forecast struct {
 
 // Decide implements Policy.
 func (p *Forecast) Decide(o *Observation, a *Action) string {
+	short, uncertain := p.allocate(o, a)
+	if short > 0 {
+		return fmt.Sprintf("demand over the pool: %d domains below their want; uncertainty %.3f of the pool", short, uncertain)
+	}
+	return fmt.Sprintf("every domain at its want; reserve %.3f", a.Reserve)
+}
+
+// allocate writes Decide's action into a without allocating (after the
+// first call for a domain count) and returns how many domains got less than
+// they want and the pool share held for uncertainty.
+func (p *Forecast) allocate(o *Observation, a *Action) (short int, uncertain float64) {
 	n := len(o.Domains)
 	if cap(p.want) < n {
 		p.want, p.order = make([]float64, n), make([]int, n)
 	}
 	want, order := p.want[:n], p.order[:n]
 	capacity := o.Cluster.CapacityCores
-	uncertain := 0.0
 	for i := range o.Domains {
 		d := &o.Domains[i]
 		order[i] = i
@@ -70,7 +80,6 @@ func (p *Forecast) Decide(o *Observation, a *Action) string {
 		a.Shares[i] = math.Min(o.Domains[i].Floor, math.Max(0, avail))
 		avail -= a.Shares[i]
 	}
-	short := 0
 	for k := 0; k < n; { // tiers in priority order
 		tier := o.Domains[order[k]].Priority
 		end := k
@@ -102,10 +111,7 @@ func (p *Forecast) Decide(o *Observation, a *Action) string {
 		sum += s
 	}
 	a.Reserve = math.Max(0, 1-sum)
-	if short > 0 {
-		return fmt.Sprintf("demand over the pool: %d domains below their want; uncertainty %.3f of the pool", short, uncertain)
-	}
-	return fmt.Sprintf("every domain at its want; reserve %.3f", a.Reserve)
+	return short, uncertain
 }
 
 func clamp(x, lo, hi float64) float64 { return math.Min(math.Max(x, lo), hi) }

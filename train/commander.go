@@ -78,8 +78,10 @@ var CommanderTerms = []string{"adherence", "degradation", "cost", "churn", "proa
 // Regiment's hierarchy (simcluster.Policy) with the Soldiers frozen on the
 // config's soldier policy (proportional or a checkpoint) and the Commander
 // driven by the trainer. One agent; one step is one Commander tick
-// (cfg.Commander.Tick, 60 s = 6 Soldier ticks by default), whose action goes
-// through the Commander's guards as a deployed policy's would.
+// (cfg.Commander.Tick, 60 s = 6 Soldier ticks by default). The action is a
+// residual on the Forecast heuristic's (commander.ActionLayout,
+// Forecast.WithResidual), and the result goes through the Commander's
+// guards as a deployed policy's would.
 //
 // An episode starts at a random minute of a random training scenario's
 // window [Start, Start+Duration-Warmup-Episode], with each domain's
@@ -164,7 +166,7 @@ func NewCommanderEnv(cfg *domains.Config, scenarios []eval.Scenario, opt Command
 			e.fcIdx = append(e.fcIdx, i)
 		}
 	}
-	e.drv = &driven{act: commander.NewAction(n), heuristic: commander.Forecast{ReserveMin: cfg.Commander.ReserveMin}}
+	e.drv = &driven{residual: make([]float64, e.spec.Act.Dim()), heuristic: commander.Forecast{ReserveMin: cfg.Commander.ReserveMin}}
 	return e, nil
 }
 
@@ -244,7 +246,7 @@ func (e *CommanderEnv) scenario(r *rand.Rand) (domains.Scenario, map[string][]tr
 // Commander's action at this tick; the hierarchy then runs one Commander
 // tick of Soldier ticks. It does not allocate.
 func (e *CommanderEnv) Step(act [][]float64, obs [][]float64, rew []float64) (bool, Outcome) {
-	commander.ApplyAction(act[0], &e.drv.act)
+	copy(e.drv.residual, act[0])
 	s, n := e.s, e.n
 	var out Outcome
 	var traffic0, breach0 float64
@@ -336,18 +338,28 @@ func (e *CommanderEnv) Sim() *sim.Sim { return e.s }
 
 // Heuristic writes the Forecast heuristic's action at the current
 // observation (the one the last Reset or Step returned, without forecast
-// noise) into a: the behaviour-cloning target.
+// noise) into a.
 func (e *CommanderEnv) Heuristic(a *commander.Action) {
 	e.drv.heuristic.Decide(e.drv.last, a)
 }
 
+// ZeroResidual writes the action that leaves the Forecast heuristic's
+// unchanged into env (laid out as commander.ActionLayout(n)): uniform
+// shares, zero urgency and headroom residuals.
+func ZeroResidual(env []float64, n int) {
+	for i := range n + 1 {
+		env[i] = 1 / float64(n+1)
+	}
+	clear(env[n+1:])
+}
+
 // driven is the Commander policy the env drives: during warmup the Forecast
-// heuristic, then the action the trainer set. It remembers the observation
-// it last saw.
+// heuristic, then the heuristic with the residual the trainer set. It
+// remembers the observation it last saw.
 type driven struct {
 	warm      bool
 	heuristic commander.Forecast
-	act       commander.Action
+	residual  []float64
 	last      *commander.Observation
 }
 
@@ -356,9 +368,6 @@ func (d *driven) Decide(o *commander.Observation, a *commander.Action) string {
 	if d.warm {
 		return d.heuristic.Decide(o, a)
 	}
-	copy(a.Shares, d.act.Shares)
-	copy(a.Urgency, d.act.Urgency)
-	copy(a.Headroom, d.act.Headroom)
-	a.Reserve = d.act.Reserve
+	d.heuristic.WithResidual(o, d.residual, a)
 	return "trainer"
 }

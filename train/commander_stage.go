@@ -6,7 +6,6 @@ import (
 	"io"
 	"math/rand/v2"
 
-	"github.com/regimentd/regiment/commander"
 	"github.com/regimentd/regiment/rl"
 )
 
@@ -62,8 +61,8 @@ func EvaluateCommanderGate(ctx context.Context, env *CommanderEnv, p *rl.Policy,
 	act := [][]float64{make([]float64, spec.Act.Dim())}
 	rew := make([]float64, 1)
 	pa := p.NewAction()
-	a := commander.NewAction(n)
-	z := make([]float64, spec.Act.LatentDim())
+	zero := make([]float64, spec.Act.Dim())
+	ZeroResidual(zero, n)
 	g := CommanderGate{Episodes: episodes}
 	for k := range episodes {
 		for _, learned := range []bool{true, false} {
@@ -78,11 +77,7 @@ func EvaluateCommanderGate(ctx context.Context, env *CommanderEnv, p *rl.Policy,
 					p.Mean(obs[0], pa)
 					copy(act[0], pa.Env)
 				} else {
-					env.Heuristic(&a)
-					commander.ActionLatent(&a, z)
-					copy(act[0], a.Shares)
-					act[0][n] = a.Reserve
-					copy(act[0][n+1:], z[n:])
+					copy(act[0], zero)
 				}
 				var out Outcome
 				done, out = env.Step(act, obs, rew)
@@ -107,13 +102,13 @@ func EvaluateCommanderGate(ctx context.Context, env *CommanderEnv, p *rl.Policy,
 
 // CommanderStage configures TrainCommander.
 type CommanderStage struct {
-	Env   CommanderOptions
-	Clone CloneOptions
+	Env       CommanderOptions
+	WarmStart WarmStartOptions
 	// Steps is the PPO environment steps after cloning; 0 stops after
 	// cloning.
 	Steps   int64
 	Workers int    // parallel environments; default 2
-	Horizon int    // steps per worker per update; default 128
+	Horizon int    // steps per worker per update; default 512 (two episodes)
 	Seed    uint64 // seeds cloning, PPO and the gate's episodes (seed + 1)
 	PPO     rl.Config
 	// Arch is the actor's and the critic's architecture; default 2 x 64 tanh.
@@ -124,17 +119,22 @@ type CommanderStage struct {
 	CSV          io.Writer // per-update CSV, as Run's
 }
 
+// CommanderClone is the warm start's report (WarmStartCommander): the
+// policy starts as an exact copy of the Forecast heuristic.
+type CommanderClone = WarmStartStats
+
 // CommanderResult is what TrainCommander did.
 type CommanderResult struct {
-	Clone CloneStats
+	Clone CommanderClone // the warm start on the heuristic
 	Run   Result
 	Gate  CommanderGate
 }
 
 // TrainCommander trains a learned Commander for the env that newEnv builds
 // (every call a fresh NewCommanderEnv on the training scenarios): a new
-// policy (observation commander.ObsLayout, action commander.ActionLayout)
-// behaviour-cloned from the Forecast heuristic, then st.Steps of PPO with
+// policy (observation commander.ObsLayout, action commander.ActionLayout, a
+// residual on the Forecast heuristic) warm-started to act exactly as the
+// heuristic (WarmStartCommander), then st.Steps of PPO with
 // the Soldiers frozen (Run, st.Workers parallel environments), then the
 // gate on st.GateEpisodes held-in episodes. It returns the policy even when
 // the gate fails (the caller decides what to keep) and stops early, with
@@ -142,6 +142,9 @@ type CommanderResult struct {
 func TrainCommander(ctx context.Context, newEnv func() (*CommanderEnv, error), st CommanderStage) (*rl.Policy, CommanderResult, error) {
 	if st.GateEpisodes <= 0 {
 		st.GateEpisodes = 16
+	}
+	if st.Horizon <= 0 {
+		st.Horizon = 512
 	}
 	if st.PPO.Level == "" {
 		st.PPO = rl.DefaultConfig("commander")
@@ -160,12 +163,12 @@ func TrainCommander(ctx context.Context, newEnv func() (*CommanderEnv, error), s
 	if err != nil {
 		return nil, res, err
 	}
-	if res.Clone, err = CloneCommander(env, p, r, st.Clone); err != nil {
+	if res.Clone, err = WarmStartCommander(env, p, r, st.WarmStart); err != nil {
 		return nil, res, err
 	}
 	if st.Progress != nil {
-		fmt.Fprintf(st.Progress, "commander: cloned the Forecast heuristic from %d steps: action loss %.4f -> %.4f, value loss %.2f -> %.2f\n",
-			res.Clone.Samples, res.Clone.Loss0, res.Clone.Loss, res.Clone.ValueLoss0, res.Clone.ValueLoss)
+		fmt.Fprintf(st.Progress, "commander: warm start on the Forecast heuristic, %d steps: value loss %.2f -> %.2f\n",
+			res.Clone.Samples, res.Clone.ValueLoss0, res.Clone.ValueLoss)
 	}
 	if st.Steps > 0 {
 		cfg := Config{Workers: st.Workers, Horizon: st.Horizon, Seed: st.Seed, PPO: st.PPO, Progress: st.Progress, CSV: st.CSV}
@@ -182,7 +185,6 @@ func TrainCommander(ctx context.Context, newEnv func() (*CommanderEnv, error), s
 		Metrics: map[string]float64{
 			"gate_compliance": res.Gate.Compliance, "gate_heuristic_compliance": res.Gate.HeuristicCompliance,
 			"gate_cost_core_hours": res.Gate.CostCoreHours, "gate_heuristic_cost_core_hours": res.Gate.HeuristicCostCoreHours,
-			"clone_loss": res.Clone.Loss,
 		}}
 	if st.Progress != nil {
 		fmt.Fprintln(st.Progress, res.Gate)
