@@ -124,11 +124,12 @@ type span struct{ first, n int }
 // and app group, conditioned on the domain (tier, SLO, error budget, group
 // size). Each tick it computes every group's features (Features), takes the
 // network's mean action per group, sizes the group's apps with Desired at
-// the group's utilisation and headroom, holds scale-downs within the
-// group's tolerance (a deadband: an app shrinks only when its desired size
-// is below current x (1 - tolerance), and grows whenever its desired size
-// is above current or it is at risk), then fits the sizes into the budget
-// with Distribute, as Proportional does.
+// the group's utilisation and headroom, stabilises scale-downs as the HPA
+// does (an app's size is the largest it desired over the last 5 minutes of
+// ticks), holds scale-downs within the group's tolerance (a deadband: an app
+// shrinks only when that size is below current x (1 - tolerance), and grows
+// whenever its desired size is above current or it is at risk), then fits
+// the sizes into the budget with Distribute, as Proportional does.
 //
 // A Learned keeps per-group state (the RPS moving average behind
 // rps_trend): use one per Soldier. Decide does not allocate. Not safe for
@@ -145,6 +146,25 @@ type Learned struct {
 	desired []int32
 	risky   []bool
 	knobs   []Knobs // per group: the knobs of the last Targets call
+	recent  []int32 // per app, a ring of its last stabilisationTicks desired sizes: [app*stabilisationTicks+k]
+	ticks   int     // Targets calls since the last Reset
+}
+
+// stabilisationTicks is the scale-down stabilisation window in Soldier
+// ticks (5 minutes at the 10 s tick), as the HPA's: an app shrinks only to
+// the largest size it desired over the window.
+const stabilisationTicks = 30
+
+// stabilised records n as app i's desired size this tick and returns the
+// largest desired size over the window.
+func (l *Learned) stabilised(i int, n int32) int32 {
+	ring := l.recent[i*stabilisationTicks : (i+1)*stabilisationTicks]
+	ring[l.ticks%stabilisationTicks] = n
+	m := n
+	for _, v := range ring[:min(l.ticks+1, stabilisationTicks)] {
+		m = max(m, v)
+	}
+	return m
 }
 
 // rpsAlpha is the weight of a new tick in the RPS moving average: at the
@@ -178,6 +198,7 @@ func NewLearned(p *rl.Policy, cfg Config) (*Learned, error) {
 	}
 	l.desired, l.risky = make([]int32, len(cfg.Apps)), make([]bool, len(cfg.Apps))
 	l.knobs = make([]Knobs, g)
+	l.recent = make([]int32, len(cfg.Apps)*stabilisationTicks)
 	return l, nil
 }
 
@@ -216,6 +237,7 @@ func (l *Learned) Reset() {
 	for k := range l.ema {
 		l.ema[k] = -1
 	}
+	l.ticks = 0
 }
 
 // clamp limits x to [lo, hi], NaN to lo.
@@ -343,13 +365,16 @@ func (l *Learned) Targets(in Input, act [][]float64, out []int32) Distribution {
 		for i := sp.first; i < sp.first+sp.n; i++ {
 			a, o := &in.Apps[i], &in.Obs.Apps[i]
 			n, risky := Desired(a, o, in.Headroom+k.Headroom, k.Util, slo)
+			n = l.stabilised(i, n)
 			cur := o.Replicas
 			if !risky && n < cur && float64(n) >= float64(cur)*(1-k.Tolerance) {
 				n = min(max(cur, a.Min), a.Max) // within the deadband: hold
 			}
+
 			l.desired[i], l.risky[i] = n, risky
 		}
 	}
+	l.ticks++
 	return Distribute(in.Apps, l.desired, l.risky, in.BudgetCores, out)
 }
 

@@ -110,6 +110,40 @@ func TestLearnedTargetsRules(t *testing.T) {
 	}
 }
 
+func TestLearnedScaleDownWaitsForTheStabilisationWindow(t *testing.T) {
+	app := App{CPU: 1, Min: 1, Max: 100, Capacity: 100}
+	cfg := Config{SLO: 0.4, ErrorBudget: 0.001, Apps: []App{app}}
+	l := newLearned(t, cfg)
+	act := [][]float64{{logit(0), math.Atanh(0), logit(0.01 / ToleranceMax)}} // util 0.5, no headroom, tolerance 1%
+	out := make([]int32, 1)
+	step := func(rps float64, replicas int32) int32 {
+		in := Input{Apps: cfg.Apps, Obs: &Observation{Apps: []AppObservation{{RPS: rps, P99: 0.1, Ready: replicas, Replicas: replicas}}},
+			BudgetCores: math.Inf(1), TargetUtil: 0.7, SLO: 0.4}
+		l.Targets(in, act, out)
+		return out[0]
+	}
+	if got := step(1000, 20); got != 20 { // 1000 rps at 50% of 100 rps: 20 replicas
+		t.Fatalf("first tick: target %d, want 20", got)
+	}
+	// Demand halves: the window still holds the 20 it desired.
+	for k := 1; k < stabilisationTicks; k++ {
+		if got := step(500, 20); got != 20 {
+			t.Fatalf("tick %d of the window: scaled down to %d, want held at 20", k, got)
+		}
+	}
+	if got := step(500, 20); got != 10 {
+		t.Fatalf("after the window: target %d, want 10", got)
+	}
+	// A scale-up is never held by the window.
+	if got := step(1500, 10); got != 30 {
+		t.Fatalf("scale-up: target %d, want 30", got)
+	}
+	l.Reset()
+	if got := step(500, 20); got != 10 {
+		t.Fatalf("after Reset: target %d, want 10 (the window forgotten)", got)
+	}
+}
+
 func TestLearnedFeaturesAreBoundedAndPerGroup(t *testing.T) {
 	cfg, in := learnedDomain(3, 4, 2)
 	in.BudgetCores = 20
