@@ -48,9 +48,15 @@ type Progress struct {
 	Stats        rl.Stats
 }
 
+// String is the progress line; an update that finished no episode shows
+// "-" for their reward and compliance.
 func (p Progress) String() string {
-	return fmt.Sprintf("%-10s upd %4d  steps %9d  %7.0f steps/s  ep %3d  reward %8.3f  compliance %.4f  entropy %6.3f  kl %.4f  ev %6.3f",
-		p.Phase, p.Update, p.Steps, p.StepsPerSec, p.Episodes, p.EpisodeTotal, p.Compliance, p.Stats.Entropy, p.Stats.ApproxKL, p.Stats.ExplainedVariance)
+	reward, compliance := "       -", "     -"
+	if p.Episodes > 0 {
+		reward, compliance = fmt.Sprintf("%8.3f", p.EpisodeTotal), fmt.Sprintf("%.4f", p.Compliance)
+	}
+	return fmt.Sprintf("%-10s upd %4d  steps %9d  %7.0f steps/s  ep %3d  reward %s  compliance %s  entropy %6.3f  kl %.4f  ev %6.3f",
+		p.Phase, p.Update, p.Steps, p.StepsPerSec, p.Episodes, reward, compliance, p.Stats.Entropy, p.Stats.ApproxKL, p.Stats.ExplainedVariance)
 }
 
 const csvHeader = "phase,update,steps,steps_per_sec,episodes,episode_reward,compliance,entropy,approx_kl,explained_variance,policy_loss,value_loss,clip_fraction,early_stop\n"
