@@ -43,6 +43,14 @@ type CommanderOptions struct {
 	// episodes would only ever see a tenth of the load the config is sized
 	// for. Default [1, 10].
 	TimeseriesScale [2]float64
+	// CostWeight is the weight of the cost term in the stage's reward
+	// unless the config's reward block sets commander cost. Default 2, four
+	// times the deployed default 0.5: with the deployed weights a core-hour
+	// is worth less than a p99 improvement that is already inside the SLO
+	// (adherence sqrt(1 - p99/SLO) keeps paying for lower latency), so PPO
+	// buys compliance with cost, while the stage's gate asks for no more
+	// cost than the heuristic.
+	CostWeight float64
 	// EventProb is the chance that an episode gets a random flash sale on
 	// a random domain (multiplier 1.5 to 3, ramp 2m, hold 10 to 30 min).
 	// Default 0.5; a negative value disables random events.
@@ -64,6 +72,9 @@ func (o *CommanderOptions) defaults() {
 	}
 	if o.TimeseriesScale == [2]float64{} {
 		o.TimeseriesScale = [2]float64{1, 10}
+	}
+	if o.CostWeight <= 0 {
+		o.CostWeight = 2
 	}
 	if o.EventProb == 0 {
 		o.EventProb = 0.5
@@ -89,7 +100,8 @@ var CommanderTerms = []string{"adherence", "degradation", "cost", "churn", "proa
 // noise; it runs Warmup under the Forecast heuristic, then Episode under
 // the trainer.
 //
-// The reward of a step is reward.Commander with the config's weights,
+// The reward of a step is reward.Commander with the config's weights (cost
+// CostWeight unless the config sets it),
 // averaged over the step's Soldier ticks, on the true (unlagged) per-domain
 // p99 and error rate, the shares in force and, as cost, the provisioned node
 // cores over the pool's capacity. Churn and proactivity are 0 (not
@@ -156,6 +168,7 @@ func NewCommanderEnv(cfg *domains.Config, scenarios []eval.Scenario, opt Command
 		out: make([]reward.DomainOutcome, n), p99: make([]float64, ratio*n), errs: make([]float64, ratio*n),
 		cost: make([]float64, ratio), terms: make([]float64, len(CommanderTerms)),
 	}
+	e.w.Cost = opt.CostWeight
 	for name, v := range cfg.Reward.Commander {
 		if err := e.w.Set(name, v); err != nil {
 			return nil, fmt.Errorf("commander env: %w", err)
