@@ -12,6 +12,7 @@ import (
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/eval"
 	"github.com/regimentd/regiment/reward"
+	"github.com/regimentd/regiment/rl"
 	"github.com/regimentd/regiment/sim"
 	"github.com/regimentd/regiment/sim/trace"
 	"github.com/regimentd/regiment/simcluster"
@@ -123,7 +124,11 @@ type CommanderEnv struct {
 	t      int     // steps taken in the episode
 	fnoise float64 // this episode's forecast noise sd
 	fcIdx  []int   // indices of the forecast features in the observation
-	sc     domains.Scenario
+	// soldierPol is the learned Soldiers' network, read once by
+	// NewCommanderEnv (nil: the Soldiers run a built-in policy); every
+	// episode gets fresh soldier.Learned policies on it.
+	soldierPol *rl.Policy
+	sc         domains.Scenario
 
 	out     []reward.DomainOutcome // one tick's outcomes
 	p99     []float64              // ratio x n: per tick and domain
@@ -137,7 +142,8 @@ type CommanderEnv struct {
 // applied) on the training scenarios scenarios (each with its traces; their
 // windows are where episodes start). The Soldiers run cfg.Soldier.Policy,
 // resolved by simcluster.SoldierPolicy: set it to a checkpoint path to
-// train against learned Soldiers.
+// train against learned Soldiers (read once here, so replacing the file
+// during training changes nothing).
 func NewCommanderEnv(cfg *domains.Config, scenarios []eval.Scenario, opt CommanderOptions) (*CommanderEnv, error) {
 	opt.defaults()
 	if len(scenarios) == 0 {
@@ -149,18 +155,23 @@ func NewCommanderEnv(cfg *domains.Config, scenarios []eval.Scenario, opt Command
 			return nil, fmt.Errorf("commander env: scenario %q lasts %s, shorter than warmup %s plus episode %s", sc.Name, sc.Duration, opt.Warmup, opt.Episode)
 		}
 	}
+	var soldierPol *rl.Policy
 	for _, d := range cfg.Domains { // the frozen Soldiers' policy must load
 		scfg, err := soldier.NewConfig(cfg, d.Name)
+		var sp soldier.Policy
 		if err == nil {
-			_, err = simcluster.SoldierPolicy(cfg, scfg)
+			sp, err = simcluster.SoldierPolicy(cfg, scfg)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("commander env: %w", err)
 		}
+		if l, ok := sp.(*soldier.Learned); ok {
+			soldierPol = l.Policy()
+		}
 	}
 	n := len(cfg.Domains)
 	e := &CommanderEnv{
-		cfg: cfg, scens: scenarios, opt: opt, n: n, ratio: ratio,
+		cfg: cfg, scens: scenarios, opt: opt, n: n, ratio: ratio, soldierPol: soldierPol,
 		steps: int(opt.Episode / cfg.Commander.Tick),
 		w:     reward.DefaultCommanderWeights(),
 		spec: Spec{Obs: commander.ObsLayout(cfg), Act: commander.ActionLayout(n), Agents: 1,
@@ -196,7 +207,13 @@ func (e *CommanderEnv) Reset(r *rand.Rand, obs [][]float64) {
 	if err != nil {
 		panic(fmt.Sprintf("train: commander env: %v", err))
 	}
-	pol, err := simcluster.NewPolicy(e.cfg, nil, nil, simcluster.WithCommander(e.drv))
+	opts := []simcluster.Option{simcluster.WithCommander(e.drv)}
+	if e.soldierPol != nil {
+		opts = append(opts, simcluster.WithSoldiers(func(scfg soldier.Config) (soldier.Policy, error) {
+			return soldier.NewLearned(e.soldierPol, scfg)
+		}))
+	}
+	pol, err := simcluster.NewPolicy(e.cfg, nil, nil, opts...)
 	if err != nil {
 		panic(fmt.Sprintf("train: commander env: %v", err))
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -209,5 +211,41 @@ func TestCommanderGate(t *testing.T) {
 	t.Log(bad)
 	if bad.Pass || !(bad.CostCoreHours > bad.HeuristicCostCoreHours) {
 		t.Errorf("a Commander that over-provisions passes the gate: %v", bad)
+	}
+}
+
+func TestCommanderEnvReadsTheLearnedSoldierOnce(t *testing.T) {
+	cfg, sc := smallWorld(t)
+	src, err := os.ReadFile("../models/soldier.ckpt")
+	if err != nil {
+		t.Skipf("no learned Soldier checkpoint: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "soldier.ckpt")
+	if err := os.WriteFile(path, src, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := *cfg
+	c.Soldier.Policy = path
+	e, err := NewCommanderEnv(&c, []eval.Scenario{sc}, CommanderOptions{Episode: 10 * time.Minute, Warmup: 10 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil { // episodes must not read it again
+		t.Fatal(err)
+	}
+	spec := e.Spec()
+	obs := [][]float64{make([]float64, spec.Obs.Dim())}
+	act := [][]float64{make([]float64, spec.Act.Dim())}
+	rew := make([]float64, 1)
+	ZeroResidual(act[0], len(c.Domains))
+	for ep := range 2 {
+		e.Reset(rand.New(rand.NewPCG(uint64(ep), 1)), obs)
+		steps := 0
+		for done := false; !done; steps++ {
+			done, _ = e.Step(act, obs, rew)
+		}
+		if steps != 10 {
+			t.Fatalf("episode %d: %d steps, want 10", ep, steps)
+		}
 	}
 }
