@@ -244,6 +244,10 @@ func runSystem(ctx context.Context, w *world, dataDir string, speed float64, log
 				t0 := time.Now()
 				res, err := sd.Tick(ctx, now)
 				smetrics[i].SoldierTick(res, err, time.Since(t0))
+				if res.Switch.Reason != "" {
+					log.Info("automatic fallback switched", "domain", cfg.Domains[i].Name, "at", now.Format(time.RFC3339),
+						"reason", res.Switch.Reason, "detail", res.Switch.Detail)
+				}
 				errs[i] = err
 			}()
 		}
