@@ -41,6 +41,10 @@ func (c *Config) Defaults() {
 	if s.MaxWritesPerTick == 0 {
 		s.MaxWritesPerTick = 200
 	}
+	for tier := range s.Ladders {
+		s.Ladders[tier] = s.Ladder(tier)
+	}
+	s.Fallback = s.Fallback.OrDefault()
 
 	for di := range c.Domains {
 		d := &c.Domains[di]
@@ -107,6 +111,57 @@ func (s *Scenario) Defaults() {
 			s.Traffic[i].FunctionStride = 1
 		}
 	}
+}
+
+// DefaultLadder is the rollback ladder of a priority tier: P0 alerts at 1.2x
+// the SLO sustained 15 s, freezes at 1.5x and reverts at 2x; P1 alerts at 1.3x
+// over 30 s; P2 and below at 1.5x over 45 s. Freeze and revert keep P0's
+// ratios to the alert threshold (x1.25, x5/3). Cool-off is 5 minutes.
+func DefaultLadder(tier int) Ladder {
+	alert, sustain := 1.2, 15*time.Second
+	switch {
+	case tier == 1:
+		alert, sustain = 1.3, 30*time.Second
+	case tier >= 2:
+		alert, sustain = 1.5, 45*time.Second
+	}
+	return Ladder{Alert: alert, Freeze: alert * 1.25, Revert: alert * 5 / 3, Sustain: sustain, CoolOff: 5 * time.Minute}
+}
+
+// Ladder is the rollback ladder of priority tier: Ladders[tier] with its zero
+// fields set to DefaultLadder(tier). Tiers outside [0, MaxLadderTier] have
+// DefaultLadder(tier).
+func (s *Soldier) Ladder(tier int) Ladder {
+	d := DefaultLadder(tier)
+	if tier < 0 || tier > MaxLadderTier {
+		return d
+	}
+	l := s.Ladders[tier]
+	setF(&l.Alert, d.Alert)
+	setF(&l.Freeze, d.Freeze)
+	setF(&l.Revert, d.Revert)
+	setD(&l.Sustain, d.Sustain)
+	setD(&l.CoolOff, d.CoolOff)
+	return l
+}
+
+// DefaultFallback is the automatic fallback's defaults: a 30-minute window
+// that trips at 5% of its ticks breached by the policy, or on cost 10% above
+// the baseline with no compliance advantage, and holds the baseline 30
+// minutes.
+func DefaultFallback() Fallback {
+	return Fallback{Window: 30 * time.Minute, BreachFraction: 0.05, CostMargin: 0.10, ShortTolerance: 0.10, Hold: 30 * time.Minute}
+}
+
+// OrDefault is f with its zero fields but Off set to DefaultFallback's.
+func (f Fallback) OrDefault() Fallback {
+	d := DefaultFallback()
+	setD(&f.Window, d.Window)
+	setF(&f.BreachFraction, d.BreachFraction)
+	setF(&f.CostMargin, d.CostMargin)
+	setF(&f.ShortTolerance, d.ShortTolerance)
+	setD(&f.Hold, d.Hold)
+	return f
 }
 
 func setF(p *float64, v float64) {

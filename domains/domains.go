@@ -87,6 +87,53 @@ type Soldier struct {
 	// MaxWritesPerTick caps replica writes per tick; the largest moves go
 	// first and the rest wait a tick. Default 200.
 	MaxWritesPerTick int
+	// Ladders are the rollback ladders of priority tiers 0 (P0) to
+	// MaxLadderTier, indexed by tier. A zero field is the tier's default
+	// (DefaultLadder); tiers above MaxLadderTier always have the default. Use
+	// Soldier.Ladder to read a tier's ladder.
+	Ladders [MaxLadderTier + 1]Ladder
+	// Fallback is the automatic fallback. Zero fields are DefaultFallback's.
+	Fallback Fallback
+}
+
+// MaxLadderTier is the highest priority tier with a configurable ladder.
+const MaxLadderTier = 9
+
+// Ladder is one priority tier's rollback ladder. The thresholds are multiples
+// of the domain's SLO p99 (p99 / SLO), 1 < Alert < Freeze < Revert; each must
+// be exceeded for Sustain before its rung engages, and control steps back down
+// one rung after CoolOff below Alert.
+type Ladder struct {
+	Alert   float64       // operators are alerted; default 1.2 (P0), 1.3 (P1), 1.5 (P2 and below)
+	Freeze  float64       // the learned policy is frozen; default 1.25 x the tier's default Alert
+	Revert  float64       // the domain runs the baseline; default 5/3 x the tier's default Alert
+	Sustain time.Duration // time over a threshold before its rung engages; default 15s (P0), 30s (P1), 45s
+	CoolOff time.Duration // time below Alert before stepping down one rung; default 5m
+}
+
+// Fallback is the automatic fallback: a rolling comparison of the live
+// policy against the baseline (computed in shadow) that hands a domain to the
+// baseline while the policy is consistently worse. Lengths are durations here
+// and whole Soldier ticks in package soldier.
+type Fallback struct {
+	// Off turns the automatic fallback off (window = "0s" in the config).
+	Off bool
+	// Window is the rolling comparison's length, a whole number of Soldier
+	// ticks. Default 30m.
+	Window time.Duration
+	// BreachFraction is the share of the window's ticks with a breach caused
+	// by the policy at which it trips, (0, 1]. Default 0.05.
+	BreachFraction float64
+	// CostMargin is how much more than the baseline the policy may allocate
+	// over a window, as a fraction of the baseline's cores, >= 0. Default 0.10.
+	CostMargin float64
+	// ShortTolerance is the share of the domain's demand cores the policy may
+	// leave unallocated beyond the baseline before a tick counts as short,
+	// [0, 1]. Default 0.10.
+	ShortTolerance float64
+	// Hold is how long the baseline keeps a domain after a trip before the
+	// policy may have it back. Default 30m.
+	Hold time.Duration
 }
 
 // Domain is a set of related services that share a budget, an SLO and a priority.

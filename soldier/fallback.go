@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/regimentd/regiment/domains"
 )
 
 // FallbackConfig is the automatic fallback of one domain: a rolling
@@ -36,8 +38,22 @@ type FallbackConfig struct {
 // window, trips at 5% of its ticks breached by the policy or on cost 10% above
 // the baseline with no compliance advantage, holds 30 minutes.
 func DefaultFallback(tick time.Duration) FallbackConfig {
-	n := max(1, int(30*time.Minute/max(tick, time.Second)))
-	return FallbackConfig{Window: n, BreachFraction: 0.05, CostMargin: 0.10, ShortTolerance: 0.10, Hold: n}
+	return FallbackFrom(domains.DefaultFallback(), tick)
+}
+
+// FallbackFrom is the automatic fallback of the config's settings for a
+// Soldier tick. Zero fields of f are domains.DefaultFallback's. Window and
+// Hold become whole ticks, rounded down, at least one (ticks under a second
+// count as one second); f.Off gives Window 0.
+func FallbackFrom(f domains.Fallback, tick time.Duration) FallbackConfig {
+	f = f.OrDefault()
+	ticks := func(d time.Duration) int { return max(1, int(d/max(tick, time.Second))) }
+	c := FallbackConfig{Window: ticks(f.Window), BreachFraction: f.BreachFraction, CostMargin: f.CostMargin,
+		ShortTolerance: f.ShortTolerance, Hold: ticks(f.Hold)}
+	if f.Off {
+		c.Window = 0
+	}
+	return c
 }
 
 // Score is one tick's comparison of the policy's targets P against the

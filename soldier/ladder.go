@@ -1,6 +1,10 @@
 package soldier
 
-import "time"
+import (
+	"time"
+
+	"github.com/regimentd/regiment/domains"
+)
 
 // Rung is a step of the rollback ladder.
 type Rung int
@@ -26,19 +30,16 @@ type LadderConfig struct {
 	CoolOff               time.Duration
 }
 
-// DefaultLadder is the ladder of a priority tier: P0 alerts at 1.2x the SLO
-// sustained 15 s, freezes at 1.5x and reverts at 2x; P1 alerts at 1.3x over
-// 30 s; P2 and below at 1.5x over 45 s. Freeze and revert keep P0's ratios to
-// the alert threshold (x1.25, x5/3). Cool-off is 5 minutes.
-func DefaultLadder(priority int) LadderConfig {
-	alert, sustain := 1.2, 15*time.Second
-	switch {
-	case priority == 1:
-		alert, sustain = 1.3, 30*time.Second
-	case priority >= 2:
-		alert, sustain = 1.5, 45*time.Second
-	}
-	return LadderConfig{Alert: alert, Freeze: alert * 1.25, Revert: alert * 5 / 3, Sustain: sustain, CoolOff: 5 * time.Minute}
+// DefaultLadder is the ladder of a priority tier (domains.DefaultLadder): P0
+// alerts at 1.2x the SLO sustained 15 s, freezes at 1.5x and reverts at 2x;
+// P1 alerts at 1.3x over 30 s; P2 and below at 1.5x over 45 s. Cool-off is 5
+// minutes.
+func DefaultLadder(priority int) LadderConfig { return LadderFrom(domains.DefaultLadder(priority)) }
+
+// LadderFrom is the ladder of a tier's config settings (complete: see
+// domains.Soldier.Ladder).
+func LadderFrom(l domains.Ladder) LadderConfig {
+	return LadderConfig{Alert: l.Alert, Freeze: l.Freeze, Revert: l.Revert, Sustain: l.Sustain, CoolOff: l.CoolOff}
 }
 
 // Ladder tracks one domain's rung from the freshest p99 it is shown. It is a
@@ -52,6 +53,11 @@ type Ladder struct {
 
 // NewLadder returns a ladder at RungNone.
 func NewLadder(cfg LadderConfig) *Ladder { return &Ladder{cfg: cfg} }
+
+// SetConfig replaces the thresholds and lengths from the next Observe on. The
+// rung in force and the times it has been above or below thresholds are kept:
+// a new config neither hands control back nor escalates by itself.
+func (l *Ladder) SetConfig(cfg LadderConfig) { l.cfg = cfg }
 
 // Rung is the rung in force.
 func (l *Ladder) Rung() Rung { return l.rung }

@@ -64,8 +64,8 @@ func NewConfig(cfg *domains.Config, name string) (Config, error) {
 	return Config{
 		Cluster: cfg.Cluster.Name, Domain: name, Apps: Apps(cfg, di),
 		SLO: d.SLO.LatencyP99.Seconds(), ErrorBudget: d.SLO.ErrorBudget, Priority: d.Priority,
-		Soldier: sc, Policy: cfg.Soldier.Policy, Ladder: DefaultLadder(d.Priority),
-		Fallback: DefaultFallback(cfg.Soldier.Tick), Reward: soldierWeights(cfg),
+		Soldier: sc, Policy: cfg.Soldier.Policy, Ladder: LadderFrom(cfg.Soldier.Ladder(d.Priority)),
+		Fallback: FallbackFrom(cfg.Soldier.Fallback, cfg.Soldier.Tick), Reward: soldierWeights(cfg),
 	}, nil
 }
 
@@ -300,8 +300,9 @@ func (s *Soldier) Run(ctx context.Context, clock func() time.Time, onTick func(T
 // Reload applies the domain's settings in cfg from the next tick on: the
 // executor's rules (overage_cap, scale_down_cooldown, error_rate_veto,
 // max_writes_per_tick), target_utilisation, mode (the domain's own, else the
-// soldier block's), tick, the automatic fallback's lengths, the domain's SLO and
-// its apps' replica bounds and sizes. It refuses, changing nothing, a cfg
+// soldier block's), tick, the automatic fallback (a changed one starts a new
+// window), the rollback ladder of the domain's tier (the rung in force stays),
+// the domain's SLO and its apps' replica bounds and sizes. It refuses, changing nothing, a cfg
 // without the domain or whose cluster name, set of apps, policy or actuation
 // differ: those need a restart. cfg must be validated. Safe for concurrent
 // use with Tick and Run.
@@ -324,6 +325,7 @@ func (s *Soldier) Reload(cfg *domains.Config) error {
 	if next.Fallback != s.cfg.Fallback {
 		s.auto = NewFallback(next.Fallback) // a new window and hold: the old ones were counted in other ticks
 	}
+	s.ladder.SetConfig(next.Ladder) // new thresholds; the rung in force stays until they move it
 	s.cfg = next
 	s.exec.cfg = ExecutorConfig{
 		OverageCap: next.Soldier.OverageCap, ScaleDownCooldown: next.Soldier.ScaleDownCooldown,

@@ -205,6 +205,8 @@ type soldierHCL struct {
 	TargetUtilisation numberAttr
 	ErrorRateVeto     numberAttr
 	MaxWritesPerTick  intAttr
+	Ladders           []*ladderHCL // in file order, see ladder.go
+	Fallback          fallbackHCL
 }
 
 func (s *soldierHCL) fields() []field {
@@ -221,8 +223,6 @@ func (s *soldierHCL) fields() []field {
 	}
 }
 
-func (s *soldierHCL) children() []child { return nil }
-
 func (s *soldierHCL) translate() domains.Soldier {
 	return domains.Soldier{
 		Tick:              s.Tick.V,
@@ -234,6 +234,8 @@ func (s *soldierHCL) translate() domains.Soldier {
 		TargetUtilisation: s.TargetUtilisation.V,
 		ErrorRateVeto:     s.ErrorRateVeto.V,
 		MaxWritesPerTick:  s.MaxWritesPerTick.V,
+		Ladders:           s.ladders(),
+		Fallback:          s.Fallback.translate(),
 	}
 }
 

@@ -355,6 +355,10 @@ func TestParseTranslatesWithDefaults(t *testing.T) {
 		Kubernetes: domains.Kubernetes{Namespace: "default", LeaseNamespace: "default", LeaseDuration: 40 * time.Second, HPAHeadroom: 0.5},
 		Prometheus: domains.Prometheus{MaxAge: 2 * time.Minute, Timeout: 5 * time.Second, Queries: domains.DefaultPrometheusQueries},
 	}
+	for tier := range want.Soldier.Ladders { // no ladder or fallback block: every tier's defaults
+		want.Soldier.Ladders[tier] = domains.DefaultLadder(tier)
+	}
+	want.Soldier.Fallback = domains.DefaultFallback()
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("got\n%+v\nwant\n%+v", cfg, want)
 	}

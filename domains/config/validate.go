@@ -53,6 +53,7 @@ func validateConfig(cfg *domains.Config, h *configHCL, ds *Diagnostics) {
 	c.number(&hs.TargetUtilisation, s.TargetUtilisation, unitLeftOpen)
 	c.number(&hs.ErrorRateVeto, s.ErrorRateVeto, unitLeftOpen)
 	c.integer(&hs.MaxWritesPerTick, s.MaxWritesPerTick, atLeastOne)
+	validateSoldierGuards(s, hs, c)
 
 	validateDomains(cfg, h, c)
 	validateKubernetes(cfg, h, c)
