@@ -56,6 +56,11 @@ type CommanderOptions struct {
 	// a random domain (multiplier 1.5 to 3, ramp 2m, hold 10 to 30 min).
 	// Default 0.5; a negative value disables random events.
 	EventProb float64
+	// Soldier, when not nil, is the learned Soldiers' network (layout
+	// soldier.LearnedLayout), given in memory: it replaces the config's
+	// soldier policy. Every episode gets fresh soldier.Learned policies on
+	// it; the env does not change it.
+	Soldier *rl.Policy
 }
 
 func (o *CommanderOptions) defaults() {
@@ -155,11 +160,19 @@ func NewCommanderEnv(cfg *domains.Config, scenarios []eval.Scenario, opt Command
 			return nil, fmt.Errorf("commander env: scenario %q lasts %s, shorter than warmup %s plus episode %s", sc.Name, sc.Duration, opt.Warmup, opt.Episode)
 		}
 	}
-	var soldierPol *rl.Policy
+	soldierPol := opt.Soldier
 	for _, d := range cfg.Domains { // the frozen Soldiers' policy must load
 		scfg, err := soldier.NewConfig(cfg, d.Name)
 		var sp soldier.Policy
-		if err == nil {
+		switch {
+		case err != nil:
+		case soldierPol != nil:
+			_, err = soldier.NewLearned(soldierPol, scfg)
+			if err != nil {
+				return nil, fmt.Errorf("commander env: learned soldier: %w", err)
+			}
+			continue
+		default:
 			sp, err = simcluster.SoldierPolicy(cfg, scfg)
 		}
 		if err != nil {

@@ -102,8 +102,16 @@ func EvaluateCommanderGate(ctx context.Context, env *CommanderEnv, p *rl.Policy,
 
 // CommanderStage configures TrainCommander.
 type CommanderStage struct {
-	Env       CommanderOptions
+	Env CommanderOptions
+	// Init, when not nil, is the policy to resume from (a Commander
+	// checkpoint for the same domains): it is trained in place and there is
+	// no warm start (WarmStart and Arch are ignored). Its observation
+	// normaliser continues from its running statistics (Run unfreezes it).
+	Init      *rl.Policy
 	WarmStart WarmStartOptions
+	// Name is the training phase's name in progress lines and the CSV;
+	// default "commander".
+	Name string
 	// Steps is the PPO environment steps after cloning; 0 stops after
 	// cloning.
 	Steps   int64
@@ -154,25 +162,39 @@ func TrainCommander(ctx context.Context, newEnv func() (*CommanderEnv, error), s
 	if err != nil {
 		return nil, res, err
 	}
-	spec := rl.DefaultSpec(env.Spec().Obs, env.Spec().Act)
-	if len(st.Arch.Hidden) > 0 {
-		spec.Actor, spec.Critic = st.Arch, st.Arch
+	if st.Name == "" {
+		st.Name = "commander"
 	}
-	r := rand.New(rand.NewPCG(st.Seed, 0x636f6d6d))
-	p, err := rl.NewPolicy(spec, r)
-	if err != nil {
-		return nil, res, err
-	}
-	if res.Clone, err = WarmStartCommander(env, p, r, st.WarmStart); err != nil {
-		return nil, res, err
-	}
-	if st.Progress != nil {
-		fmt.Fprintf(st.Progress, "commander: warm start on the Forecast heuristic, %d steps: value loss %.2f -> %.2f\n",
-			res.Clone.Samples, res.Clone.ValueLoss0, res.Clone.ValueLoss)
+	p := st.Init
+	prev := rl.Provenance{}
+	if p != nil {
+		if err := rl.CheckLayout(p.Spec.Obs, env.Spec().Obs); err != nil {
+			return nil, res, fmt.Errorf("commander stage: resume: %w", err)
+		}
+		if !p.Spec.Action.Equal(env.Spec().Act) {
+			return nil, res, fmt.Errorf("commander stage: resume: the policy's action layout %v is not the env's %v", p.Spec.Action.Segments, env.Spec().Act.Segments)
+		}
+		prev = p.Provenance
+	} else {
+		spec := rl.DefaultSpec(env.Spec().Obs, env.Spec().Act)
+		if len(st.Arch.Hidden) > 0 {
+			spec.Actor, spec.Critic = st.Arch, st.Arch
+		}
+		r := rand.New(rand.NewPCG(st.Seed, 0x636f6d6d))
+		if p, err = rl.NewPolicy(spec, r); err != nil {
+			return nil, res, err
+		}
+		if res.Clone, err = WarmStartCommander(env, p, r, st.WarmStart); err != nil {
+			return nil, res, err
+		}
+		if st.Progress != nil {
+			fmt.Fprintf(st.Progress, "commander: warm start on the Forecast heuristic, %d steps: value loss %.2f -> %.2f\n",
+				res.Clone.Samples, res.Clone.ValueLoss0, res.Clone.ValueLoss)
+		}
 	}
 	if st.Steps > 0 {
 		cfg := Config{Workers: st.Workers, Horizon: st.Horizon, Seed: st.Seed, PPO: st.PPO, Progress: st.Progress, CSV: st.CSV}
-		phase := Phase{Name: "commander", Steps: st.Steps, NewEnv: func(int) (Env, error) { return newEnv() }}
+		phase := Phase{Name: st.Name, Steps: st.Steps, NewEnv: func(int) (Env, error) { return newEnv() }}
 		if res.Run, err = Run(ctx, cfg, p, []Phase{phase}); err != nil {
 			return p, res, err
 		}
@@ -181,7 +203,7 @@ func TrainCommander(ctx context.Context, newEnv func() (*CommanderEnv, error), s
 	if res.Gate, err = EvaluateCommanderGate(ctx, env, p, st.GateEpisodes, st.Seed+1); err != nil {
 		return p, res, err
 	}
-	p.Provenance = rl.Provenance{Stage: "commander", Steps: res.Run.Steps + int64(res.Clone.Samples), Updates: int64(res.Run.Updates), Seed: st.Seed,
+	p.Provenance = rl.Provenance{Stage: "commander", Steps: prev.Steps + res.Run.Steps + int64(res.Clone.Samples), Updates: prev.Updates + int64(res.Run.Updates), Seed: st.Seed,
 		Metrics: map[string]float64{
 			"gate_compliance": res.Gate.Compliance, "gate_heuristic_compliance": res.Gate.HeuristicCompliance,
 			"gate_cost_core_hours": res.Gate.CostCoreHours, "gate_heuristic_cost_core_hours": res.Gate.HeuristicCostCoreHours,

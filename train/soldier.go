@@ -9,6 +9,7 @@ import (
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/eval"
 	"github.com/regimentd/regiment/reward"
+	"github.com/regimentd/regiment/rl"
 	"github.com/regimentd/regiment/sim"
 	"github.com/regimentd/regiment/sim/trace"
 	"github.com/regimentd/regiment/soldier"
@@ -37,6 +38,12 @@ type SoldierEnvConfig struct {
 	// Randomise perturbs every episode (Perturb): traffic scaling, noise,
 	// random events, and the budget's forecast error.
 	Randomise bool
+	// Commander, when not nil, replaces the stand-in Commander: a
+	// commander.Commander running this learned Commander policy (layout
+	// commander.ObsLayout of Cluster; frozen, mean action, guards in force)
+	// sets every domain's budget and headroom from its directives (see
+	// SoldierEnv). It needs every domain (Domains nil). Each env clones it.
+	Commander *rl.Policy
 }
 
 // soldierTerms are the reward terms a Soldier env reports: package reward's
@@ -78,6 +85,17 @@ const (
 // otherwise pay a quiet domain for spending up to it. Without Randomise,
 // h = m = 0.1 and e = 0.
 //
+// With SoldierEnvConfig.Commander the budgets come from a real
+// commander.Commander instead: every Soldier tick each domain's report
+// (wire.DomainReport with the fields a Soldier sends, built from the env's
+// observation) goes to its OnReport, and every Commander tick its Tick
+// publishes one directive per domain, which sets
+//
+//	budget_d = directive Cores (share x capacity), headroom_d = directive Headroom
+//
+// The Commander starts fresh each episode (no report history, no shares in
+// force), as a restarted Commander would.
+//
 // Each group's reward is reward.Soldier over the group (its worst app's
 // p99 and error rate against the domain's SLO, the domain's budget
 // utilisation, its apps' oscillations and cold starts), with the domain's
@@ -95,6 +113,7 @@ type SoldierEnv struct {
 	r        *rand.Rand
 	terms    []float64
 	episodeN int
+	cmd      *commanderDriver // nil: the stand-in
 }
 
 // envDomain is one domain's Soldier in the env.
@@ -113,8 +132,11 @@ type envDomain struct {
 	osc       []bool                // per app: scaled down this step within the oscillation window of a scale-up
 	gin       []reward.SoldierInput // per group: this step's reward input
 	budget    float64
-	headroom  float64 // the directive's headroom this episode
-	agent0    int     // index of the domain's first group among the env's agents
+	headroom  float64   // the directive's headroom this episode
+	agent0    int       // index of the domain's first group among the env's agents
+	rpsHist   []float64 // domain RPS per Soldier tick, last 15 min (ring), for reports
+	rpsN      int       // ticks in rpsHist, <= len(rpsHist)
+	scratch   []float64
 }
 
 // NewSoldierEnv builds a Soldier env. It does not start an episode.
@@ -144,6 +166,17 @@ func NewSoldierEnv(cfg SoldierEnvConfig) (*SoldierEnv, error) {
 		}
 	}
 	e := &SoldierEnv{cfg: cfg, cluster: cl, ratio: max(1, int(cl.Commander.Tick/cl.Soldier.Tick))}
+	if cfg.Commander != nil {
+		if cfg.Domains != nil {
+			return nil, fmt.Errorf("soldier env: a learned Commander needs every domain, not a subset")
+		}
+		d, err := newCommanderDriver(e, cfg.Commander.Clone())
+		if err != nil {
+			return nil, fmt.Errorf("soldier env: %w", err)
+		}
+		e.cmd = d
+	}
+	hist := max(1, int(15*time.Minute/cl.Soldier.Tick))
 	first := 0
 	agents := 0
 	for di, d := range cl.Domains {
@@ -171,7 +204,7 @@ func NewSoldierEnv(cfg SoldierEnvConfig) (*SoldierEnv, error) {
 			obs:      soldier.Observation{Apps: make([]soldier.AppObservation, n)},
 			proposed: make([]int32, n), lastUp: make([]int, n), wrote: make([]int, l.Groups()),
 			osc: make([]bool, n), gin: make([]reward.SoldierInput, l.Groups()),
-			agent0: agents,
+			agent0: agents, rpsHist: make([]float64, hist), scratch: make([]float64, max(n, hist)),
 		}
 		ed.in = soldier.Input{Apps: scfg.Apps, Obs: &ed.obs, TargetUtil: cl.Soldier.TargetUtilisation, SLO: scfg.SLO}
 		e.doms = append(e.doms, ed)
@@ -243,8 +276,12 @@ func (e *SoldierEnv) Reset(r *rand.Rand, obs [][]float64) {
 			d.lastUp[i] = -1 << 30
 		}
 		d.l.Reset()
+		d.rpsN = 0
 	}
 	e.observe()
+	if e.cmd != nil {
+		e.cmd.reset()
+	}
 	e.setBudgets()
 	e.features(obs)
 }
@@ -264,8 +301,13 @@ func (e *SoldierEnv) observe() {
 	}
 }
 
-// setBudgets is the stand-in Commander (see SoldierEnv).
+// setBudgets runs a Commander tick: the learned Commander's when the env
+// has one, else the stand-in's (see SoldierEnv).
 func (e *SoldierEnv) setBudgets() {
+	if e.cmd != nil {
+		e.cmd.tick()
+		return
+	}
 	capacity := e.cluster.Cluster.CapacityCores
 	for _, d := range e.doms {
 		d.in.BudgetCores, d.in.Headroom = math.Inf(1), 0
@@ -313,6 +355,9 @@ func (e *SoldierEnv) Step(act [][]float64, obs [][]float64, rew []float64) (bool
 	e.s.Step()
 	e.tick++
 	e.observe()
+	if e.cmd != nil {
+		e.cmd.report()
+	}
 	if e.tick%e.ratio == 0 {
 		e.setBudgets()
 	}
