@@ -11,11 +11,13 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/regimentd/regiment/commander"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/eval"
 	"github.com/regimentd/regiment/rl"
 	"github.com/regimentd/regiment/sim/trace"
+	"github.com/regimentd/regiment/simcluster"
 	"github.com/regimentd/regiment/soldier"
 	"github.com/regimentd/regiment/train"
 )
@@ -31,12 +33,16 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	seed := fs.Uint64("seed", 1, "training seed")
 	out := fs.String("out", "", "output `directory` (created); required")
 	initPath := fs.String("init", "", "checkpoint `file` to continue training from (soldier stage)")
+	initSoldier := fs.String("init-soldier", "", "Soldier checkpoint `file` the joint stage starts from (default: the config's soldier policy, if a checkpoint)")
+	initCommander := fs.String("init-commander", "", "Commander checkpoint `file` the joint stage starts from (default: the config's commander policy, if a checkpoint)")
+	rounds := fs.Int("rounds", 2, "joint stage: rounds of Commander then Soldier updates; --steps is split equally over rounds and levels")
 	episodes := fs.String("episodes", "", "calibrate the simulator on the episodes recorded in `DIR` first")
 	episode := fs.Duration("episode", 3*time.Hour, "simulated time per training episode")
 	lr := fs.Float64("lr", 0, "PPO learning rate (0: the stage's default)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `Usage: regiment train --config F --scenario F[,F...] --stage soldier|commander|joint --out DIR
                       [--steps N] [--envs N] [--seed S] [--init CKPT] [--episodes DIR] [--episode D] [--lr X]
+                      [--init-soldier CKPT] [--init-commander CKPT] [--rounds N]   (joint stage)
 
 Trains a learned policy with PPO on the simulator (README.md, "Training") and
 writes into DIR:
@@ -45,6 +51,17 @@ writes into DIR:
   check.json                       the reward-outcome check (soldier stage)
   train.csv                        one row per PPO update (the progress lines)
 A progress line per update goes to stderr.
+
+--stage joint fine-tunes a learned Soldier and a learned Commander together:
+it starts from --init-soldier and --init-commander (each defaulting to the
+config's soldier / commander policy when that names a checkpoint) and runs
+--rounds rounds of (1) Commander updates with the current Soldier frozen,
+resuming the Commander as it is (no warm start), then (2) Soldier updates
+with budgets and headroom from a Commander running the current learned
+Commander, frozen. Each round gets --steps / --rounds env steps, half per
+level. After every round it runs both gates and the reward-outcome checks and
+writes soldier.ckpt, commander.ckpt, gate.json and check.json (one entry per
+round so far) into DIR. --lr applies to both levels.
 
 Example:
   regiment train --config examples/small.hcl --stage soldier --out out/soldier \
@@ -76,18 +93,34 @@ Example:
 		return usage("--episode must be at least 10m")
 	case *lr < 0:
 		return usage("--lr must not be negative")
+	case *rounds < 1:
+		return usage("--rounds must be at least 1")
+	case *stage != "joint" && (*initSoldier != "" || *initCommander != ""):
+		return usage("--init-soldier and --init-commander are for the joint stage (the soldier stage continues from --init)")
+	case *stage == "joint" && *initPath != "":
+		return usage("--init is for the soldier stage: the joint stage starts from --init-soldier and --init-commander")
+	case *stage == "joint" && *steps < 2*int64(*rounds):
+		return usage("--steps must be at least 2 x --rounds for the joint stage")
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "regiment train: %v\n", err)
 		return 1
 	}
-	if *stage == "joint" {
-		return fail(errors.New("stage joint is not built yet: it needs a Soldier env driven by the learned Commander and a Commander stage that resumes from a checkpoint; train --stage soldier, then --stage commander with soldier { policy = \"<soldier.ckpt>\" }"))
-	}
-
 	cfg, err := config.LoadFile(*configPath)
 	if err != nil {
 		return fail(err)
+	}
+	if *stage == "joint" {
+		// The config's policies are resolved paths when they name checkpoints.
+		if *initSoldier == "" && cfg.Soldier.Policy != simcluster.ProportionalPolicy && cfg.Soldier.Policy != "" {
+			*initSoldier = cfg.Soldier.Policy
+		}
+		if *initCommander == "" && cfg.Commander.Policy != simcluster.ForecastPolicy && cfg.Commander.Policy != "" {
+			*initCommander = cfg.Commander.Policy
+		}
+		if *initSoldier == "" || *initCommander == "" {
+			return usage("the joint stage needs a Soldier and a Commander checkpoint: give --init-soldier and --init-commander, or name checkpoints in the config's soldier and commander policies")
+		}
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fail(err)
@@ -133,6 +166,10 @@ Example:
 			return usage("--init is for the soldier stage: the commander stage starts from the Forecast heuristic")
 		}
 		err = trainCommander(ctx, cfg, scs, *steps, *envs, *seed, *lr, *out, csvFile, stdout, stderr)
+	case "joint":
+		j := jointRun{initSoldier: *initSoldier, initCommander: *initCommander, rounds: *rounds, steps: *steps, envs: *envs,
+			seed: *seed, episode: *episode, lr: *lr, out: *out}
+		err = j.train(ctx, cfg, scs, csvFile, stdout, stderr)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -252,4 +289,103 @@ func writeJSON(path string, v any) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// jointRun is `regiment train --stage joint`'s invocation.
+type jointRun struct {
+	initSoldier, initCommander string
+	rounds, envs               int
+	steps                      int64
+	seed                       uint64
+	episode                    time.Duration
+	lr                         float64
+	out                        string
+}
+
+func (j jointRun) train(ctx context.Context, cfg *domains.Config, scs []eval.Scenario, csv io.Writer, stdout, stderr io.Writer) error {
+	sp, err := loadPolicy(j.initSoldier, soldier.LearnedLayout())
+	if err != nil {
+		return err
+	}
+	cp, err := loadPolicy(j.initCommander, commander.ObsLayout(cfg))
+	if err != nil {
+		return err
+	}
+	if _, err := commander.NewLearned(cp, cfg); err != nil {
+		return fmt.Errorf("load checkpoint %q: %w", j.initCommander, err)
+	}
+	st := train.JointStage{Cluster: cfg, Scenarios: scs, Rounds: j.rounds, Steps: j.steps, Workers: j.envs, Seed: j.seed,
+		Episode: j.episode, Progress: stderr, CSV: csv, SoldierPPO: train.SoldierPPO(), CommanderPPO: rl.DefaultConfig("commander")}
+	if j.lr > 0 {
+		st.SoldierPPO.LR, st.CommanderPPO.LR = j.lr, j.lr
+	}
+	type gates struct {
+		Round           int                 `json:"round"`
+		Pass            bool                `json:"pass"`
+		CommanderGate   train.CommanderGate `json:"commander_gate"`
+		SoldierGate     train.GateResult    `json:"soldier_gate"`
+		SoldierOutcomes train.GateResult    `json:"soldier_check_outcomes"`
+		CommanderSteps  int64               `json:"commander_steps"`
+		CommanderRate   float64             `json:"commander_steps_per_second"`
+		SoldierSteps    int64               `json:"soldier_steps"`
+		SoldierRate     float64             `json:"soldier_steps_per_second"`
+	}
+	type checks struct {
+		Round     int               `json:"round"`
+		Commander train.CheckReport `json:"commander"`
+		Soldier   train.CheckReport `json:"soldier"`
+	}
+	var gs []gates
+	var cs []checks
+	after := func(r train.JointRound) error {
+		now := time.Now().UTC()
+		sp.Provenance.Date, cp.Provenance.Date = now, now
+		if err := saveCheckpoint(filepath.Join(j.out, "soldier.ckpt"), sp); err != nil {
+			return err
+		}
+		if err := saveCheckpoint(filepath.Join(j.out, "commander.ckpt"), cp); err != nil {
+			return err
+		}
+		gs = append(gs, gates{Round: r.Round, Pass: r.Pass(), CommanderGate: r.CommanderGate, SoldierGate: r.SoldierGate, SoldierOutcomes: r.SoldierOutcomes,
+			CommanderSteps: r.CommanderRun.Steps, CommanderRate: r.CommanderRun.StepsPerSec(), SoldierSteps: r.SoldierRun.Steps, SoldierRate: r.SoldierRun.StepsPerSec()})
+		cs = append(cs, checks{Round: r.Round, Commander: r.CommanderCheck, Soldier: r.SoldierCheck})
+		if err := writeJSON(filepath.Join(j.out, "gate.json"), gs); err != nil {
+			return err
+		}
+		if err := writeJSON(filepath.Join(j.out, "check.json"), cs); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "round %d/%d\n", r.Round, j.rounds)
+		r.CommanderCheck.Write(stdout)
+		r.SoldierCheck.Write(stdout)
+		fmt.Fprintf(stdout, "  %s\n", r.CommanderGate)
+		verdict := "FAIL"
+		if r.SoldierGate.Pass {
+			verdict = "pass"
+		}
+		fmt.Fprintf(stdout, "  soldier gate %s: compliance %.4f on %d held-in single-domain episodes (gate %.2f)\n",
+			verdict, r.SoldierGate.Compliance, r.SoldierGate.Episodes, r.SoldierGate.MinCompliance)
+		fmt.Fprintf(stdout, "  full cluster under the learned commander: compliance %.4f, cost %.1f core-hours, actions %.1f per episode\n",
+			r.SoldierOutcomes.Compliance, r.SoldierOutcomes.CostCoreHours, r.SoldierOutcomes.Actions)
+		fmt.Fprintf(stdout, "  commander level %d env steps at %.0f/s, soldier level %d env steps at %.0f/s\n",
+			r.CommanderRun.Steps, r.CommanderRun.StepsPerSec(), r.SoldierRun.Steps, r.SoldierRun.StepsPerSec())
+		return nil
+	}
+	_, err = train.TrainJoint(ctx, sp, cp, st, after)
+	return err
+}
+
+// loadPolicy reads the checkpoint at path, whose observation layout must be
+// layout.
+func loadPolicy(path string, layout rl.Layout) (*rl.Policy, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load checkpoint %q: %w", path, err)
+	}
+	defer f.Close()
+	p, err := rl.Load(f, layout)
+	if err != nil {
+		return nil, fmt.Errorf("load checkpoint %q: %w", path, err)
+	}
+	return p, nil
 }
