@@ -429,6 +429,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("domain \"a\" {\n  apps \"b\" {\n    depends_on = [\"a/b\", 1, null]\n  }\n}\n"))
 	f.Add([]byte("commander {\n  tick = upper(\"1s\")\n  dead_zone = [for x in [1] : x][0]\n}\n"))
 	f.Add([]byte("x = \"${y}\"\n"))
+	f.Add([]byte(base + "soldier {\n  tick = \"7s\"\n  ladder \"p0\" {\n    alert = 1.6\n  }\n  ladder \"p10\" {\n  }\n  fallback {\n    window = \"0s\"\n    hold   = \"-1s\"\n  }\n}\n"))
 	f.Add([]byte("cluster \"\" {\n  capacity_cores = -9223372036854775809\n}\n"))
 	if src, err := os.ReadFile("testdata/cluster.hcl"); err == nil {
 		f.Add(src)

@@ -22,7 +22,9 @@
 //   - Durations are strings with a unit ("150ms", "3m", "168h"); a number or a
 //     string without a unit is an error. Shares and rates are fractions.
 //   - A value of 0 written in the file for a field that package domains
-//     defaults when zero is an error: Defaults would silently replace it.
+//     defaults when zero is an error: Defaults would silently replace it. The
+//     one exception is soldier { fallback { window = "0s" } }, which turns the
+//     automatic fallback off (domains.Fallback.Off).
 //   - Several attributes on one line are not HCL: a one-line block holds at
 //     most one attribute.
 //
