@@ -321,3 +321,45 @@ func TestCalibrateCommandRejectsMissingFlags(t *testing.T) {
 		t.Errorf("empty dir: exit %d, stderr %q", code, stderr.String())
 	}
 }
+
+// TestTrainOnEpisodesCalibratesFirst: `regiment train --episodes` fits the
+// simulator to the recording, prints what it fitted and the replay's
+// Pearson r, keeps the report, and trains on the calibrated cluster.
+func TestTrainOnEpisodesCalibratesFirst(t *testing.T) {
+	dir, err := recordTruth(t.TempDir(), false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := runTrain(context.Background(), []string{
+		"--config", "../../examples/small.hcl", "--stage", "soldier", "--out", out, "--episodes", dir,
+		"--steps", "2000", "--episode", "10m", "--seed", "3",
+		"--scenario", "../../examples/scenarios/train/small-base.hcl",
+	}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	report := stdout.String()
+	// The truth runs checkout 1.4x slower than the config says (35 ms).
+	for _, want := range []string{"payment/checkout  service_time  25ms   35ms *", "Replay of the recorded demand", "soldier gate"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, report)
+		}
+	}
+	if strings.Contains(report, "WARNING") {
+		t.Errorf("the calibrated replay fails:\n%s", report)
+	}
+	var cal struct {
+		After struct {
+			Scores []struct{ Pass, Skipped bool } `json:"scores"`
+		} `json:"after"`
+	}
+	b, err := os.ReadFile(filepath.Join(out, "calibration.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &cal); err != nil || len(cal.After.Scores) == 0 {
+		t.Fatalf("calibration.json: %v\n%s", err, b)
+	}
+}

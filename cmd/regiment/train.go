@@ -13,6 +13,7 @@ import (
 
 	"github.com/regimentd/regiment/commander"
 	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/calibrate"
 	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/eval"
 	"github.com/regimentd/regiment/rl"
@@ -133,6 +134,14 @@ Example:
 		}
 		if err := writeJSON(filepath.Join(*out, "calibration.json"), cal); err != nil {
 			return fail(err)
+		}
+		// What was fitted and how well the calibrated simulator replays the
+		// recording (Pearson r per series), before any training on it.
+		if err := calibrate.WriteReport(stdout, cal); err != nil {
+			return fail(err)
+		}
+		if !cal.After.Pass() {
+			fmt.Fprintf(stdout, "\nWARNING: some replayed series stay below r = %.2f after calibration; training goes on with the calibrated simulator\n\n", cal.After.Target)
 		}
 		cfg = cal.Config
 	}
