@@ -11,9 +11,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/regimentd/regiment/calibrate"
 	"github.com/regimentd/regiment/commander"
 	"github.com/regimentd/regiment/domains"
-	"github.com/regimentd/regiment/calibrate"
 	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/eval"
 	"github.com/regimentd/regiment/rl"
