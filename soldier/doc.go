@@ -1,19 +1,35 @@
 // Package soldier turns one domain's budget into replica targets for the
 // domain's apps, every Soldier tick (default 10 s).
 //
-// The core is pure: Decide maps (observation, directive, now) to proposed
-// targets with a reason, and the Executor, a deterministic state machine,
-// enforces the safety rules no policy can bypass: replica bounds, spend within
-// budget x (1 + overage cap) for scale-ups, a scale-down cooldown after each
-// scale-up, no scale-down while the error rate is elevated, no-op suppression
-// and a cap on writes per tick. Soldier.Tick is the shell that observes,
-// decides, executes, actuates, reports and records.
+// The core is pure. A Policy maps the observation and the directive's budget
+// to proposed targets with a reason: Proportional (hand-written: demand at
+// the target utilisation, at-risk apps first when over budget) or Learned (a
+// trained network choosing each app group's utilisation, headroom and
+// scale-down tolerance, with HPA-like scale-down stabilisation). The
+// Executor, a deterministic state machine, enforces the safety rules no
+// policy can bypass: replica bounds, spend within budget x (1 + overage cap)
+// for scale-ups, a scale-down cooldown after each scale-up, no scale-down
+// while the error rate is elevated, targets held while metrics are missing,
+// no-op suppression and a cap on writes per tick. Operator pins
+// (OnOverride) sit above every policy and rule except the replica bounds.
+//
+// Above the policy, three safety nets hand the domain to the baseline
+// (Proportional without a budget): a stale or missing directive; the
+// rollback Ladder of the domain's priority tier (alert, freeze, revert on
+// p99 / SLO sustained, with a cool-off before handing back); and the
+// automatic fallback, a rolling comparison of the policy against the
+// baseline computed in shadow every tick (Compare, FallbackConfig). Modes:
+// active, shadow (the policy decides and is recorded, the baseline acts),
+// off. Soldier.Tick is the shell that observes, decides, executes, actuates,
+// reports and records.
 //
 // Units: cores are CPU cores, rates are per second, latencies are seconds.
-// Apps are indexed by their position in the domain (App.Index), in config order.
+// Apps are indexed by their position in the domain (App.Index), in config
+// order; the ladder and fallback windows count Soldier ticks.
 //
 // Concurrency: a Soldier's Tick and Run must not be called concurrently with
-// each other; directives may arrive from any goroutine (OnDirective).
+// each other; directives and overrides may arrive from any goroutine
+// (OnDirective, OnOverride), and Reload is safe with Tick.
 //
 // Package soldier declares the Actuator, Observer, Publisher and Recorder
 // roles it needs; it never imports NATS, bbolt, client-go or HCL.
