@@ -1,0 +1,29 @@
+// Package sim is the cluster simulator policies are evaluated and trained
+// on: one contested node pool shared by the config's domains, stepped one
+// Soldier tick at a time, deterministic for a config, scenario and seed.
+//
+// Each tick (Sim.Step): demand is read from the scenario's traces with
+// multiplicative per-app noise and its events (flash sales, batch windows,
+// slow dependencies); dependencies add their callers' load; every app is an
+// M/M/c queue with c = ready replicas x concurrency, whose response-time
+// distribution is exact (Erlang C, queue.go) and whose p99 comes from a
+// Newton solve on the log-survival; load beyond 98% of capacity builds a
+// backlog that carries over and times out into errors; callee p99 and
+// errors add to their callers'. Replica targets (Sim.Targets, written by a
+// Policy) become pending pods, scheduled by priority onto free node cores,
+// ready after the app's startup time; pending pods ask for nodes, which the
+// provisioner starts at provisioner_rate, each ready after
+// node_provision_time; idle nodes go after node_idle_timeout. Telemetry is
+// what a metrics pipeline would show, telemetry_lag old.
+//
+// Units: time in simulated time (time.Time, time.Duration), rates per
+// second, latencies in seconds, cores in CPU cores; cost is provisioned node
+// cores x hours (Metrics). Apps are indexed by config order across domains.
+//
+// Invariants: Step does not allocate (TestStepDoesNotAllocate); the same
+// inputs give byte-identical Metrics; randomness comes only from the
+// scenario's seed. Future gives the oracle the exact demand to come.
+//
+// Concurrency: a Sim is not safe for concurrent use; run one per goroutine.
+// sim imports only domains, sim/trace and the standard library.
+package sim
