@@ -123,8 +123,11 @@ type CommanderStage struct {
 	Arch rl.Arch
 	// GateEpisodes is the number of held-in episodes of the gate; default 16.
 	GateEpisodes int
-	Progress     io.Writer // progress lines, as Run's
-	CSV          io.Writer // per-update CSV, as Run's
+	// GateSeed seeds the gate's episodes; 0: Seed + 1. Runs that share it
+	// (the rounds of joint fine-tuning) are gated on the same episodes.
+	GateSeed uint64
+	Progress io.Writer // progress lines, as Run's
+	CSV      io.Writer // per-update CSV, as Run's
 }
 
 // CommanderClone is the warm start's report (WarmStartCommander): the
@@ -200,7 +203,10 @@ func TrainCommander(ctx context.Context, newEnv func() (*CommanderEnv, error), s
 		}
 	}
 	p.Norm.Frozen = true
-	if res.Gate, err = EvaluateCommanderGate(ctx, env, p, st.GateEpisodes, st.Seed+1); err != nil {
+	if st.GateSeed == 0 {
+		st.GateSeed = st.Seed + 1
+	}
+	if res.Gate, err = EvaluateCommanderGate(ctx, env, p, st.GateEpisodes, st.GateSeed); err != nil {
 		return p, res, err
 	}
 	p.Provenance = rl.Provenance{Stage: "commander", Steps: prev.Steps + res.Run.Steps + int64(res.Clone.Samples), Updates: prev.Updates + int64(res.Run.Updates), Seed: st.Seed,

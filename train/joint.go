@@ -128,6 +128,9 @@ func TrainJoint(ctx context.Context, sp, cp *rl.Policy, st JointStage, after fun
 	var rounds []JointRound
 	for k := 1; k <= st.Rounds; k++ {
 		rd := JointRound{Round: k}
+		// Training seeds differ per round; the gates and checks use the
+		// same held-in episodes every round (Seed+1, Seed+2), comparable
+		// across rounds.
 		seed := st.Seed + uint64(k)*1000
 
 		// The Commander level, the current Soldier frozen.
@@ -139,13 +142,13 @@ func TrainJoint(ctx context.Context, sp, cp *rl.Policy, st JointStage, after fun
 		newCmdEnv := func() (*CommanderEnv, error) { return NewCommanderEnv(st.Cluster, st.Scenarios, opt) }
 		prevC := cp.Provenance
 		_, cres, err := TrainCommander(ctx, newCmdEnv, CommanderStage{Init: cp, Name: fmt.Sprintf("r%d/commander", k),
-			Steps: perLevel, Workers: st.Workers, Seed: seed, PPO: st.CommanderPPO, GateEpisodes: st.CommanderGateEpisodes,
+			Steps: perLevel, Workers: st.Workers, Seed: seed, PPO: st.CommanderPPO, GateEpisodes: st.CommanderGateEpisodes, GateSeed: st.Seed + 1,
 			Progress: st.Progress, CSV: csv})
 		if err != nil {
 			return rounds, fmt.Errorf("joint round %d, commander level: %w", k, err)
 		}
 		rd.CommanderRun, rd.CommanderGate = cres.Run, cres.Gate
-		eps, err := Evaluate(ctx, cp, func(int) (Env, error) { return newCmdEnv() }, st.Workers, commanderChecks, seed+2)
+		eps, err := Evaluate(ctx, cp, func(int) (Env, error) { return newCmdEnv() }, st.Workers, commanderChecks, st.Seed+2)
 		if err != nil {
 			return rounds, fmt.Errorf("joint round %d, commander check: %w", k, err)
 		}
@@ -178,12 +181,12 @@ func TrainJoint(ctx context.Context, sp, cp *rl.Policy, st JointStage, after fun
 		ss.defaults()
 		frozen := sp.Norm.Frozen
 		sp.Norm.Frozen = true
-		eps, err = Evaluate(ctx, sp, ss.env([]string{ss.Domain}, false, st.Scenarios[:1]), st.Workers, ss.GateEpisodes, seed+1)
+		eps, err = Evaluate(ctx, sp, ss.env([]string{ss.Domain}, false, st.Scenarios[:1]), st.Workers, ss.GateEpisodes, st.Seed+1)
 		if err != nil {
 			return rounds, fmt.Errorf("joint round %d, soldier gate: %w", k, err)
 		}
 		rd.SoldierGate = SoldierGate.Check(eps)
-		if eps, err = Evaluate(ctx, sp, envCfg(st.Scenarios), st.Workers, ss.CheckEpisodes, seed+2); err != nil {
+		if eps, err = Evaluate(ctx, sp, envCfg(st.Scenarios), st.Workers, ss.CheckEpisodes, st.Seed+2); err != nil {
 			return rounds, fmt.Errorf("joint round %d, soldier check: %w", k, err)
 		}
 		sp.Norm.Frozen = frozen
