@@ -24,8 +24,6 @@ import (
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/restmapper"
-	"sigs.k8s.io/kustomize/api/krusty"
-	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/regimentd/regiment/bus"
 	"github.com/regimentd/regiment/domains/config"
@@ -35,24 +33,6 @@ import (
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{})) }
 
 const secure = "overlays/example-secure"
-
-// render builds a kustomization the way `kubectl kustomize` does.
-func render(t *testing.T, dir string) []*unstructured.Unstructured {
-	t.Helper()
-	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
-	if err != nil {
-		t.Fatalf("kustomize build %s: %v", dir, err)
-	}
-	var out []*unstructured.Unstructured
-	for _, r := range m.Resources() {
-		obj, err := r.Map()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, &unstructured.Unstructured{Object: obj})
-	}
-	return out
-}
 
 // renderServerConfig is what `regiment nats-config --nkey-env --tls-cert
 // /etc/nats/tls/tls.crt --tls-key /etc/nats/tls/tls.key` prints for the
@@ -206,7 +186,7 @@ func mounts(t *testing.T, o *unstructured.Unstructured) (map[string]string, map[
 }
 
 func TestSecureOverlayMountsEachRoleItsOwnSecret(t *testing.T) {
-	objs := render(t, secure)
+	objs := testenv.Kustomize(t, secure)
 	want := map[string]string{ // workload -> the Secret at /etc/regiment-nats
 		"commander":       "regiment-nats-commander",
 		"soldier-payment": "regiment-nats-soldier-payment",
@@ -287,7 +267,7 @@ func TestSecureOverlayServerDryRun(t *testing.T) {
 		_, err = ri.Patch(ctx, o.GetName(), types.ApplyPatchType, data, opts)
 		return err
 	}
-	objs := render(t, secure)
+	objs := testenv.Kustomize(t, secure)
 	for _, o := range objs {
 		if o.GetKind() == "Namespace" {
 			if err := apply(o, false); err != nil {

@@ -22,8 +22,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
-	"sigs.k8s.io/kustomize/api/krusty"
-	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/domains/config"
@@ -32,25 +30,6 @@ import (
 )
 
 const exampleOverlay = "../deploy/overlays/example"
-
-// render builds a kustomization the way `kubectl kustomize` does, with the
-// kustomize library.
-func render(t *testing.T, dir string) []*unstructured.Unstructured {
-	t.Helper()
-	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
-	if err != nil {
-		t.Fatalf("kustomize build %s: %v", dir, err)
-	}
-	var out []*unstructured.Unstructured
-	for _, r := range m.Resources() {
-		obj, err := r.Map()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, &unstructured.Unstructured{Object: obj})
-	}
-	return out
-}
 
 // applier applies unstructured objects with server-side apply.
 type applier struct {
@@ -104,7 +83,7 @@ func describeObj(o *unstructured.Unstructured) string {
 func TestDeployManifests(t *testing.T) {
 	env := testenv.Require(t)
 	ctx := context.Background()
-	objs := render(t, exampleOverlay)
+	objs := testenv.Kustomize(t, exampleOverlay)
 	kinds := map[string]int{}
 	for _, o := range objs {
 		kinds[o.GetKind()]++
