@@ -61,8 +61,9 @@ resuming the Commander as it is (no warm start), then (2) Soldier updates
 with budgets and headroom from a Commander running the current learned
 Commander, frozen. Each round gets --steps / --rounds env steps, half per
 level. After every round it runs both gates and the reward-outcome checks and
-writes soldier.ckpt, commander.ckpt, gate.json and check.json (one entry per
-round so far) into DIR. --lr applies to both levels.
+writes soldier.ckpt, commander.ckpt (the latest round's; each round's also in
+DIR/roundN/), gate.json and check.json (one entry per round so far) into DIR.
+--lr applies to both levels.
 
 Example:
   regiment train --config examples/small.hcl --stage soldier --out out/soldier \
@@ -349,11 +350,19 @@ func (j jointRun) train(ctx context.Context, cfg *domains.Config, scs []eval.Sce
 	after := func(r train.JointRound) error {
 		now := time.Now().UTC()
 		sp.Provenance.Date, cp.Provenance.Date = now, now
-		if err := saveCheckpoint(filepath.Join(j.out, "soldier.ckpt"), sp); err != nil {
+		// The latest pair at the top, each round's in roundN/ (a later round
+		// may fail a gate an earlier one passed).
+		roundDir := filepath.Join(j.out, fmt.Sprintf("round%d", r.Round))
+		if err := os.MkdirAll(roundDir, 0o755); err != nil {
 			return err
 		}
-		if err := saveCheckpoint(filepath.Join(j.out, "commander.ckpt"), cp); err != nil {
-			return err
+		for _, dir := range []string{j.out, roundDir} {
+			if err := saveCheckpoint(filepath.Join(dir, "soldier.ckpt"), sp); err != nil {
+				return err
+			}
+			if err := saveCheckpoint(filepath.Join(dir, "commander.ckpt"), cp); err != nil {
+				return err
+			}
 		}
 		gs = append(gs, gates{Round: r.Round, Pass: r.Pass(), CommanderGate: r.CommanderGate, SoldierGate: r.SoldierGate, SoldierOutcomes: r.SoldierOutcomes,
 			CommanderSteps: r.CommanderRun.Steps, CommanderRate: r.CommanderRun.StepsPerSec(), SoldierSteps: r.SoldierRun.Steps, SoldierRate: r.SoldierRun.StepsPerSec()})

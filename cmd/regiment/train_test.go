@@ -143,4 +143,9 @@ func TestTrainJointWritesBothCheckpointsAndTheGatesPerRound(t *testing.T) {
 	if _, err := commander.LoadLearned(filepath.Join(out, "commander.ckpt"), cfg); err != nil {
 		t.Errorf("the joint Commander does not load: %v", err)
 	}
+	for _, name := range []string{"round1/soldier.ckpt", "round1/commander.ckpt", "train.csv"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			t.Errorf("missing %s: %v", name, err)
+		}
+	}
 }
