@@ -237,3 +237,40 @@ func save(t testing.TB, p *rl.Policy) []byte {
 	}
 	return b.Bytes()
 }
+
+// BenchmarkSoldierEnvStep times one Soldier tick of the small cluster under
+// the stand-in and under a learned Commander (reports every tick, a
+// Commander tick every sixth).
+func BenchmarkSoldierEnvStep(b *testing.B) {
+	for _, driven := range []bool{false, true} {
+		name := "stand-in"
+		if driven {
+			name = "learned-commander"
+		}
+		b.Run(name, func(b *testing.B) {
+			ec := smallEnv(b, nil, true, "small-base.hcl")
+			ec.Episode = 3 * time.Hour
+			if driven {
+				ec.Commander = newCommanderPolicy(b, ec.Cluster, 1)
+			}
+			e, err := NewSoldierEnv(ec)
+			if err != nil {
+				b.Fatal(err)
+			}
+			spec := e.Spec()
+			obs, act := make([][]float64, spec.Agents), make([][]float64, spec.Agents)
+			for i := range obs {
+				obs[i], act[i] = make([]float64, spec.Obs.Dim()), make([]float64, spec.Act.Dim())
+			}
+			rew := make([]float64, spec.Agents)
+			r := rand.New(rand.NewPCG(1, 2))
+			e.Reset(r, obs)
+			b.ReportAllocs()
+			for b.Loop() {
+				if done, _ := e.Step(act, obs, rew); done {
+					e.Reset(r, obs)
+				}
+			}
+		})
+	}
+}
