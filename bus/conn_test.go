@@ -337,6 +337,12 @@ func TestReconnect(t *testing.T) {
 	eventually(t, 5*time.Second, "both Conns to notice the disconnect", func() bool {
 		return !commander.Connected() && !soldier.Connected()
 	})
+	// Disconnected, a directive is neither buffered (it would arrive stale)
+	// nor stored: the error says so at once instead of after the JetStream
+	// timeout.
+	if err := commander.PublishDirective(ctx, directive("payment", 1, 100)); !errors.Is(err, nats.ErrConnectionReconnecting) {
+		t.Fatalf("publish while disconnected: err = %v, want nats.ErrConnectionReconnecting", err)
+	}
 	e2 := startServer(t, dir, port)
 	eventually(t, 10*time.Second, "both Conns to reconnect", func() bool {
 		return commander.Connected() && soldier.Connected()

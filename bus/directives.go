@@ -14,9 +14,11 @@ import (
 // PublishDirective validates d, publishes it on its domain's subject, then
 // stores it as the domain's last directive in the cluster's directive bucket
 // (created on first use). An error after the publish means live Soldiers got
-// d but a restarting one would not. While disconnected, the publish is
-// buffered but the store waits for the server until ctx ends or the JetStream
-// request times out (5s by default).
+// d but a restarting one would not. While disconnected nothing is sent or
+// stored (a buffered directive would arrive stale): the error wraps
+// nats.ErrConnectionReconnecting at once. Connected, the store waits for
+// the server until ctx ends or the JetStream request times out (5s by
+// default).
 func (c *Conn) PublishDirective(ctx context.Context, d wire.Directive) error {
 	return c.publishDirective(ctx, d, true)
 }
@@ -32,6 +34,12 @@ func (c *Conn) publishDirective(ctx context.Context, d wire.Directive, store boo
 	subject, err := DirectiveSubject(c.cluster, d.Domain)
 	if err != nil {
 		return err
+	}
+	if !c.nc.IsConnected() {
+		// Not buffered for the reconnect: it would arrive stale, after the
+		// next tick's directive is due anyway. And a store would only wait
+		// out its timeout, once per domain, holding up the tick.
+		return fmt.Errorf("bus: publish directive for %s: %w", d.Domain, nats.ErrConnectionReconnecting)
 	}
 	if err := c.publish(ctx, "directive", subject, b); err != nil {
 		return err
