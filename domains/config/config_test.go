@@ -240,6 +240,14 @@ func TestParseRules(t *testing.T) {
 			add:  "nats {\n  url = \"localhost\"\n}\n",
 			line: 13, col: 9, summary: "Invalid url"},
 	}
+	runRules(t, cases)
+}
+
+// runRules parses base with each case's edits (pairs of old, new; each must
+// apply) and addition, and checks that it yields exactly the case's one
+// diagnostic, at its line and column, with its summary and hint.
+func runRules(t *testing.T, cases []ruleCase) {
+	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			src := base
@@ -254,7 +262,7 @@ func TestParseRules(t *testing.T) {
 			src += tc.add
 			cfg, err := Parse([]byte(src), "cluster.hcl")
 			if cfg != nil {
-				t.Errorf("got a config with an error")
+				t.Fatalf("got a config with an error")
 			}
 			ds := diagnostics(t, err)
 			if len(ds) != 1 {

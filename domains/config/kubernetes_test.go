@@ -2,7 +2,6 @@ package config
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -60,35 +59,7 @@ func TestParseKubernetesRules(t *testing.T) {
 			edit: []string{`service_time    = "10ms"`, `service_time    = "10ms"` + "\n    workload = \"web\""},
 			line: 10, col: 5, summary: `Unknown key "workload"`, hint: "workload is a block"},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			src := base
-			for i := 0; i < len(tc.edit); i += 2 {
-				if !strings.Contains(src, tc.edit[i]) {
-					t.Fatalf("edit %q does not apply", tc.edit[i])
-				}
-			}
-			if len(tc.edit) > 0 {
-				src = strings.NewReplacer(tc.edit...).Replace(src)
-			}
-			src += tc.add
-			cfg, err := Parse([]byte(src), "cluster.hcl")
-			if cfg != nil {
-				t.Errorf("got a config with an error")
-			}
-			ds := diagnostics(t, err)
-			if len(ds) != 1 {
-				t.Fatalf("want 1 diagnostic, got %d:\n%v\nsource:\n%s", len(ds), err, src)
-			}
-			d := ds[0]
-			if d.File != "cluster.hcl" || d.Line != tc.line || d.Column != tc.col {
-				t.Errorf("at %s:%d,%d, want cluster.hcl:%d,%d: %s", d.File, d.Line, d.Column, tc.line, tc.col, d)
-			}
-			if !strings.Contains(d.Summary, tc.summary) || !strings.Contains(d.Hint, tc.hint) {
-				t.Errorf("got %q; want summary containing %q and hint containing %q", d, tc.summary, tc.hint)
-			}
-		})
-	}
+	runRules(t, cases)
 }
 
 func TestParseKubernetesTranslates(t *testing.T) {

@@ -94,35 +94,6 @@ func TestSoldierGuardRules(t *testing.T) {
 	runRules(t, cases)
 }
 
-// runRules runs rule cases as TestParseRules does.
-func runRules(t *testing.T, cases []ruleCase) {
-	t.Helper()
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			src := base
-			if len(tc.edit) > 0 {
-				src = strings.NewReplacer(tc.edit...).Replace(src)
-			}
-			src += tc.add
-			cfg, err := Parse([]byte(src), "cluster.hcl")
-			if cfg != nil {
-				t.Fatalf("got a config with an error")
-			}
-			ds := diagnostics(t, err)
-			if len(ds) != 1 {
-				t.Fatalf("want 1 diagnostic, got %d:\n%v\nsource:\n%s", len(ds), err, src)
-			}
-			d := ds[0]
-			if d.File != "cluster.hcl" || d.Line != tc.line || d.Column != tc.col {
-				t.Errorf("at %s:%d,%d, want cluster.hcl:%d,%d: %s", d.File, d.Line, d.Column, tc.line, tc.col, d)
-			}
-			if !strings.Contains(d.Summary, tc.summary) || !strings.Contains(d.Hint, tc.hint) {
-				t.Errorf("got %q; want summary containing %q and hint containing %q", d, tc.summary, tc.hint)
-			}
-		})
-	}
-}
-
 func TestSoldierGuardsReportEveryProblem(t *testing.T) {
 	src := base + `soldier {
   tick = "10s"

@@ -2,7 +2,6 @@ package config
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/regimentd/regiment/domains"
@@ -32,26 +31,7 @@ func TestNATSBlockRules(t *testing.T) {
 			add:  "nats {\n  tls {}\n  tls {}\n}\n",
 			line: 14, col: 3, summary: "tls"},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			src := base + tc.add
-			cfg, err := Parse([]byte(src), "cluster.hcl")
-			if cfg != nil {
-				t.Fatalf("got a config with an error")
-			}
-			ds := diagnostics(t, err)
-			if len(ds) != 1 {
-				t.Fatalf("want 1 diagnostic, got %d:\n%v\nsource:\n%s", len(ds), err, src)
-			}
-			d := ds[0]
-			if d.File != "cluster.hcl" || d.Line != tc.line || d.Column != tc.col {
-				t.Errorf("at %s:%d,%d, want cluster.hcl:%d,%d: %s", d.File, d.Line, d.Column, tc.line, tc.col, d)
-			}
-			if !strings.Contains(d.Summary, tc.summary) || !strings.Contains(d.Hint, tc.hint) {
-				t.Errorf("got %q; want summary containing %q and hint containing %q", d, tc.summary, tc.hint)
-			}
-		})
-	}
+	runRules(t, cases)
 }
 
 func TestNATSBlockTranslatesPathsRelativeToTheConfigFile(t *testing.T) {
