@@ -9,7 +9,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/regimentd/regiment/daemon"
 	"github.com/regimentd/regiment/domains/config"
 )
 
@@ -99,26 +99,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-
 	fs.StringVar(&o.dataDir, "data", "data", "`dir`ectory for commander.db and, in dev mode, the embedded server's JetStream (nats/)")
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:9464", "`addr`ess for /metrics, /healthz and /readyz")
 	level := fs.String("log-level", "info", "log `level`: trace, debug, info, warn, error")
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			printUsage(stdout, fs)
-			return 0
-		}
-		return usageError(stderr, "%v", err)
+	if code, ok := daemon.ParseFlags(fs, args, "commander", usage, stdout, stderr); !ok {
+		return code
 	}
-	switch {
-	case fs.NArg() > 0:
-		return usageError(stderr, "unexpected argument %q", fs.Arg(0))
-	case o.configPath == "":
+	if o.configPath == "" {
 		return usageError(stderr, "--config is required")
 	}
-	if o.logLevel = hclog.LevelFromString(*level); o.logLevel == hclog.NoLevel {
-		return usageError(stderr, "--log-level: unknown level %q (trace, debug, info, warn, error)", *level)
+	var err error
+	if o.logLevel, err = daemon.LogLevel(*level); err != nil {
+		return usageError(stderr, "%v", err)
 	}
-	if o.natsToken == "" {
-		o.natsToken = os.Getenv("REGIMENT_NATS_TOKEN") // kept out of the process list and --help
-	}
+	o.natsToken = daemon.NATSToken(o.natsToken)
 	cfg, err := config.LoadFile(o.configPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "commander: %v\n", err)
@@ -132,15 +123,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-
 	return 0
 }
 
-func printUsage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprint(w, usage)
-	fs.SetOutput(w)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
-}
-
 // usageError reports a usage problem and returns exit code 2.
 func usageError(stderr io.Writer, format string, args ...any) int {
-	fmt.Fprintf(stderr, "commander: %s\nRun 'commander --help' for usage.\n", fmt.Sprintf(format, args...))
-	return 2
+	return daemon.UsageError(stderr, "commander", format, args...)
 }

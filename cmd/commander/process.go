@@ -7,13 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/regimentd/regiment/bus"
@@ -35,39 +31,14 @@ var embeddedPort = 4222
 // probes. Shutdown order: the tick loop stops, NATS drains (then the embedded
 // server stops), the appender flushes, the episode ends, the store closes.
 type process struct {
-	opts     options
-	cfg      *domains.Config // in force; only the reload goroutine replaces it after start
-	log      hclog.Logger
-	conn     atomic.Pointer[bus.Conn]
-	stopping atomic.Bool
+	daemon.Lifecycle
+	opts options
+	cfg  *domains.Config // in force; only the reload goroutine replaces it after start
+	log  hclog.Logger
 }
 
 func newProcess(o options, cfg *domains.Config, log hclog.Logger) *process {
-	return &process{opts: o, cfg: cfg, log: log}
-}
-
-// ready is /readyz's answer: "" once connected to NATS and until shutdown.
-func (p *process) ready() string {
-	c := p.conn.Load()
-	switch {
-	case p.stopping.Load():
-		return "shutting down"
-	case c == nil:
-		return "not connected to nats yet"
-	case !c.Connected():
-		return "nats disconnected, reconnecting"
-	}
-	return ""
-}
-
-// stage logs a shutdown stage at Info, or its failure at Error, and returns err.
-func (p *process) stage(msg string, err error) error {
-	if err != nil {
-		p.log.Error(msg+" failed", "error", err)
-		return err
-	}
-	p.log.Info(msg)
-	return nil
+	return &process{Lifecycle: daemon.Lifecycle{Log: log}, opts: o, cfg: cfg, log: log}
 }
 
 // run runs the Commander until ctx ends. Each value on reload re-reads the
@@ -94,7 +65,7 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, p.stage("store closed", st.Close())) }()
+	defer func() { err = errors.Join(err, p.Stage("store closed", st.Close())) }()
 	// The episode begins once the term is known, from the bus, and ends
 	// just before the store closes.
 	ep := recording.CommanderEpisode(fmt.Sprintf("commander-%s-%s", cfg.Cluster.Name, start.UTC().Format("20060102T150405.000Z")), cfg, cfg.Commander.Policy)
@@ -102,20 +73,19 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	var app *store.Appender
 	defer func() {
 		if app != nil {
-			err = errors.Join(err, p.stage("steps flushed", app.Close()))
-			err = errors.Join(err, p.stage("episode ended", st.EndEpisode(ep.ID, time.Now())))
+			err = errors.Join(err, p.Stage("steps flushed", app.Close()))
+			err = errors.Join(err, p.Stage("episode ended", st.EndEpisode(ep.ID, time.Now())))
 		}
 	}()
 	p.log.Info("store open", "path", dbPath)
 
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg := daemon.NewRegistry()
 	metrics := daemon.NewMetrics(reg, "commander")
-	pr, err := daemon.ServeProbes(p.opts.listen, reg, p.ready, p.log)
+	pr, err := daemon.ServeProbes(p.opts.listen, reg, p.Ready, p.log)
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, p.stage("http server stopped", pr.Close())) }()
+	defer func() { err = errors.Join(err, p.Stage("http server stopped", pr.Close())) }()
 
 	url := p.opts.natsURL
 	if url == "" {
@@ -144,8 +114,8 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, p.stage("nats drained", conn.Drain())) }()
-	p.conn.Store(conn)
+	defer func() { err = errors.Join(err, p.Stage("nats drained", conn.Drain())) }()
+	p.Connected(conn)
 	daemon.RegisterConn(reg, "commander", conn)
 	p.log.Info("nats connected", "url", url, "cluster", cfg.Cluster.Name)
 
@@ -187,18 +157,7 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 		return err
 	}
 
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-reload:
-				p.reload(cmd)
-			}
-		}
-	})
-	defer wg.Wait()
+	defer daemon.ServeReloads(ctx, reload, func() { p.reload(cmd) })()
 
 	var tickStart time.Time
 	clock := func() time.Time {
@@ -222,7 +181,7 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 		err = cmd.Run(ctx, clock, onTick)
 	}
 	pr.Live.Store(false)
-	p.stopping.Store(true)
+	p.Stopping()
 	p.log.Info("tick loop stopped", "seq", cmd.Seq())
 	return err
 }
@@ -233,7 +192,7 @@ func (p *process) reload(cmd *commander.Commander) {
 	path := p.opts.configPath
 	cfg, err := config.LoadFile(path)
 	if err != nil {
-		logRejected(p.log, path, err)
+		daemon.LogReloadRejected(p.log, path, err)
 		return
 	}
 	if err := cmd.Reload(cfg); err != nil {
@@ -247,16 +206,4 @@ func (p *process) reload(cmd *commander.Commander) {
 	c := cfg.Commander
 	p.log.Info("config reloaded", "path", path, "tick", c.Tick, "directive_ttl", c.DirectiveTTL, "dead_zone", c.DeadZone,
 		"max_share_change", c.MaxShareChange, "reserve_min", c.ReserveMin)
-}
-
-// logRejected logs each problem of a config file at Error.
-func logRejected(log hclog.Logger, path string, err error) {
-	var ds config.Diagnostics
-	if !errors.As(err, &ds) {
-		log.Error("config reload rejected, keeping the running config", "path", path, "error", err)
-		return
-	}
-	for _, d := range ds {
-		log.Error("config reload rejected, keeping the running config", "path", path, "problem", d.String())
-	}
 }

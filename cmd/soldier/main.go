@@ -14,7 +14,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -25,6 +24,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/regimentd/regiment/daemon"
 	"github.com/regimentd/regiment/domains/config"
 )
 
@@ -116,17 +116,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-
 	fs.StringVar(&o.dataDir, "data", "data", "`dir`ectory for soldier-<domain>.db")
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:9465", "`addr`ess for /metrics, /healthz and /readyz")
 	level := fs.String("log-level", "info", "log `level`: trace, debug, info, warn, error")
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			printUsage(stdout, fs)
-			return 0
-		}
-		return usageError(stderr, "%v", err)
+	if code, ok := daemon.ParseFlags(fs, args, "soldier", usage, stdout, stderr); !ok {
+		return code
 	}
 	switch {
-	case fs.NArg() > 0:
-		return usageError(stderr, "unexpected argument %q", fs.Arg(0))
 	case o.configPath == "":
 		return usageError(stderr, "--config is required")
 	case o.domain == "":
@@ -136,12 +129,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-
 	case o.kubeconfig == "" && o.scenarioPath == "":
 		return usageError(stderr, "--scenario is required: it drives the simulated cluster (or --kubeconfig for a real one)")
 	}
-	if o.logLevel = hclog.LevelFromString(*level); o.logLevel == hclog.NoLevel {
-		return usageError(stderr, "--log-level: unknown level %q (trace, debug, info, warn, error)", *level)
+	var err error
+	if o.logLevel, err = daemon.LogLevel(*level); err != nil {
+		return usageError(stderr, "%v", err)
 	}
-	if o.natsToken == "" {
-		o.natsToken = os.Getenv("REGIMENT_NATS_TOKEN") // kept out of the process list and --help
-	}
+	o.natsToken = daemon.NATSToken(o.natsToken)
 	cfg, err := config.LoadFile(o.configPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "soldier: %v\n", err)
@@ -162,15 +154,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-
 	return 0
 }
 
-func printUsage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprint(w, usage)
-	fs.SetOutput(w)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
-}
-
 // usageError reports a usage problem and returns exit code 2.
 func usageError(stderr io.Writer, format string, args ...any) int {
-	fmt.Fprintf(stderr, "soldier: %s\nRun 'soldier --help' for usage.\n", fmt.Sprintf(format, args...))
-	return 2
+	return daemon.UsageError(stderr, "soldier", format, args...)
 }

@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/regimentd/regiment/bus"
 	"github.com/regimentd/regiment/daemon"
@@ -40,43 +38,27 @@ const minSimStep = 10 * time.Second
 // store and probes. Shutdown order: the tick loop stops (no more actuation),
 // NATS drains, the appender flushes, the episode ends, the store closes.
 type process struct {
-	opts     options
-	cfg      *domains.Config // in force; only the reload goroutine replaces it after start
-	log      hclog.Logger
-	conn     atomic.Pointer[bus.Conn]
-	ticked   atomic.Bool
-	stopping atomic.Bool
+	daemon.Lifecycle
+	opts   options
+	cfg    *domains.Config // in force; only the reload goroutine replaces it after start
+	log    hclog.Logger
+	ticked atomic.Bool
 }
 
 func newProcess(o options, cfg *domains.Config, log hclog.Logger) *process {
-	return &process{opts: o, cfg: cfg, log: log}
+	return &process{Lifecycle: daemon.Lifecycle{Log: log}, opts: o, cfg: cfg, log: log}
 }
 
 // ready is /readyz's answer: "" once connected to NATS and after the first
 // tick, until shutdown.
 func (p *process) ready() string {
-	c := p.conn.Load()
-	switch {
-	case p.stopping.Load():
-		return "shutting down"
-	case c == nil:
-		return "not connected to nats yet"
-	case !c.Connected():
-		return "nats disconnected, reconnecting"
-	case !p.ticked.Load():
+	if why := p.Ready(); why != "" {
+		return why
+	}
+	if !p.ticked.Load() {
 		return "no tick yet"
 	}
 	return ""
-}
-
-// stage logs a shutdown stage at Info, or its failure at Error, and returns err.
-func (p *process) stage(msg string, err error) error {
-	if err != nil {
-		p.log.Error(msg+" failed", "error", err)
-		return err
-	}
-	p.log.Info(msg)
-	return nil
 }
 
 // newCluster builds the simulated cluster: the whole config replaying the
@@ -144,26 +126,25 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, p.stage("store closed", st.Close())) }()
+	defer func() { err = errors.Join(err, p.Stage("store closed", st.Close())) }()
 	ep := recording.SoldierEpisode(fmt.Sprintf("soldier-%s-%s", domain, start.UTC().Format("20060102T150405.000Z")), cfg, domain, cfg.Soldier.Policy)
 	ep.Started = start
 	ep.Meta = meta
 	if err := st.BeginEpisode(ep); err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, p.stage("episode ended", st.EndEpisode(ep.ID, time.Now()))) }()
+	defer func() { err = errors.Join(err, p.Stage("episode ended", st.EndEpisode(ep.ID, time.Now()))) }()
 	app := st.NewAppender(64, time.Second)
-	defer func() { err = errors.Join(err, p.stage("steps flushed", app.Close())) }()
+	defer func() { err = errors.Join(err, p.Stage("steps flushed", app.Close())) }()
 	p.log.Info("store open", "path", dbPath, "episode", ep.ID)
 
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg := daemon.NewRegistry()
 	metrics := daemon.NewMetrics(reg, "soldier")
 	pr, err := daemon.ServeProbes(p.opts.listen, reg, p.ready, p.log)
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, p.stage("http server stopped", pr.Close())) }()
+	defer func() { err = errors.Join(err, p.Stage("http server stopped", pr.Close())) }()
 
 	url := p.opts.natsURL
 	if url == "" {
@@ -182,8 +163,8 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, p.stage("nats drained", conn.Drain())) }()
-	p.conn.Store(conn)
+	defer func() { err = errors.Join(err, p.Stage("nats drained", conn.Drain())) }()
+	p.Connected(conn)
 	daemon.RegisterConn(reg, "soldier", conn)
 	p.log.Info("nats connected", "url", url, "cluster", cfg.Cluster.Name)
 
@@ -199,18 +180,7 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	}
 	cancel()
 
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-reload:
-				p.reload(sd)
-			}
-		}
-	})
-	defer wg.Wait()
+	defer daemon.ServeReloads(ctx, reload, func() { p.reload(sd) })()
 
 	var tickStart time.Time
 	clock := func() time.Time {
@@ -250,7 +220,7 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	pr.Live.Store(true)
 	err = sd.Run(ctx, clock, onTick)
 	pr.Live.Store(false)
-	p.stopping.Store(true)
+	p.Stopping()
 	p.log.Info("stopped actuating")
 	return err
 }
@@ -261,7 +231,7 @@ func (p *process) reload(sd *soldier.Soldier) {
 	path := p.opts.configPath
 	cfg, err := config.LoadFile(path)
 	if err != nil {
-		logRejected(p.log, path, err)
+		daemon.LogReloadRejected(p.log, path, err)
 		return
 	}
 	if why := shapeChange(p.cfg, cfg); why != "" {
@@ -295,16 +265,4 @@ func shapeChange(cur, next *domains.Config) string {
 		return "the set of apps changed"
 	}
 	return ""
-}
-
-// logRejected logs each problem of a config file at Error.
-func logRejected(log hclog.Logger, path string, err error) {
-	var ds config.Diagnostics
-	if !errors.As(err, &ds) {
-		log.Error("config reload rejected, keeping the running config", "path", path, "error", err)
-		return
-	}
-	for _, d := range ds {
-		log.Error("config reload rejected, keeping the running config", "path", path, "problem", d.String())
-	}
 }
