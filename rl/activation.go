@@ -1,9 +1,6 @@
 package rl
 
-import (
-	"fmt"
-	"math"
-)
+import "fmt"
 
 // Activation is an element-wise nonlinearity applied after a layer's affine
 // map.
@@ -64,9 +61,7 @@ func (a *Activation) UnmarshalText(b []byte) error {
 func (a Activation) apply(y []float64) {
 	switch a {
 	case Tanh:
-		for i, v := range y {
-			y[i] = math.Tanh(v)
-		}
+		tanhSlice(y) // rl's tanh, within 1e-15 of math.Tanh and faster
 	case ReLU:
 		for i, v := range y {
 			if v < 0 {
