@@ -126,3 +126,103 @@ func TestActivationText(t *testing.T) {
 		t.Error("ParseActivation(sigmoid) succeeded, want an error")
 	}
 }
+
+func TestForwardBatch(t *testing.T) {
+	tests := []struct {
+		name  string
+		sizes []int
+		acts  []Activation
+		batch int
+	}{
+		{"learned soldier's actor, 500 groups", []int{26, 32, 32, 3}, []Activation{Tanh, Tanh, Identity}, 500},
+		{"batch not divisible by the block", []int{26, 32, 32, 3}, []Activation{Tanh, Tanh, Identity}, 7},
+		{"batch of one", []int{26, 32, 32, 3}, []Activation{Tanh, Tanh, Identity}, 1},
+		{"empty batch", []int{5, 4, 2}, []Activation{Tanh, Identity}, 0},
+		{"one-row layers", []int{1, 1, 1}, []Activation{Tanh, Identity}, 5},
+		{"odd widths and a one-row output", []int{7, 5, 9, 1}, []Activation{ReLU, Tanh, Identity}, 6},
+		{"widths 4k+2 and 4k+3", []int{6, 10, 11, 3}, []Activation{Tanh, ReLU, Tanh}, 9},
+		{"single linear layer", []int{3, 8}, []Activation{Identity}, 4},
+		{"commander-sized", []int{120, 64, 64, 10}, []Activation{Tanh, Tanh, Identity}, 13},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := seeded(t, uint64(200+i))
+			n := NewNetwork(tt.sizes, tt.acts)
+			randomize(n.Params(), 0.7, r)
+			in, out := make([][]float64, tt.batch), make([][]float64, tt.batch)
+			for k := range in {
+				in[k], out[k] = make([]float64, n.In()), make([]float64, n.Out())
+				randomize(in[k], 2, r)
+			}
+			tape := n.NewTape()
+			// Forward's record must survive a ForwardBatch in between.
+			probe := make([]float64, n.In())
+			randomize(probe, 1, r)
+			before := append([]float64(nil), n.Forward(tape, probe)...)
+			n.ForwardBatch(tape, in, out)
+			if got := tape.Output(); !equalBits(got, before) {
+				t.Fatalf("ForwardBatch changed Forward's output on the tape: %v, was %v", got, before)
+			}
+			single := n.NewTape()
+			for k := range in {
+				want := n.Forward(single, in[k])
+				if !equalBits(out[k], want) {
+					t.Fatalf("input %d: ForwardBatch %v, Forward %v", k, out[k], want)
+				}
+			}
+		})
+	}
+}
+
+func TestForwardBatchPanicsOnMisfits(t *testing.T) {
+	n := NewNetwork([]int{3, 4, 2}, []Activation{Tanh, Identity})
+	other := NewNetwork([]int{3, 5, 2}, []Activation{Tanh, Identity})
+	row := func(k int) []float64 { return make([]float64, k) }
+	for _, tc := range []struct {
+		name    string
+		tape    *Tape
+		in, out [][]float64
+	}{
+		{"more inputs than outputs", n.NewTape(), [][]float64{row(3), row(3)}, [][]float64{row(2)}},
+		{"an input of the wrong size", n.NewTape(), [][]float64{row(3), row(4)}, [][]float64{row(2), row(2)}},
+		{"an output of the wrong size", n.NewTape(), [][]float64{row(3)}, [][]float64{row(3)}},
+		{"a tape of another network", other.NewTape(), [][]float64{row(3)}, [][]float64{row(2)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Fatal("ForwardBatch did not panic")
+				}
+			}()
+			n.ForwardBatch(tc.tape, tc.in, tc.out)
+		})
+	}
+}
+
+func TestForwardBatchDoesNotAllocate(t *testing.T) {
+	r := seeded(t, 9)
+	n := NewNetwork([]int{26, 32, 32, 3}, []Activation{Tanh, Tanh, Identity})
+	n.Init(r, math.Sqrt2, 1)
+	in, out := make([][]float64, 50), make([][]float64, 50)
+	for k := range in {
+		in[k], out[k] = make([]float64, n.In()), make([]float64, n.Out())
+		randomize(in[k], 1, r)
+	}
+	tape := n.NewTape()
+	if a := testing.AllocsPerRun(10, func() { n.ForwardBatch(tape, in, out) }); a != 0 {
+		t.Fatalf("ForwardBatch allocates %v times per call", a)
+	}
+}
+
+// equalBits reports whether a and b hold the same float64 bit patterns.
+func equalBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
