@@ -334,7 +334,7 @@ func axpy(alpha float64, x, y []float64) {
 
 // batchRows is the number of inputs ForwardBatch carries through the layers
 // together: the register block's height.
-const batchRows = 4
+const batchRows = 3
 
 // ForwardBatch computes the network's output for every input in[r] into
 // out[r], as Forward would, bit for bit. It panics unless len(out) ==
@@ -345,10 +345,11 @@ const batchRows = 4
 // It runs the inputs through the layers batchRows at a time; each layer of
 // a block is the matrix product Y = X W^T + b over the block, register
 // blocked so that the inner loop loads a pair of weights and the block's
-// four input values once for eight multiply-adds (Forward's dot4 loads five
-// values for four), with eight independent sums to hide the adder's
-// latency. Every sum keeps Forward's order of terms, hence the bit-identical
-// result.
+// three input values once for six multiply-adds (Forward's dot4 loads five
+// values for four). Three inputs by two rows is the largest block whose
+// sums, operands and products fit amd64's sixteen float registers without
+// spilling (four by two spills and is slower). Every sum keeps Forward's
+// order of terms, hence the bit-identical result.
 func (n *Network) ForwardBatch(t *Tape, in, out [][]float64) {
 	if len(in) != len(out) {
 		panic(fmt.Sprintf("rl: batch of %d inputs and %d outputs", len(in), len(out)))
@@ -390,55 +391,53 @@ func (n *Network) checkBlock(t *Tape) {
 // returns the outputs, t.blk[L] (batchRows x Out, row-major).
 //
 // The rows Forward computes with dot4 (the first Out - Out%4 of a layer) are
-// done in pairs by dot42; the rest with dot, as Forward does, one input at a
+// done in pairs by dot32; the rest with dot, as Forward does, one input at a
 // time.
 func (n *Network) forwardBlock(t *Tape) []float64 {
 	for l, f := range n.acts {
 		w, b := n.Layer(n.params, l)
 		nin, nout := n.sizes[l], n.sizes[l+1]
 		x, y := t.blk[l], t.blk[l+1]
-		x0, x1, x2, x3 := x[:nin], x[nin:][:nin], x[2*nin:][:nin], x[3*nin:][:nin]
+		x0, x1, x2 := x[:nin], x[nin:][:nin], x[2*nin:][:nin]
 		y = y[:batchRows*nout]
-		// Y_ri = b_i + sum_j W_ij X_rj, two rows i of W by four inputs r at a time
+		// Y_ri = b_i + sum_j W_ij X_rj, two rows i of W by three inputs r at a time
 		i, n4 := 0, nout&^3 // the rows Forward sums with dot4
 		for ; i < n4; i += 2 {
-			s00, s01, s10, s11, s20, s21, s30, s31 := dot42(w[i*nin:(i+2)*nin], x0, x1, x2, x3)
+			s00, s01, s10, s11, s20, s21 := dot32(w[i*nin:(i+2)*nin], x0, x1, x2)
 			b0, b1 := b[i], b[i+1]
 			y[i], y[i+1] = b0+s00, b1+s01
 			y[nout+i], y[nout+i+1] = b0+s10, b1+s11
 			y[2*nout+i], y[2*nout+i+1] = b0+s20, b1+s21
-			y[3*nout+i], y[3*nout+i+1] = b0+s30, b1+s31
 		}
 		for ; i < nout; i++ {
 			wi := w[i*nin : (i+1)*nin]
 			y[i] = b[i] + dot(wi, x0)
 			y[nout+i] = b[i] + dot(wi, x1)
 			y[2*nout+i] = b[i] + dot(wi, x2)
-			y[3*nout+i] = b[i] + dot(wi, x3)
 		}
 		f.apply(y)
 	}
 	return t.blk[len(t.blk)-1]
 }
 
-// dot42 returns the dot products s_rc of the inputs x_r (r = 0..3) with the
+// dot32 returns the dot products s_rc of the inputs x_r (r = 0..2) with the
 // two rows w_c of w (2 x len(x0), row-major), each summed in order of j as
 // dot4 does, reading every weight and input value once.
-func dot42(w, x0, x1, x2, x3 []float64) (s00, s01, s10, s11, s20, s21, s30, s31 float64) {
+func dot32(w, x0, x1, x2 []float64) (s00, s01, s10, s11, s20, s21 float64) {
 	n := len(x0)
 	w0, w1 := w[:n], w[n:][:n]
-	x1, x2, x3 = x1[:n], x2[:n], x3[:n]
+	x1, x2 = x1[:n], x2[:n]
 	for j, a := range w0 {
 		c := w1[j]
-		u0, u1, u2, u3 := x0[j], x1[j], x2[j], x3[j]
+		u0 := x0[j]
 		s00 += a * u0
 		s01 += c * u0
+		u1 := x1[j]
 		s10 += a * u1
 		s11 += c * u1
+		u2 := x2[j]
 		s20 += a * u2
 		s21 += c * u2
-		s30 += a * u3
-		s31 += c * u3
 	}
 	return
 }

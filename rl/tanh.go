@@ -44,24 +44,43 @@ const (
 //	tanh(z) = (tanh a + tanh r) / (1 + tanh a tanh r)    addition theorem
 //	tanh a  = tanhTable[j]
 //	tanh r  = r - r^3/3 + 2r^5/15 - 17r^7/315            Taylor; the next term, 62r^9/2835, is below 1e-16 r
+//	        = r + r^3 ((-1/3 + 2r^2/15) - 17r^4/315)      evaluated so
 //	tanh(x) = copysign(tanh(z), x)
 //
 // Near 0 (j = 0) the result is the polynomial alone, so small arguments keep
 // full relative accuracy; elsewhere tanh a >= 0.031 >= |tanh r| and nothing
 // cancels.
 func tanh(x float64) float64 {
-	z := min(math.Abs(x), tanhClamp) // NaN stays NaN
-	m := z*tanhPerUnit + roundMagic
-	ta := tanhTable[math.Float64bits(m)&1023]
-	r := z - (m-roundMagic)*(1.0/tanhPerUnit)
-	r2 := r * r
-	tr := r + r*r2*(tanh3+r2*(tanh5+r2*tanh7))
-	return math.Copysign((ta+tr)/(1+ta*tr), x)
+	num, den := tanhParts(x)
+	return num / den
 }
 
-// tanhSlice overwrites y with tanh(y).
+// tanhParts returns tanh(x) as num/den, den within 2% of 1 (see tanh).
+func tanhParts(x float64) (num, den float64) {
+	z := min(math.Abs(x), tanhClamp) // NaN stays NaN
+	m := z*tanhPerUnit + roundMagic
+	ta := tanhTable[math.Float64bits(m)&uint64(len(tanhTable)-1)]
+	r := z - (m-roundMagic)*(1.0/tanhPerUnit)
+	r2 := r * r
+	tr := r + r*r2*((tanh3+r2*tanh5)+(r2*r2)*tanh7)
+	return math.Copysign(ta+tr, x), 1 + ta*tr
+}
+
+// tanhSlice overwrites y with tanh(y), bit for bit as tanh. It runs in
+// chunks of 64, numerators and denominators first, then the divisions, so
+// that the divider's latency overlaps the next values' polynomials (some
+// 25% faster than one pass, BenchmarkTanh).
 func tanhSlice(y []float64) {
-	for i, v := range y {
-		y[i] = tanh(v)
+	var den [64]float64
+	for len(y) > 0 {
+		c := y[:min(len(y), len(den))]
+		d := den[:len(c)]
+		for i, x := range c {
+			c[i], d[i] = tanhParts(x)
+		}
+		for i := range c {
+			c[i] /= d[i]
+		}
+		y = y[len(c):]
 	}
 }

@@ -80,6 +80,23 @@ func TestTanh(t *testing.T) {
 			}
 		})
 	}
+	t.Run("tanhSlice is tanh bit for bit, over chunk boundaries", func(t *testing.T) {
+		y := make([]float64, 64*3+17)
+		for i := range y {
+			y[i] = float64(i-len(y)/2) * 0.173
+		}
+		y[5], y[70], y[200] = math.NaN(), math.Inf(-1), math.Copysign(0, -1)
+		want := make([]float64, len(y))
+		for i, x := range y {
+			want[i] = tanh(x)
+		}
+		tanhSlice(y)
+		for i := range y {
+			if math.Float64bits(y[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("tanhSlice[%d] = %v, tanh = %v", i, y[i], want[i])
+			}
+		}
+	})
 	t.Run("tanh(NaN) is NaN", func(t *testing.T) {
 		if got := tanh(math.NaN()); !math.IsNaN(got) {
 			t.Fatalf("tanh(NaN) = %v", got)

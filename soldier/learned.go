@@ -383,11 +383,9 @@ func (l *Learned) Targets(in Input, act [][]float64, out []int32) Distribution {
 // allocate.
 func (l *Learned) Decide(in Input, out []int32) string {
 	l.Features(in, l.feat)
-	for g := range l.groups {
-		// The action layout is Gaussian only: the action is the actor's mean.
-		l.pol.Norm.Normalize(l.feat[g], l.in)
-		copy(l.acts[g], l.pol.Actor.Forward(l.tape, l.in))
-	}
+	// The action layout is Gaussian only: the action is the actor's mean,
+	// every group's in one batched pass.
+	l.pol.LatentMeans(l.tape, l.feat, l.acts)
 	d := l.Targets(in, l.acts, out)
 	switch {
 	case d.Over:
