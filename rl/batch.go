@@ -1,6 +1,9 @@
 package rl
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // LatentMeans writes the actor's latent means (LatentDim values: for a
 // Gaussian-only action layout, the deterministic action Mean takes) for
@@ -17,11 +20,32 @@ func (p *Policy) LatentMeans(t *Tape, obs, out [][]float64) {
 	}
 	p.Actor.checkBlock(t)
 	nin, nout, lat := p.Actor.In(), p.Actor.Out(), p.Spec.Action.LatentDim()
+	// Normalizer.Normalize, with each value's standard deviation computed
+	// once for the batch rather than once per observation: the same
+	// operations on the same operands, so the same bits.
+	nm := p.Norm
+	if nm.Dim() != nin {
+		panic(fmt.Sprintf("rl: normaliser of %d values for an actor of %d inputs", nm.Dim(), nin))
+	}
+	sd, mean := t.sd[:nin], nm.Mean[:nin]
+	for i := range sd {
+		sd[i] = math.Sqrt(nm.Var(i) + normEps)
+	}
 	for r0 := 0; r0 < len(obs); r0 += batchRows {
 		rows := min(batchRows, len(obs)-r0)
 		x := t.blk[0]
 		for r := range rows {
-			p.Norm.Normalize(obs[r0+r], x[r*nin:(r+1)*nin])
+			o, xr := obs[r0+r], x[r*nin:(r+1)*nin]
+			if len(o) != nin {
+				panic(fmt.Sprintf("rl: observation %d has %d values, want %d", r0+r, len(o), nin))
+			}
+			for i, v := range o {
+				u := (v - mean[i]) / sd[i]
+				if nm.Clip > 0 {
+					u = min(max(u, -nm.Clip), nm.Clip)
+				}
+				xr[i] = u
+			}
 		}
 		clear(x[rows*nin:]) // a short last block: zero rows, results unused
 		y := p.Actor.forwardBlock(t)

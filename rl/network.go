@@ -169,11 +169,12 @@ type Tape struct {
 	d0  []float64   // backward deltas, widest layer
 	d1  []float64
 	blk [][]float64 // ForwardBatch: blk[l] is batchRows x Sizes[l], row-major, like a
+	sd  []float64   // Policy.LatentMeans: the normaliser's standard deviation per input
 }
 
 // NewTape returns a tape for n's sizes.
 func (n *Network) NewTape() *Tape {
-	t := &Tape{a: make([][]float64, len(n.sizes)), blk: make([][]float64, len(n.sizes))}
+	t := &Tape{a: make([][]float64, len(n.sizes)), blk: make([][]float64, len(n.sizes)), sd: make([]float64, n.sizes[0])}
 	w := 0
 	for l, s := range n.sizes {
 		t.a[l] = make([]float64, s)
