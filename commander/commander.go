@@ -228,8 +228,11 @@ func (c *Commander) Reload(cfg *domains.Config) error {
 		o.Priority, o.Weight, o.Floor, o.Ceiling = d.Priority, d.Weight, d.Floor, d.Ceiling
 		o.SLO, o.ErrorBudget = d.SLO.LatencyP99.Seconds(), d.SLO.ErrorBudget
 	}
-	if f, ok := c.policy.(*Forecast); ok {
-		f.ReserveMin = cfg.Commander.ReserveMin
+	switch p := c.policy.(type) {
+	case *Forecast:
+		p.ReserveMin = cfg.Commander.ReserveMin
+	case *Learned:
+		p.base.ReserveMin = cfg.Commander.ReserveMin // the heuristic under the residual
 	}
 	select {
 	case c.reloaded <- struct{}{}:

@@ -205,3 +205,20 @@ func TestReloadIsSafeDuringTicks(t *testing.T) {
 	})
 	wg.Wait()
 }
+
+func TestReloadReachesTheHeuristicUnderALearnedResidual(t *testing.T) {
+	cfg := reloadConfig()
+	l, err := NewLearned(newTestLearned(t, 7, len(cfg.Domains), ObsLayout(cfg)), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(cfg, l, "learned", &reloadPublisher{}, nil, 1, 0)
+	next := reloadConfig()
+	next.Commander.ReserveMin = 0.3
+	if err := c.Reload(next); err != nil {
+		t.Fatalf("reload: %v", err)
+	}
+	if l.base.ReserveMin != 0.3 {
+		t.Errorf("the learned Commander's heuristic keeps reserve_min %v after a reload to 0.3", l.base.ReserveMin)
+	}
+}
