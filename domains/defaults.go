@@ -129,11 +129,13 @@ func DefaultLadder(tier int) Ladder {
 }
 
 // Ladder is the rollback ladder of priority tier: Ladders[tier] with its zero
-// fields set to DefaultLadder(tier). Tiers outside [0, MaxLadderTier] have
-// DefaultLadder(tier).
+// fields set to DefaultLadder(tier). Tiers above MaxLadderTier have the
+// ladder of MaxLadderTier (its block governs every less important tier); a
+// negative tier has DefaultLadder(tier).
 func (s *Soldier) Ladder(tier int) Ladder {
+	tier = min(tier, MaxLadderTier)
 	d := DefaultLadder(tier)
-	if tier < 0 || tier > MaxLadderTier {
+	if tier < 0 {
 		return d
 	}
 	l := s.Ladders[tier]

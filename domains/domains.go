@@ -89,7 +89,7 @@ type Soldier struct {
 	MaxWritesPerTick int
 	// Ladders are the rollback ladders of priority tiers 0 (P0) to
 	// MaxLadderTier, indexed by tier. A zero field is the tier's default
-	// (DefaultLadder); tiers above MaxLadderTier always have the default. Use
+	// (DefaultLadder); tiers above MaxLadderTier have MaxLadderTier's. Use
 	// Soldier.Ladder to read a tier's ladder.
 	Ladders [MaxLadderTier + 1]Ladder
 	// Fallback is the automatic fallback. Zero fields are DefaultFallback's.

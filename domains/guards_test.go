@@ -18,7 +18,7 @@ func TestSoldierLadderFillsZeroFieldsFromTheTierDefault(t *testing.T) {
 		{"set fields win, zero fields are the tier's default", 1,
 			Ladder{Alert: 1.3, Freeze: 1.3 * 1.25, Revert: 3, Sustain: 30 * time.Second, CoolOff: time.Minute}},
 		{"a complete ladder is taken as is", MaxLadderTier, s.Ladders[MaxLadderTier]},
-		{"tiers above MaxLadderTier have their default", MaxLadderTier + 3, DefaultLadder(MaxLadderTier + 3)},
+		{"tiers above MaxLadderTier have the last tier's ladder", MaxLadderTier + 3, s.Ladders[MaxLadderTier]},
 		{"a negative tier has its default", -1, DefaultLadder(-1)},
 	}
 	for _, tc := range cases {
