@@ -22,10 +22,6 @@ const (
 	OverrideCancelled = "cancelled" // a pin was lifted by a cancel before its Until
 )
 
-// MaxOverrideSkew is how far an override's IssuedAt may be ahead of the
-// Commander's clock.
-const MaxOverrideSkew = time.Minute
-
 // OverrideEvent is one step in a share override's life, for the ledger.
 type OverrideEvent struct {
 	At       time.Time
@@ -74,50 +70,56 @@ func NewSharePins(domains []string) *SharePins {
 // it. It returns the event: OverrideAccepted or OverrideCancelled, or
 // OverrideRejected (nothing changed) for an invalid override, an unknown
 // domain, a replica override (the Soldier's), one issued more than
-// MaxOverrideSkew ahead of now, a lapsed one, one older than the domain's pin
+// wire.MaxOverrideSkew ahead of now, a lapsed one, one older than the domain's pin
 // in force, a cancel of no pin, or a pin that would make the pinned shares sum
 // past 1.
 func (p *SharePins) Offer(o wire.Override, now time.Time) OverrideEvent {
 	e := OverrideEvent{At: now, Kind: OverrideRejected, Override: o, Share: -1}
 	i := slices.Index(p.names, o.Domain)
-	switch err := o.Validate(nil); {
-	case err != nil:
-		e.Reason = err.Error()
-	case i < 0:
-		e.Reason = fmt.Sprintf("%s is not a domain of this cluster", o.Domain)
-	case !o.ForCommander():
-		e.Reason = "replica overrides are the domain's Soldier's"
-	case o.IssuedAt.Sub(now) > MaxOverrideSkew:
-		e.Reason = fmt.Sprintf("issued_at %s is %s ahead of the Commander's clock (limit %s)", stamp(o.IssuedAt), o.IssuedAt.Sub(now).Round(time.Second), MaxOverrideSkew)
-	case o.Cancel && !p.pins[i].set:
-		e.Reason = fmt.Sprintf("%s has no share pin to cancel", o.Domain)
-	case p.pins[i].set && o.IssuedAt.Before(p.pins[i].o.IssuedAt):
-		e.Reason = fmt.Sprintf("issued %s, before the pin in force (issued %s)", stamp(o.IssuedAt), stamp(p.pins[i].o.IssuedAt))
-	case o.Cancel:
+	if e.Reason = p.refusal(o, i, now); e.Reason != "" {
+		return e
+	}
+	if o.Cancel {
 		old := *p.pins[i].o.Share
 		p.pins[i], p.share[i] = sharePin{}, -1
 		e.Kind, e.Reason = OverrideCancelled, fmt.Sprintf("share pin of %s at %.4g lifted by %s: %s", o.Domain, old, o.By, o.Reason)
-	case !o.Active(now):
-		e.Reason = fmt.Sprintf("lapsed at %s", stamp(o.Until))
-	default:
-		others := 0.0
-		for j := range p.pins {
-			if j != i && p.pins[j].set {
-				others += *p.pins[j].o.Share
-			}
-		}
-		if others+*o.Share > 1+1e-9 {
-			e.Reason = fmt.Sprintf("pinned shares would sum to %.4g, past 1 (other pins hold %.4g)", others+*o.Share, others)
-			break
-		}
-		p.pins[i], p.share[i] = sharePin{o: o, set: true}, *o.Share
-		e.Kind, e.Share = OverrideAccepted, *o.Share
-		e.Reason = fmt.Sprintf("%s pinned at share %.4g until %s by %s", o.Domain, *o.Share, stamp(o.Until), o.By)
-		if o.Reason != "" {
-			e.Reason += ": " + o.Reason
+		return e
+	}
+	others := 0.0
+	for j := range p.pins {
+		if j != i && p.pins[j].set {
+			others += *p.pins[j].o.Share
 		}
 	}
+	if others+*o.Share > 1+1e-9 {
+		e.Reason = fmt.Sprintf("pinned shares would sum to %.4g, past 1 (other pins hold %.4g)", others+*o.Share, others)
+		return e
+	}
+	p.pins[i], p.share[i] = sharePin{o: o, set: true}, *o.Share
+	e.Kind, e.Share = OverrideAccepted, *o.Share
+	e.Reason = fmt.Sprintf("%s pinned at share %.4g until %s by %s", o.Domain, *o.Share, wire.Stamp(o.Until), o.By)
+	if o.Reason != "" {
+		e.Reason += ": " + o.Reason
+	}
 	return e
+}
+
+// refusal is why p refuses o at now, "" if it does not; i is o's domain's
+// index, -1 when the domain is unknown.
+func (p *SharePins) refusal(o wire.Override, i int, now time.Time) string {
+	switch err := o.Validate(nil); {
+	case err != nil:
+		return err.Error()
+	case i < 0:
+		return fmt.Sprintf("%s is not a domain of this cluster", o.Domain)
+	case !o.ForCommander():
+		return "replica overrides are the domain's Soldier's"
+	}
+	var inForce *wire.Override
+	if p.pins[i].set {
+		inForce = &p.pins[i].o
+	}
+	return o.Admit(now, inForce, "the Commander's")
 }
 
 // Expire lifts every pin lapsed at now, appending an OverrideExpired event
@@ -126,7 +128,7 @@ func (p *SharePins) Expire(now time.Time, events []OverrideEvent) []OverrideEven
 	for i := range p.pins {
 		if pn := &p.pins[i]; pn.set && !pn.o.Active(now) {
 			events = append(events, OverrideEvent{At: now, Kind: OverrideExpired, Override: pn.o, Share: *pn.o.Share,
-				Reason: fmt.Sprintf("share pin of %s at %.4g lapsed at %s", p.names[i], *pn.o.Share, stamp(pn.o.Until))})
+				Reason: fmt.Sprintf("share pin of %s at %.4g lapsed at %s", p.names[i], *pn.o.Share, wire.Stamp(pn.o.Until))})
 			*pn, p.share[i] = sharePin{}, -1
 		}
 	}
@@ -284,6 +286,3 @@ func (c *Commander) recordOverride(e OverrideEvent) {
 		r.RecordOverride(e)
 	}
 }
-
-// stamp formats t for a reason: RFC 3339 in UTC, to the second.
-func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -17,10 +17,6 @@ const (
 	OverrideCancelled = "cancelled" // a pin was lifted by a cancel before its Until
 )
 
-// MaxOverrideSkew is how far an override's IssuedAt may be ahead of the
-// Soldier's clock.
-const MaxOverrideSkew = time.Minute
-
 // OverrideEvent is one step in an override's life, for the ledger.
 type OverrideEvent struct {
 	At       time.Time
@@ -66,44 +62,50 @@ func NewPins(domain string, apps []App) *Pins {
 // it. It returns the event: OverrideAccepted or OverrideCancelled, or
 // OverrideRejected (nothing changed) for an invalid override, one of another
 // domain, a share override (the Commander's), an unknown app, one issued more
-// than MaxOverrideSkew ahead of now, a lapsed one, one older than the app's
+// than wire.MaxOverrideSkew ahead of now, a lapsed one, one older than the app's
 // pin in force, or a cancel of no pin.
 func (p *Pins) Offer(o wire.Override, now time.Time) OverrideEvent {
 	e := OverrideEvent{At: now, Kind: OverrideRejected, Override: o, Replicas: -1}
 	i, ok := p.index[o.App]
-	switch err := o.Validate(nil); {
-	case err != nil:
-		e.Reason = err.Error()
-	case o.Domain != p.domain:
-		e.Reason = fmt.Sprintf("override for domain %s; this Soldier runs %s", o.Domain, p.domain)
-	case o.ForCommander():
-		e.Reason = "share overrides are the Commander's"
-	case !ok:
-		e.Reason = fmt.Sprintf("%s is not an app of domain %s", o.App, p.domain)
-	case o.IssuedAt.Sub(now) > MaxOverrideSkew:
-		e.Reason = fmt.Sprintf("issued_at %s is %s ahead of this Soldier's clock (limit %s)", stamp(o.IssuedAt), o.IssuedAt.Sub(now).Round(time.Second), MaxOverrideSkew)
-	case o.Cancel && !p.pins[i].set:
-		e.Reason = fmt.Sprintf("%s has no pin to cancel", o.App)
-	case p.pins[i].set && o.IssuedAt.Before(p.pins[i].o.IssuedAt):
-		e.Reason = fmt.Sprintf("issued %s, before the pin in force (issued %s)", stamp(o.IssuedAt), stamp(p.pins[i].o.IssuedAt))
-	case o.Cancel:
+	if e.Reason = p.refusal(o, i, ok, now); e.Reason != "" {
+		return e
+	}
+	if o.Cancel {
 		old := p.pins[i].o
 		p.pins[i] = pin{}
 		e.Kind, e.Reason = OverrideCancelled, fmt.Sprintf("pin of %s at %d replicas lifted by %s: %s", o.App, *old.Replicas, o.By, o.Reason)
-	case !o.Active(now):
-		e.Reason = fmt.Sprintf("lapsed at %s", stamp(o.Until))
-	default:
-		p.pins[i] = pin{o: o, set: true}
-		e.Kind, e.Replicas = OverrideAccepted, p.target(i)
-		e.Reason = fmt.Sprintf("%s pinned at %d replicas until %s by %s", o.App, e.Replicas, stamp(o.Until), o.By)
-		if int(e.Replicas) != *o.Replicas {
-			e.Reason += fmt.Sprintf(" (asked %d, held to [%d,%d])", *o.Replicas, p.apps[i].Min, p.apps[i].Max)
-		}
-		if o.Reason != "" {
-			e.Reason += ": " + o.Reason
-		}
+		return e
+	}
+	p.pins[i] = pin{o: o, set: true}
+	e.Kind, e.Replicas = OverrideAccepted, p.target(i)
+	e.Reason = fmt.Sprintf("%s pinned at %d replicas until %s by %s", o.App, e.Replicas, wire.Stamp(o.Until), o.By)
+	if int(e.Replicas) != *o.Replicas {
+		e.Reason += fmt.Sprintf(" (asked %d, held to [%d,%d])", *o.Replicas, p.apps[i].Min, p.apps[i].Max)
+	}
+	if o.Reason != "" {
+		e.Reason += ": " + o.Reason
 	}
 	return e
+}
+
+// refusal is why p refuses o at now, "" if it does not; i is o's app's
+// index when known.
+func (p *Pins) refusal(o wire.Override, i int, known bool, now time.Time) string {
+	switch err := o.Validate(nil); {
+	case err != nil:
+		return err.Error()
+	case o.Domain != p.domain:
+		return fmt.Sprintf("override for domain %s; this Soldier runs %s", o.Domain, p.domain)
+	case o.ForCommander():
+		return "share overrides are the Commander's"
+	case !known:
+		return fmt.Sprintf("%s is not an app of domain %s", o.App, p.domain)
+	}
+	var inForce *wire.Override
+	if p.pins[i].set {
+		inForce = &p.pins[i].o
+	}
+	return o.Admit(now, inForce, "this Soldier's")
 }
 
 // Expire lifts every pin lapsed at now, appending an OverrideExpired event
@@ -112,7 +114,7 @@ func (p *Pins) Expire(now time.Time, events []OverrideEvent) []OverrideEvent {
 	for i := range p.pins {
 		if pn := &p.pins[i]; pn.set && !pn.o.Active(now) {
 			events = append(events, OverrideEvent{At: now, Kind: OverrideExpired, Override: pn.o, Replicas: p.target(i),
-				Reason: fmt.Sprintf("pin of %s at %d replicas lapsed at %s", pn.o.App, *pn.o.Replicas, stamp(pn.o.Until))})
+				Reason: fmt.Sprintf("pin of %s at %d replicas lapsed at %s", pn.o.App, *pn.o.Replicas, wire.Stamp(pn.o.Until))})
 			*pn = pin{}
 		}
 	}
@@ -228,6 +230,3 @@ func (s *Soldier) recordOverride(e OverrideEvent) {
 		r.RecordOverride(e)
 	}
 }
-
-// stamp formats t for a reason: RFC 3339 in UTC, to the second.
-func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -1,12 +1,17 @@
 package wire
 
 import (
+	"fmt"
 	"strings"
 	"time"
 )
 
 // MaxOverride is the longest an override may pin: Until - IssuedAt.
 const MaxOverride = 24 * time.Hour
+
+// MaxOverrideSkew is how far an override's IssuedAt may be ahead of the
+// receiver's clock.
+const MaxOverrideSkew = time.Minute
 
 // Override is an operator's pin: a domain's share (for the Commander) or one
 // app's replicas (for the domain's Soldier), from IssuedAt until Until, at
@@ -101,6 +106,33 @@ func (o Override) Target() string {
 
 // Active reports whether the override is a pin still in force at now.
 func (o Override) Active(now time.Time) bool { return !o.Cancel && !now.After(o.Until) }
+
+// Admit is the admission rule the Commander and the Soldiers share: why a
+// valid override o offered at now is refused, given the pin in force on its
+// target (nil: none), or "" when it may be taken. It refuses an override
+// issued more than MaxOverrideSkew ahead of now, a cancel of no pin, one
+// issued before the pin in force, and a pin already lapsed. clock names the
+// receiver in the reason ("the Commander's").
+func (o Override) Admit(now time.Time, inForce *Override, clock string) string {
+	switch {
+	case o.IssuedAt.Sub(now) > MaxOverrideSkew:
+		return fmt.Sprintf("issued_at %s is %s ahead of %s clock (limit %s)", Stamp(o.IssuedAt), o.IssuedAt.Sub(now).Round(time.Second), clock, MaxOverrideSkew)
+	case o.Cancel && inForce == nil:
+		what := "pin"
+		if o.ForCommander() {
+			what = "share pin"
+		}
+		return fmt.Sprintf("%s has no %s to cancel", o.Target(), what)
+	case inForce != nil && o.IssuedAt.Before(inForce.IssuedAt):
+		return fmt.Sprintf("issued %s, before the pin in force (issued %s)", Stamp(o.IssuedAt), Stamp(inForce.IssuedAt))
+	case !o.Cancel && !o.Active(now):
+		return fmt.Sprintf("lapsed at %s", Stamp(o.Until))
+	}
+	return ""
+}
+
+// Stamp is t as the override messages and the ledger write it: RFC 3339, UTC.
+func Stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // Encode validates o (without a domain lookup) and encodes it.
 func (o Override) Encode() ([]byte, error) {
