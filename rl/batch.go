@@ -19,7 +19,7 @@ func (p *Policy) LatentMeans(t *Tape, obs, out [][]float64) {
 		panic(fmt.Sprintf("rl: batch of %d observations and %d outputs", len(obs), len(out)))
 	}
 	p.Actor.checkBlock(t)
-	nin, nout, lat := p.Actor.In(), p.Actor.Out(), p.Spec.Action.LatentDim()
+	nin, lat := p.Actor.In(), p.Spec.Action.LatentDim()
 	// Normalizer.Normalize, with each value's standard deviation computed
 	// once for the batch rather than once per observation: the same
 	// operations on the same operands, so the same bits.
@@ -34,8 +34,11 @@ func (p *Policy) LatentMeans(t *Tape, obs, out [][]float64) {
 	for r0 := 0; r0 < len(obs); r0 += batchRows {
 		rows := min(batchRows, len(obs)-r0)
 		x := t.blk[0]
+		if rows < batchRows {
+			clear(x) // a short last block: zero lanes, results unused
+		}
 		for r := range rows {
-			o, xr := obs[r0+r], x[r*nin:(r+1)*nin]
+			o := obs[r0+r]
 			if len(o) != nin {
 				panic(fmt.Sprintf("rl: observation %d has %d values, want %d", r0+r, len(o), nin))
 			}
@@ -44,16 +47,18 @@ func (p *Policy) LatentMeans(t *Tape, obs, out [][]float64) {
 				if nm.Clip > 0 {
 					u = min(max(u, -nm.Clip), nm.Clip)
 				}
-				xr[i] = u
+				x[i*batchRows+r] = u
 			}
 		}
-		clear(x[rows*nin:]) // a short last block: zero rows, results unused
 		y := p.Actor.forwardBlock(t)
 		for r := range rows {
-			if len(out[r0+r]) != lat {
-				panic(fmt.Sprintf("rl: latent mean %d has %d values, want %d", r0+r, len(out[r0+r]), lat))
+			o := out[r0+r]
+			if len(o) != lat {
+				panic(fmt.Sprintf("rl: latent mean %d has %d values, want %d", r0+r, len(o), lat))
 			}
-			copy(out[r0+r], y[r*nout:r*nout+lat])
+			for i := range o {
+				o[i] = y[i*batchRows+r]
+			}
 		}
 	}
 }

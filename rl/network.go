@@ -168,7 +168,7 @@ type Tape struct {
 	a   [][]float64 // a[0] is a copy of the input, a[l+1] the output of layer l
 	d0  []float64   // backward deltas, widest layer
 	d1  []float64
-	blk [][]float64 // ForwardBatch: blk[l] is batchRows x Sizes[l], row-major, like a
+	blk [][]float64 // ForwardBatch: blk[l] holds Sizes[l] x batchRows values, lane-major (see rows4Go)
 	sd  []float64   // Policy.LatentMeans: the normaliser's standard deviation per input
 }
 
@@ -334,8 +334,8 @@ func axpy(alpha float64, x, y []float64) {
 }
 
 // batchRows is the number of inputs ForwardBatch carries through the layers
-// together: the register block's height.
-const batchRows = 3
+// together: one 256-bit vector of float64.
+const batchRows = 4
 
 // ForwardBatch computes the network's output for every input in[r] into
 // out[r], as Forward would, bit for bit. It panics unless len(out) ==
@@ -343,14 +343,11 @@ const batchRows = 3
 // not allocate and leaves Forward's record on t alone (t's block scratch is
 // its own).
 //
-// It runs the inputs through the layers batchRows at a time; each layer of
-// a block is the matrix product Y = X W^T + b over the block, register
-// blocked so that the inner loop loads a pair of weights and the block's
-// three input values once for six multiply-adds (Forward's dot4 loads five
-// values for four). Three inputs by two rows is the largest block whose
-// sums, operands and products fit amd64's sixteen float registers without
-// spilling (four by two spills and is slower). Every sum keeps Forward's
-// order of terms, hence the bit-identical result.
+// It runs the inputs through the layers batchRows at a time, lane-major
+// (see rows4Go): each layer of a block is the matrix product Y = W X + b,
+// and on amd64 with AVX one vector instruction multiplies or adds a weight
+// into all four inputs' sums. Every sum keeps Forward's order of terms and
+// uses no fused multiply-add, hence the bit-identical result.
 func (n *Network) ForwardBatch(t *Tape, in, out [][]float64) {
 	if len(in) != len(out) {
 		panic(fmt.Sprintf("rl: batch of %d inputs and %d outputs", len(in), len(out)))
@@ -360,19 +357,26 @@ func (n *Network) ForwardBatch(t *Tape, in, out [][]float64) {
 	for r0 := 0; r0 < len(in); r0 += batchRows {
 		rows := min(batchRows, len(in)-r0)
 		x := t.blk[0]
+		if rows < batchRows {
+			clear(x) // a short last block: zero lanes, results unused
+		}
 		for r := range rows {
 			if len(in[r0+r]) != nin {
 				panic(fmt.Sprintf("rl: network input %d has %d values, want %d", r0+r, len(in[r0+r]), nin))
 			}
-			copy(x[r*nin:(r+1)*nin], in[r0+r])
+			for j, v := range in[r0+r] {
+				x[j*batchRows+r] = v
+			}
 		}
-		clear(x[rows*nin:]) // a short last block: zero rows, results unused
 		y := n.forwardBlock(t)
 		for r := range rows {
-			if len(out[r0+r]) != nout {
-				panic(fmt.Sprintf("rl: network output %d has %d values, want %d", r0+r, len(out[r0+r]), nout))
+			o := out[r0+r]
+			if len(o) != nout {
+				panic(fmt.Sprintf("rl: network output %d has %d values, want %d", r0+r, len(o), nout))
 			}
-			copy(out[r0+r], y[r*nout:(r+1)*nout])
+			for i := range o {
+				o[i] = y[i*batchRows+r]
+			}
 		}
 	}
 }
@@ -388,57 +392,26 @@ func (n *Network) checkBlock(t *Tape) {
 	}
 }
 
-// forwardBlock runs the batchRows inputs in t.blk[0] through the network and
-// returns the outputs, t.blk[L] (batchRows x Out, row-major).
+// forwardBlock runs the batchRows inputs in t.blk[0] (lane-major) through
+// the network and returns the outputs, t.blk[L] (lane-major, Out x
+// batchRows).
 //
-// The rows Forward computes with dot4 (the first Out - Out%4 of a layer) are
-// done in pairs by dot32; the rest with dot, as Forward does, one input at a
-// time.
+// The rows Forward computes with dot4 (the first Out - Out%4 of a layer) go
+// to rows4; the rest to dotLane, in dot's order, as Forward does.
 func (n *Network) forwardBlock(t *Tape) []float64 {
 	for l, f := range n.acts {
 		w, b := n.Layer(n.params, l)
 		nin, nout := n.sizes[l], n.sizes[l+1]
 		x, y := t.blk[l], t.blk[l+1]
-		x0, x1, x2 := x[:nin], x[nin:][:nin], x[2*nin:][:nin]
-		y = y[:batchRows*nout]
-		// Y_ri = b_i + sum_j W_ij X_rj, two rows i of W by three inputs r at a time
-		i, n4 := 0, nout&^3 // the rows Forward sums with dot4
-		for ; i < n4; i += 2 {
-			s00, s01, s10, s11, s20, s21 := dot32(w[i*nin:(i+2)*nin], x0, x1, x2)
-			b0, b1 := b[i], b[i+1]
-			y[i], y[i+1] = b0+s00, b1+s01
-			y[nout+i], y[nout+i+1] = b0+s10, b1+s11
-			y[2*nout+i], y[2*nout+i+1] = b0+s20, b1+s21
-		}
-		for ; i < nout; i++ {
+		n4 := nout &^ 3
+		rows4(w[:n4*nin], x, b[:n4], y[:n4*batchRows], nin)
+		for i := n4; i < nout; i++ {
 			wi := w[i*nin : (i+1)*nin]
-			y[i] = b[i] + dot(wi, x0)
-			y[nout+i] = b[i] + dot(wi, x1)
-			y[2*nout+i] = b[i] + dot(wi, x2)
+			for r := range batchRows {
+				y[i*batchRows+r] = b[i] + dotLane(wi, x, r)
+			}
 		}
 		f.apply(y)
 	}
 	return t.blk[len(t.blk)-1]
-}
-
-// dot32 returns the dot products s_rc of the inputs x_r (r = 0..2) with the
-// two rows w_c of w (2 x len(x0), row-major), each summed in order of j as
-// dot4 does, reading every weight and input value once.
-func dot32(w, x0, x1, x2 []float64) (s00, s01, s10, s11, s20, s21 float64) {
-	n := len(x0)
-	w0, w1 := w[:n], w[n:][:n]
-	x1, x2 = x1[:n], x2[:n]
-	for j, a := range w0 {
-		c := w1[j]
-		u0 := x0[j]
-		s00 += a * u0
-		s01 += c * u0
-		u1 := x1[j]
-		s10 += a * u1
-		s11 += c * u1
-		u2 := x2[j]
-		s20 += a * u2
-		s21 += c * u2
-	}
-	return
 }

@@ -1,6 +1,7 @@
 package rl
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -144,33 +145,87 @@ func TestForwardBatch(t *testing.T) {
 		{"single linear layer", []int{3, 8}, []Activation{Identity}, 4},
 		{"commander-sized", []int{120, 64, 64, 10}, []Activation{Tanh, Tanh, Identity}, 13},
 	}
-	for i, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := seeded(t, uint64(200+i))
-			n := NewNetwork(tt.sizes, tt.acts)
-			randomize(n.Params(), 0.7, r)
-			in, out := make([][]float64, tt.batch), make([][]float64, tt.batch)
-			for k := range in {
-				in[k], out[k] = make([]float64, n.In()), make([]float64, n.Out())
-				randomize(in[k], 2, r)
+	for _, avx := range avxPaths() {
+		for i, tt := range tests {
+			t.Run(fmt.Sprintf("%s/avx=%v", tt.name, avx), func(t *testing.T) {
+				defer setAVX(avx)()
+				forwardBatchCase(t, uint64(200+i), tt.sizes, tt.acts, tt.batch)
+			})
+		}
+	}
+}
+
+// avxPaths is the rows4 paths the machine can run: the portable one, and
+// AVX where the CPU has it.
+func avxPaths() []bool {
+	if useAVX {
+		return []bool{false, true}
+	}
+	return []bool{false}
+}
+
+// setAVX selects rows4's path and returns the function that restores it.
+func setAVX(on bool) (restore func()) {
+	was := useAVX
+	useAVX = on
+	return func() { useAVX = was }
+}
+
+// forwardBatchCase checks ForwardBatch against Forward, bit for bit, on a
+// random network and batch.
+func forwardBatchCase(t *testing.T, seed uint64, sizes []int, acts []Activation, batch int) {
+	r := seeded(t, seed)
+	n := NewNetwork(sizes, acts)
+	randomize(n.Params(), 0.7, r)
+	in, out := make([][]float64, batch), make([][]float64, batch)
+	for k := range in {
+		in[k], out[k] = make([]float64, n.In()), make([]float64, n.Out())
+		randomize(in[k], 2, r)
+	}
+	tape := n.NewTape()
+	// Forward's record must survive a ForwardBatch in between.
+	probe := make([]float64, n.In())
+	randomize(probe, 1, r)
+	before := append([]float64(nil), n.Forward(tape, probe)...)
+	n.ForwardBatch(tape, in, out)
+	if got := tape.Output(); !equalBits(got, before) {
+		t.Fatalf("ForwardBatch changed Forward's output on the tape: %v, was %v", got, before)
+	}
+	single := n.NewTape()
+	for k := range in {
+		want := n.Forward(single, in[k])
+		if !equalBits(out[k], want) {
+			t.Fatalf("input %d: ForwardBatch %v, Forward %v", k, out[k], want)
+		}
+	}
+}
+
+func TestRows4AVXMatchesRows4Go(t *testing.T) {
+	if !useAVX {
+		t.Skip("no AVX on this CPU")
+	}
+	r := seeded(t, 11)
+	for _, nin := range []int{1, 2, 3, 26, 32, 33} {
+		for _, nrows := range []int{4, 8, 32} {
+			w, b := make([]float64, nrows*nin), make([]float64, nrows)
+			x := make([]float64, nin*batchRows)
+			randomize(w, 1, r)
+			randomize(b, 1, r)
+			randomize(x, 3, r)
+			// IEEE corner cases must come out the same way.
+			x[0], w[len(w)-1] = math.Copysign(0, -1), math.Inf(1)
+			if len(x) > 5 {
+				x[5] = math.NaN()
 			}
-			tape := n.NewTape()
-			// Forward's record must survive a ForwardBatch in between.
-			probe := make([]float64, n.In())
-			randomize(probe, 1, r)
-			before := append([]float64(nil), n.Forward(tape, probe)...)
-			n.ForwardBatch(tape, in, out)
-			if got := tape.Output(); !equalBits(got, before) {
-				t.Fatalf("ForwardBatch changed Forward's output on the tape: %v, was %v", got, before)
-			}
-			single := n.NewTape()
-			for k := range in {
-				want := n.Forward(single, in[k])
-				if !equalBits(out[k], want) {
-					t.Fatalf("input %d: ForwardBatch %v, Forward %v", k, out[k], want)
+			got, want := make([]float64, nrows*batchRows), make([]float64, nrows*batchRows)
+			rows4(w, x, b, got, nin)
+			rows4Go(w, x, b, want, nin)
+			for i := range got {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
+					t.Fatalf("nin %d, rows %d: y[%d] = %v (AVX), %v (Go)", nin, nrows, i, got[i], want[i])
 				}
 			}
-		})
+		}
 	}
 }
 
