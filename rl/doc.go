@@ -5,9 +5,17 @@
 // GAE(lambda). It also reads and writes versioned checkpoints whose header is
 // human-readable JSON.
 //
-// The package imports the standard library only. The dependency table
-// allows gonum, but nothing here needs it: the networks have some ten
-// thousand parameters and plain loops over float64 slices serve.
+// The package imports the standard library and golang.org/x/sys/cpu (to
+// find AVX) only. The dependency table allows gonum, but nothing here needs
+// it: the networks have some ten thousand parameters and plain loops over
+// float64 slices serve, but for one kernel: Network.ForwardBatch (and
+// Policy.LatentMeans, which deployment uses to act for many agents at once)
+// multiplies each layer with 256-bit AVX vectors on amd64 (rows4_amd64.s),
+// bit-identical to Forward's loops, which are its portable fallback.
+//
+// The Tanh activation is rl's own tanh (tanh.go: a 641-point table and the
+// addition theorem), within 1e-15 relative of math.Tanh and some three times
+// faster, in training and inference alike.
 //
 // # Shapes
 //
