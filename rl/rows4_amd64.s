@@ -1,9 +1,21 @@
 #include "textflag.h"
 
+// fusedMulAdd: the compiler fuses x*y + z at GOAMD64=v3 and above.
+#ifdef GOAMD64_v3
+#define fusedMulAdd
+#endif
+#ifdef GOAMD64_v4
+#define fusedMulAdd
+#endif
+
 // func rows4AVX(w, x, b, y *float64, nin, nrows int)
 //
 // For each group of four rows of w: Y0..Y3 = 0; for j in 0..nin-1:
 // Yc += broadcast(w[row c][j]) * x[j*4 : j*4+4]; then y[row c] = broadcast(b[c]) + Yc.
+//
+// The multiply-add is fused exactly where the compiler fuses rows4Go's and
+// dot4's s += w*x: at GOAMD64=v3 and above (fusedMulAdd), so that both paths give
+// the same bits at every GOAMD64 level.
 TEXT ·rows4AVX(SB), NOSPLIT, $0-48
 	MOVQ w+0(FP), R10
 	MOVQ x+8(FP), DX
@@ -30,17 +42,33 @@ rows:
 cols:
 	VMOVUPD      (AX), Y4
 	VBROADCASTSD (R10), Y5
+#ifdef fusedMulAdd
+	VFMADD231PD  Y4, Y5, Y0
+#else
 	VMULPD       Y4, Y5, Y5
 	VADDPD       Y5, Y0, Y0
+#endif
 	VBROADCASTSD (R11), Y6
+#ifdef fusedMulAdd
+	VFMADD231PD  Y4, Y6, Y1
+#else
 	VMULPD       Y4, Y6, Y6
 	VADDPD       Y6, Y1, Y1
+#endif
 	VBROADCASTSD (R12), Y7
+#ifdef fusedMulAdd
+	VFMADD231PD  Y4, Y7, Y2
+#else
 	VMULPD       Y4, Y7, Y7
 	VADDPD       Y7, Y2, Y2
+#endif
 	VBROADCASTSD (R13), Y8
+#ifdef fusedMulAdd
+	VFMADD231PD  Y4, Y8, Y3
+#else
 	VMULPD       Y4, Y8, Y8
 	VADDPD       Y8, Y3, Y3
+#endif
 	ADDQ         $32, AX
 	ADDQ         $8, R10
 	ADDQ         $8, R11
