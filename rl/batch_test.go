@@ -2,7 +2,6 @@ package rl
 
 import (
 	"fmt"
-	"math"
 	"testing"
 )
 
@@ -66,36 +65,4 @@ func TestLatentMeansPanicsOnAWrongOutputSize(t *testing.T) {
 		}
 	}()
 	p.LatentMeans(p.Actor.NewTape(), obs, out)
-}
-
-// BenchmarkForwardBatch compares one batched pass over n inputs with n
-// Forward calls, on the learned Soldier's actor (26 -> 32 tanh -> 32 tanh
-// -> 3).
-func BenchmarkForwardBatch(b *testing.B) {
-	sizes, acts := []int{26, 32, 32, 3}, []Activation{Tanh, Tanh, Identity}
-	for _, batch := range []int{50, 500} {
-		r := seeded(b, 5)
-		n := NewNetwork(sizes, acts)
-		n.Init(r, math.Sqrt2, 1)
-		in, out := make([][]float64, batch), make([][]float64, batch)
-		for k := range in {
-			in[k], out[k] = make([]float64, n.In()), make([]float64, n.Out())
-			randomize(in[k], 1, r)
-		}
-		tape := n.NewTape()
-		b.Run(fmt.Sprintf("batch/n=%d", batch), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				n.ForwardBatch(tape, in, out)
-			}
-		})
-		b.Run(fmt.Sprintf("single/n=%d", batch), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				for k := range in {
-					copy(out[k], n.Forward(tape, in[k]))
-				}
-			}
-		})
-	}
 }

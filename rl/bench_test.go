@@ -87,3 +87,62 @@ func BenchmarkPPOUpdate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkForwardBatch compares one batched pass over n inputs with n
+// Forward calls, on the learned Soldier's actor (26 -> 32 tanh -> 32 tanh
+// -> 3).
+func BenchmarkForwardBatch(b *testing.B) {
+	sizes, acts := []int{26, 32, 32, 3}, []Activation{Tanh, Tanh, Identity}
+	for _, batch := range []int{50, 500} {
+		r := seeded(b, 5)
+		n := NewNetwork(sizes, acts)
+		n.Init(r, math.Sqrt2, 1)
+		in, out := make([][]float64, batch), make([][]float64, batch)
+		for k := range in {
+			in[k], out[k] = make([]float64, n.In()), make([]float64, n.Out())
+			randomize(in[k], 1, r)
+		}
+		tape := n.NewTape()
+		b.Run(fmt.Sprintf("batch/n=%d", batch), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				n.ForwardBatch(tape, in, out)
+			}
+		})
+		b.Run(fmt.Sprintf("single/n=%d", batch), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for k := range in {
+					copy(out[k], n.Forward(tape, in[k]))
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkTanh compares rl's tanh (the Tanh activation) with math.Tanh on
+// typical hidden-layer pre-activations.
+func BenchmarkTanh(b *testing.B) {
+	r := rand.New(rand.NewPCG(4, 1))
+	xs := make([]float64, 1024)
+	for i := range xs {
+		xs[i] = 3 * r.NormFloat64() // hidden pre-activations: mostly |x| < 6
+	}
+	ys := make([]float64, len(xs))
+	b.Run(fmt.Sprintf("rl/n=%d", len(xs)), func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			copy(ys, xs)
+			tanhSlice(ys)
+		}
+	})
+	b.Run(fmt.Sprintf("math/n=%d", len(xs)), func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			copy(ys, xs)
+			for i, y := range ys {
+				ys[i] = math.Tanh(y)
+			}
+		}
+	})
+}

@@ -1,7 +1,6 @@
 package rl
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -120,31 +119,6 @@ func TestTanh(t *testing.T) {
 				t.Fatalf("tanh(%v) = %v below tanh of the previous point %v", x, y, prev)
 			}
 			prev = y
-		}
-	})
-}
-
-func BenchmarkTanh(b *testing.B) {
-	r := rand.New(rand.NewPCG(4, 1))
-	xs := make([]float64, 1024)
-	for i := range xs {
-		xs[i] = 3 * r.NormFloat64() // hidden pre-activations: mostly |x| < 6
-	}
-	ys := make([]float64, len(xs))
-	b.Run(fmt.Sprintf("rl/n=%d", len(xs)), func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			copy(ys, xs)
-			tanhSlice(ys)
-		}
-	})
-	b.Run(fmt.Sprintf("math/n=%d", len(xs)), func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			copy(ys, xs)
-			for i, y := range ys {
-				ys[i] = math.Tanh(y)
-			}
 		}
 	})
 }
