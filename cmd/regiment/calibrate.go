@@ -54,7 +54,8 @@ Regiment on; older steps are skipped. A store held by a running daemon is
 locked: stop it, or calibrate a copy taken while it was stopped.
 
 --out writes a copy of the config with the changed values edited in (comments
-kept, layout as hclfmt; the copy is checked to load); --json writes the full
+kept, layout as hclfmt, relative checkpoint paths rebased to the copy's
+directory; the copy is checked to load); --json writes the full
 report (estimates, samples, scores before and after). "regiment train --episodes DIR" runs the same
 calibration before fine-tuning.
 
@@ -110,6 +111,10 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if *out != "" {
 		patched, err := calibrate.PatchHCL(src, *configPath, res.Sets)
+		if err == nil {
+			// Checkpoint paths are relative to the config's directory.
+			patched, err = config.Relocate(patched, *configPath, *out)
+		}
 		if err == nil {
 			// What is written must load: check it before replacing anything.
 			_, err = config.Parse(patched, *out)

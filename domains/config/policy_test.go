@@ -64,3 +64,64 @@ func TestPolicyPaths(t *testing.T) {
 		})
 	}
 }
+
+func TestRelocateKeepsTheCheckpointsACopyNames(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{"models/c.ckpt", "models/s.ckpt", "abs.ckpt"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, f), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	abs := filepath.Join(root, "abs.ckpt")
+	orig := filepath.Join(root, "examples", "cluster.hcl")
+	tests := []struct {
+		name                   string
+		commander, soldier     string // as written in the original
+		wantCommander, wantSol string // cfg.Commander.Policy, cfg.Soldier.Policy of the copy
+	}{
+		{"relative checkpoints are rebased", "../models/c.ckpt", "../models/s.ckpt", filepath.Join(root, "models/c.ckpt"), filepath.Join(root, "models/s.ckpt")},
+		{"built-in names are kept", "forecast", "proportional", "forecast", "proportional"},
+		{"an absolute path is kept", abs, "proportional", abs, "proportional"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := base + "# policies\ncommander {\n  tick   = \"60s\"\n  policy = \"" + tt.commander + "\" # learned\n}\nsoldier { policy = \"" + tt.soldier + "\" }\n"
+			to := filepath.Join(t.TempDir(), "deep", "copy.hcl")
+			out, err := Relocate([]byte(src), orig, to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			anywhere, err := Relocate([]byte(src), orig, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg, err := Parse(anywhere, filepath.Join(t.TempDir(), "x.hcl")); err != nil {
+				t.Errorf("the copy made absolute does not load elsewhere: %v", err)
+			} else if cfg.Commander.Policy != tt.wantCommander {
+				t.Errorf("the copy made absolute names %q, want %q", cfg.Commander.Policy, tt.wantCommander)
+			}
+			outLines, srcLines := strings.Split(string(out), "\n"), strings.Split(src, "\n")
+			if len(outLines) != len(srcLines) {
+				t.Fatalf("%d lines, want %d:\n%s", len(outLines), len(srcLines), out)
+			}
+			for i := range srcLines {
+				if srcLines[i] != outLines[i] && !strings.Contains(srcLines[i], "policy = ") {
+					t.Errorf("line %d changed: %q -> %q", i+1, srcLines[i], outLines[i])
+				}
+			}
+			if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := Parse(out, to)
+			if err != nil {
+				t.Fatalf("the copy does not load: %v\n%s", err, out)
+			}
+			if cfg.Commander.Policy != tt.wantCommander || cfg.Soldier.Policy != tt.wantSol {
+				t.Errorf("copy names %q and %q, want %q and %q", cfg.Commander.Policy, cfg.Soldier.Policy, tt.wantCommander, tt.wantSol)
+			}
+		})
+	}
+}
