@@ -141,7 +141,6 @@ type Learned struct {
 	ema     []float64   // per group: RPS moving average; < 0 before the first tick
 	feat    [][]float64 // per group: features of the last Features call
 	acts    [][]float64 // per group: actions of the last Decide
-	in      []float64   // scratch: a normalised observation
 	tape    *rl.Tape    // the actor's forward pass
 	desired []int32
 	risky   []bool
@@ -181,7 +180,7 @@ func NewLearned(p *rl.Policy, cfg Config) (*Learned, error) {
 	if !p.Spec.Action.Equal(LearnedActions()) {
 		return nil, fmt.Errorf("learned soldier: checkpoint action layout %v, want %v", p.Spec.Action.Segments, LearnedActions().Segments)
 	}
-	l := &Learned{pol: p, cfg: cfg, in: make([]float64, p.Spec.Obs.Dim()), tape: p.Actor.NewTape()}
+	l := &Learned{pol: p, cfg: cfg, tape: p.Actor.NewTape()}
 	for i, a := range cfg.Apps {
 		if i == 0 || a.Group != cfg.Apps[i-1].Group {
 			l.groups = append(l.groups, span{first: i})
