@@ -15,6 +15,7 @@ import (
 
 	"github.com/regimentd/regiment/bus"
 	"github.com/regimentd/regiment/bus/wire"
+	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/store"
 )
 
@@ -25,12 +26,12 @@ var domainNames = []string{"payment", "fraud", "merchant", "data", "platform"}
 // directive TTL and soldier tick, after edits (old, new pairs) are applied.
 func fastConfig(t *testing.T, commanderTick, ttl, soldierTick string, edits ...string) string {
 	t.Helper()
-	b, err := os.ReadFile("../examples/small.hcl")
+	b, err := config.ReadPortable("../examples/small.hcl")
 	if err != nil {
 		t.Fatal(err)
 	}
 	edits = append([]string{
-		`commander { tick = "60s" }`, "commander {\n  tick          = \"" + commanderTick + "\"\n  directive_ttl = \"" + ttl + "\"\n}",
+		`  tick   = "60s"`, "  tick          = \"" + commanderTick + "\"\n  directive_ttl = \"" + ttl + "\"",
 		`  tick = "10s"`, `  tick = "` + soldierTick + `"`,
 	}, edits...)
 	src := string(b)

@@ -78,7 +78,7 @@ func TestCommanderEnvDrivenByTheHeuristicIsTheForecastHierarchy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pol, err := simcluster.NewPolicy(cfg, nil, nil)
+	pol, err := simcluster.NewPolicy(cfg, nil, nil, simcluster.WithCommander(&commander.Forecast{ReserveMin: cfg.Commander.ReserveMin}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/regimentd/regiment/bus"
+	"github.com/regimentd/regiment/domains/config"
 )
 
 func TestUsage(t *testing.T) {
@@ -59,12 +60,12 @@ func TestEmbeddedDevMode(t *testing.T) {
 	embeddedPort = bus.RandomPort
 	t.Cleanup(func() { embeddedPort = 4222 })
 	dir := t.TempDir()
-	src, err := os.ReadFile("../../examples/small.hcl")
+	src, err := config.ReadPortable("../../examples/small.hcl")
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfgPath := filepath.Join(dir, "dev.hcl")
-	fast := strings.Replace(string(src), `commander { tick = "60s" }`, `commander { tick = "200ms" }`, 1)
+	fast := strings.Replace(string(src), `tick   = "60s"`, `tick = "200ms"`, 1)
 	if err := os.WriteFile(cfgPath, []byte(fast), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -23,11 +23,11 @@ import (
 // violation.
 func TestCommanderRunsWithItsRolePermissions(t *testing.T) {
 	dir := t.TempDir()
-	src, err := os.ReadFile("../../examples/small.hcl")
+	src, err := config.ReadPortable("../../examples/small.hcl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	fast := strings.Replace(string(src), `commander { tick = "60s" }`, `commander { tick = "200ms" }`, 1)
+	fast := strings.Replace(string(src), `tick   = "60s"`, `tick = "200ms"`, 1)
 	cfg, err := config.Parse([]byte(fast), "small.hcl")
 	if err != nil {
 		t.Fatal(err)

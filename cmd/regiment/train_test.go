@@ -57,7 +57,16 @@ func TestTrainSoldierWritesACheckpointTheSoldierLoads(t *testing.T) {
 }
 
 func TestTrainRefusesBadInvocations(t *testing.T) {
-	base := []string{"--config", "../../examples/small.hcl", "--out", t.TempDir(), "--scenario", "../../examples/scenarios/train/small-base.hcl"}
+	// The config names no checkpoint, so the joint stage has no default one.
+	src, err := config.ReadPortable("../../examples/small.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	heuristic := filepath.Join(t.TempDir(), "heuristic.hcl")
+	if err := os.WriteFile(heuristic, []byte(strings.Replace(string(src), `policy = "`, `policy = "forecast" # was "`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"--config", heuristic, "--out", t.TempDir(), "--scenario", "../../examples/scenarios/train/small-base.hcl"}
 	tests := []struct {
 		name string
 		args []string

@@ -78,7 +78,7 @@ func TestShapeChangeNeedsARestart(t *testing.T) {
 		{"a renamed domain changes the domains", `domain "platform"`, `domain "tooling"`, "the set of domains changed"},
 		{"more apps change the apps", "count           = 6", "count           = 7", "the set of apps changed"},
 	}
-	cur, err := config.Parse(src, "small.hcl")
+	cur, err := config.Parse(src, smallConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestShapeChangeNeedsARestart(t *testing.T) {
 			if strings.Count(string(src), tt.old) != 1 {
 				t.Fatalf("want exactly one %q in small.hcl", tt.old)
 			}
-			next, err := config.Parse([]byte(strings.Replace(string(src), tt.old, tt.new, 1)), "small.hcl")
+			next, err := config.Parse([]byte(strings.Replace(string(src), tt.old, tt.new, 1)), smallConfig)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,7 +108,7 @@ func TestRunReloadAndShutdown(t *testing.T) {
 	}
 	defer srv.Shutdown()
 	dir := t.TempDir()
-	src, err := os.ReadFile(smallConfig)
+	src, err := config.ReadPortable(smallConfig)
 	if err != nil {
 		t.Fatal(err)
 	}

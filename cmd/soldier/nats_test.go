@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,7 +21,7 @@ import (
 // permission violation.
 func TestSoldierRunsWithItsRolePermissions(t *testing.T) {
 	dir := t.TempDir()
-	src, err := os.ReadFile(smallConfig)
+	src, err := config.ReadPortable(smallConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
