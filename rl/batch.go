@@ -15,10 +15,6 @@ import (
 // observation size and every len(out[r]) is LatentDim. It does not allocate
 // and does not update the normaliser.
 func (p *Policy) LatentMeans(t *Tape, obs, out [][]float64) {
-	if len(obs) != len(out) {
-		panic(fmt.Sprintf("rl: batch of %d observations and %d outputs", len(obs), len(out)))
-	}
-	p.Actor.checkBlock(t)
 	nin, lat := p.Actor.In(), p.Spec.Action.LatentDim()
 	// Normalizer.Normalize, with each value's standard deviation computed
 	// once for the batch rather than once per observation: the same
@@ -27,38 +23,10 @@ func (p *Policy) LatentMeans(t *Tape, obs, out [][]float64) {
 	if nm.Dim() != nin {
 		panic(fmt.Sprintf("rl: normaliser of %d values for an actor of %d inputs", nm.Dim(), nin))
 	}
-	sd, mean := t.sd[:nin], nm.Mean[:nin]
+	p.Actor.checkBlock(t)
+	sd := t.sd[:nin]
 	for i := range sd {
 		sd[i] = math.Sqrt(nm.Var(i) + normEps)
 	}
-	for r0 := 0; r0 < len(obs); r0 += batchRows {
-		rows := min(batchRows, len(obs)-r0)
-		x := t.blk[0]
-		if rows < batchRows {
-			clear(x) // a short last block: zero lanes, results unused
-		}
-		for r := range rows {
-			o := obs[r0+r]
-			if len(o) != nin {
-				panic(fmt.Sprintf("rl: observation %d has %d values, want %d", r0+r, len(o), nin))
-			}
-			for i, v := range o {
-				u := (v - mean[i]) / sd[i]
-				if nm.Clip > 0 {
-					u = min(max(u, -nm.Clip), nm.Clip)
-				}
-				x[i*batchRows+r] = u
-			}
-		}
-		y := p.Actor.forwardBlock(t)
-		for r := range rows {
-			o := out[r0+r]
-			if len(o) != lat {
-				panic(fmt.Sprintf("rl: latent mean %d has %d values, want %d", r0+r, len(o), lat))
-			}
-			for i := range o {
-				o[i] = y[i*batchRows+r]
-			}
-		}
-	}
+	p.Actor.forwardBatch(t, obs, out, lat, &scaling{mean: nm.Mean[:nin], sd: sd, clip: nm.Clip})
 }

@@ -349,11 +349,24 @@ const batchRows = 4
 // into all four inputs' sums. Every sum keeps Forward's order of terms and
 // uses no fused multiply-add, hence the bit-identical result.
 func (n *Network) ForwardBatch(t *Tape, in, out [][]float64) {
+	n.forwardBatch(t, in, out, n.Out(), nil)
+}
+
+// scaling is an input transform applied as a batch is loaded: (v - mean[i])
+// / sd[i], then clipped to [-clip, clip] when clip > 0.
+type scaling struct {
+	mean, sd []float64
+	clip     float64
+}
+
+// forwardBatch is ForwardBatch with each input value scaled by s first (nil:
+// as is), keeping the first nout outputs (<= Out) of each input.
+func (n *Network) forwardBatch(t *Tape, in, out [][]float64, nout int, s *scaling) {
 	if len(in) != len(out) {
 		panic(fmt.Sprintf("rl: batch of %d inputs and %d outputs", len(in), len(out)))
 	}
 	n.checkBlock(t)
-	nin, nout := n.In(), n.Out()
+	nin := n.In()
 	for r0 := 0; r0 < len(in); r0 += batchRows {
 		rows := min(batchRows, len(in)-r0)
 		x := t.blk[0]
@@ -365,6 +378,12 @@ func (n *Network) ForwardBatch(t *Tape, in, out [][]float64) {
 				panic(fmt.Sprintf("rl: network input %d has %d values, want %d", r0+r, len(in[r0+r]), nin))
 			}
 			for j, v := range in[r0+r] {
+				if s != nil {
+					v = (v - s.mean[j]) / s.sd[j]
+					if s.clip > 0 {
+						v = min(max(v, -s.clip), s.clip)
+					}
+				}
 				x[j*batchRows+r] = v
 			}
 		}
