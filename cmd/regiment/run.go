@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -323,8 +324,10 @@ func printSummary(out io.Writer, w *world, sum runSummary) {
 	if sum.stopped {
 		fmt.Fprintf(out, "stopped after %s simulated (interrupted)\n\n", time.Duration(m.SimSeconds)*time.Second)
 	}
-	fmt.Fprintf(out, "cluster %s, scenario %s: %s simulated in %s (%.0fx real time)\n\n",
+	fmt.Fprintf(out, "cluster %s, scenario %s: %s simulated in %s (%.0fx real time)\n",
 		w.cfg.Cluster.Name, w.sc.Name, time.Duration(m.SimSeconds)*time.Second, sum.wall.Round(time.Millisecond), m.SimSeconds/sum.wall.Seconds())
+	fmt.Fprintf(out, "regiment: commander policy %s, soldier policy %s\n\n",
+		cmp.Or(w.cfg.Commander.Policy, simcluster.ForecastPolicy), cmp.Or(w.cfg.Soldier.Policy, simcluster.ProportionalPolicy))
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "\tregiment\t")
 	for i := range sum.baselines {
