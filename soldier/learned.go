@@ -260,6 +260,7 @@ func (l *Learned) Features(in Input, obs [][]float64) {
 	for i := range in.Apps {
 		a, o := &in.Apps[i], &in.Obs.Apps[i]
 		n, _ := Desired(a, o, in.Headroom, in.TargetUtil, slo)
+		l.desired[i] = n // scratch until Targets: read by the group loop below
 		demand += float64(n) * a.CPU
 		used += float64(o.Replicas) * a.CPU
 	}
@@ -299,8 +300,7 @@ func (l *Learned) Features(in Input, obs [][]float64) {
 			capReady += float64(o.Ready) * a.Capacity
 			ready, starting, pending = ready+o.Ready, starting+o.Starting, pending+o.Pending
 			cur += o.Replicas
-			n, _ := Desired(a, o, in.Headroom, in.TargetUtil, slo)
-			want += n
+			want += l.desired[i]
 		}
 		if l.ema[g] < 0 {
 			l.ema[g] = rps
