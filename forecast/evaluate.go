@@ -23,12 +23,18 @@ type Score struct {
 	// the MAPEN forecasts whose actual y was at least the report's MAPEFloor.
 	MAPE  float64
 	MAPEN int
+	// NaiveMAPE is the MAPE, over the same forecasts, of persistence: the
+	// demand observed when the forecast was issued, the baseline a
+	// forecaster must beat.
+	NaiveMAPE float64
 
 	exceed, inside int
-	ape            float64
+	ape, naive     float64
 }
 
-func (s *Score) add(y, p10, p50, p80, p90, floor float64) {
+// add scores one forecast whose actual was y; last is the demand observed
+// when it was issued.
+func (s *Score) add(y, p10, p50, p80, p90, last, floor float64) {
 	s.N++
 	if y > p80 {
 		s.exceed++
@@ -39,6 +45,7 @@ func (s *Score) add(y, p10, p50, p80, p90, floor float64) {
 	if y >= floor {
 		s.MAPEN++
 		s.ape += math.Abs(p50-y) / y
+		s.naive += math.Abs(last-y) / y
 	}
 }
 
@@ -48,6 +55,7 @@ func (s *Score) merge(o Score) {
 	s.inside += o.inside
 	s.MAPEN += o.MAPEN
 	s.ape += o.ape
+	s.naive += o.naive
 }
 
 func (s *Score) finish() {
@@ -57,6 +65,7 @@ func (s *Score) finish() {
 	}
 	if s.MAPEN > 0 {
 		s.MAPE = s.ape / float64(s.MAPEN)
+		s.NaiveMAPE = s.naive / float64(s.MAPEN)
 	}
 }
 
@@ -136,7 +145,7 @@ func EvaluateConfig(cfg Config, series []float64, start time.Time, warmup int) R
 			}
 			fc := &issued[j%len(issued)]
 			s := f.SliceOf(at)
-			rep.Cell[s][h].add(y, fc.P10[h], fc.P50[h], fc.P80[h], fc.P90[h], rep.MAPEFloor)
+			rep.Cell[s][h].add(y, fc.P10[h], fc.P50[h], fc.P80[h], fc.P90[h], series[j], rep.MAPEFloor)
 			if fc.Model[h] == ModelSeasonal {
 				seasonal++
 			}
@@ -171,9 +180,9 @@ func (r Report) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d steps, %d warm-up, %.0f%% seasonal, MAPE floor %.4g\n",
 		r.Steps, r.Warmup, 100*r.Seasonal, r.MAPEFloor)
-	fmt.Fprintf(&b, "%-12s %8s %9s %9s %8s\n", "", "n", ">p80", "p10-p90", "MAPE")
+	fmt.Fprintf(&b, "%-12s %8s %9s %9s %8s %8s\n", "", "n", ">p80", "p10-p90", "MAPE", "naive")
 	row := func(name string, s Score) {
-		fmt.Fprintf(&b, "%-12s %8d %8.1f%% %8.1f%% %7.1f%%\n", name, s.N, 100*s.Exceed80, 100*s.Coverage, 100*s.MAPE)
+		fmt.Fprintf(&b, "%-12s %8d %8.1f%% %8.1f%% %7.1f%% %7.1f%%\n", name, s.N, 100*s.Exceed80, 100*s.Coverage, 100*s.MAPE, 100*s.NaiveMAPE)
 	}
 	width := r.Period / Slices
 	for s, sc := range r.Slice {

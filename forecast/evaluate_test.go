@@ -1,6 +1,8 @@
 package forecast
 
 import (
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -84,6 +86,41 @@ func TestFmtDuration(t *testing.T) {
 	} {
 		if got := fmtDuration(d); got != want {
 			t.Errorf("fmtDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// persistenceMAPE is the MAPE of the naive forecast y[i+h] = y[i] over the
+// targets Evaluate scores for forecasts issued from step warmup on, with the
+// same floor.
+func persistenceMAPE(y []float64, warmup, h int, floor float64) float64 {
+	var sum float64
+	var n int
+	for i := warmup; i+h < len(y); i++ {
+		if a := y[i+h]; a >= floor {
+			sum += math.Abs(y[i]-a) / a
+			n++
+		}
+	}
+	return sum / float64(n)
+}
+
+// NaiveMAPE is persistence's MAPE over the very forecasts MAPE scores.
+func TestNaiveMAPEIsPersistence(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	series := make([]float64, 3000)
+	for i := range series {
+		series[i] = 100 + 60*math.Sin(2*math.Pi*float64(i)/1440) + 10*r.NormFloat64()
+		if i%97 == 0 {
+			series[i] = 0.2 // under the MAPE floor
+		}
+	}
+	const warmup = 200
+	rep := Evaluate(series, time.Minute, epoch, warmup)
+	for h, sc := range rep.Horizon {
+		want := persistenceMAPE(series, warmup, int(rep.Horizons[h]/time.Minute), rep.MAPEFloor)
+		if math.Abs(sc.NaiveMAPE-want) > 1e-12 || sc.NaiveMAPE == 0 {
+			t.Errorf("+%v: naive MAPE %v, persistence %v", rep.Horizons[h], sc.NaiveMAPE, want)
 		}
 	}
 }

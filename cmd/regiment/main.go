@@ -31,6 +31,7 @@ var commands = []struct {
 	{"episodes", command{"inspect recorded episodes: list, show, why, export, stats, prune", runEpisodes}},
 	{"override", command{"pin a domain's share or an app's replicas for a bounded time, above any policy", runOverride}},
 	{"nats-config", command{"print a nats-server config with per-role users and permissions", runNATSConfig}},
+	{"forecast", command{"score the Commander's demand forecaster on a recorded trace (P80 calibration, MAPE)", runForecast}},
 	{"calibrate", command{"fit the simulator to recorded episodes and report how well it replays them", runCalibrate}},
 	{"train", command{"train a learned policy (soldier, commander or joint stage) with PPO on the simulator", runTrain}},
 }
