@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -129,12 +128,8 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stdout, "\nwrote %s\n", *out)
 	}
 	if *jsonOut != "" {
-		b, err := json.MarshalIndent(res, "", "  ")
-		if err == nil {
-			err = os.WriteFile(*jsonOut, append(b, '\n'), 0o644)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "regiment calibrate: write report: %v\n", err)
+		if err := writeJSON(*jsonOut, res); err != nil {
+			fmt.Fprintf(stderr, "regiment calibrate: %v\n", err)
 			return 1
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", *jsonOut)

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -105,12 +103,8 @@ Flags:
 	fmt.Fprintf(stdout, "%s: %d series, %d minutes from %s\n%v\n", *tracePath, len(series), len(demand), startLabel(series[0].Start), rep)
 	ok := printForecastVerdict(stdout, rep)
 	if *jsonOut != "" {
-		b, err := json.MarshalIndent(rep, "", "  ")
-		if err == nil {
-			err = os.WriteFile(*jsonOut, append(b, '\n'), 0o644)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "regiment forecast: write report: %v\n", err)
+		if err := writeJSON(*jsonOut, rep); err != nil {
+			fmt.Fprintf(stderr, "regiment forecast: %v\n", err)
 			return 1
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", *jsonOut)

@@ -290,6 +290,7 @@ func saveCheckpoint(path string, p *rl.Policy) error {
 	return nil
 }
 
+// writeJSON writes v to path as indented JSON with a final newline.
 func writeJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
