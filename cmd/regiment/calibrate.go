@@ -78,11 +78,8 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprint(stderr, calibrateUsage)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, done := parseFlags(fs, args); done {
+		return code
 	}
 	if *configPath == "" || *episodes == "" || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "regiment calibrate: --config and --episodes are required, and nothing else")

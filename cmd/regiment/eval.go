@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -50,11 +49,8 @@ Flags:
 `, strings.Join(known, ", "), strings.Join(known, ","))
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, done := parseFlags(fs, args); done {
+		return code
 	}
 	usage := func(format string, args ...any) int {
 		fmt.Fprintf(stderr, "regiment eval: "+format+"\n", args...)

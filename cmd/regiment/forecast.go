@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -58,11 +57,8 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, done := parseFlags(fs, args); done {
+		return code
 	}
 	usageErr := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "regiment forecast: "+format+"\n", a...)

@@ -5,6 +5,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -59,6 +61,19 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fmt.Fprintf(stderr, "regiment: unknown command %q\n\n", args[0])
 	usage(stderr)
 	return 2
+}
+
+// parseFlags parses args into fs. done means the command returns code now:
+// 0 after --help, 2 on a usage error (fs has printed its usage).
+func parseFlags(fs *flag.FlagSet, args []string) (code int, done bool) {
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return 0, true
+	case err != nil:
+		return 2, true
+	}
+	return 0, false
 }
 
 func usage(w io.Writer) {

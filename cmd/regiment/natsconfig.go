@@ -63,11 +63,8 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, done := parseFlags(fs, args); done {
+		return code
 	}
 	if *configPath == "" || (*seeds == "") == !sc.NkeyEnv || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "regiment nats-config: --config and one of --seeds or --nkey-env are required, and it takes no arguments")

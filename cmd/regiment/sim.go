@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -47,11 +46,8 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, done := parseFlags(fs, args); done {
+		return code
 	}
 	if *configPath == "" || *scenarioPath == "" || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "regiment sim: --config and --scenario are required, and nothing else")

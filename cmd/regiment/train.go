@@ -71,11 +71,8 @@ Example:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, done := parseFlags(fs, args); done {
+		return code
 	}
 	usage := func(format string, args ...any) int {
 		fmt.Fprintf(stderr, "regiment train: "+format+"\n", args...)
