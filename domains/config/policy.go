@@ -116,6 +116,9 @@ func plainQuoted(lit string) (string, bool) {
 	return lit[1 : len(lit)-1], true
 }
 
+// plainQuotedOK reports whether lit is a quoted string with nothing HCL
+// would read differently from Go: no escape, quote, template sequence or
+// newline inside.
 func plainQuotedOK(lit string) bool {
 	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
 		return false
