@@ -1,7 +1,6 @@
 package baseline
 
 import (
-	"os"
 	"testing"
 
 	"github.com/regimentd/regiment/domains/config"
@@ -10,13 +9,9 @@ import (
 )
 
 // paymentscale builds the 1,550-app example on the diurnal scenario with the
-// named baseline, or skips when the shared traces are not beside the
-// repository (as sim's benchmarks do).
+// named baseline, (the traces ship in traces/).
 func paymentscale(tb testing.TB, name string) (*sim.Sim, sim.Policy) {
 	tb.Helper()
-	if _, err := os.Stat("../../shared/traces"); err != nil {
-		tb.Skip("shared traces not found beside the repository")
-	}
 	cfg, err := config.LoadFile("../examples/paymentscale.hcl")
 	if err != nil {
 		tb.Fatal(err)

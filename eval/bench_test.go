@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"os"
 	"testing"
 
 	"github.com/regimentd/regiment/baseline"
@@ -14,9 +13,6 @@ import (
 // 1,550-app example (the tick itself is stepped outside the timer), with and
 // without per-minute sampling.
 func BenchmarkObserve(b *testing.B) {
-	if _, err := os.Stat("../../shared/traces"); err != nil {
-		b.Skip("shared traces not found beside the repository")
-	}
 	cfg, err := config.LoadFile("../examples/paymentscale.hcl")
 	if err != nil {
 		b.Fatal(err)

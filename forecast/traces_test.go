@@ -1,7 +1,6 @@
 package forecast
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -10,21 +9,19 @@ import (
 	"github.com/regimentd/regiment/sim/trace"
 )
 
-// sharedTraces is the read-only folder of real traces, relative to this
-// package's directory (the test's working directory).
-var sharedTraces = filepath.Join("..", "..", "shared", "traces")
+// repoTraces is the repository's folder of real traces (traces/README.md),
+// relative to this package's directory (the test's working directory).
+var repoTraces = filepath.Join("..", "traces")
 
 var (
-	worldcupPath = filepath.Join(sharedTraces, "worldcup98", "worldcup98_days01-60_per_minute.csv")
-	azurePath    = filepath.Join(sharedTraces, "azure-functions-2019", "sampleA_1350fn_invocations.csv")
+	worldcupPath = filepath.Join(repoTraces, "worldcup98", "worldcup98_days01-60_per_minute.csv.gz")
+	azurePath    = filepath.Join(repoTraces, "azure-functions-2019", "sampleA_1350fn_invocations.csv.gz")
 )
 
-// readTrace reads a shared trace, skipping the test when it is absent.
+// readTrace reads a shipped trace; the traces are part of the repository, so
+// a missing one fails the test.
 func readTrace(tb testing.TB, path string, format domains.TraceFormat) []trace.Series {
 	tb.Helper()
-	if _, err := os.Stat(path); os.IsNotExist(err) {
-		tb.Skipf("shared trace %s absent", path)
-	}
 	s, err := trace.ReadFile(path, format)
 	if err != nil {
 		tb.Fatal(err)

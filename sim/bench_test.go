@@ -1,7 +1,6 @@
 package sim_test
 
 import (
-	"os"
 	"testing"
 
 	"github.com/regimentd/regiment/baseline"
@@ -10,16 +9,12 @@ import (
 	"github.com/regimentd/regiment/sim/trace"
 )
 
-// newPaymentscale builds the 1,550-app example on the diurnal scenario, or
-// skips when the shared traces are not beside the repository.
+// newPaymentscale builds the 1,550-app example on the diurnal scenario.
 func newPaymentscale(tb testing.TB) (*sim.Sim, sim.Policy) {
 	tb.Helper()
 	cfg, err := config.LoadFile("../examples/paymentscale.hcl")
 	if err != nil {
 		tb.Fatal(err)
-	}
-	if _, err := os.Stat("../../shared/traces"); err != nil {
-		tb.Skip("shared traces not found beside the repository")
 	}
 	sc, err := config.LoadScenarioFile("../examples/scenarios/diurnal.hcl", cfg)
 	if err != nil {

@@ -51,7 +51,7 @@ or the trace cannot be read, 2 on a usage error.
 
 Example (the World Cup 98 trace: 40 quiet days of history, then the
 tournament):
-  regiment forecast --trace ../shared/traces/worldcup98/worldcup98_days01-60_per_minute.csv --warmup 40d
+  regiment forecast --trace traces/worldcup98/worldcup98_days01-60_per_minute.csv.gz --warmup 40d
 
 Flags:
 `)

@@ -344,7 +344,15 @@ func checkTrace(a stringAttr, resolved string, ds *Diagnostics) {
 	fi, err := os.Stat(resolved)
 	switch {
 	case os.IsNotExist(err):
-		ds.add(a.Range, "Trace file not found", "%q resolves to %q (relative paths start at the scenario file's directory)", a.V, resolved)
+		where := resolved
+		if abs, err := filepath.Abs(resolved); err == nil {
+			where = abs
+		}
+		hint := ""
+		if _, err := os.Stat(resolved + ".gz"); err == nil {
+			hint = fmt.Sprintf("; %q exists: the shipped traces are gzip-compressed", a.V+".gz")
+		}
+		ds.add(a.Range, "Trace file not found", "%q: looked for %s (relative paths start at the scenario file's directory)%s", a.V, where, hint)
 	case err != nil:
 		ds.add(a.Range, "Unreadable trace file", "%v", err)
 	case fi.IsDir():

@@ -8,7 +8,7 @@ scenario "adversarial-double-p0-spike" {
   extends = "diurnal.hcl"
 
   traffic "fraud" {
-    trace    = "../../../shared/traces/worldcup98/worldcup98_days01-60_per_minute.csv"
+    trace    = "../../traces/worldcup98/worldcup98_days01-60_per_minute.csv.gz"
     format   = "timeseries"
     peak_rps = 30000
   }

@@ -8,24 +8,24 @@ scenario "diurnal-day" {
   noise    = 0.05
 
   traffic "payment" {
-    trace    = "../../../shared/traces/worldcup98/worldcup98_days01-60_per_minute.csv"
+    trace    = "../../traces/worldcup98/worldcup98_days01-60_per_minute.csv.gz"
     format   = "timeseries"
     peak_rps = 120000
   }
   traffic "data" {
-    trace    = "../../../shared/traces/worldcup98/worldcup98_days01-60_per_minute.csv"
+    trace    = "../../traces/worldcup98/worldcup98_days01-60_per_minute.csv.gz"
     format   = "timeseries"
     peak_rps = 5000
   }
   traffic "merchant" {
-    trace           = "../../../shared/traces/azure-functions-2019/sampleA_1350fn_invocations.csv"
+    trace           = "../../traces/azure-functions-2019/sampleA_1350fn_invocations.csv.gz"
     format          = "azure-functions"
     peak_rps        = 40000
     function_offset = 0
     function_stride = 2
   }
   traffic "platform" {
-    trace           = "../../../shared/traces/azure-functions-2019/sampleA_1350fn_invocations.csv"
+    trace           = "../../traces/azure-functions-2019/sampleA_1350fn_invocations.csv.gz"
     format          = "azure-functions"
     peak_rps        = 3000
     function_offset = 1

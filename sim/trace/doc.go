@@ -28,6 +28,11 @@
 // contain commas, quotes or line breaks. Blank lines are skipped; CRLF line
 // endings and a UTF-8 byte order mark are accepted.
 //
+// A trace may be gzip-compressed (RFC 1952), as the shipped ones in the
+// repository's traces/ folder are: a stream that opens with gzip's magic
+// bytes is decompressed first, whatever the file is named. A corrupt or
+// truncated stream is a *ParseError at the line the text had reached.
+//
 // Load reads every trace a scenario names, each file once; domains that
 // share a file share its Series, so callers must treat Series as read-only.
 //

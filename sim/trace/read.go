@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -76,11 +77,60 @@ func checkFormat(name string, format domains.TraceFormat) error {
 }
 
 func parse(data []byte, name string, format domains.TraceFormat) ([]Series, error) {
+	data, err := gunzip(data, name)
+	if err != nil {
+		return nil, err
+	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	if format == domains.FormatAzureFunctions {
 		return parseAzure(data, name)
 	}
 	return parseTimeseries(data, name)
+}
+
+// maxInflated bounds a gzip trace's decompressed size (1 GiB), so that a
+// small crafted file cannot exhaust memory; the largest shipped trace
+// inflates to 4 MB.
+const maxInflated = 1 << 30
+
+// gzipMagic opens every gzip stream (RFC 1952, section 2.3.1).
+var gzipMagic = []byte{0x1f, 0x8b}
+
+// gunzip returns data decompressed when it is a gzip stream, told by its magic
+// bytes and not by name, and data itself otherwise. A corrupt or truncated
+// stream is a *ParseError located at the line the decompressed text had
+// reached, as for a malformed row.
+func gunzip(data []byte, name string) ([]byte, error) {
+	if !bytes.HasPrefix(data, gzipMagic) {
+		return data, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, &ParseError{Name: name, Line: 1, Msg: "corrupt gzip header: " + gzipReason(err)}
+	}
+	var out bytes.Buffer
+	out.Grow(min(4*len(data), maxInflated))
+	n, err := io.Copy(&out, io.LimitReader(zr, maxInflated+1))
+	if err == nil && n > maxInflated {
+		return nil, &ParseError{Name: name, Line: bytes.Count(out.Bytes(), []byte{'\n'}) + 1,
+			Msg: fmt.Sprintf("decompresses to more than %d MiB; a trace is at most that", maxInflated>>20)}
+	}
+	if err != nil {
+		return nil, &ParseError{Name: name, Line: bytes.Count(out.Bytes(), []byte{'\n'}) + 1,
+			Msg: "gzip stream " + gzipReason(err) + "; the compressed file is damaged or cut short (copy it again)"}
+	}
+	return out.Bytes(), nil
+}
+
+// gzipReason says what a gzip error means for a trace file.
+func gzipReason(err error) string {
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return "ends early (truncated)"
+	case errors.Is(err, gzip.ErrChecksum):
+		return "fails its checksum (corrupt)"
+	}
+	return "is corrupt (" + err.Error() + ")"
 }
 
 // lineReader yields the non-blank lines of a trace with their line numbers.

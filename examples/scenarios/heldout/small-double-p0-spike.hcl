@@ -7,7 +7,7 @@ scenario "heldout-double-p0-spike" {
   extends = "small-diurnal.hcl"
 
   traffic "fraud" {
-    trace    = "../../../../shared/traces/worldcup98/worldcup98_days01-60_per_minute.csv"
+    trace    = "../../../traces/worldcup98/worldcup98_days01-60_per_minute.csv.gz"
     format   = "timeseries"
     peak_rps = 2500
   }

@@ -7,7 +7,7 @@ scenario "small-train-adversarial" {
   extends = "small-base.hcl"
 
   traffic "fraud" {
-    trace    = "../../../../shared/traces/worldcup98/worldcup98_days01-60_per_minute.csv"
+    trace    = "../../../traces/worldcup98/worldcup98_days01-60_per_minute.csv.gz"
     format   = "timeseries"
     peak_rps = 11000
   }

@@ -9,31 +9,32 @@ import (
 	"github.com/regimentd/regiment/domains"
 )
 
-// sharedTraces is the read-only folder of real traces, relative to this
-// package's directory (the test's working directory).
-var sharedTraces = filepath.Join("..", "..", "..", "shared", "traces")
+// repoTraces is the repository's folder of real traces (traces/README.md),
+// relative to this package's directory (the test's working directory).
+var repoTraces = filepath.Join("..", "..", "traces")
 
 var (
-	worldcupPath = filepath.Join(sharedTraces, "worldcup98", "worldcup98_days01-60_per_minute.csv")
-	azurePath    = filepath.Join(sharedTraces, "azure-functions-2019", "sampleA_1350fn_invocations.csv")
+	worldcupPath = filepath.Join(repoTraces, "worldcup98", "worldcup98_days01-60_per_minute.csv.gz")
+	azurePath    = filepath.Join(repoTraces, "azure-functions-2019", "sampleA_1350fn_invocations.csv.gz")
 )
 
-// readShared returns the contents of a shared trace, skipping the test when
-// the shared folder is absent.
-func readShared(tb testing.TB, path string) []byte {
+// readRepo returns the decompressed contents of a shipped trace. The traces
+// are part of the repository: a missing one fails the test.
+func readRepo(tb testing.TB, path string) []byte {
 	tb.Helper()
 	data, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		tb.Skipf("shared trace %s absent", path)
+	if err != nil {
+		tb.Fatal(err)
 	}
+	data, err = gunzip(data, path)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return data
 }
 
-func TestReadSharedWorldcup(t *testing.T) {
-	data := readShared(t, worldcupPath)
+func TestReadShippedWorldcup(t *testing.T) {
+	data := readRepo(t, worldcupPath)
 	if rows := bytes.Count(data, []byte{'\n'}) - 1; rows != 86390 {
 		t.Fatalf("file has %d rows, want 86390", rows)
 	}
@@ -60,8 +61,8 @@ func TestReadSharedWorldcup(t *testing.T) {
 	}
 }
 
-func TestReadSharedAzure(t *testing.T) {
-	readShared(t, azurePath)
+func TestReadShippedAzure(t *testing.T) {
+	readRepo(t, azurePath)
 	got, err := ReadFile(azurePath, domains.FormatAzureFunctions)
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +79,7 @@ func TestReadSharedAzure(t *testing.T) {
 			agg[m] += v
 		}
 	}
-	// The shared README: aggregate 400-4,025 invocations per minute.
+	// traces/README.md: aggregate 400-4,025 invocations per minute.
 	lo, hi := agg[0], agg[0]
 	for _, v := range agg {
 		lo, hi = min(lo, v), max(hi, v)
