@@ -12,7 +12,7 @@ const alignmentEpsilon = 1e-9
 
 // Adherence scores an SLO ratio r (e.g. p99 / SLO) in [-1, 1]: concave and
 // positive below the objective, so that headroom is worth less and less, and
-// linear and negative above it, clipped at r = 2 (DESIGN.md, Reward):
+// linear and negative above it, clipped at r = 2 (docs/architecture.md, Reward):
 //
 //	A(r) = sqrt(1 - r)          0 <= r <= 1
 //	A(r) = -(min(r, 2) - 1)     r > 1
@@ -32,7 +32,7 @@ func Adherence(r float64) float64 {
 // directive asked for (intended), per app, in cores or replicas: the cosine
 // of the two vectors times a magnitude factor that falls linearly, and
 // symmetrically, with the L1 ratio rho = |actual|_1 / |intended|_1 moving
-// away from 1 (DESIGN.md, Reward):
+// away from 1 (docs/architecture.md, Reward):
 //
 //	cos   = a.i / (|a|_2 |i|_2 + eps)
 //	rho   = |a|_1 / |i|_1
@@ -79,7 +79,7 @@ func Alignment(actual, intended []float64) float64 {
 
 // UtilisationDeviation penalises budget utilisation u (used / budget) away
 // from a target t, quadratically and symmetrically, scaled so that every
-// u in [0, 1] stays within [-1, 0] (DESIGN.md, Reward):
+// u in [0, 1] stays within [-1, 0] (docs/architecture.md, Reward):
 //
 //	s = max(t, 1 - t)
 //	U = -min(1, ((u - t) / s)^2)

@@ -110,7 +110,7 @@ type CommanderBreakdown struct {
 	Weights CommanderWeights // the weights Total was computed with
 }
 
-// Commander scores one Commander tick (DESIGN.md, Reward). With domains d,
+// Commander scores one Commander tick (docs/architecture.md, Reward). With domains d,
 // r_d = p99_d / SLO_d and e_d = errorRate_d / errorBudget_d:
 //
 //	A = mean_d Adherence(r_d)

@@ -1,8 +1,8 @@
 // Package reward holds Regiment's reward functions: pure functions that score
 // one control step and return the score term by term, for the Commander
 // (Commander), a domain's Soldier (Soldier) and the factored single-service
-// policy (Service). The terms and their shapes are DESIGN.md's (section
-// Reward); each function's doc writes out its formulas.
+// policy (Service). The terms and their shapes are docs/architecture.md's
+// (section Reward); each function's doc writes out its formulas.
 //
 // # Terms and weights
 //

@@ -81,7 +81,7 @@ type ServiceBreakdown struct {
 	Weights ServiceWeights // the weights Total was computed with
 }
 
-// Service scores one step of the factored single-service policy (DESIGN.md,
+// Service scores one step of the factored single-service policy (docs/architecture.md,
 // Reward):
 //
 //	V = -min(1, max(0, p99 / SLA - 1))

@@ -86,7 +86,7 @@ type SoldierBreakdown struct {
 	Weights SoldierWeights // the weights Total was computed with
 }
 
-// Soldier scores one Soldier tick (DESIGN.md, Reward):
+// Soldier scores one Soldier tick (docs/architecture.md, Reward):
 //
 //	A = Adherence(max(p99 / SLO, errorRate / errorBudget))
 //	U = UtilisationDeviation(usedCores / budgetCores, target)

@@ -81,8 +81,8 @@ func (ds *Diagnostics) addHCL(diags hcl.Diagnostics, file string) {
 		}
 		hint := strings.TrimSuffix(d.Detail, ".")
 		if d.Summary == "Invalid single-argument block definition" {
-			// The sketches in DESIGN.md write several attributes on one line;
-			// HCL allows that only for a block with a single attribute.
+			// Sketches write several attributes on one line (docs/architecture.md,
+			// Configuration); HCL allows that only for a block with a single attribute.
 			hint = "a block written on one line may hold only one attribute; put each attribute on its own line"
 		}
 		ds.add(r, d.Summary, "%s", hint)
