@@ -32,6 +32,14 @@ type Cluster struct {
 	// ProvisionerRate is how many node requests the provisioner can start per minute;
 	// bursts beyond it queue (the stampede). Default 20.
 	ProvisionerRate float64
+	// ProvisionerBurst is the most node starts the provisioner can make at
+	// once, in nodes: it is a token bucket refilled at ProvisionerRate that
+	// holds at most ProvisionerBurst starts, so after a quiet spell a burst of
+	// requests starts this many nodes, then ProvisionerRate. Requests are
+	// served in arrival order, whatever the priority of the pods they are for.
+	// >= 0; 0 (the default) and any value below one tick's refill
+	// (ProvisionerRate x tick / 1m) mean one tick's refill, at least one node.
+	ProvisionerBurst int
 	// NodeIdleTimeout is how long a node's worth of cores must stay free before a
 	// node is removed. Default 10m.
 	NodeIdleTimeout time.Duration

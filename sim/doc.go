@@ -12,9 +12,10 @@
 // errors add to their callers'. Replica targets (Sim.Targets, written by a
 // Policy) become pending pods, scheduled by priority onto free node cores,
 // ready after the app's startup time; pending pods ask for nodes, which the
-// provisioner starts at provisioner_rate, each ready after
-// node_provision_time; idle nodes go after node_idle_timeout. Telemetry is
-// what a metrics pipeline would show, telemetry_lag old.
+// provisioner starts in request order at provisioner_rate (a token bucket
+// of provisioner_burst starts), each ready after node_provision_time; idle
+// nodes go after node_idle_timeout. Telemetry is what a metrics pipeline
+// would show, telemetry_lag old.
 //
 // Units: time in simulated time (time.Time, time.Duration), rates per
 // second, latencies in seconds, cores in CPU cores; cost is provisioned node

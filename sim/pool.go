@@ -8,7 +8,8 @@ import (
 
 // pool is the contested node pool. Nodes are requested for pending replicas,
 // wait in the provisioner's queue, which starts at most ProvisionerRate per
-// minute (bursts queue: the stampede), become ready NodeProvisionTime later,
+// minute (bursts queue: the stampede) from a token bucket of burstCap starts,
+// in request order, become ready NodeProvisionTime later,
 // and are removed after a node's worth of cores has stayed free for
 // NodeIdleTimeout. Bin packing is ideal: any free core fits any replica.
 type pool struct {
@@ -18,6 +19,7 @@ type pool struct {
 	provisionTicks  int
 	idleTicks       int // ticks of idleness before scale-down
 	ratePerTick     float64
+	burstCap        float64 // most credit the provisioner holds, node starts
 
 	nodes        int32   // ready
 	provisioning int32   // started, not ready
@@ -38,6 +40,9 @@ func newPool(c *domains.Cluster, dt float64) pool {
 		idleTicks:       max(1, int(math.Ceil(c.NodeIdleTimeout.Seconds()/dt))),
 		ratePerTick:     c.ProvisionerRate * dt / 60,
 	}
+	// A bucket smaller than one tick's refill would cut the rate; 0 is one
+	// tick's refill, at least one start so that a slow provisioner starts at all.
+	p.burstCap = math.Max(p.ratePerTick, math.Max(float64(c.ProvisionerBurst), 1))
 	p.ring = make([]int32, p.provisionTicks+1)
 	return p
 }
@@ -50,7 +55,7 @@ func (p *pool) advance(t int) {
 	p.provisioning -= p.ring[k]
 	p.ring[k] = 0
 
-	p.credit = math.Min(p.credit+p.ratePerTick, math.Max(p.ratePerTick, 1))
+	p.credit = math.Min(p.credit+p.ratePerTick, p.burstCap)
 	start := min(p.queued, int32(p.credit))
 	if start > 0 {
 		p.queued -= start

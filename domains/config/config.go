@@ -128,6 +128,7 @@ type clusterHCL struct {
 	NodeCores         numberAttr
 	NodeProvisionTime durationAttr
 	ProvisionerRate   numberAttr
+	ProvisionerBurst  intAttr
 	NodeIdleTimeout   durationAttr
 	CostPerCoreHour   numberAttr
 	TelemetryLag      durationAttr
@@ -139,6 +140,7 @@ func (c *clusterHCL) fields() []field {
 		{"node_cores", &c.NodeCores},
 		{"node_provision_time", &c.NodeProvisionTime},
 		{"provisioner_rate", &c.ProvisionerRate},
+		{"provisioner_burst", &c.ProvisionerBurst},
 		{"node_idle_timeout", &c.NodeIdleTimeout},
 		{"cost_per_core_hour", &c.CostPerCoreHour},
 		{"telemetry_lag", &c.TelemetryLag},
@@ -154,6 +156,7 @@ func (c *clusterHCL) translate() domains.Cluster {
 		NodeCores:         c.NodeCores.V,
 		NodeProvisionTime: c.NodeProvisionTime.V,
 		ProvisionerRate:   c.ProvisionerRate.V,
+		ProvisionerBurst:  c.ProvisionerBurst.V,
 		NodeIdleTimeout:   c.NodeIdleTimeout.V,
 		CostPerCoreHour:   c.CostPerCoreHour.V,
 		TelemetryLag:      c.TelemetryLag.V,

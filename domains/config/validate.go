@@ -29,6 +29,7 @@ func validateConfig(cfg *domains.Config, h *configHCL, ds *Diagnostics) {
 		}
 		c.duration(&hc.NodeProvisionTime, cl.NodeProvisionTime, positive)
 		c.number(&hc.ProvisionerRate, cl.ProvisionerRate, positive)
+		c.integer(&hc.ProvisionerBurst, cl.ProvisionerBurst, nonNegative)
 		c.duration(&hc.NodeIdleTimeout, cl.NodeIdleTimeout, positive)
 		c.number(&hc.CostPerCoreHour, cl.CostPerCoreHour, nonNegative)
 		c.duration(&hc.TelemetryLag, cl.TelemetryLag, nonNegative)
