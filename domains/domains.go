@@ -182,9 +182,20 @@ type AppSet struct {
 	DependsOn []string
 	// CallRatio is calls to each callee per request served. Default 1.
 	CallRatio float64
+	// CallLag is how much later the calls of this set's apps reach their
+	// callees than the requests that cause them (fraud scoring trails payment
+	// authorisation by 10-30 s): a callee's arrivals from this caller at time
+	// t are CallRatio x the caller's arrivals at t - CallLag, rounded to whole
+	// simulator ticks. Latency and errors still propagate to the caller at
+	// once. In [0, MaxCallLag]; default 0.
+	CallLag time.Duration
 	// Workload maps the set's apps to Kubernetes objects (see Config.Workload).
 	Workload Workload
 }
+
+// MaxCallLag is the longest AppSet.CallLag: the simulator keeps each lagged
+// caller's arrivals over its lag.
+const MaxCallLag = time.Hour
 
 // NATS says where the message bus is and how to reach it securely. Secrets
 // are never held here, only the paths of the files that hold them; the files

@@ -322,6 +322,7 @@ type appSetHCL struct {
 	Timeout       durationAttr
 	DependsOn     listAttr
 	CallRatio     numberAttr
+	CallLag       durationAttr
 	Workload      workloadHCL
 }
 
@@ -337,6 +338,7 @@ func (a *appSetHCL) fields() []field {
 		{"timeout", &a.Timeout},
 		{"depends_on", &a.DependsOn},
 		{"call_ratio", &a.CallRatio},
+		{"call_lag", &a.CallLag},
 	}
 }
 
@@ -358,6 +360,7 @@ func (a *appSetHCL) translate() domains.AppSet {
 		Timeout:       a.Timeout.V,
 		DependsOn:     a.DependsOn.V,
 		CallRatio:     a.CallRatio.V,
+		CallLag:       a.CallLag.V,
 		Workload:      a.Workload.translate(),
 	}
 }

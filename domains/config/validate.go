@@ -146,6 +146,10 @@ func validateAppSet(a *domains.AppSet, ha *appSetHCL, c checker) {
 	c.duration(&ha.StartupTime, a.StartupTime, nonNegative)
 	c.duration(&ha.Timeout, a.Timeout, positive)
 	c.number(&ha.CallRatio, a.CallRatio, positive)
+	c.duration(&ha.CallLag, a.CallLag, callLags)
+	if ha.CallLag.ok() && a.CallLag > 0 && a.CallLag <= domains.MaxCallLag && len(a.DependsOn) == 0 && !ha.DependsOn.Bad {
+		c.ds.add(ha.CallLag.Range, "Invalid call_lag", "call_lag delays the calls to the sets in depends_on, and this set has none")
+	}
 }
 
 // validateDependencies checks that every depends_on entry names an existing
@@ -302,6 +306,7 @@ var (
 	unitOpen      = interval{lo: 0, hi: 1, loOpen: true, hiOpen: true} // (0, 1)
 	unitLeftOpen  = interval{lo: 0, hi: 1, loOpen: true}               // (0, 1]
 	unitRightOpen = interval{lo: 0, hi: 1, hiOpen: true}               // [0, 1)
+	callLags      = interval{lo: 0, hi: float64(domains.MaxCallLag)}   // [0s, 1h]
 )
 
 func (iv interval) contains(v float64) bool {
