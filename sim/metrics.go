@@ -1,62 +1,423 @@
 package sim
 
+import (
+	"math"
+	"slices"
+	"time"
+)
+
 // Metrics summarises a run. Every field is a pure function of the config,
 // scenario and policy: two runs with the same inputs give equal Metrics.
+// Ticks count from 1: the initial state (tick 0) sets the scene and is not
+// accounted.
 type Metrics struct {
-	CostCoreHours    float64         `json:"cost_core_hours"`    // provisioned node cores x hours
-	Cost             float64         `json:"cost"`               // CostCoreHours x cost_per_core_hour
-	SLOCompliance    float64         `json:"slo_compliance"`     // compliant share of app-ticks with traffic, [0, 1]
-	BreachAppMinutes float64         `json:"breach_app_minutes"` // app-minutes over the SLO latency or error budget
-	ScalingActions   int             `json:"scaling_actions"`    // replica target changes
-	PeakNodes        int32           `json:"peak_nodes"`         // most ready and provisioning nodes at once
-	PendingPodHours  float64         `json:"pending_pod_hours"`  // replica-hours spent waiting for a node
-	SimSeconds       float64         `json:"sim_seconds"`        // simulated time
-	Domains          []DomainMetrics `json:"domains"`
+	CostCoreHours    float64 `json:"cost_core_hours"`    // provisioned node cores x hours
+	Cost             float64 `json:"cost"`               // CostCoreHours x cost_per_core_hour
+	SLOCompliance    float64 `json:"slo_compliance"`     // compliant share of app-ticks with traffic, [0, 1]
+	BreachAppMinutes float64 `json:"breach_app_minutes"` // app-minutes over the SLO latency or error budget
+	ScalingActions   int     `json:"scaling_actions"`    // replica target changes
+	PeakNodes        int32   `json:"peak_nodes"`         // most ready and provisioning nodes at once
+	PendingPodHours  float64 `json:"pending_pod_hours"`  // replica-hours spent waiting for a node
+
+	NodeProvisions   int     `json:"node_provisions"`     // nodes the provisioner started
+	NodeRemovals     int     `json:"node_removals"`       // idle nodes scaled down
+	NodeChurn        int     `json:"node_churn"`          // NodeProvisions + NodeRemovals
+	NodeChurnPerHour float64 `json:"node_churn_per_hour"` // NodeChurn / simulated hours
+
+	// ScaleOut is the scale-out time of correlated spikes: the correlated
+	// scale-out episodes (see ScaleOut); ScaleOutAll is every episode.
+	ScaleOut    ScaleOut `json:"scale_out"`
+	ScaleOutAll ScaleOut `json:"scale_out_all"`
+	// MaxScaleUps30s is the most apps whose replica target rose within one
+	// 30 s window: the largest, over ticks t, number of distinct apps whose
+	// target rose at a tick in [t - 30 s, t].
+	MaxScaleUps30s int `json:"max_scale_ups_30s"`
+
+	// AvgCPUUtilisation is busy core-hours over provisioned node core-hours
+	// (CostCoreHours), [0, 1]. An app's busy cores at a tick are its ready
+	// replicas' cores x its utilisation, min(arrivals / capacity, 1).
+	AvgCPUUtilisation float64 `json:"avg_cpu_utilisation"`
+	PeakPods          int32   `json:"peak_pods"` // most ready, starting and pending replicas at once
+	// FloorCoreHours is what min_replicas alone would cost: the sum over
+	// apps of min_replicas x cpu_per_replica, x simulated hours.
+	FloorCoreHours float64 `json:"floor_core_hours"`
+
+	SimSeconds float64         `json:"sim_seconds"` // simulated time
+	Tiers      []TierMetrics   `json:"tiers"`       // priority tiers, most important (lowest priority number) first
+	Domains    []DomainMetrics `json:"domains"`
 }
 
 // DomainMetrics summarises one domain over a run.
 type DomainMetrics struct {
-	Name             string  `json:"name"`
-	Priority         int     `json:"priority"`
-	CoreHours        float64 `json:"core_hours"` // cores of scheduled replicas x hours
-	SLOCompliance    float64 `json:"slo_compliance"`
-	BreachAppMinutes float64 `json:"breach_app_minutes"`
-	ScalingActions   int     `json:"scaling_actions"`
+	Name             string   `json:"name"`
+	Priority         int      `json:"priority"`
+	CoreHours        float64  `json:"core_hours"` // cores of scheduled replicas x hours
+	SLOCompliance    float64  `json:"slo_compliance"`
+	BreachAppMinutes float64  `json:"breach_app_minutes"`
+	ScalingActions   int      `json:"scaling_actions"`
+	PendingPodHours  float64  `json:"pending_pod_hours"` // the domain's replica-hours waiting for a node
+	FloorCoreHours   float64  `json:"floor_core_hours"`  // the domain's min_replicas x cpu_per_replica x hours
+	ScaleOut         ScaleOut `json:"scale_out"`         // the domain's apps' correlated episodes
+	ScaleOutAll      ScaleOut `json:"scale_out_all"`     // all of the domain's apps' episodes
 }
+
+// TierMetrics summarises the domains of one priority. Its percentiles are
+// over the tier's episodes, not averages of the domains'.
+type TierMetrics struct {
+	Priority        int      `json:"priority"` // 0 is P0
+	Domains         []string `json:"domains"`  // in config order
+	PendingPodHours float64  `json:"pending_pod_hours"`
+	FloorCoreHours  float64  `json:"floor_core_hours"`
+	ScaleOut        ScaleOut `json:"scale_out"`
+	ScaleOutAll     ScaleOut `json:"scale_out_all"`
+}
+
+// ScaleOut summarises scale-out episodes: how long apps went without the
+// ready capacity their demand needed.
+//
+// An app's ready capacity is ready replicas x concurrency / service_time,
+// requests/s, at full utilisation and without events' service-time factors:
+// it depends on the config alone, not on a policy's target. The app is short
+// at a tick when its arrival rate (external plus calls, noise included)
+// exceeds its ready capacity. A scale-out episode starts at the first short
+// tick after a tick that was not short, and ends at the next tick that is not
+// short: its duration is its number of short ticks x the tick, so it runs
+// from the demand step to the capacity being ready. An app short in the
+// initial state (tick 0) starts no episode until it has been covered once.
+// Episodes still open at the end of the run count with their duration so far
+// (a lower bound) and are counted in Open.
+//
+// An episode is correlated when at least max(2, ceil(5% of the cluster's
+// apps)) distinct apps, its own included, start an episode at a tick within
+// 30 s of its start (|t - start| <= 30 s; the window is cut at the run's
+// ends): a spike that hit many apps at once. An app that flaps in and out
+// of shortfall counts once in a window, so it is not correlated with itself. P50Seconds and P95Seconds are
+// nearest-rank percentiles (the smallest duration that at least 50% or 95%
+// of the episodes do not exceed), 0 when there is no episode.
+type ScaleOut struct {
+	Episodes   int     `json:"episodes"`
+	Open       int     `json:"open"` // of Episodes, still short at the end of the run
+	P50Seconds float64 `json:"p50_seconds"`
+	P95Seconds float64 `json:"p95_seconds"`
+}
+
+// burstWindow is the "within 30 s" of correlated episodes and of
+// MaxScaleUps30s.
+const burstWindow = 30 * time.Second
+
+// correlatedPercent is the share of the cluster's apps, in percent, that
+// must start an episode within burstWindow for it to count as correlated.
+const correlatedPercent = 5
 
 // accum gathers metrics tick by tick without allocating.
 type accum struct {
 	appTicks, breaches []float64 // per domain: app-ticks with traffic, breached ones
 	coreSeconds        []float64 // per domain
+	pendingSeconds     []float64 // per domain: pending replica-seconds
 	actions            []int     // per domain
 	nodeCoreSeconds    float64
+	busyCoreSeconds    float64
 	pendingPodSeconds  float64
 	peakNodes          int32
+	peakPods           int32
 	seconds            float64
+	dt                 float64 // tick, seconds
+
+	pods int32   // this tick so far: ready, starting and pending replicas
+	busy float64 // this tick so far: busy cores
+
+	out episodes
+	ups scaleUps
 }
 
-func (m *accum) init(domains int) {
+func (m *accum) init(s *Sim) {
+	domains := len(s.doms)
 	m.appTicks = make([]float64, domains)
 	m.breaches = make([]float64, domains)
 	m.coreSeconds = make([]float64, domains)
+	m.pendingSeconds = make([]float64, domains)
 	m.actions = make([]int, domains)
+	m.dt = s.dt
+	w := int(burstWindow / s.tick)
+	m.out.init(s.apps, domains, s.steps, w)
+	m.ups.init(len(s.apps), w)
 }
 
-func (m *accum) app(domain int, traffic, breach bool, cores, dt float64) {
-	m.coreSeconds[domain] += cores * dt
-	if traffic {
-		m.appTicks[domain]++
+// app accounts app i at tick t; at tick 0 it only notes the initial state.
+func (m *accum) app(i int, a *app, breach bool, t int) {
+	short := a.lambda > float64(a.ready*a.conc)*a.mu
+	if t == 0 {
+		m.out.initial(i, short)
+		return
+	}
+	m.out.app(i, short, t)
+	d, dt := a.domain, m.dt
+	m.coreSeconds[d] += float64(a.ready+a.starting) * a.cpu * dt
+	m.pendingSeconds[d] += float64(a.pending) * dt
+	if a.lambda > 0 {
+		m.appTicks[d]++
 	}
 	if breach {
-		m.breaches[domain]++
+		m.breaches[d]++
+	}
+	m.pods += a.ready + a.starting + a.pending
+	m.busy += a.util * float64(a.ready) * a.cpu
+}
+
+// tick accounts the cluster at tick t, after every app.
+func (m *accum) tick(p *pool, pendingPods int32, t int) {
+	pods, busy := m.pods, m.busy
+	m.pods, m.busy = 0, 0
+	if t == 0 {
+		return
+	}
+	dt := m.dt
+	m.nodeCoreSeconds += float64(p.nodes+p.provisioning) * p.nodeCores * dt
+	m.busyCoreSeconds += busy * dt
+	m.pendingPodSeconds += float64(pendingPods) * dt
+	m.peakNodes = max(m.peakNodes, p.nodes+p.provisioning)
+	m.peakPods = max(m.peakPods, pods)
+	m.seconds += dt
+	m.out.endTick(t)
+	m.ups.endTick(t)
+}
+
+// rise notes that app i's replica target rose at tick t.
+func (m *accum) rise(i, t int) { m.ups.rise(i, t) }
+
+// Episode states of an app (episodes.since), besides the start tick of an
+// open episode.
+const (
+	covered   = -1 // not short
+	uncounted = -2 // short since the initial state: no episode yet
+)
+
+// Correlation of an app's open episode (episodes.corr).
+const (
+	corrUnknown int8 = iota // its 30 s window has not passed yet
+	corrYes
+	corrNo
+)
+
+// episodes tracks scale-out episodes (ScaleOut) tick by tick in buffers
+// sized by init. Whether an episode is correlated is known w ticks after it
+// starts, once every start within 30 s has happened: until then it waits in
+// the bucket of its start tick, one of w+1, each with room for every app.
+type episodes struct {
+	w         int   // ticks within burstWindow
+	minStarts int32 // starts within the window that make an episode correlated
+	apps      int
+	bins      int     // histogram bins per domain: durations 0..bins-1 ticks
+	domain    []int32 // per app
+	since     []int32 // per app: start tick of its open episode, covered or uncounted
+	corr      []int8  // per app: correlation of its open episode
+	entry     []int32 // per app: index in pend of its open episode while corrUnknown
+	lastStart []int32 // per app: tick of its latest episode start
+	starts    []int32 // ring of 2w+1 ticks: apps whose latest start is at that tick
+	pend      []pendingEpisode
+	pendN     []int32 // entries in each of the w+1 buckets of pend
+	all, cor  []int32 // per domain x bins: ended episodes by duration in ticks
+}
+
+// pendingEpisode is an episode awaiting its correlation: ticks is its
+// duration once it has ended, 0 while it is open.
+type pendingEpisode struct{ app, ticks int32 }
+
+func (e *episodes) init(apps []app, domains, steps, w int) {
+	e.w, e.apps = w, len(apps)
+	e.minStarts = int32(max(2, (correlatedPercent*len(apps)+99)/100))
+	e.bins = steps + 2
+	e.domain = make([]int32, len(apps))
+	for i := range apps {
+		e.domain[i] = apps[i].domain
+	}
+	e.since = make([]int32, len(apps))
+	e.corr = make([]int8, len(apps))
+	e.entry = make([]int32, len(apps))
+	e.lastStart = make([]int32, len(apps))
+	for i := range e.lastStart {
+		e.lastStart[i] = math.MinInt32 / 2
+	}
+	e.starts = make([]int32, 2*w+1)
+	e.pend = make([]pendingEpisode, (w+1)*len(apps))
+	e.pendN = make([]int32, w+1)
+	e.all = make([]int32, domains*e.bins)
+	e.cor = make([]int32, domains*e.bins)
+}
+
+func (e *episodes) initial(i int, short bool) {
+	e.since[i] = covered
+	if short {
+		e.since[i] = uncounted
 	}
 }
 
-func (m *accum) cluster(p *pool, pendingPods int32, dt float64) {
-	m.nodeCoreSeconds += float64(p.nodes+p.provisioning) * p.nodeCores * dt
-	m.pendingPodSeconds += float64(pendingPods) * dt
-	m.peakNodes = max(m.peakNodes, p.nodes+p.provisioning)
-	m.seconds += dt
+func (e *episodes) app(i int, short bool, t int) {
+	switch s := e.since[i]; {
+	case short && s == covered:
+		e.since[i] = int32(t)
+		if p := int(e.lastStart[i]); t-p < len(e.starts) {
+			e.starts[p%len(e.starts)]-- // counted at its latest start only
+		}
+		e.starts[t%len(e.starts)]++
+		e.lastStart[i] = int32(t)
+		b := t % (e.w + 1)
+		k := b*e.apps + int(e.pendN[b])
+		e.pend[k] = pendingEpisode{app: int32(i)}
+		e.pendN[b]++
+		e.entry[i] = int32(k)
+		e.corr[i] = corrUnknown
+	case !short && s >= 0:
+		ticks := int32(t) - s
+		h := int(e.domain[i])*e.bins + min(int(ticks), e.bins-1)
+		e.all[h]++
+		switch e.corr[i] {
+		case corrYes:
+			e.cor[h]++
+		case corrUnknown:
+			e.pend[e.entry[i]].ticks = ticks
+		}
+		e.since[i] = covered
+	case !short && s == uncounted:
+		e.since[i] = covered
+	}
+}
+
+// endTick settles the correlation of the episodes that started w ticks
+// before t, whose window ends at t.
+func (e *episodes) endTick(t int) {
+	if t0 := t - e.w; t0 >= 1 {
+		n := int32(0)
+		for _, c := range e.starts { // apps starting at ticks t0-w .. t0+w
+			n += c
+		}
+		b := t0 % (e.w + 1)
+		for _, p := range e.pend[b*e.apps : b*e.apps+int(e.pendN[b])] {
+			switch {
+			case p.ticks > 0 && n >= e.minStarts:
+				e.cor[int(e.domain[p.app])*e.bins+min(int(p.ticks), e.bins-1)]++
+			case p.ticks == 0 && n >= e.minStarts:
+				e.corr[p.app] = corrYes
+			case p.ticks == 0:
+				e.corr[p.app] = corrNo
+			}
+		}
+		e.pendN[b] = 0
+	}
+	e.starts[(t+1)%len(e.starts)] = 0 // tick t-2w leaves every window to come
+}
+
+// correlatedAt is, at the end of tick now, whether an episode that started
+// at t0 > now - w is correlated, its window cut at now.
+func (e *episodes) correlatedAt(t0, now int) bool {
+	n := int32(0)
+	for k := max(1, t0-e.w); k <= now; k++ {
+		n += e.starts[k%len(e.starts)]
+	}
+	return n >= e.minStarts
+}
+
+// histograms returns per domain the duration histograms (ticks) of every
+// and of the correlated episodes at the end of tick now, open and pending
+// ones included, and the open episodes among them. It leaves e untouched.
+func (e *episodes) histograms(domains, now int) (all, cor [][]int32, allOpen, corOpen []int) {
+	all, cor = make([][]int32, domains), make([][]int32, domains)
+	for d := range domains {
+		all[d] = slices.Clone(e.all[d*e.bins : (d+1)*e.bins])
+		cor[d] = slices.Clone(e.cor[d*e.bins : (d+1)*e.bins])
+	}
+	allOpen, corOpen = make([]int, domains), make([]int, domains)
+	for i, s := range e.since {
+		if s < 0 {
+			continue
+		}
+		d := e.domain[i]
+		ticks := min(now-int(s)+1, e.bins-1)
+		all[d][ticks]++
+		allOpen[d]++
+		if e.corr[i] == corrYes || e.corr[i] == corrUnknown && e.correlatedAt(int(s), now) {
+			cor[d][ticks]++
+			corOpen[d]++
+		}
+	}
+	for t0 := max(1, now-e.w+1); t0 <= now; t0++ {
+		b := t0 % (e.w + 1)
+		if !e.correlatedAt(t0, now) {
+			continue
+		}
+		for _, p := range e.pend[b*e.apps : b*e.apps+int(e.pendN[b])] {
+			if p.ticks > 0 {
+				cor[e.domain[p.app]][min(int(p.ticks), e.bins-1)]++
+			}
+		}
+	}
+	return all, cor, allOpen, corOpen
+}
+
+// scaleOutOf summarises a duration histogram (ticks of dt seconds).
+func scaleOutOf(h []int32, open int, dt float64) ScaleOut {
+	n := 0
+	for _, c := range h {
+		n += int(c)
+	}
+	out := ScaleOut{Episodes: n, Open: open}
+	if n > 0 {
+		out.P50Seconds = float64(nearestRank(h, n, 50)) * dt
+		out.P95Seconds = float64(nearestRank(h, n, 95)) * dt
+	}
+	return out
+}
+
+// nearestRank is the smallest d with at least ceil(pct% of n) of the n
+// counted values <= d, for a histogram h of values 0..len(h)-1.
+func nearestRank(h []int32, n, pct int) int {
+	need := max(1, (pct*n+99)/100)
+	seen := 0
+	for d, c := range h {
+		if seen += int(c); seen >= need {
+			return d
+		}
+	}
+	return len(h) - 1
+}
+
+// addTo adds histogram h into sum.
+func addTo(sum, h []int32) {
+	for k, c := range h {
+		sum[k] += c
+	}
+}
+
+// scaleUps finds the most distinct apps whose target rose within burstWindow.
+type scaleUps struct {
+	last []int32 // per app: last tick its target rose
+	ring []int32 // w+1 ticks: apps whose last rise was at that tick
+	max  int32
+}
+
+func (u *scaleUps) init(apps, w int) {
+	u.last = make([]int32, apps)
+	for i := range u.last {
+		u.last[i] = math.MinInt32 / 2
+	}
+	u.ring = make([]int32, w+1)
+}
+
+func (u *scaleUps) rise(i, t int) {
+	if p := int(u.last[i]); t-p < len(u.ring) {
+		u.ring[p%len(u.ring)]-- // counted at its latest rise only
+	}
+	u.ring[t%len(u.ring)]++
+	u.last[i] = int32(t)
+}
+
+func (u *scaleUps) endTick(t int) {
+	n := int32(0)
+	for _, c := range u.ring { // ticks t-w .. t
+		n += c
+	}
+	u.max = max(u.max, n)
+	u.ring[(t+1)%len(u.ring)] = 0 // tick t-w leaves the window
 }
 
 // Metrics summarises the run so far.
@@ -66,9 +427,26 @@ func (s *Sim) Metrics() Metrics {
 		CostCoreHours:   m.nodeCoreSeconds / 3600,
 		PeakNodes:       m.peakNodes,
 		PendingPodHours: m.pendingPodSeconds / 3600,
+		NodeProvisions:  s.pool.started,
+		NodeRemovals:    s.pool.removed,
+		MaxScaleUps30s:  int(m.ups.max),
+		PeakPods:        m.peakPods,
 		SimSeconds:      m.seconds,
 	}
 	out.Cost = out.CostCoreHours * s.cfg.Cluster.CostPerCoreHour
+	out.NodeChurn = out.NodeProvisions + out.NodeRemovals
+	if m.seconds > 0 {
+		out.NodeChurnPerHour = float64(out.NodeChurn) / (m.seconds / 3600)
+	}
+	if m.nodeCoreSeconds > 0 {
+		out.AvgCPUUtilisation = m.busyCoreSeconds / m.nodeCoreSeconds
+	}
+	floor := make([]float64, len(s.doms)) // core-hours
+	for i := range s.apps {
+		a := &s.apps[i]
+		floor[a.domain] += float64(s.cfg.Domains[a.domain].AppSets[a.set].MinReplicas) * a.cpu * m.seconds / 3600
+	}
+	all, cor, allOpen, corOpen := m.out.histograms(len(s.doms), s.step)
 	var ticks, breaches float64
 	for di, d := range s.doms {
 		dm := DomainMetrics{
@@ -77,6 +455,10 @@ func (s *Sim) Metrics() Metrics {
 			BreachAppMinutes: m.breaches[di] * s.dt / 60,
 			ScalingActions:   m.actions[di],
 			SLOCompliance:    1,
+			PendingPodHours:  m.pendingSeconds[di] / 3600,
+			FloorCoreHours:   floor[di],
+			ScaleOut:         scaleOutOf(cor[di], corOpen[di], s.dt),
+			ScaleOutAll:      scaleOutOf(all[di], allOpen[di], s.dt),
 		}
 		if m.appTicks[di] > 0 {
 			dm.SLOCompliance = 1 - m.breaches[di]/m.appTicks[di]
@@ -85,11 +467,49 @@ func (s *Sim) Metrics() Metrics {
 		breaches += m.breaches[di]
 		out.BreachAppMinutes += dm.BreachAppMinutes
 		out.ScalingActions += dm.ScalingActions
+		out.FloorCoreHours += dm.FloorCoreHours
 		out.Domains = append(out.Domains, dm)
 	}
 	out.SLOCompliance = 1
 	if ticks > 0 {
 		out.SLOCompliance = 1 - breaches/ticks
 	}
+
+	// Tiers, and the cluster over every domain.
+	var prios []int
+	for _, d := range s.doms {
+		if !slices.Contains(prios, d.prio) {
+			prios = append(prios, d.prio)
+		}
+	}
+	slices.Sort(prios)
+	clusterAll, clusterCor := make([]int32, m.out.bins), make([]int32, m.out.bins)
+	var clusterAllOpen, clusterCorOpen int
+	for _, prio := range prios {
+		t := TierMetrics{Priority: prio}
+		tierAll, tierCor := make([]int32, m.out.bins), make([]int32, m.out.bins)
+		var tierAllOpen, tierCorOpen int
+		for di, d := range s.doms {
+			if d.prio != prio {
+				continue
+			}
+			t.Domains = append(t.Domains, d.name)
+			t.PendingPodHours += out.Domains[di].PendingPodHours
+			t.FloorCoreHours += floor[di]
+			addTo(tierAll, all[di])
+			addTo(tierCor, cor[di])
+			tierAllOpen += allOpen[di]
+			tierCorOpen += corOpen[di]
+		}
+		t.ScaleOut = scaleOutOf(tierCor, tierCorOpen, s.dt)
+		t.ScaleOutAll = scaleOutOf(tierAll, tierAllOpen, s.dt)
+		addTo(clusterAll, tierAll)
+		addTo(clusterCor, tierCor)
+		clusterAllOpen += tierAllOpen
+		clusterCorOpen += tierCorOpen
+		out.Tiers = append(out.Tiers, t)
+	}
+	out.ScaleOut = scaleOutOf(clusterCor, clusterCorOpen, s.dt)
+	out.ScaleOutAll = scaleOutOf(clusterAll, clusterAllOpen, s.dt)
 	return out
 }

@@ -29,6 +29,8 @@ type pool struct {
 	scheduled    float64 // cores of ready and starting replicas
 	pendingCores float64 // cores of pending replicas
 	idleFor      int     // consecutive ticks with a removable node
+	started      int     // nodes the provisioner started, over the run
+	removed      int     // idle nodes scaled down, over the run
 }
 
 func newPool(c *domains.Cluster, dt float64) pool {
@@ -61,6 +63,7 @@ func (p *pool) advance(t int) {
 		p.queued -= start
 		p.credit -= float64(start)
 		p.provisioning += start
+		p.started += int(start)
 		p.ring[(t+p.provisionTicks)%len(p.ring)] += start
 	}
 }
@@ -80,6 +83,7 @@ func (p *pool) plan(t int) {
 	}
 	if p.idleFor++; p.idleFor >= p.idleTicks {
 		p.nodes -= removable
+		p.removed += int(removable)
 		p.idleFor = 0
 	}
 }

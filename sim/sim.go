@@ -172,7 +172,7 @@ func New(cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Se
 	for i := range s.tel {
 		s.tel[i] = Telemetry{Apps: make([]AppTelemetry, len(s.apps)), Domains: make([]DomainTelemetry, len(s.doms))}
 	}
-	s.metric.init(len(s.doms))
+	s.metric.init(s)
 	s.pool = newPool(&cfg.Cluster, s.dt)
 	s.initialState()
 	return s, nil
@@ -259,6 +259,9 @@ func (s *Sim) applyTargets() {
 		t := max(s.targets[i], 0)
 		if t != a.lastTarget {
 			s.metric.actions[a.domain]++
+			if t > a.lastTarget {
+				s.metric.rise(i, s.step)
+			}
 			a.lastTarget = t
 		}
 		have := a.ready + a.starting + a.pending
@@ -517,9 +520,7 @@ func (s *Sim) record() {
 		if breach {
 			dt.BreachedApps++
 		}
-		if s.step > 0 {
-			s.metric.app(int(a.domain), a.lambda > 0, breach, float64(a.ready+a.starting)*a.cpu, s.dt)
-		}
+		s.metric.app(i, a, breach, s.step)
 	}
 	for di := range s.doms {
 		dt := &tel.Domains[di]
@@ -541,9 +542,7 @@ func (s *Sim) record() {
 	for i := range s.apps {
 		tel.Cluster.PendingPods += s.apps[i].pending
 	}
-	if s.step > 0 {
-		s.metric.cluster(p, tel.Cluster.PendingPods, s.dt)
-	}
+	s.metric.tick(p, tel.Cluster.PendingPods, s.step)
 }
 
 // topoOrder orders app ids so that every caller comes before its callees.
