@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -21,24 +22,26 @@ const MaxUtilisation = maxRho
 // borrows the simulation's scratch state while it computes a tick and restores
 // it before returning, so it must not be used concurrently with Step.
 type Future struct {
-	s      *Sim
-	r      *rand.Rand
-	next   int       // tick the next call to Next describes
-	lambda []float64 // arrivals at the last tick read, 1/s
-	slow   []float64 // service-time factors at the last tick read
-	saved  []float64 // the simulation's arrival rates while Next borrows them
+	s       *Sim
+	r       *rand.Rand
+	next    int       // tick the next call to Next describes
+	lambda  []float64 // arrivals at the last tick read, 1/s
+	slow    []float64 // service-time factors at the last tick read
+	saved   []float64 // the simulation's arrival rates while Next borrows them
+	lagRing []float64 // as Sim.lagRing, up to the last tick read
 }
 
 // Future returns a replay of the demand from the tick after the current one:
 // its first Next describes the tick the next Step runs.
 func (s *Sim) Future() *Future {
 	f := &Future{
-		s:      s,
-		r:      rand.New(rand.NewPCG(s.sc.Seed, 0x73696d756c61746f)), // the seed and stream of New
-		next:   s.step + 1,
-		lambda: make([]float64, len(s.apps)),
-		slow:   make([]float64, len(s.apps)),
-		saved:  make([]float64, len(s.apps)),
+		s:       s,
+		r:       rand.New(rand.NewPCG(s.sc.Seed, 0x73696d756c61746f)), // the seed and stream of New
+		next:    s.step + 1,
+		lambda:  make([]float64, len(s.apps)),
+		slow:    make([]float64, len(s.apps)),
+		saved:   make([]float64, len(s.apps)),
+		lagRing: slices.Clone(s.lagRing),
 	}
 	// Every Step with noise draws exactly one normal per app, in app order:
 	// skip the draws of the steps already run.
@@ -61,13 +64,13 @@ func (f *Future) Next() (tick int, lambda, slow []float64) {
 	for i := range s.apps {
 		f.saved[i] = s.apps[i].lambda
 	}
-	own := s.r
-	s.r = f.r
+	own, ownRing := s.r, s.lagRing
+	s.r, s.lagRing = f.r, f.lagRing
 	s.events(time.Duration(tick) * s.tick)
 	elapsed := float64(tick) * s.dt / 60 // as Step computes it
 	m := int(elapsed)
-	s.arrivals(m, elapsed-float64(m), true)
-	s.r = own
+	s.arrivals(tick, m, elapsed-float64(m), true)
+	s.r, s.lagRing = own, ownRing
 	for i := range s.apps {
 		a := &s.apps[i]
 		f.lambda[i], f.slow[i] = a.lambda, a.slow

@@ -9,9 +9,11 @@ import (
 )
 
 // slowWorld is the test world with a flash sale and a slow dependency, so
-// that the future carries both kinds of event.
-func slowWorld() (*domains.Config, *domains.Scenario) {
+// that the future carries both kinds of event, and callers whose calls reach
+// their callee callLag late.
+func slowWorld(callLag time.Duration) (*domains.Config, *domains.Scenario) {
 	cfg, sc, _ := world(400, 400, false)
+	cfg.Domains[0].AppSets[0].CallLag = callLag
 	sc.Events = []domains.Event{
 		{Kind: domains.EventFlashSale, Domain: "d", At: 10 * time.Minute, Ramp: time.Minute, Hold: 5 * time.Minute, Multiplier: 2},
 		{Kind: domains.EventSlowDependency, App: "d/b", At: 30 * time.Minute, Ramp: time.Minute, Hold: 5 * time.Minute, ServiceTimeFactor: 3},
@@ -20,26 +22,46 @@ func slowWorld() (*domains.Config, *domains.Scenario) {
 }
 
 func TestFutureIsTheDemandStepSees(t *testing.T) {
-	cfg, sc := slowWorld()
-	_, _, tr := world(400, 400, false)
-	s := mustNew(t, cfg, sc, tr)
-	f := s.Future()
-	for !s.Done() {
-		tick, lambda, slow := f.Next()
-		s.Step()
-		if tick != s.StepsDone() {
-			t.Fatalf("future tick %d, simulation at %d", tick, s.StepsDone())
-		}
-		for i := range s.apps {
-			if lambda[i] != s.apps[i].lambda || slow[i] != s.apps[i].slow {
-				t.Fatalf("tick %d app %d: future (%v, %v), simulation (%v, %v)", tick, i, lambda[i], slow[i], s.apps[i].lambda, s.apps[i].slow)
+	cases := []struct {
+		name    string
+		callLag time.Duration
+		from    int // steps run before the Future is made
+	}{
+		{name: "from the start", from: 0},
+		{name: "from the start, with lagged calls", callLag: 30 * time.Second, from: 0},
+		{name: "made mid-run, with lagged calls", callLag: 30 * time.Second, from: 7},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, sc := slowWorld(tc.callLag)
+			_, _, tr := world(400, 400, false)
+			s := mustNew(t, cfg, sc, tr)
+			for range tc.from {
+				s.Step()
 			}
-		}
+			f := s.Future()
+			for ahead := 0; ahead < 5; ahead++ { // reading ahead changes nothing
+				f.Next()
+			}
+			f = s.Future()
+			for !s.Done() {
+				tick, lambda, slow := f.Next()
+				s.Step()
+				if tick != s.StepsDone() {
+					t.Fatalf("future tick %d, simulation at %d", tick, s.StepsDone())
+				}
+				for i := range s.apps {
+					if lambda[i] != s.apps[i].lambda || slow[i] != s.apps[i].slow {
+						t.Fatalf("tick %d app %d: future (%v, %v), simulation (%v, %v)", tick, i, lambda[i], slow[i], s.apps[i].lambda, s.apps[i].slow)
+					}
+				}
+			}
+		})
 	}
 }
 
 func TestFutureReadingAheadLeavesTheRunUnchanged(t *testing.T) {
-	cfg, sc := slowWorld()
+	cfg, sc := slowWorld(30 * time.Second)
 	_, _, tr := world(400, 400, false)
 	run := func(readAhead bool) (Metrics, AppTelemetry) {
 		s := mustNew(t, cfg, sc, tr)
@@ -66,7 +88,7 @@ func TestFutureReadingAheadLeavesTheRunUnchanged(t *testing.T) {
 }
 
 func TestFutureDoesNotAllocate(t *testing.T) {
-	cfg, sc := slowWorld()
+	cfg, sc := slowWorld(30 * time.Second)
 	_, _, tr := world(400, 400, false)
 	s := mustNew(t, cfg, sc, tr)
 	f := s.Future()

@@ -20,7 +20,10 @@ func (s *Sim) Run(p Policy) Metrics {
 
 // PeakRPS is each app's highest arrival rate over the scenario, without noise:
 // trace demand at every minute times event multipliers, plus the calls of its
-// callers at that minute. It leaves the simulation's state untouched.
+// callers at that minute. Calls count at the minute of the requests that
+// cause them, without call_lag: a lag moves a caller's calls, not their peak,
+// but a callee with several sources may peak lower than this in Step. It
+// leaves the simulation's state untouched.
 func (s *Sim) PeakRPS() []float64 {
 	peak := make([]float64, len(s.apps))
 	saved := make([]float64, len(s.apps))
@@ -30,7 +33,7 @@ func (s *Sim) PeakRPS() []float64 {
 	minutes := int(s.sc.Duration / time.Minute)
 	for m := 0; m <= minutes; m++ {
 		s.events(time.Duration(m) * time.Minute)
-		s.arrivals(m, 0, false)
+		s.arrivals(noHistory, m, 0, false)
 		for i := range s.apps {
 			peak[i] = max(peak[i], s.apps[i].lambda)
 		}

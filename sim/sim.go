@@ -41,6 +41,11 @@ type Sim struct {
 	pool    pool
 	targets []int32
 
+	// lagRing keeps the arrival rates of the apps whose calls lag: an app
+	// with a call lag of L ticks has L+1 slots from lagAt, its rate at tick t
+	// in slot t % (L+1).
+	lagRing []float64
+
 	tel    []Telemetry // ring of lag+1 snapshots
 	lag    int         // ticks of telemetry staleness
 	mix    []mixTerm   // scratch for the domain p99
@@ -57,6 +62,8 @@ type app struct {
 	startupTicks int32
 	timeout      float64 // seconds
 	callRatio    float64
+	callLag      int32 // ticks its calls trail its arrivals
+	lagAt        int32 // its first slot in Sim.lagRing
 	deps         []int32
 	demand       demand
 
@@ -116,6 +123,7 @@ func New(cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Se
 	}
 	s.apps = make([]app, len(expanded))
 	maxStartup := int32(1)
+	lagSlots := 0
 	for i, a := range expanded {
 		x := &s.apps[i]
 		x.domain, x.set = int32(a.Domain), int32(a.Set)
@@ -128,6 +136,13 @@ func New(cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Se
 		x.callRatio = a.CallRatio
 		for _, d := range a.Deps {
 			x.deps = append(x.deps, int32(d))
+		}
+		if len(x.deps) > 0 {
+			x.callLag = int32((a.CallLag + s.tick/2) / s.tick) // nearest whole tick
+		}
+		if x.callLag > 0 {
+			x.lagAt = int32(lagSlots)
+			lagSlots += int(x.callLag) + 1
 		}
 		x.demand = dem[i]
 		d := &s.doms[a.Domain]
@@ -167,6 +182,7 @@ func New(cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Se
 	s.ringLen = int(maxStartup) + 1
 	s.startRing = make([]int32, len(s.apps)*s.ringLen)
 	s.targets = make([]int32, len(s.apps))
+	s.lagRing = make([]float64, lagSlots)
 	s.mix = make([]mixTerm, 0, len(s.apps))
 	s.tel = make([]Telemetry, s.lag+1)
 	for i := range s.tel {
@@ -182,7 +198,7 @@ func New(cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Se
 // target utilisation, all replicas ready, on just enough nodes.
 func (s *Sim) initialState() {
 	s.events(0)
-	s.arrivals(0, 0, false)
+	s.arrivals(0, 0, 0, false)
 	cores := 0.0
 	for i := range s.apps {
 		a := &s.apps[i]
@@ -246,7 +262,7 @@ func (s *Sim) Step() {
 	s.events(time.Duration(s.step) * s.tick)
 	elapsed := float64(s.step) * s.dt / 60
 	m := int(elapsed)
-	s.arrivals(m, elapsed-float64(m), true)
+	s.arrivals(s.step, m, elapsed-float64(m), true)
 	s.measure()
 	s.record()
 }
@@ -362,9 +378,16 @@ func (s *Sim) events(t time.Duration) {
 	}
 }
 
-// arrivals sets every app's arrival rate at minute m + frac: its trace demand
-// times event multipliers and noise, plus calls from its callers.
-func (s *Sim) arrivals(m int, frac float64, noisy bool) {
+// noHistory is the tick PeakRPS passes to arrivals: calls arrive with the
+// requests that cause them, without call lag, and lagRing is left alone.
+const noHistory = -1
+
+// arrivals sets every app's arrival rate at tick t, minute m + frac: its
+// trace demand times event multipliers and noise, plus calls from its
+// callers, each call_lag late. Ticks must come in order from 0 (or from a
+// copy of lagRing, as Future's); before tick 0, an app's rate was its rate at
+// tick 0.
+func (s *Sim) arrivals(t, m int, frac float64, noisy bool) {
 	sigma := s.sc.Noise
 	for i := range s.apps {
 		a := &s.apps[i]
@@ -376,10 +399,28 @@ func (s *Sim) arrivals(m int, frac float64, noisy bool) {
 	}
 	for _, id := range s.order {
 		a := &s.apps[id]
+		calls := a.lambda
+		if a.callLag > 0 && t != noHistory {
+			calls = s.lagged(a, t)
+		}
 		for _, d := range a.deps {
-			s.apps[d].lambda += a.callRatio * a.lambda
+			s.apps[d].lambda += a.callRatio * calls
 		}
 	}
+}
+
+// lagged records app a's arrival rate at tick t, complete with its callers'
+// calls, and returns its rate at tick t - a.callLag.
+func (s *Sim) lagged(a *app, t int) float64 {
+	ring := s.lagRing[a.lagAt : a.lagAt+a.callLag+1]
+	if t == 0 {
+		for k := range ring {
+			ring[k] = a.lambda
+		}
+		return a.lambda
+	}
+	ring[t%len(ring)] = a.lambda
+	return ring[(t+1)%len(ring)] // t - callLag, modulo callLag + 1
 }
 
 // measure runs every app's queue for one tick, callees before callers, then
