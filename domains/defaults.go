@@ -107,8 +107,16 @@ func (s *Scenario) Defaults() {
 		s.Noise = 0.05
 	}
 	for i := range s.Traffic {
-		if s.Traffic[i].FunctionStride == 0 {
-			s.Traffic[i].FunctionStride = 1
+		t := &s.Traffic[i]
+		if t.FunctionStride == 0 {
+			t.FunctionStride = 1
+		}
+		if t.PeakRPSOf == "" {
+			t.PeakRPSOf = PeakOfTrace
+		}
+		setF(&t.AppSkew, 1)
+		if t.FunctionRows == "" {
+			t.FunctionRows = RowsAll
 		}
 	}
 }

@@ -33,14 +33,62 @@ type Traffic struct {
 	Domain string
 	Trace  string // path, resolved against the scenario file's directory
 	Format TraceFormat
-	// PeakRPS is the domain-level request rate the trace's maximum maps to.
+	// PeakRPS is the domain-level request rate the trace's maximum maps to,
+	// in requests per second; > 0. PeakRPSOf says over which minutes.
 	PeakRPS float64
+	// PeakRPSOf says which maximum maps to PeakRPS: the whole trace's (the
+	// default) or the replayed window's, so that a scenario on a quiet day
+	// peaks as high as one on a busy day. For an azure-functions trace the
+	// maximum is the picked functions' summed maxima (picked by their
+	// maxima over the whole trace either way). Default PeakOfTrace.
+	PeakRPSOf PeakOf
+	// AppSkew is the sigma of the log-normal weights that split a timeseries
+	// trace's demand between the domain's apps (each app's share is
+	// exp(AppSkew x z), z standard normal from the scenario seed, normalised):
+	// the larger, the more of the demand a few apps carry. In [0,
+	// MaxAppSkew]; default 1. Defaults replaces 0, so EqualShares says 0
+	// (app_skew = 0 in a scenario file).
+	AppSkew float64
+	// EqualShares gives every app of the domain the same share of a
+	// timeseries trace's demand: AppSkew 0. Default false.
+	EqualShares bool
+	// FunctionRows says which rows of an azure-functions trace are candidates
+	// for the domain's apps, by 0-based row index in file order, before they
+	// are ranked: all (the default), the even rows or the odd rows. Even and
+	// odd give a training and an evaluation set that share no function.
+	// Default RowsAll.
+	FunctionRows Rows
 	// FunctionOffset and FunctionStride pick which functions of an
-	// azure-functions trace feed the domain's apps, from the busiest down:
-	// ranks Offset, Offset+Stride, ... Defaults 0 and 1.
+	// azure-functions trace feed the domain's apps, from the busiest of the
+	// FunctionRows down: ranks Offset, Offset+Stride, ... Defaults 0 and 1.
 	FunctionOffset int
 	FunctionStride int
 }
+
+// MaxAppSkew is the largest Traffic.AppSkew: at 10 one app of a hundred
+// carries nearly all of a domain's demand, and far above it the weights
+// overflow.
+const MaxAppSkew = 10
+
+// PeakOf names the minutes of a trace whose maximum maps to Traffic.PeakRPS.
+type PeakOf string
+
+const (
+	// PeakOfTrace is the maximum over the whole trace file.
+	PeakOfTrace PeakOf = "trace"
+	// PeakOfWindow is the maximum over the minutes the scenario replays: from
+	// its start to its end, both included.
+	PeakOfWindow PeakOf = "window"
+)
+
+// Rows names the rows of an azure-functions trace a domain draws from.
+type Rows string
+
+const (
+	RowsAll  Rows = "all"  // every row
+	RowsEven Rows = "even" // rows 0, 2, 4, ... in file order
+	RowsOdd  Rows = "odd"  // rows 1, 3, 5, ... in file order
+)
 
 // EventKind names what an event does.
 type EventKind string

@@ -36,14 +36,19 @@ func (d *demand) rps(m int, frac float64) float64 {
 // buildDemand maps each traffic block's trace onto its domain's apps.
 //
 // A timeseries trace is a domain-level shape: its maximum maps to PeakRPS and
-// each app takes a fixed share drawn from a log-normal (sigma 1) seeded by the
-// scenario seed. An azure-functions trace gives each app its own function,
-// from the busiest down (ranks Offset, Offset+Stride, ...), scaled so that the
-// functions' summed maxima map to PeakRPS.
+// each app takes a fixed share, weight exp(AppSkew x z) over the domain's
+// sum, with z standard normal drawn from the scenario seed (a log-normal of
+// sigma AppSkew; equal shares at 0). An azure-functions trace gives each app
+// its own function, from the busiest of the FunctionRows down (ranks Offset,
+// Offset+Stride, ...), scaled so that the functions' summed maxima map to
+// PeakRPS. The maximum is over the whole trace, or with PeakRPSOf window over
+// the minutes the scenario replays (replayedMinutes).
 func buildDemand(cfg *domains.Config, apps []domains.App, sc *domains.Scenario, traces map[string][]trace.Series) ([]demand, error) {
 	out := make([]demand, len(apps))
 	r := rand.New(rand.NewPCG(sc.Seed, 0x7261666669632121))
+	last := replayedMinutes(sc.Duration, cfg.Soldier.Tick)
 	for _, tr := range sc.Traffic {
+		window := tr.PeakRPSOf == domains.PeakOfWindow // else the trace's: "trace" or unset
 		di := cfg.Domain(tr.Domain)
 		if di < 0 {
 			return nil, fmt.Errorf("traffic for unknown domain %q", tr.Domain)
@@ -65,26 +70,50 @@ func buildDemand(cfg *domains.Config, apps []domains.App, sc *domains.Scenario, 
 			if peak <= 0 {
 				return nil, fmt.Errorf("traffic %q: trace %q is all zero", tr.Domain, tr.Trace)
 			}
-			shape := toFloat32(s.Values, 1/peak)
 			offset := 0
 			if !sc.Start.IsZero() && !s.Start.IsZero() {
 				offset = int(sc.Start.Sub(s.Start) / time.Minute)
-				if offset < 0 || offset >= len(shape) {
+				if offset < 0 || offset >= len(s.Values) {
 					return nil, fmt.Errorf("traffic %q: scenario start %s is outside trace %q (%s for %d minutes)",
-						tr.Domain, sc.Start.Format(time.RFC3339), tr.Trace, s.Start.Format(time.RFC3339), len(shape))
+						tr.Domain, sc.Start.Format(time.RFC3339), tr.Trace, s.Start.Format(time.RFC3339), len(s.Values))
 				}
+			}
+			if window {
+				if peak = windowMax(s.Values, offset, last); peak <= 0 {
+					return nil, fmt.Errorf("traffic %q: trace %q is all zero in the %d minutes the scenario replays, so peak_rps_of = %q has no peak to map",
+						tr.Domain, tr.Trace, last+1, tr.PeakRPSOf)
+				}
+			}
+			shape := toFloat32(s.Values, 1/peak)
+			// AppSkew 0 is unset (Defaults makes it 1); EqualShares is sigma 0.
+			// Every app draws its z either way, so that the draws of the
+			// domains after this one do not depend on this one's skew.
+			sigma := tr.AppSkew
+			if sigma == 0 {
+				sigma = 1
+			}
+			if tr.EqualShares {
+				sigma = 0
 			}
 			w := make([]float64, len(ids))
 			sum := 0.0
 			for k := range w {
-				w[k] = math.Exp(r.NormFloat64())
+				w[k] = math.Exp(sigma * r.NormFloat64())
 				sum += w[k]
 			}
 			for k, id := range ids {
 				out[id] = demand{series: shape, scale: tr.PeakRPS * w[k] / sum, offset: offset}
 			}
 		case domains.FormatAzureFunctions:
-			rank := trace.Rank(series)
+			cands := series
+			switch tr.FunctionRows {
+			case domains.RowsEven, domains.RowsOdd: // else all: "all" or unset
+				cands = rowsOf(series, tr.FunctionRows)
+				if len(cands) == 0 {
+					return nil, fmt.Errorf("traffic %q: trace %q has no %s rows (it has %d)", tr.Domain, tr.Trace, tr.FunctionRows, len(series))
+				}
+			}
+			rank := trace.Rank(cands)
 			offset := 0
 			if !sc.Start.IsZero() {
 				y, mo, d := sc.Start.UTC().Date()
@@ -93,10 +122,18 @@ func buildDemand(cfg *domains.Config, apps []domains.App, sc *domains.Scenario, 
 			picked := make([]trace.Series, len(ids))
 			sumMax := 0.0
 			for k := range ids {
-				picked[k] = series[rank[(tr.FunctionOffset+k*tr.FunctionStride)%len(rank)]]
-				sumMax += picked[k].Max()
+				picked[k] = cands[rank[(tr.FunctionOffset+k*tr.FunctionStride)%len(rank)]]
+				if window {
+					sumMax += windowMax(picked[k].Values, offset, last)
+				} else {
+					sumMax += picked[k].Max()
+				}
 			}
 			if sumMax <= 0 {
+				if window {
+					return nil, fmt.Errorf("traffic %q: the functions picked from %q are all zero in the %d minutes the scenario replays, so peak_rps_of = %q has no peak to map",
+						tr.Domain, tr.Trace, last+1, tr.PeakRPSOf)
+				}
 				return nil, fmt.Errorf("traffic %q: the functions picked from %q are all zero", tr.Domain, tr.Trace)
 			}
 			for k, id := range ids {
@@ -108,6 +145,43 @@ func buildDemand(cfg *domains.Config, apps []domains.App, sc *domains.Scenario, 
 		}
 	}
 	return out, nil
+}
+
+// replayedMinutes is the last minute, counted from the scenario's start, that
+// a run of duration at tick reads: Step reads minute m and, between minutes,
+// m+1, up to the end of its last tick. The minutes replayed are 0 to it.
+func replayedMinutes(duration, tick time.Duration) int {
+	end := time.Duration(int(duration/tick)) * tick
+	return int((end + time.Minute - 1) / time.Minute)
+}
+
+// windowMax is the largest of v at minutes offset to offset+last, wrapping
+// past the end as demand.rps does.
+func windowMax(v []float64, offset, last int) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	if last+1 >= len(v) {
+		last = len(v) - 1 // every minute
+	}
+	m := 0.0
+	for k := 0; k <= last; k++ {
+		m = max(m, v[(offset+k)%len(v)])
+	}
+	return m
+}
+
+// rowsOf is the series at the even or odd 0-based indices of series, in order.
+func rowsOf(series []trace.Series, rows domains.Rows) []trace.Series {
+	first := 0
+	if rows == domains.RowsOdd {
+		first = 1
+	}
+	out := make([]trace.Series, 0, (len(series)+1-first)/2)
+	for i := first; i < len(series); i += 2 {
+		out = append(out, series[i])
+	}
+	return out
 }
 
 func toFloat32(v []float64, k float64) []float32 {

@@ -547,3 +547,38 @@ func TestRewardBlockSetsWeights(t *testing.T) {
 		}
 	}
 }
+
+// TestParseProvisionerBurstAndCallLag pins the translation of
+// provisioner_burst and call_lag, 0 included: both default to 0.
+func TestParseProvisionerBurstAndCallLag(t *testing.T) {
+	cases := []struct {
+		name    string
+		edit    []string
+		burst   int
+		callLag time.Duration
+	}{
+		{name: "unset, the burst is one tick's refill and calls do not lag"},
+		{name: "provisioner_burst = 0 is the default, not an error",
+			edit: []string{"capacity_cores = 100", "capacity_cores = 100\n  provisioner_burst = 0"}},
+		{name: "provisioner_burst is a number of nodes",
+			edit: []string{"capacity_cores = 100", "capacity_cores = 100\n  provisioner_burst = 40"}, burst: 40},
+		{name: "call_lag delays the calls of a set with depends_on",
+			edit:    []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    depends_on = [\"b/db\"]\n    call_lag = \"20s\""},
+			callLag: 20 * time.Second},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			src := strings.NewReplacer(tc.edit...).Replace(base) + domainB
+			cfg, err := Parse([]byte(src), "cluster.hcl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cfg.Cluster.ProvisionerBurst; got != tc.burst {
+				t.Errorf("provisioner burst %d, want %d", got, tc.burst)
+			}
+			if got := cfg.Domains[0].AppSets[0].CallLag; got != tc.callLag {
+				t.Errorf("call lag %s, want %s", got, tc.callLag)
+			}
+		})
+	}
+}

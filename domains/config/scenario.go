@@ -195,6 +195,10 @@ func (s *scenarioHCL) translate(dir string) *domains.Scenario {
 			Trace:          trace,
 			Format:         domains.TraceFormat(t.Format.V),
 			PeakRPS:        t.PeakRPS.V,
+			PeakRPSOf:      domains.PeakOf(t.PeakRPSOf.V),
+			AppSkew:        t.AppSkew.V,
+			EqualShares:    t.AppSkew.ok() && t.AppSkew.V == 0,
+			FunctionRows:   domains.Rows(t.FunctionRows.V),
 			FunctionOffset: t.FunctionOffset.V,
 			FunctionStride: t.FunctionStride.V,
 		})
@@ -221,6 +225,9 @@ type trafficHCL struct {
 	Trace          stringAttr
 	Format         stringAttr
 	PeakRPS        numberAttr
+	PeakRPSOf      stringAttr
+	AppSkew        numberAttr
+	FunctionRows   stringAttr
 	FunctionOffset intAttr
 	FunctionStride intAttr
 }
@@ -230,6 +237,9 @@ func (t *trafficHCL) fields() []field {
 		{"trace", &t.Trace},
 		{"format", &t.Format},
 		{"peak_rps", &t.PeakRPS},
+		{"peak_rps_of", &t.PeakRPSOf},
+		{"app_skew", &t.AppSkew},
+		{"function_rows", &t.FunctionRows},
 		{"function_offset", &t.FunctionOffset},
 		{"function_stride", &t.FunctionStride},
 	}
@@ -276,6 +286,9 @@ var eventKinds = map[domains.EventKind]struct{ need, other []string }{
 var (
 	eventKindNames = []string{string(domains.EventFlashSale), string(domains.EventBatchWindow), string(domains.EventSlowDependency)}
 	formatNames    = []string{string(domains.FormatTimeseries), string(domains.FormatAzureFunctions)}
+	peakOfNames    = []string{string(domains.PeakOfTrace), string(domains.PeakOfWindow)}
+	rowsNames      = []string{string(domains.RowsAll), string(domains.RowsEven), string(domains.RowsOdd)}
+	appSkews       = interval{lo: 0, hi: domains.MaxAppSkew} // [0, 10]
 )
 
 // validateScenario checks s, the translated scenario with defaults applied,
@@ -319,13 +332,24 @@ func validateScenario(s *domains.Scenario, h *scenarioHCL, cfg *domains.Config, 
 		c.oneOf(&ht.Format, string(t.Format), formatNames)
 		c.required(&ht.PeakRPS.attr, "peak_rps = 20000")
 		c.number(&ht.PeakRPS, t.PeakRPS, positive)
+		c.oneOf(&ht.PeakRPSOf, string(t.PeakRPSOf), peakOfNames)
+		// app_skew = 0 is equal shares, not unset: checked raw, not by c.number.
+		if ht.AppSkew.ok() && !appSkews.contains(ht.AppSkew.V) {
+			ds.add(ht.AppSkew.Range, "Invalid app_skew", "app_skew must be %s (0: equal shares), got %s", appSkews.describe(formatNumber), formatNumber(ht.AppSkew.V))
+		}
+		c.oneOf(&ht.FunctionRows, string(t.FunctionRows), rowsNames)
 		c.integer(&ht.FunctionOffset, t.FunctionOffset, nonNegative)
 		c.integer(&ht.FunctionStride, t.FunctionStride, atLeastOne)
-		if t.Format == domains.FormatTimeseries {
-			for _, a := range []*attr{&ht.FunctionOffset.attr, &ht.FunctionStride.attr} {
+		switch t.Format {
+		case domains.FormatTimeseries:
+			for _, a := range []*attr{&ht.FunctionRows.attr, &ht.FunctionOffset.attr, &ht.FunctionStride.attr} {
 				if a.Set {
 					ds.add(a.Range, "Invalid "+a.Name, "%s applies only to format \"azure-functions\"", a.Name)
 				}
+			}
+		case domains.FormatAzureFunctions:
+			if a := &ht.AppSkew.attr; a.Set {
+				ds.add(a.Range, "Invalid app_skew", "app_skew applies only to format \"timeseries\"; an azure-functions trace gives each app its own function")
 			}
 		}
 	}

@@ -75,6 +75,26 @@ func TestParseScenarioRules(t *testing.T) {
 		{name: "function_offset applies only to azure-functions traces",
 			edit: []string{"peak_rps = 100", "peak_rps = 100\n    function_offset = 2"},
 			line: 7, col: 23, summary: "Invalid function_offset", hint: "azure-functions"},
+		{name: "peak_rps_of is trace or window",
+			edit: []string{"peak_rps = 100", "peak_rps = 100\n    peak_rps_of = \"windw\""},
+			line: 7, col: 19, summary: "Invalid peak_rps_of", hint: `did you mean "window"?`},
+		{name: "app_skew must be >= 0",
+			edit: []string{"peak_rps = 100", "peak_rps = 100\n    app_skew = -1"},
+			line: 7, col: 16, summary: "Invalid app_skew", hint: "app_skew must be in [0, 10] (0: equal shares), got -1"},
+		{name: "app_skew is at most 10",
+			edit: []string{"peak_rps = 100", "peak_rps = 100\n    app_skew = 11"},
+			line: 7, col: 16, summary: "Invalid app_skew", hint: "got 11"},
+		{name: "app_skew applies only to timeseries traces",
+			edit: []string{"traces/timeseries.csv", "traces/functions.csv", `format   = "timeseries"`, `format   = "azure-functions"`,
+				"peak_rps = 100", "peak_rps = 100\n    app_skew = 2"},
+			line: 7, col: 16, summary: "Invalid app_skew", hint: `applies only to format "timeseries"`},
+		{name: "function_rows is all, even or odd",
+			edit: []string{"traces/timeseries.csv", "traces/functions.csv", `format   = "timeseries"`, `format   = "azure-functions"`,
+				"peak_rps = 100", "peak_rps = 100\n    function_rows = \"evens\""},
+			line: 7, col: 21, summary: "Invalid function_rows", hint: `did you mean "even"?`},
+		{name: "function_rows applies only to azure-functions traces",
+			edit: []string{"peak_rps = 100", "peak_rps = 100\n    function_rows = \"even\""},
+			line: 7, col: 21, summary: "Invalid function_rows", hint: `applies only to format "azure-functions"`},
 		{name: "a second scenario block is a duplicate",
 			add:  "}\nscenario \"t\" {\n  duration = \"1h\"\n",
 			line: 9, col: 1, summary: "Duplicate scenario block"},
@@ -194,8 +214,10 @@ func TestParseScenarioTranslatesWithDefaults(t *testing.T) {
 		Seed:     7,
 		Noise:    0.05,
 		Traffic: []domains.Traffic{
-			{Domain: "payment", Trace: filepath.Join("testdata", "traces", "timeseries.csv"), Format: domains.FormatTimeseries, PeakRPS: 20000, FunctionStride: 1},
-			{Domain: "fraud", Trace: filepath.Join("testdata", "traces", "functions.csv"), Format: domains.FormatAzureFunctions, PeakRPS: 8000, FunctionOffset: 1, FunctionStride: 2},
+			{Domain: "payment", Trace: filepath.Join("testdata", "traces", "timeseries.csv"), Format: domains.FormatTimeseries, PeakRPS: 20000,
+				PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, FunctionRows: domains.RowsAll, FunctionStride: 1},
+			{Domain: "fraud", Trace: filepath.Join("testdata", "traces", "functions.csv"), Format: domains.FormatAzureFunctions, PeakRPS: 8000,
+				PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, FunctionRows: domains.RowsAll, FunctionOffset: 1, FunctionStride: 2},
 		},
 		Events: []domains.Event{
 			{Kind: domains.EventFlashSale, Domain: "payment", At: 14 * time.Hour, Multiplier: 2, Ramp: time.Minute, Hold: 20 * time.Minute},
@@ -357,5 +379,48 @@ func TestScenarioExtendsABase(t *testing.T) {
 	missing := write("missing.hcl", "scenario \"m\" {\n  extends = \"nope.hcl\"\n}\n")
 	if _, err = LoadScenarioFile(missing, nil); !errors.As(err, &ds) || ds[0].Line != 2 || !strings.Contains(ds[0].String(), "does not load") {
 		t.Fatalf("a missing base: %v", err)
+	}
+}
+
+// TestParseScenarioTrafficOptions pins how the traffic block's optional
+// attributes translate, defaults included.
+func TestParseScenarioTrafficOptions(t *testing.T) {
+	cfg := loadTestConfig(t)
+	functions := []string{"traces/timeseries.csv", "traces/functions.csv", `format   = "timeseries"`, `format   = "azure-functions"`}
+	cases := []struct {
+		name string
+		edit []string
+		add  string // attributes after peak_rps
+		want domains.Traffic
+	}{
+		{name: "unset attributes keep today's behaviour",
+			want: domains.Traffic{PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, FunctionRows: domains.RowsAll, FunctionStride: 1}},
+		{name: "app_skew = 0 is equal shares, not unset",
+			add:  "app_skew = 0",
+			want: domains.Traffic{PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, EqualShares: true, FunctionRows: domains.RowsAll, FunctionStride: 1}},
+		{name: "app_skew sets the sigma of the weights",
+			add:  "app_skew = 2.5",
+			want: domains.Traffic{PeakRPSOf: domains.PeakOfTrace, AppSkew: 2.5, FunctionRows: domains.RowsAll, FunctionStride: 1}},
+		{name: "peak_rps_of window maps the window's maximum",
+			add:  `peak_rps_of = "window"`,
+			want: domains.Traffic{PeakRPSOf: domains.PeakOfWindow, AppSkew: 1, FunctionRows: domains.RowsAll, FunctionStride: 1}},
+		{name: "function_rows picks the even or odd rows of an azure-functions trace",
+			edit: functions, add: `function_rows = "odd"`,
+			want: domains.Traffic{PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, FunctionRows: domains.RowsOdd, FunctionStride: 1}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			src := strings.NewReplacer(tc.edit...).Replace(scenarioBase)
+			src = strings.Replace(src, "peak_rps = 100", "peak_rps = 100\n    "+tc.add, 1)
+			s, err := ParseScenario([]byte(src), "testdata/s.hcl", cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := s.Traffic[0]
+			got.Domain, got.Trace, got.Format, got.PeakRPS = "", "", "", 0
+			if got != tc.want {
+				t.Errorf("got %+v\nwant %+v", got, tc.want)
+			}
+		})
 	}
 }
