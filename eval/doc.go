@@ -45,11 +45,40 @@
 //     which the baselines do not make. reward_terms holds the mean of each
 //     term. The Commander's reward is used, not the Soldiers', because it
 //     needs no directive: every policy can be scored the same way.
+//   - peak_nodes: most ready and provisioning nodes at once; pending_pod_hours:
+//     replica-hours spent pending (waiting for node capacity), per tier too.
+//   - node_churn: node_provisions (nodes the provisioner started) plus
+//     node_removals (idle nodes scaled down) over the run; node requests
+//     still queued are not churn. node_churn_per_hour is node_churn over
+//     simulated hours.
+//   - scale_out, scale_out_all: scale-out episodes (sim.ScaleOut). An app is
+//     short at a tick when its arrival rate exceeds ready replicas x
+//     concurrency / service_time (full utilisation, no event service-time
+//     factor); an episode runs from its first short tick after a covered one
+//     to the next covered tick, its duration the short ticks x the tick;
+//     episodes open at the end count their duration so far (open). An
+//     episode is correlated when at least max(2, ceil(5% of the apps))
+//     distinct apps, its own included, start one within 30 s of its start.
+//     scale_out holds the correlated episodes, scale_out_all every one:
+//     episodes and nearest-rank p50_seconds and p95_seconds, cluster-wide
+//     and per tier (over the tier's episodes).
+//   - max_scale_ups_30s: the most distinct apps whose replica target rose at
+//     ticks within one 30 s window [t - 30 s, t].
+//   - avg_cpu_utilisation: busy core-hours over provisioned node core-hours
+//     (cost_core_hours); an app's busy cores are its ready replicas' cores x
+//     min(arrivals / capacity, 1).
+//   - peak_pods: most ready, starting and pending replicas at once.
+//   - floor_core_hours: sum over apps of min_replicas x cpu_per_replica x
+//     simulated hours, per tier too: what the floors alone would hold.
 //   - sim_seconds: simulated time; wall_seconds: time the run took, the only
 //     figure that varies between identical runs.
 //
 // Aggregates are the mean, min and max over seeds of each figure, per
-// scenario x policy (and tier).
+// scenario x policy (and tier); scale-out percentiles are over the seeds
+// that had an episode (scale_out.seeds of them). gap_captured is, per
+// scenario x policy, (hpa - policy) / (hpa - oracle) on the mean
+// cost_core_hours: 1 for the oracle, 0 for hpa, null unless both ran and
+// the oracle is at least 1% cheaper than hpa.
 //
 // # Determinism
 //

@@ -80,18 +80,22 @@ func TestEvalSmall(t *testing.T) {
 		}
 		for _, k := range []string{"scenario", "policy", "seed_index", "seed", "cost_core_hours", "cost", "slo_compliance",
 			"breach_app_minutes", "scaling_actions", "cascade_events", "overprovision_pct", "reward_mean", "reward_terms",
-			"peak_nodes", "pending_pod_hours", "tiers", "sim_seconds", "wall_seconds"} {
+			"peak_nodes", "pending_pod_hours", "tiers", "sim_seconds", "wall_seconds", "node_provisions", "node_removals",
+			"node_churn", "node_churn_per_hour", "scale_out", "scale_out_all", "max_scale_ups_30s", "avg_cpu_utilisation",
+			"peak_pods", "floor_core_hours"} {
 			if _, ok := raw.Runs[0][k]; !ok {
 				t.Errorf("runs[0] has no %q", k)
 			}
 		}
 		tier := raw.Runs[0]["tiers"].([]any)[0].(map[string]any)
-		for _, k := range []string{"tier", "domains", "core_hours", "slo_compliance", "breach_app_minutes", "scaling_actions", "cascade_events", "overprovision_pct"} {
+		for _, k := range []string{"tier", "domains", "core_hours", "slo_compliance", "breach_app_minutes", "scaling_actions", "cascade_events", "overprovision_pct",
+			"pending_pod_hours", "floor_core_hours", "scale_out", "scale_out_all"} {
 			if _, ok := tier[k]; !ok {
 				t.Errorf("runs[0].tiers[0] has no %q", k)
 			}
 		}
-		for _, k := range []string{"cost_core_hours", "slo_compliance", "breach_app_minutes", "scaling_actions", "cascade_events", "overprovision_pct", "reward_mean", "wall_seconds", "sim_seconds", "tiers"} {
+		for _, k := range []string{"cost_core_hours", "slo_compliance", "breach_app_minutes", "scaling_actions", "cascade_events", "overprovision_pct", "reward_mean", "wall_seconds", "sim_seconds", "tiers",
+			"node_churn", "node_churn_per_hour", "scale_out", "scale_out_all", "max_scale_ups_30s", "avg_cpu_utilisation", "peak_pods", "floor_core_hours", "gap_captured"} {
 			if _, ok := raw.Aggregates[0][k]; !ok {
 				t.Errorf("aggregates[0] has no %q", k)
 			}
@@ -174,6 +178,66 @@ func TestEvalSmall(t *testing.T) {
 		}
 	})
 
+	t.Run("the pending series adds up to pending pod-hours, per tier too", func(t *testing.T) {
+		for _, p := range o.Policies {
+			x := r.Run("small-sample", p, 0)
+			perDomain := map[string]float64{}
+			for _, d := range x.Series().Domains {
+				for _, v := range d.Pending {
+					perDomain[d.Name] += v / 60
+				}
+			}
+			cluster := 0.0
+			for _, v := range x.Series().Cluster.PendingPods {
+				cluster += v / 60
+			}
+			if math.Abs(cluster-x.PendingPodHours) > 1e-9*max(1, cluster) {
+				t.Errorf("%s: the cluster series sums to %v pending pod-hours, metrics say %v", p, cluster, x.PendingPodHours)
+			}
+			tiers := 0.0
+			for _, tier := range x.Tiers {
+				want := 0.0
+				for _, d := range tier.Domains {
+					want += perDomain[d]
+				}
+				if math.Abs(tier.PendingPodHours-want) > 1e-9*max(1, want) {
+					t.Errorf("%s P%d: pending_pod_hours %v, its domains' series sum to %v", p, tier.Tier, tier.PendingPodHours, want)
+				}
+				tiers += tier.PendingPodHours
+			}
+			if math.Abs(tiers-x.PendingPodHours) > 1e-9*max(1, tiers) {
+				t.Errorf("%s: tiers add up to %v pending pod-hours, the run has %v", p, tiers, x.PendingPodHours)
+			}
+		}
+	})
+
+	t.Run("the node series adds up to cost core-hours", func(t *testing.T) {
+		for _, p := range o.Policies {
+			x := r.Run("small-sample", p, 0)
+			c := x.Series().Cluster
+			sum := 0.0
+			for k := range c.Nodes {
+				sum += (c.Nodes[k] + c.Provisioning[k]) * o.Config.Cluster.NodeCores / 60
+			}
+			if math.Abs(sum-x.CostCoreHours) > 1e-9*max(1, sum) {
+				t.Errorf("%s: the node series sums to %v core-hours, cost_core_hours is %v", p, sum, x.CostCoreHours)
+			}
+		}
+	})
+
+	t.Run("tiers partition the scale-out episodes", func(t *testing.T) {
+		for _, x := range r.Runs {
+			all, cor := 0, 0
+			for _, tier := range x.Tiers {
+				all += tier.ScaleOutAll.Episodes
+				cor += tier.ScaleOut.Episodes
+			}
+			if all != x.ScaleOutAll.Episodes || cor != x.ScaleOut.Episodes || cor > all {
+				t.Errorf("%s/%d: tiers have %d episodes (%d correlated), the run %d (%d)", x.Policy, x.Seed, all, cor, x.ScaleOutAll.Episodes, x.ScaleOut.Episodes)
+			}
+		}
+	})
+
 	t.Run("report.md has the tables", func(t *testing.T) {
 		b, err := os.ReadFile(filepath.Join(dir, "report.md"))
 		if err != nil {
@@ -181,7 +245,9 @@ func TestEvalSmall(t *testing.T) {
 		}
 		md := string(b)
 		for _, want := range []string{"## small-sample", "| policy | cost_core_hours | cost ratio |", "breach ratio", "actions ratio",
-			"Per priority tier", "| policy | tier | domains | slo_compliance | breach_app_minutes | overprovision_pct |", "wall_seconds"} {
+			"Per priority tier", "| policy | tier | domains | slo_compliance | breach_app_minutes | overprovision_pct |", "wall_seconds",
+			"gap captured", "| policy | node_churn | node_churn_per_hour | peak_nodes | peak_pods | avg_cpu_utilisation | floor_core_hours |",
+			"small-sample-nodes.png", "small-sample-pending.png"} {
 			if !strings.Contains(md, want) {
 				t.Errorf("report.md lacks %q", want)
 			}
@@ -215,7 +281,7 @@ func TestEvalSmall(t *testing.T) {
 			}
 		}
 		want := []string{"cost-vs-slo.png", "small-sample-breaches.png", "small-sample-data.png", "small-sample-fraud.png",
-			"small-sample-merchant.png", "small-sample-payment.png", "small-sample-platform.png"}
+			"small-sample-merchant.png", "small-sample-nodes.png", "small-sample-payment.png", "small-sample-pending.png", "small-sample-platform.png"}
 		slices.Sort(pngs)
 		if !slices.Equal(pngs, want) {
 			t.Fatalf("plots %v, want %v", pngs, want)

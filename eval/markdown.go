@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -29,8 +30,14 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	p("Ratios are a policy's mean over %s's: cost ratio (cost_core_hours), breach ratio (breach_app_minutes), ", refHPA)
 	p("actions ratio (scaling_actions); \"n/a\" when %s did not run or its figure is 0. ", refHPA)
 	p("Oracle gap is cost_core_hours over the %s's. ", refOracle)
+	p("Gap captured is the share of the %s-to-%s cost gap a policy captures, (%s - policy) / (%s - %s) on cost_core_hours: ",
+		refHPA, refOracle, refHPA, refHPA, refOracle)
+	p("1 for the %s, 0 for %s; \"n/a\" when the %s is less than %.0f%% cheaper than %s. ", refOracle, refHPA, refOracle, 100*minGap, refHPA)
 	p("reward_mean is the mean per-tick Commander reward (default weights). ")
-	p("Every metric is defined in README.md, section \"Evaluation metrics\".\n\n")
+	p("Scale-out times are the p50 and p95 durations of correlated scale-out episodes (from the tick an app's demand first ")
+	p("exceeds its ready capacity to the tick it covers it again, started within 30 s of those of at least 5%% of the apps), ")
+	p("means over the seeds that had one. ")
+	p("Every metric is defined in docs/evaluation.md, section \"Metrics\".\n\n")
 
 	for _, sc := range r.Scenarios {
 		hpa := r.Aggregate(sc.Name, refHPA)
@@ -38,13 +45,20 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		p("## %s\n\n", sc.Name)
 		p("Seed %d (+0..%d), %s simulated per run.\n\n", sc.Seed, r.Seeds-1, time.Duration(sc.SimSeconds*float64(time.Second)))
 
+		gap := hpa != nil && oracle != nil
 		p("| policy | cost_core_hours | cost ratio |")
 		if oracle != nil {
 			p(" oracle gap |")
 		}
+		if gap {
+			p(" gap captured |")
+		}
 		p(" slo_compliance | breach_app_minutes | breach ratio | scaling_actions | actions ratio | cascade_events | overprovision_pct | reward_mean | wall_seconds |\n")
 		p("|---|---:|---:|")
 		if oracle != nil {
+			p("---:|")
+		}
+		if gap {
 			p("---:|")
 		}
 		p("---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
@@ -57,29 +71,61 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			if oracle != nil {
 				p(" %s |", ratio(a, oracle, costOf))
 			}
+			if gap {
+				p(" %s |", fmtShare(a.GapCaptured))
+			}
 			p(" %.4f | %.1f | %s | %.0f | %s | %.0f | %.1f | %.3f | %.1f |\n",
 				a.SLOCompliance.Mean, a.BreachAppMinutes.Mean, ratio(a, hpa, breachOf),
 				a.ScalingActions.Mean, ratio(a, hpa, actionsOf), a.CascadeEvents.Mean,
 				a.OverprovisionPct.Mean, a.RewardMean.Mean, a.WallSeconds.Mean)
 		}
 
+		if gap && hpa.GapCaptured == nil {
+			p("\nThe %s is less than %.0f%% cheaper than %s here: gap captured is n/a.\n", refOracle, 100*minGap, refHPA)
+		}
+
+		p("\nNodes, pods and scale-out (means over seeds; floor share is floor_core_hours / cost_core_hours; ")
+		p("episodes are correlated of all, scale-out times of the correlated ones):\n\n")
+		p("| policy | node_churn | node_churn_per_hour | peak_nodes | peak_pods | avg_cpu_utilisation | floor_core_hours | floor share |")
+		p(" pending_pod_hours | max_scale_ups_30s | scale-out episodes | scale_out p50 | scale_out p95 |\n")
+		p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		for _, pol := range r.Policies {
+			a := r.Aggregate(sc.Name, pol)
+			if a == nil {
+				continue
+			}
+			floorShare := "n/a"
+			if a.CostCoreHours.Mean > 0 {
+				floorShare = strconv.FormatFloat(a.FloorCoreHours.Mean/a.CostCoreHours.Mean, 'f', 2, 64)
+			}
+			p("| %s | %.1f | %.2f | %.1f | %.0f | %.3f | %.1f | %s | %.2f | %.0f | %s | %s | %s |\n", pol,
+				a.NodeChurn.Mean, a.NodeChurnPerHour.Mean, a.PeakNodes.Mean, a.PeakPods.Mean, a.AvgCPUUtilisation.Mean,
+				a.FloorCoreHours.Mean, floorShare, a.PendingPodHours.Mean, a.MaxScaleUps30s.Mean,
+				fmtEpisodes(a.ScaleOut, a.ScaleOutAll), fmtSeconds(a.ScaleOut, a.ScaleOut.P50Seconds.Mean), fmtSeconds(a.ScaleOut, a.ScaleOut.P95Seconds.Mean))
+		}
+
 		p("\nPer priority tier (means over seeds):\n\n")
-		p("| policy | tier | domains | slo_compliance | breach_app_minutes | overprovision_pct | cascade_events | core_hours |\n")
-		p("|---|---|---|---:|---:|---:|---:|---:|\n")
+		p("| policy | tier | domains | slo_compliance | breach_app_minutes | overprovision_pct | cascade_events | core_hours |")
+		p(" pending_pod_hours | scale-out episodes | scale_out p50 | scale_out p95 |\n")
+		p("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, pol := range r.Policies {
 			a := r.Aggregate(sc.Name, pol)
 			if a == nil {
 				continue
 			}
 			for _, t := range a.Tiers {
-				p("| %s | P%d | %s | %.4f | %.1f | %.1f | %.0f | %.1f |\n", pol, t.Tier, strings.Join(t.Domains, ", "),
-					t.SLOCompliance.Mean, t.BreachAppMinutes.Mean, t.OverprovisionPct.Mean, t.CascadeEvents.Mean, t.CoreHours.Mean)
+				p("| %s | P%d | %s | %.4f | %.1f | %.1f | %.0f | %.1f | %.2f | %s | %s | %s |\n", pol, t.Tier, strings.Join(t.Domains, ", "),
+					t.SLOCompliance.Mean, t.BreachAppMinutes.Mean, t.OverprovisionPct.Mean, t.CascadeEvents.Mean, t.CoreHours.Mean,
+					t.PendingPodHours.Mean, fmtEpisodes(t.ScaleOut, t.ScaleOutAll),
+					fmtSeconds(t.ScaleOut, t.ScaleOut.P50Seconds.Mean), fmtSeconds(t.ScaleOut, t.ScaleOut.P95Seconds.Mean))
 			}
 		}
 
 		if doms := r.domainNames(sc.Name); len(doms) > 0 {
 			p("\nPlots (seed %d):\n\n", sc.Seed)
 			p("- breaching apps per minute: [%s](%s)\n", breachPlotName(sc.Name), breachPlotName(sc.Name))
+			p("- nodes ready, provisioning and queued: [%s](%s)\n", nodesPlotName(sc.Name), nodesPlotName(sc.Name))
+			p("- pending pods per priority tier: [%s](%s)\n", pendingPlotName(sc.Name), pendingPlotName(sc.Name))
 			for _, d := range doms {
 				p("- %s demand and replicas: [%s](%s)\n", d, domainPlotName(sc.Name, d), domainPlotName(sc.Name, d))
 			}
@@ -101,6 +147,36 @@ func ratio(a, ref *Aggregate, f func(*Aggregate) float64) string {
 		return "n/a"
 	}
 	return strconv.FormatFloat(f(a)/f(ref), 'f', 2, 64)
+}
+
+// fmtShare formats a share with two decimals, "n/a" for nil.
+func fmtShare(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return strconv.FormatFloat(*v, 'f', 2, 64)
+}
+
+// fmtEpisodes is "correlated of all" episodes, means over seeds.
+func fmtEpisodes(cor, all ScaleOutStat) string {
+	return fmtCount(cor.Episodes.Mean) + " of " + fmtCount(all.Episodes.Mean)
+}
+
+// fmtCount formats a mean count: whole numbers as such, others to one decimal.
+func fmtCount(v float64) string {
+	if v == math.Trunc(v) {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
+// fmtSeconds formats a scale-out time as a duration, "n/a" when no seed had
+// an episode.
+func fmtSeconds(s ScaleOutStat, seconds float64) string {
+	if s.Seeds == 0 {
+		return "n/a"
+	}
+	return time.Duration(seconds * float64(time.Second)).Round(time.Second).String()
 }
 
 func fmtWall(seconds float64) string {

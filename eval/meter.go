@@ -170,6 +170,11 @@ func (m *meter) sample(cur *sim.Telemetry) {
 	k := int(time.Duration(m.sampleTicks) * m.tick / time.Minute)
 	m.sampleTicks++
 	m.perMinute[k]++
+	c, cs := &cur.Cluster, &m.series.Cluster
+	cs.Nodes[k] += float64(c.Nodes)
+	cs.Provisioning[k] += float64(c.ProvisioningNodes)
+	cs.Queued[k] += float64(c.QueuedNodes)
+	cs.PendingPods[k] += float64(c.PendingPods)
 	for di := range m.series.Domains {
 		d := &cur.Domains[di]
 		ds := &m.series.Domains[di]
@@ -177,6 +182,7 @@ func (m *meter) sample(cur *sim.Telemetry) {
 		ds.Replicas[k] += float64(d.Ready + d.Starting + d.Pending)
 		ds.Ready[k] += float64(d.Ready)
 		ds.BreachedApps[k] += float64(d.BreachedApps)
+		ds.Pending[k] += float64(d.Pending)
 	}
 }
 
@@ -199,6 +205,17 @@ func (m *meter) result(s *sim.Sim) RunResult {
 		OverprovisionPct: m.overMean(len(m.tiers)),
 		PeakNodes:        int(sm.PeakNodes),
 		PendingPodHours:  sm.PendingPodHours,
+
+		NodeProvisions:    sm.NodeProvisions,
+		NodeRemovals:      sm.NodeRemovals,
+		NodeChurn:         sm.NodeChurn,
+		NodeChurnPerHour:  sm.NodeChurnPerHour,
+		ScaleOut:          sm.ScaleOut,
+		ScaleOutAll:       sm.ScaleOutAll,
+		MaxScaleUps30s:    sm.MaxScaleUps30s,
+		AvgCPUUtilisation: sm.AvgCPUUtilisation,
+		PeakPods:          int(sm.PeakPods),
+		FloorCoreHours:    sm.FloorCoreHours,
 	}
 	if m.ticks > 0 {
 		n := float64(m.ticks)
@@ -216,6 +233,8 @@ func (m *meter) result(s *sim.Sim) RunResult {
 			tr.BreachAppMinutes += dm.BreachAppMinutes
 			tr.ScalingActions += dm.ScalingActions
 			tr.CascadeEvents += m.cascades[di]
+			tr.PendingPodHours += dm.PendingPodHours
+			tr.FloorCoreHours += dm.FloorCoreHours
 			w, b := s.DomainTicks(di)
 			with += w
 			breached += b
@@ -223,12 +242,21 @@ func (m *meter) result(s *sim.Sim) RunResult {
 		if with > 0 {
 			tr.SLOCompliance = 1 - breached/with
 		}
+		for _, st := range sm.Tiers { // percentiles over the tier's episodes
+			if st.Priority == t.priority {
+				tr.ScaleOut, tr.ScaleOutAll = st.ScaleOut, st.ScaleOutAll
+			}
+		}
 		r.Tiers = append(r.Tiers, tr)
 	}
 	if m.series != nil {
+		cs := &m.series.Cluster
 		for k, n := range m.perMinute {
 			if n == 0 {
 				continue
+			}
+			for _, v := range [][]float64{cs.Nodes, cs.Provisioning, cs.Queued, cs.PendingPods} {
+				v[k] /= float64(n)
 			}
 			for di := range m.series.Domains {
 				ds := &m.series.Domains[di]
@@ -236,6 +264,7 @@ func (m *meter) result(s *sim.Sim) RunResult {
 				ds.Replicas[k] /= float64(n)
 				ds.Ready[k] /= float64(n)
 				ds.BreachedApps[k] /= float64(n)
+				ds.Pending[k] /= float64(n)
 			}
 		}
 		r.series = m.series

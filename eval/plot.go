@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -35,6 +36,12 @@ func domainPlotName(scenario, domain string) string {
 // breachPlotName is the file of a scenario's breach timeline.
 func breachPlotName(scenario string) string { return fileSafe(scenario) + "-breaches.png" }
 
+// nodesPlotName is the file of a scenario's nodes over time.
+func nodesPlotName(scenario string) string { return fileSafe(scenario) + "-nodes.png" }
+
+// pendingPlotName is the file of a scenario's pending pods per tier over time.
+func pendingPlotName(scenario string) string { return fileSafe(scenario) + "-pending.png" }
+
 // fileSafe keeps letters, digits, '-', '_' and '.', and replaces the rest by '_'.
 func fileSafe(name string) string {
 	return strings.Map(func(r rune) rune {
@@ -48,8 +55,9 @@ func fileSafe(name string) string {
 
 // WritePlots writes the PNG plots into dir and returns their paths: per
 // scenario and domain, demand and replicas per policy over time (seed index
-// 0); per scenario, breaching apps per minute per policy; and cost against SLO
-// compliance, one point per scenario x seed.
+// 0); per scenario, breaching apps per minute, ready, provisioning and queued
+// nodes, and pending pods per priority tier, each per policy; and cost
+// against SLO compliance, one point per scenario x seed.
 func (r *Report) WritePlots(dir string) ([]string, error) {
 	var paths []string
 	save := func(name string, w, h vg.Length, draw func(draw.Canvas) error) error {
@@ -82,6 +90,19 @@ func (r *Report) WritePlots(dir string) ([]string, error) {
 		}
 		err := save(breachPlotName(sc.Name), 10*vg.Inch, 5*vg.Inch, func(c draw.Canvas) error {
 			return r.drawBreaches(c, sc.Name, sampled)
+		})
+		if err != nil {
+			return paths, err
+		}
+		err = save(nodesPlotName(sc.Name), 10*vg.Inch, 9*vg.Inch, func(c draw.Canvas) error {
+			return r.drawNodes(c, sc.Name, sampled)
+		})
+		if err != nil {
+			return paths, err
+		}
+		rows := max(1, len(r.Tiers))
+		err = save(pendingPlotName(sc.Name), 10*vg.Inch, vg.Length(max(5, 2.4*float64(rows)+0.6))*vg.Inch, func(c draw.Canvas) error {
+			return r.drawPending(c, sc.Name, sampled)
 		})
 		if err != nil {
 			return paths, err
@@ -259,6 +280,94 @@ func (r *Report) drawBreaches(c draw.Canvas, scenario string, runs []*RunResult)
 	}
 	timeAxis(p, float64(runs[0].series.Minutes)/60, len(runs))
 	p.Draw(padded(c))
+	return nil
+}
+
+// drawStack draws plots one above the other on c, sharing the time axis.
+func drawStack(c draw.Canvas, plots []*plot.Plot) {
+	rows := make([][]*plot.Plot, len(plots))
+	for i, p := range plots {
+		rows[i] = []*plot.Plot{p}
+	}
+	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6),
+		PadRight: vg.Points(12), PadY: vg.Points(12)}
+	canvases := plot.Align(rows, tiles, c)
+	for i, p := range plots {
+		p.Draw(canvases[i][0])
+	}
+}
+
+// drawNodes draws the pool's ready nodes, provisioning nodes and queued node
+// requests per minute, one panel each, one line per policy.
+func (r *Report) drawNodes(c draw.Canvas, scenario string, runs []*RunResult) error {
+	panels := []struct {
+		title string
+		of    func(*ClusterSeries) []float64
+	}{
+		{"ready nodes", func(s *ClusterSeries) []float64 { return s.Nodes }},
+		{"provisioning nodes (started, not yet ready)", func(s *ClusterSeries) []float64 { return s.Provisioning }},
+		{"queued node requests (waiting for the provisioner)", func(s *ClusterSeries) []float64 { return s.Queued }},
+	}
+	span := float64(runs[0].series.Minutes) / 60
+	var plots []*plot.Plot
+	for k, panel := range panels {
+		title := fmt.Sprintf("%s: %s", scenario, panel.title)
+		if k == 0 {
+			title += fmt.Sprintf(" (seed %d, per-minute mean)", runs[0].Seed)
+		}
+		xLabel := ""
+		if k == len(panels)-1 {
+			xLabel = "hours from scenario start"
+		}
+		p := newPlot(title, xLabel, "nodes")
+		for _, x := range runs {
+			if err := addLine(p, x.Policy, hours(panel.of(&x.series.Cluster)), r.policyColor(x.Policy)); err != nil {
+				return err
+			}
+		}
+		timeAxis(p, span, len(runs))
+		plots = append(plots, p)
+	}
+	drawStack(c, plots)
+	return nil
+}
+
+// drawPending draws the pending pods of each priority tier per minute, one
+// panel per tier, one line per policy.
+func (r *Report) drawPending(c draw.Canvas, scenario string, runs []*RunResult) error {
+	span := float64(runs[0].series.Minutes) / 60
+	var plots []*plot.Plot
+	for k, t := range r.Tiers {
+		title := fmt.Sprintf("%s: P%d (%s) pending pods", scenario, t.Tier, strings.Join(t.Domains, ", "))
+		if k == 0 {
+			title += fmt.Sprintf(" (seed %d, per-minute mean)", runs[0].Seed)
+		}
+		xLabel := ""
+		if k == len(r.Tiers)-1 {
+			xLabel = "hours from scenario start"
+		}
+		p := newPlot(title, xLabel, "pending pods")
+		for _, x := range runs {
+			total := make([]float64, x.series.Minutes)
+			for _, d := range x.series.Domains {
+				if !slices.Contains(t.Domains, d.Name) {
+					continue
+				}
+				for m, v := range d.Pending {
+					total[m] += v
+				}
+			}
+			if err := addLine(p, x.Policy, hours(total), r.policyColor(x.Policy)); err != nil {
+				return err
+			}
+		}
+		timeAxis(p, span, len(runs))
+		plots = append(plots, p)
+	}
+	if len(plots) == 0 {
+		return fmt.Errorf("no priority tier to plot")
+	}
+	drawStack(c, plots)
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/sim"
 )
 
 // ReportVersion is the layout version of report.json. Field names are stable;
@@ -76,6 +77,17 @@ type Outcome struct {
 	Reward           RewardTerms `json:"reward_terms"`       // mean of each Commander reward term per tick
 	PeakNodes        int         `json:"peak_nodes"`         // most ready and provisioning nodes at once
 	PendingPodHours  float64     `json:"pending_pod_hours"`  // replica-hours waiting for a node
+
+	NodeProvisions    int          `json:"node_provisions"`     // nodes the provisioner started
+	NodeRemovals      int          `json:"node_removals"`       // idle nodes scaled down
+	NodeChurn         int          `json:"node_churn"`          // node_provisions + node_removals
+	NodeChurnPerHour  float64      `json:"node_churn_per_hour"` // node_churn / simulated hours
+	ScaleOut          sim.ScaleOut `json:"scale_out"`           // correlated scale-out episodes (sim.ScaleOut)
+	ScaleOutAll       sim.ScaleOut `json:"scale_out_all"`       // every scale-out episode
+	MaxScaleUps30s    int          `json:"max_scale_ups_30s"`   // most apps whose target rose within 30 s
+	AvgCPUUtilisation float64      `json:"avg_cpu_utilisation"` // busy core-hours / cost_core_hours, [0, 1]
+	PeakPods          int          `json:"peak_pods"`           // most ready, starting and pending replicas at once
+	FloorCoreHours    float64      `json:"floor_core_hours"`    // min_replicas x cpu_per_replica x hours, summed over apps
 }
 
 // RewardTerms are the means over ticks of the Commander reward's total and of
@@ -97,6 +109,11 @@ type TierOutcome struct {
 	ScalingActions   int      `json:"scaling_actions"`
 	CascadeEvents    int      `json:"cascade_events"`
 	OverprovisionPct float64  `json:"overprovision_pct"`
+
+	PendingPodHours float64      `json:"pending_pod_hours"`
+	FloorCoreHours  float64      `json:"floor_core_hours"`
+	ScaleOut        sim.ScaleOut `json:"scale_out"`
+	ScaleOutAll     sim.ScaleOut `json:"scale_out_all"`
 }
 
 // Stat is the mean, min and max of a figure over seeds.
@@ -106,25 +123,56 @@ type Stat struct {
 	Max  float64 `json:"max"`
 }
 
+// ScaleOutStat summarises scale-out episodes over seeds: Episodes over
+// every seed, the percentiles over the Seeds seeds that had an episode (a
+// seed without one has no scale-out time; all 0 when none had).
+type ScaleOutStat struct {
+	Seeds      int  `json:"seeds"`
+	Episodes   Stat `json:"episodes"`
+	P50Seconds Stat `json:"p50_seconds"`
+	P95Seconds Stat `json:"p95_seconds"`
+}
+
 // Aggregate summarises the seeds of one scenario x policy.
 type Aggregate struct {
-	Scenario         string          `json:"scenario"`
-	Policy           string          `json:"policy"`
-	Seeds            int             `json:"seeds"`
-	CostCoreHours    Stat            `json:"cost_core_hours"`
-	Cost             Stat            `json:"cost"`
-	SLOCompliance    Stat            `json:"slo_compliance"`
-	BreachAppMinutes Stat            `json:"breach_app_minutes"`
-	ScalingActions   Stat            `json:"scaling_actions"`
-	CascadeEvents    Stat            `json:"cascade_events"`
-	OverprovisionPct Stat            `json:"overprovision_pct"`
-	RewardMean       Stat            `json:"reward_mean"`
-	PeakNodes        Stat            `json:"peak_nodes"`
-	PendingPodHours  Stat            `json:"pending_pod_hours"`
-	SimSeconds       Stat            `json:"sim_seconds"`
-	WallSeconds      Stat            `json:"wall_seconds"`
-	Tiers            []TierAggregate `json:"tiers"`
+	Scenario         string `json:"scenario"`
+	Policy           string `json:"policy"`
+	Seeds            int    `json:"seeds"`
+	CostCoreHours    Stat   `json:"cost_core_hours"`
+	Cost             Stat   `json:"cost"`
+	SLOCompliance    Stat   `json:"slo_compliance"`
+	BreachAppMinutes Stat   `json:"breach_app_minutes"`
+	ScalingActions   Stat   `json:"scaling_actions"`
+	CascadeEvents    Stat   `json:"cascade_events"`
+	OverprovisionPct Stat   `json:"overprovision_pct"`
+	RewardMean       Stat   `json:"reward_mean"`
+	PeakNodes        Stat   `json:"peak_nodes"`
+	PendingPodHours  Stat   `json:"pending_pod_hours"`
+
+	NodeChurn         Stat         `json:"node_churn"`
+	NodeChurnPerHour  Stat         `json:"node_churn_per_hour"`
+	ScaleOut          ScaleOutStat `json:"scale_out"`
+	ScaleOutAll       ScaleOutStat `json:"scale_out_all"`
+	MaxScaleUps30s    Stat         `json:"max_scale_ups_30s"`
+	AvgCPUUtilisation Stat         `json:"avg_cpu_utilisation"`
+	PeakPods          Stat         `json:"peak_pods"`
+	FloorCoreHours    Stat         `json:"floor_core_hours"`
+	// GapCaptured is the share of the hpa-to-oracle cost gap this policy
+	// captures, (hpa - policy) / (hpa - oracle) on the means of
+	// cost_core_hours: 1 for the oracle, 0 for hpa, above 1 cheaper than the
+	// oracle, below 0 dearer than hpa. It is null unless both hpa and oracle
+	// ran on the scenario and the oracle is at least 1% cheaper than hpa (a
+	// smaller gap makes the ratio noise).
+	GapCaptured *float64 `json:"gap_captured"`
+
+	SimSeconds  Stat            `json:"sim_seconds"`
+	WallSeconds Stat            `json:"wall_seconds"`
+	Tiers       []TierAggregate `json:"tiers"`
 }
+
+// minGap is the least hpa-to-oracle cost gap, as a share of hpa's cost,
+// over which GapCaptured is given.
+const minGap = 0.01
 
 // TierAggregate summarises one tier over the seeds of one scenario x policy.
 type TierAggregate struct {
@@ -136,13 +184,28 @@ type TierAggregate struct {
 	ScalingActions   Stat     `json:"scaling_actions"`
 	CascadeEvents    Stat     `json:"cascade_events"`
 	OverprovisionPct Stat     `json:"overprovision_pct"`
+
+	PendingPodHours Stat         `json:"pending_pod_hours"`
+	FloorCoreHours  Stat         `json:"floor_core_hours"`
+	ScaleOut        ScaleOutStat `json:"scale_out"`
+	ScaleOutAll     ScaleOutStat `json:"scale_out_all"`
 }
 
 // Series is one run's telemetry sampled per minute: each value is the mean
 // over the minute's ticks, so BreachedApps sums to the run's breach app-minutes.
 type Series struct {
 	Minutes int            `json:"minutes"`
+	Cluster ClusterSeries  `json:"cluster"`
 	Domains []DomainSeries `json:"domains"` // in config order
+}
+
+// ClusterSeries is the node pool's per-minute sample; slices have Minutes
+// entries.
+type ClusterSeries struct {
+	Nodes        []float64 `json:"nodes"`        // ready nodes
+	Provisioning []float64 `json:"provisioning"` // nodes started, not yet ready
+	Queued       []float64 `json:"queued"`       // node requests waiting for the provisioner
+	PendingPods  []float64 `json:"pending_pods"` // replicas waiting for a node
 }
 
 // DomainSeries is one domain's per-minute sample; slices have Minutes entries.
@@ -152,13 +215,16 @@ type DomainSeries struct {
 	Replicas     []float64 `json:"replicas"`      // ready, starting and pending replicas
 	Ready        []float64 `json:"ready"`         // ready replicas
 	BreachedApps []float64 `json:"breached_apps"` // apps over the SLO
+	Pending      []float64 `json:"pending"`       // replicas waiting for a node
 }
 
 func newSeries(cfg *domains.Config, minutes int) *Series {
 	s := &Series{Minutes: minutes, Domains: make([]DomainSeries, len(cfg.Domains))}
+	s.Cluster = ClusterSeries{Nodes: make([]float64, minutes), Provisioning: make([]float64, minutes),
+		Queued: make([]float64, minutes), PendingPods: make([]float64, minutes)}
 	for di, d := range cfg.Domains {
 		s.Domains[di] = DomainSeries{Name: d.Name, RPS: make([]float64, minutes), Replicas: make([]float64, minutes),
-			Ready: make([]float64, minutes), BreachedApps: make([]float64, minutes)}
+			Ready: make([]float64, minutes), BreachedApps: make([]float64, minutes), Pending: make([]float64, minutes)}
 	}
 	return s
 }
@@ -186,21 +252,64 @@ func newReport(o *Options, runs []RunResult, wall float64) *Report {
 			r.Aggregates = append(r.Aggregates, aggregate(runs[first:first+o.Seeds]))
 		}
 	}
+	for _, sc := range r.Scenarios {
+		hpa, oracle := r.Aggregate(sc.Name, refHPA), r.Aggregate(sc.Name, refOracle)
+		for i := range r.Aggregates {
+			if a := &r.Aggregates[i]; a.Scenario == sc.Name {
+				a.GapCaptured = gapCaptured(a, hpa, oracle)
+			}
+		}
+	}
 	return r
+}
+
+// gapCaptured is a's share of the hpa-to-oracle cost gap (Aggregate.GapCaptured),
+// or nil.
+func gapCaptured(a, hpa, oracle *Aggregate) *float64 {
+	if hpa == nil || oracle == nil {
+		return nil
+	}
+	gap := hpa.CostCoreHours.Mean - oracle.CostCoreHours.Mean
+	if !(gap >= minGap*hpa.CostCoreHours.Mean) || gap <= 0 {
+		return nil
+	}
+	g := (hpa.CostCoreHours.Mean - a.CostCoreHours.Mean) / gap
+	return &g
+}
+
+// scaleOutStat summarises the scale-out episodes f picks out of the runs rs.
+func scaleOutStat(rs []RunResult, f func(*RunResult) *sim.ScaleOut) ScaleOutStat {
+	var out ScaleOutStat
+	out.Episodes = statOf(rs, func(r *RunResult) float64 { return float64(f(r).Episodes) })
+	var with []RunResult
+	for i := range rs {
+		if f(&rs[i]).Episodes > 0 {
+			with = append(with, rs[i])
+		}
+	}
+	out.Seeds = len(with)
+	if len(with) > 0 {
+		out.P50Seconds = statOf(with, func(r *RunResult) float64 { return f(r).P50Seconds })
+		out.P95Seconds = statOf(with, func(r *RunResult) float64 { return f(r).P95Seconds })
+	}
+	return out
+}
+
+// statOf is the mean, min and max of f over rs (len(rs) > 0).
+func statOf(rs []RunResult, f func(*RunResult) float64) Stat {
+	s := Stat{Min: math.Inf(1), Max: math.Inf(-1)}
+	for i := range rs {
+		v := f(&rs[i])
+		s.Mean += v
+		s.Min, s.Max = math.Min(s.Min, v), math.Max(s.Max, v)
+	}
+	s.Mean /= float64(len(rs))
+	return s
 }
 
 // aggregate summarises the runs of one scenario x policy, in seed order.
 func aggregate(rs []RunResult) Aggregate {
-	st := func(f func(*RunResult) float64) Stat {
-		s := Stat{Min: math.Inf(1), Max: math.Inf(-1)}
-		for i := range rs {
-			v := f(&rs[i])
-			s.Mean += v
-			s.Min, s.Max = math.Min(s.Min, v), math.Max(s.Max, v)
-		}
-		s.Mean /= float64(len(rs))
-		return s
-	}
+	st := func(f func(*RunResult) float64) Stat { return statOf(rs, f) }
 	a := Aggregate{
 		Scenario:         rs[0].Scenario,
 		Policy:           rs[0].Policy,
@@ -215,8 +324,18 @@ func aggregate(rs []RunResult) Aggregate {
 		RewardMean:       st(func(r *RunResult) float64 { return r.RewardMean }),
 		PeakNodes:        st(func(r *RunResult) float64 { return float64(r.PeakNodes) }),
 		PendingPodHours:  st(func(r *RunResult) float64 { return r.PendingPodHours }),
-		SimSeconds:       st(func(r *RunResult) float64 { return r.SimSeconds }),
-		WallSeconds:      st(func(r *RunResult) float64 { return r.WallSeconds }),
+
+		NodeChurn:         st(func(r *RunResult) float64 { return float64(r.NodeChurn) }),
+		NodeChurnPerHour:  st(func(r *RunResult) float64 { return r.NodeChurnPerHour }),
+		ScaleOut:          scaleOutStat(rs, func(r *RunResult) *sim.ScaleOut { return &r.ScaleOut }),
+		ScaleOutAll:       scaleOutStat(rs, func(r *RunResult) *sim.ScaleOut { return &r.ScaleOutAll }),
+		MaxScaleUps30s:    st(func(r *RunResult) float64 { return float64(r.MaxScaleUps30s) }),
+		AvgCPUUtilisation: st(func(r *RunResult) float64 { return r.AvgCPUUtilisation }),
+		PeakPods:          st(func(r *RunResult) float64 { return float64(r.PeakPods) }),
+		FloorCoreHours:    st(func(r *RunResult) float64 { return r.FloorCoreHours }),
+
+		SimSeconds:  st(func(r *RunResult) float64 { return r.SimSeconds }),
+		WallSeconds: st(func(r *RunResult) float64 { return r.WallSeconds }),
 	}
 	for ti, t := range rs[0].Tiers {
 		tst := func(f func(*TierOutcome) float64) Stat {
@@ -231,6 +350,10 @@ func aggregate(rs []RunResult) Aggregate {
 			ScalingActions:   tst(func(t *TierOutcome) float64 { return float64(t.ScalingActions) }),
 			CascadeEvents:    tst(func(t *TierOutcome) float64 { return float64(t.CascadeEvents) }),
 			OverprovisionPct: tst(func(t *TierOutcome) float64 { return t.OverprovisionPct }),
+			PendingPodHours:  tst(func(t *TierOutcome) float64 { return t.PendingPodHours }),
+			FloorCoreHours:   tst(func(t *TierOutcome) float64 { return t.FloorCoreHours }),
+			ScaleOut:         scaleOutStat(rs, func(r *RunResult) *sim.ScaleOut { return &r.Tiers[ti].ScaleOut }),
+			ScaleOutAll:      scaleOutStat(rs, func(r *RunResult) *sim.ScaleOut { return &r.Tiers[ti].ScaleOutAll }),
 		})
 	}
 	return a

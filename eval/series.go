@@ -9,10 +9,10 @@ import (
 // WriteSeries writes series.csv: the per-minute sample of every run with one
 // (seed index 0), one row per scenario, policy, domain and minute, in report
 // order. Columns: scenario, policy, seed, domain, minute (from the scenario
-// start), rps, replicas, ready, breached_apps (see DomainSeries).
+// start), rps, replicas, ready, breached_apps, pending (see DomainSeries).
 func (r *Report) WriteSeries(w io.Writer) error {
 	b := bufio.NewWriter(w)
-	b.WriteString("scenario,policy,seed,domain,minute,rps,replicas,ready,breached_apps\n")
+	b.WriteString("scenario,policy,seed,domain,minute,rps,replicas,ready,breached_apps,pending\n")
 	var line []byte
 	num := func(v float64) { line = strconv.AppendFloat(append(line, ','), v, 'g', 8, 64) }
 	for i := range r.Runs {
@@ -31,6 +31,7 @@ func (r *Report) WriteSeries(w io.Writer) error {
 				num(d.Replicas[k])
 				num(d.Ready[k])
 				num(d.BreachedApps[k])
+				num(d.Pending[k])
 				line = append(line, '\n')
 				if _, err := b.Write(line); err != nil {
 					return err

@@ -1,0 +1,127 @@
+package eval
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/regimentd/regiment/sim"
+)
+
+// costAggregate is an aggregate of one seed with the given mean cost.
+func costAggregate(policy string, cost float64) *Aggregate {
+	return &Aggregate{Scenario: "s", Policy: policy, Seeds: 1, CostCoreHours: Stat{Mean: cost, Min: cost, Max: cost}}
+}
+
+func TestGapCaptured(t *testing.T) {
+	tests := []struct {
+		name              string
+		policy, hpa, orcl float64 // mean cost_core_hours; orcl < 0: the oracle did not run
+		want              float64 // -1: n/a
+	}{
+		{"the gap captured is 1 for the oracle", 80, 100, 80, 1},
+		{"the gap captured is 0 for hpa", 100, 100, 80, 0},
+		{"a policy halfway between captures half the gap", 90, 100, 80, 0.5},
+		{"a policy dearer than hpa captures a negative share", 110, 100, 80, -0.5},
+		{"a policy cheaper than the oracle captures more than all of it", 70, 100, 80, 1.5},
+		{"without the oracle the gap captured is n/a", 90, 100, -1, -1},
+		{"an oracle under 1% cheaper than hpa leaves it n/a", 99.5, 100, 99.01, -1},
+		{"an oracle 1% cheaper than hpa gives it", 99.5, 100, 99, 0.5},
+		{"an oracle dearer than hpa leaves it n/a", 90, 100, 101, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var oracle *Aggregate
+			if tt.orcl >= 0 {
+				oracle = costAggregate(refOracle, tt.orcl)
+			}
+			got := gapCaptured(costAggregate("p", tt.policy), costAggregate(refHPA, tt.hpa), oracle)
+			switch {
+			case tt.want == -1 && got != nil:
+				t.Fatalf("gap captured %v, want n/a", *got)
+			case tt.want != -1 && got == nil:
+				t.Fatalf("gap captured n/a, want %v", tt.want)
+			case got != nil && (*got-tt.want > 1e-9 || tt.want-*got > 1e-9):
+				t.Fatalf("gap captured %v, want %v", *got, tt.want)
+			}
+		})
+	}
+}
+
+func TestScaleOutStat(t *testing.T) {
+	runs := []RunResult{
+		{Outcome: Outcome{ScaleOut: sim.ScaleOut{Episodes: 4, P50Seconds: 60, P95Seconds: 200}}},
+		{Outcome: Outcome{ScaleOut: sim.ScaleOut{}}},
+		{Outcome: Outcome{ScaleOut: sim.ScaleOut{Episodes: 2, P50Seconds: 20, P95Seconds: 100}}},
+	}
+	got := scaleOutStat(runs, func(r *RunResult) *sim.ScaleOut { return &r.ScaleOut })
+	t.Run("episodes average over every seed", func(t *testing.T) {
+		if got.Episodes != (Stat{Mean: 2, Min: 0, Max: 4}) {
+			t.Fatalf("episodes %+v, want mean 2 over 3 seeds", got.Episodes)
+		}
+	})
+	t.Run("scale-out times average only the seeds with an episode", func(t *testing.T) {
+		if got.Seeds != 2 || got.P50Seconds != (Stat{Mean: 40, Min: 20, Max: 60}) || got.P95Seconds != (Stat{Mean: 150, Min: 100, Max: 200}) {
+			t.Fatalf("%+v, want 2 seeds, p50 mean 40, p95 mean 150", got)
+		}
+	})
+	t.Run("no episode in any seed leaves the times at 0", func(t *testing.T) {
+		none := scaleOutStat(runs[1:2], func(r *RunResult) *sim.ScaleOut { return &r.ScaleOut })
+		if none.Seeds != 0 || none.P50Seconds != (Stat{}) {
+			t.Fatalf("%+v, want no seed and zero times", none)
+		}
+	})
+}
+
+// markdownOf writes report.md for one scenario with aggregates of the given
+// mean costs (policy -> cost_core_hours).
+func markdownOf(t *testing.T, costs map[string]float64, policies ...string) string {
+	t.Helper()
+	r := &Report{Cluster: "c", Scenarios: []ScenarioInfo{{Name: "s"}}, Policies: policies, Seeds: 1}
+	for _, p := range policies {
+		r.Aggregates = append(r.Aggregates, *costAggregate(p, costs[p]))
+	}
+	for i := range r.Aggregates {
+		r.Aggregates[i].GapCaptured = gapCaptured(&r.Aggregates[i], r.Aggregate("s", refHPA), r.Aggregate("s", refOracle))
+	}
+	var b bytes.Buffer
+	if err := r.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// cell is column col (0: policy) of the first table row of policy.
+func cell(md, policy string, col int) string {
+	for _, line := range strings.Split(md, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) > col+1 && strings.TrimSpace(cells[1]) == policy {
+			return strings.TrimSpace(cells[col+1])
+		}
+	}
+	return ""
+}
+
+func TestMarkdownGapCaptured(t *testing.T) {
+	costs := map[string]float64{"hpa": 100, "static": 150, "oracle": 80, "proportional": 95}
+	t.Run("the gap captured column shows each policy's share", func(t *testing.T) {
+		md := markdownOf(t, costs, "hpa", "static", "oracle", "proportional")
+		// policy, cost, cost ratio, oracle gap, gap captured
+		for p, want := range map[string]string{"hpa": "0.00", "oracle": "1.00", "proportional": "0.25", "static": "-2.50"} {
+			if got := cell(md, p, 4); got != want {
+				t.Errorf("%s: gap captured %q, want %q", p, got, want)
+			}
+		}
+	})
+	t.Run("without hpa there is no gap captured column", func(t *testing.T) {
+		if md := markdownOf(t, costs, "static", "oracle"); strings.Contains(md, "| gap captured |") {
+			t.Error("report.md has a gap captured column without hpa")
+		}
+	})
+	t.Run("a gap under 1% reads n/a and says why", func(t *testing.T) {
+		md := markdownOf(t, map[string]float64{"hpa": 100, "oracle": 99.5}, "hpa", "oracle")
+		if got := cell(md, "oracle", 4); got != "n/a" || !strings.Contains(md, "less than 1% cheaper than hpa here") {
+			t.Errorf("gap captured %q, want n/a and a note", got)
+		}
+	})
+}
