@@ -14,7 +14,10 @@
 // ready after the app's startup time; pending pods ask for nodes, which the
 // provisioner starts in request order at provisioner_rate (a token bucket
 // of provisioner_burst starts), each ready after node_provision_time; idle
-// nodes go after node_idle_timeout. Telemetry is what a metrics pipeline
+// nodes go after node_idle_timeout. A capacity target (SetCapacityTarget,
+// cores) asks for nodes ahead of the pods, through the same provisioner, and
+// holds them against scale-down: the placeholder pods of a real cluster's
+// overprovisioning. Telemetry is what a metrics pipeline
 // would show, telemetry_lag old.
 //
 // Units: time in simulated time (time.Time, time.Duration), rates per

@@ -12,6 +12,8 @@ import (
 // in request order, become ready NodeProvisionTime later,
 // and are removed after a node's worth of cores has stayed free for
 // NodeIdleTimeout. Bin packing is ideal: any free core fits any replica.
+// A capacity target (Sim.SetCapacityTarget) keeps at least targetNodes
+// ready, provisioning or queued, and holds them against scale-down.
 type pool struct {
 	nodeCores       float64
 	maxNodes        int32
@@ -31,6 +33,8 @@ type pool struct {
 	idleFor      int     // consecutive ticks with a removable node
 	started      int     // nodes the provisioner started, over the run
 	removed      int     // idle nodes scaled down, over the run
+	targetCores  float64 // capacity target, cores, in [0, maxNodes x nodeCores]
+	targetNodes  int32   // the target in whole nodes, ceil(targetCores / nodeCores)
 }
 
 func newPool(c *domains.Cluster, dt float64) pool {
@@ -68,15 +72,23 @@ func (p *pool) advance(t int) {
 	}
 }
 
-// plan requests nodes for pending replicas and removes idle nodes.
+// plan requests nodes for pending replicas and for the capacity target's
+// shortfall, and removes idle nodes beyond the target.
 func (p *pool) plan(t int) {
 	inflight := float64(p.provisioning+p.queued) * p.nodeCores
 	if short := p.pendingCores - inflight; short > 0 {
 		want := int32(math.Ceil(short / p.nodeCores))
 		p.queued += min(want, p.maxNodes-p.nodes-p.provisioning-p.queued)
 	}
+	// targetNodes <= maxNodes, so this stays within the pool.
+	if short := p.targetNodes - p.nodes - p.provisioning - p.queued; short > 0 {
+		p.queued += short
+	}
 	free := float64(p.nodes)*p.nodeCores - p.scheduled
 	removable := int32(free / p.nodeCores)
+	if p.targetNodes > 0 {
+		removable = min(removable, p.nodes+p.provisioning+p.queued-p.targetNodes)
+	}
 	if p.pendingCores > 0 || removable == 0 {
 		p.idleFor = 0
 		return
@@ -86,4 +98,12 @@ func (p *pool) plan(t int) {
 		p.removed += int(removable)
 		p.idleFor = 0
 	}
+}
+
+// setTarget sets the capacity target to cores, clamped to the pool's size.
+func (p *pool) setTarget(cores float64) {
+	p.targetCores = math.Min(cores, float64(p.maxNodes)*p.nodeCores)
+	// A hair below a whole node is that node: float sums of replica cores
+	// must not ask for one more.
+	p.targetNodes = int32(math.Ceil(p.targetCores/p.nodeCores - 1e-9))
 }

@@ -577,8 +577,9 @@ func (s *Sim) record() {
 	p := &s.pool
 	tel.Cluster = ClusterTelemetry{
 		Nodes: p.nodes, ProvisioningNodes: p.provisioning, QueuedNodes: p.queued,
-		FreeCores:   float64(p.nodes)*p.nodeCores - p.scheduled,
-		CostPerHour: float64(p.nodes+p.provisioning) * p.nodeCores * p.costPerCoreHour,
+		FreeCores:           float64(p.nodes)*p.nodeCores - p.scheduled,
+		CostPerHour:         float64(p.nodes+p.provisioning) * p.nodeCores * p.costPerCoreHour,
+		CapacityTargetCores: p.targetCores,
 	}
 	for i := range s.apps {
 		tel.Cluster.PendingPods += s.apps[i].pending

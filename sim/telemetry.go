@@ -50,6 +50,10 @@ type ClusterTelemetry struct {
 	FreeCores         float64 // ready node cores not taken by scheduled replicas
 	PendingPods       int32
 	CostPerHour       float64 // of ready and provisioning nodes
+
+	// CapacityTargetCores is the capacity target in force (SetCapacityTarget),
+	// cores; 0 without one.
+	CapacityTargetCores float64
 }
 
 func (t *Telemetry) copyFrom(src *Telemetry) {

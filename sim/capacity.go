@@ -1,0 +1,46 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+)
+
+// SetCapacityTarget asks the pool to hold at least cores CPU cores of nodes
+// from the next Step on, ahead of the replicas that will use them; it holds
+// until set again. 0, the initial value, is no target: the pool then asks
+// for nodes only for pending replicas, exactly as without this call.
+//
+// It is how a real cluster pre-provisions: placeholder ("balloon" or
+// overprovisioning) pods of the lowest priority that reserve cores, for which
+// the cluster autoscaler (or Karpenter) provisions nodes like for any pending
+// pod, and which real pods preempt at once. Here the placeholders are not
+// modelled pod by pod: their cores are simply free, and any pending replica
+// may take them (packing is ideal, as for every free core).
+//
+// Invariants, at each Step's node planning:
+//
+//	ready + provisioning + queued nodes >= ceil(target / node_cores)
+//	idle-node scale-down keeps at least ceil(target / node_cores) of them
+//
+// alongside the pending replicas' own requests, so the pool covers at least
+// max(target, scheduled + pending cores). The shortfall is queued through the
+// same FIFO provisioner as every other request, at the same provisioner_rate
+// and provisioner_burst, each node ready node_provision_time after it starts
+// and costing from its start: a target buys time, not capacity. Nodes beyond
+// the target still go only after node_idle_timeout of idleness.
+//
+// cores must be finite and >= 0, else the target is left unchanged and an
+// error returned; above capacity_cores it is clamped to the pool's whole
+// nodes (CapacityTarget returns the clamped value). It does not allocate
+// unless it fails.
+func (s *Sim) SetCapacityTarget(cores float64) error {
+	if math.IsNaN(cores) || math.IsInf(cores, 0) || cores < 0 {
+		return fmt.Errorf("set capacity target: %v cores is not a finite number >= 0", cores)
+	}
+	s.pool.setTarget(cores)
+	return nil
+}
+
+// CapacityTarget is the capacity target in force, cores: the last one set,
+// clamped to the pool's whole nodes (0: none).
+func (s *Sim) CapacityTarget() float64 { return s.pool.targetCores }
