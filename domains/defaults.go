@@ -118,6 +118,9 @@ func (s *Scenario) Defaults() {
 		if t.FunctionRows == "" {
 			t.FunctionRows = RowsAll
 		}
+		if t.Functions == "" {
+			t.Functions = FunctionsOnePerApp
+		}
 	}
 }
 

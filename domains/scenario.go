@@ -63,6 +63,15 @@ type Traffic struct {
 	// FunctionRows down: ranks Offset, Offset+Stride, ... Defaults 0 and 1.
 	FunctionOffset int
 	FunctionStride int
+	// Functions says how an azure-functions trace's picked functions feed
+	// the domain: one function per app (the default), or summed into one
+	// domain-level shape that is split between the apps as a timeseries
+	// trace is (AppSkew); summed picks every function of ranks Offset,
+	// Offset+Stride, ... of the FunctionRows, however many apps there are.
+	// Individual functions of the 2019 sample are mostly timer-like or
+	// sparse, unlike a service's request rate; their sum is a smooth diurnal
+	// day. Default FunctionsOnePerApp.
+	Functions Functions
 }
 
 // MaxAppSkew is the largest Traffic.AppSkew: at 10 one app of a hundred
@@ -88,6 +97,14 @@ const (
 	RowsAll  Rows = "all"  // every row
 	RowsEven Rows = "even" // rows 0, 2, 4, ... in file order
 	RowsOdd  Rows = "odd"  // rows 1, 3, 5, ... in file order
+)
+
+// Functions says how an azure-functions trace's functions map onto apps.
+type Functions string
+
+const (
+	FunctionsOnePerApp Functions = "one-per-app" // app k takes the function of rank Offset + k x Stride
+	FunctionsSummed    Functions = "summed"      // the picked functions' sum is the domain's shape
 )
 
 // EventKind names what an event does.

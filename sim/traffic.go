@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/regimentd/regiment/domains"
@@ -63,6 +64,28 @@ func buildDemand(cfg *domains.Config, apps []domains.App, sc *domains.Scenario, 
 				ids = append(ids, i)
 			}
 		}
+		// split maps a domain-level shape onto the apps by log-normal weights.
+		split := func(shape []float32, offset int) {
+			// AppSkew 0 is unset (Defaults makes it 1); EqualShares is sigma 0.
+			// Every app draws its z either way, so that the draws of the
+			// domains after this one do not depend on this one's skew.
+			sigma := tr.AppSkew
+			if sigma == 0 {
+				sigma = 1
+			}
+			if tr.EqualShares {
+				sigma = 0
+			}
+			w := make([]float64, len(ids))
+			sum := 0.0
+			for k := range w {
+				w[k] = math.Exp(sigma * r.NormFloat64())
+				sum += w[k]
+			}
+			for k, id := range ids {
+				out[id] = demand{series: shape, scale: tr.PeakRPS * w[k] / sum, offset: offset}
+			}
+		}
 		switch tr.Format {
 		case domains.FormatTimeseries:
 			s := series[0]
@@ -84,26 +107,7 @@ func buildDemand(cfg *domains.Config, apps []domains.App, sc *domains.Scenario, 
 						tr.Domain, tr.Trace, last+1, tr.PeakRPSOf)
 				}
 			}
-			shape := toFloat32(s.Values, 1/peak)
-			// AppSkew 0 is unset (Defaults makes it 1); EqualShares is sigma 0.
-			// Every app draws its z either way, so that the draws of the
-			// domains after this one do not depend on this one's skew.
-			sigma := tr.AppSkew
-			if sigma == 0 {
-				sigma = 1
-			}
-			if tr.EqualShares {
-				sigma = 0
-			}
-			w := make([]float64, len(ids))
-			sum := 0.0
-			for k := range w {
-				w[k] = math.Exp(sigma * r.NormFloat64())
-				sum += w[k]
-			}
-			for k, id := range ids {
-				out[id] = demand{series: shape, scale: tr.PeakRPS * w[k] / sum, offset: offset}
-			}
+			split(toFloat32(s.Values, 1/peak), offset)
 		case domains.FormatAzureFunctions:
 			cands := series
 			switch tr.FunctionRows {
@@ -118,6 +122,20 @@ func buildDemand(cfg *domains.Config, apps []domains.App, sc *domains.Scenario, 
 			if !sc.Start.IsZero() {
 				y, mo, d := sc.Start.UTC().Date()
 				offset = int(sc.Start.Sub(time.Date(y, mo, d, 0, 0, 0, 0, time.UTC)) / time.Minute)
+			}
+			if tr.Functions == domains.FunctionsSummed {
+				total := summed(cands, rank, tr.FunctionOffset, tr.FunctionStride)
+				peak := 0.0
+				if window {
+					peak = windowMax(total, offset, last)
+				} else {
+					peak = slices.Max(total)
+				}
+				if peak <= 0 {
+					return nil, fmt.Errorf("traffic %q: the functions summed from %q are all zero in the minutes used to find the peak", tr.Domain, tr.Trace)
+				}
+				split(toFloat32(total, 1/peak), offset%len(total))
+				continue
 			}
 			picked := make([]trace.Series, len(ids))
 			sumMax := 0.0
@@ -169,6 +187,19 @@ func windowMax(v []float64, offset, last int) float64 {
 		m = max(m, v[(offset+k)%len(v)])
 	}
 	return m
+}
+
+// summed is the per-minute sum of the series of ranks offset, offset+stride,
+// ... (rank from trace.Rank). The series of one azure-functions trace have
+// one length.
+func summed(series []trace.Series, rank []int, offset, stride int) []float64 {
+	total := make([]float64, len(series[0].Values))
+	for k := offset; k < len(rank); k += stride {
+		for m, v := range series[rank[k]].Values {
+			total[m] += v
+		}
+	}
+	return total
 }
 
 // rowsOf is the series at the even or odd 0-based indices of series, in order.

@@ -201,6 +201,7 @@ func (s *scenarioHCL) translate(dir string) *domains.Scenario {
 			FunctionRows:   domains.Rows(t.FunctionRows.V),
 			FunctionOffset: t.FunctionOffset.V,
 			FunctionStride: t.FunctionStride.V,
+			Functions:      domains.Functions(t.Functions.V),
 		})
 	}
 	for _, e := range s.Events {
@@ -230,6 +231,7 @@ type trafficHCL struct {
 	FunctionRows   stringAttr
 	FunctionOffset intAttr
 	FunctionStride intAttr
+	Functions      stringAttr
 }
 
 func (t *trafficHCL) fields() []field {
@@ -242,6 +244,7 @@ func (t *trafficHCL) fields() []field {
 		{"function_rows", &t.FunctionRows},
 		{"function_offset", &t.FunctionOffset},
 		{"function_stride", &t.FunctionStride},
+		{"functions", &t.Functions},
 	}
 }
 
@@ -288,6 +291,7 @@ var (
 	formatNames    = []string{string(domains.FormatTimeseries), string(domains.FormatAzureFunctions)}
 	peakOfNames    = []string{string(domains.PeakOfTrace), string(domains.PeakOfWindow)}
 	rowsNames      = []string{string(domains.RowsAll), string(domains.RowsEven), string(domains.RowsOdd)}
+	functionsNames = []string{string(domains.FunctionsOnePerApp), string(domains.FunctionsSummed)}
 	appSkews       = interval{lo: 0, hi: domains.MaxAppSkew} // [0, 10]
 )
 
@@ -340,16 +344,17 @@ func validateScenario(s *domains.Scenario, h *scenarioHCL, cfg *domains.Config, 
 		c.oneOf(&ht.FunctionRows, string(t.FunctionRows), rowsNames)
 		c.integer(&ht.FunctionOffset, t.FunctionOffset, nonNegative)
 		c.integer(&ht.FunctionStride, t.FunctionStride, atLeastOne)
+		c.oneOf(&ht.Functions, string(t.Functions), functionsNames)
 		switch t.Format {
 		case domains.FormatTimeseries:
-			for _, a := range []*attr{&ht.FunctionRows.attr, &ht.FunctionOffset.attr, &ht.FunctionStride.attr} {
+			for _, a := range []*attr{&ht.FunctionRows.attr, &ht.FunctionOffset.attr, &ht.FunctionStride.attr, &ht.Functions.attr} {
 				if a.Set {
 					ds.add(a.Range, "Invalid "+a.Name, "%s applies only to format \"azure-functions\"", a.Name)
 				}
 			}
 		case domains.FormatAzureFunctions:
-			if a := &ht.AppSkew.attr; a.Set {
-				ds.add(a.Range, "Invalid app_skew", "app_skew applies only to format \"timeseries\"; an azure-functions trace gives each app its own function")
+			if a := &ht.AppSkew.attr; a.Set && t.Functions != domains.FunctionsSummed {
+				ds.add(a.Range, "Invalid app_skew", "app_skew applies only to format \"timeseries\" and to functions = \"summed\"; an azure-functions trace otherwise gives each app its own function")
 			}
 		}
 	}

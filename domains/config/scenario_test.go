@@ -88,6 +88,13 @@ func TestParseScenarioRules(t *testing.T) {
 			edit: []string{"traces/timeseries.csv", "traces/functions.csv", `format   = "timeseries"`, `format   = "azure-functions"`,
 				"peak_rps = 100", "peak_rps = 100\n    app_skew = 2"},
 			line: 7, col: 16, summary: "Invalid app_skew", hint: `applies only to format "timeseries"`},
+		{name: "functions is one-per-app or summed",
+			edit: []string{"traces/timeseries.csv", "traces/functions.csv", `format   = "timeseries"`, `format   = "azure-functions"`,
+				"peak_rps = 100", "peak_rps = 100\n    functions = \"sum\""},
+			line: 7, col: 17, summary: "Invalid functions", hint: `is not one of "one-per-app" or "summed"`},
+		{name: "functions applies only to azure-functions traces",
+			edit: []string{"peak_rps = 100", "peak_rps = 100\n    functions = \"summed\""},
+			line: 7, col: 17, summary: "Invalid functions", hint: `applies only to format "azure-functions"`},
 		{name: "function_rows is all, even or odd",
 			edit: []string{"traces/timeseries.csv", "traces/functions.csv", `format   = "timeseries"`, `format   = "azure-functions"`,
 				"peak_rps = 100", "peak_rps = 100\n    function_rows = \"evens\""},
@@ -215,9 +222,9 @@ func TestParseScenarioTranslatesWithDefaults(t *testing.T) {
 		Noise:    0.05,
 		Traffic: []domains.Traffic{
 			{Domain: "payment", Trace: filepath.Join("testdata", "traces", "timeseries.csv"), Format: domains.FormatTimeseries, PeakRPS: 20000,
-				PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, FunctionRows: domains.RowsAll, FunctionStride: 1},
+				PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, FunctionRows: domains.RowsAll, FunctionStride: 1, Functions: domains.FunctionsOnePerApp},
 			{Domain: "fraud", Trace: filepath.Join("testdata", "traces", "functions.csv"), Format: domains.FormatAzureFunctions, PeakRPS: 8000,
-				PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, FunctionRows: domains.RowsAll, FunctionOffset: 1, FunctionStride: 2},
+				PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, FunctionRows: domains.RowsAll, FunctionOffset: 1, FunctionStride: 2, Functions: domains.FunctionsOnePerApp},
 		},
 		Events: []domains.Event{
 			{Kind: domains.EventFlashSale, Domain: "payment", At: 14 * time.Hour, Multiplier: 2, Ramp: time.Minute, Hold: 20 * time.Minute},
@@ -394,19 +401,22 @@ func TestParseScenarioTrafficOptions(t *testing.T) {
 		want domains.Traffic
 	}{
 		{name: "unset attributes keep today's behaviour",
-			want: domains.Traffic{PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, FunctionRows: domains.RowsAll, FunctionStride: 1}},
+			want: domains.Traffic{PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, FunctionRows: domains.RowsAll, FunctionStride: 1, Functions: domains.FunctionsOnePerApp}},
 		{name: "app_skew = 0 is equal shares, not unset",
 			add:  "app_skew = 0",
-			want: domains.Traffic{PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, EqualShares: true, FunctionRows: domains.RowsAll, FunctionStride: 1}},
+			want: domains.Traffic{PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, EqualShares: true, FunctionRows: domains.RowsAll, FunctionStride: 1, Functions: domains.FunctionsOnePerApp}},
 		{name: "app_skew sets the sigma of the weights",
 			add:  "app_skew = 2.5",
-			want: domains.Traffic{PeakRPSOf: domains.PeakOfTrace, AppSkew: 2.5, FunctionRows: domains.RowsAll, FunctionStride: 1}},
+			want: domains.Traffic{PeakRPSOf: domains.PeakOfTrace, AppSkew: 2.5, FunctionRows: domains.RowsAll, FunctionStride: 1, Functions: domains.FunctionsOnePerApp}},
 		{name: "peak_rps_of window maps the window's maximum",
 			add:  `peak_rps_of = "window"`,
-			want: domains.Traffic{PeakRPSOf: domains.PeakOfWindow, AppSkew: 1, FunctionRows: domains.RowsAll, FunctionStride: 1}},
+			want: domains.Traffic{PeakRPSOf: domains.PeakOfWindow, AppSkew: 1, FunctionRows: domains.RowsAll, FunctionStride: 1, Functions: domains.FunctionsOnePerApp}},
 		{name: "function_rows picks the even or odd rows of an azure-functions trace",
 			edit: functions, add: `function_rows = "odd"`,
-			want: domains.Traffic{PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, FunctionRows: domains.RowsOdd, FunctionStride: 1}},
+			want: domains.Traffic{PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, FunctionRows: domains.RowsOdd, FunctionStride: 1, Functions: domains.FunctionsOnePerApp}},
+		{name: "functions summed makes one shape that app_skew splits",
+			edit: functions, add: "functions = \"summed\"\n    app_skew = 1.6",
+			want: domains.Traffic{PeakRPSOf: domains.PeakOfTrace, AppSkew: 1.6, FunctionRows: domains.RowsAll, FunctionStride: 1, Functions: domains.FunctionsSummed}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
