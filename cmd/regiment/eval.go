@@ -35,9 +35,11 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 Runs every scenario x policy x seed on the same traffic (seed k of a scenario
 is its seed + k, for every policy) and writes into DIR:
   report.json   every run and the mean, min and max over seeds per scenario x policy
-  report.md     tables per scenario with ratios against hpa, per priority tier, oracle gap
-  series.csv    per-minute demand, replicas and breaching apps per domain (seed 0)
-  *.png         demand and replicas per domain, breach timeline, cost against SLO compliance
+  report.md     tables per scenario with ratios against hpa, oracle gap, share of the
+                hpa-to-oracle gap captured; nodes, pods and scale-out times; per priority tier
+  series.csv    per-minute demand, replicas, breaching apps and pending pods per domain (seed 0)
+  *.png         demand and replicas per domain, breach timeline, nodes, pending pods per
+                tier, cost against SLO compliance
 Metrics are defined in README.md, "Evaluation metrics". Known policies: %s.
 
 Example:

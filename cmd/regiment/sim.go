@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -107,16 +108,48 @@ func printMetrics(out io.Writer, cluster, scenario, policy string, m sim.Metrics
 	fmt.Fprintf(tw, "slo_compliance\t%.4f\n", m.SLOCompliance)
 	fmt.Fprintf(tw, "breach_app_minutes\t%.1f\n", m.BreachAppMinutes)
 	fmt.Fprintf(tw, "scaling_actions\t%d\n", m.ScalingActions)
+	fmt.Fprintf(tw, "max_scale_ups_30s\t%d\t(most apps whose target rose within 30 s)\n", m.MaxScaleUps30s)
+	fmt.Fprintf(tw, "scale_out\t%s\t(correlated episodes)\n", fmtScaleOut(m.ScaleOut))
+	fmt.Fprintf(tw, "scale_out_all\t%s\t(every episode)\n", fmtScaleOut(m.ScaleOutAll))
 	fmt.Fprintf(tw, "peak_nodes\t%d\n", m.PeakNodes)
+	fmt.Fprintf(tw, "node_churn\t%d\t(%d provisions, %d removals; node_churn_per_hour %.2f)\n",
+		m.NodeChurn, m.NodeProvisions, m.NodeRemovals, m.NodeChurnPerHour)
+	fmt.Fprintf(tw, "avg_cpu_utilisation\t%.3f\t(busy core-hours / cost_core_hours)\n", m.AvgCPUUtilisation)
+	fmt.Fprintf(tw, "peak_pods\t%d\n", m.PeakPods)
+	floorShare := 0.0
+	if m.CostCoreHours > 0 {
+		floorShare = m.FloorCoreHours / m.CostCoreHours
+	}
+	fmt.Fprintf(tw, "floor_core_hours\t%.1f\t(%.2f of cost_core_hours)\n", m.FloorCoreHours, floorShare)
 	fmt.Fprintf(tw, "pending_pod_hours\t%.1f\n", m.PendingPodHours)
 	fmt.Fprintf(tw, "sim_seconds\t%.0f\n", m.SimSeconds)
 	fmt.Fprintf(tw, "wall_seconds\t%.3f\t(%.0fx real time)\n", wall, m.SimSeconds/wall)
 	tw.Flush()
 	fmt.Fprintln(out)
 	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "domain\ttier\tcore_hours\tslo_compliance\tbreach_app_minutes\tscaling_actions")
-	for _, d := range m.Domains {
-		fmt.Fprintf(tw, "%s\tP%d\t%.1f\t%.4f\t%.1f\t%d\n", d.Name, d.Priority, d.CoreHours, d.SLOCompliance, d.BreachAppMinutes, d.ScalingActions)
+	fmt.Fprintln(tw, "tier\tdomains\tpending_pod_hours\tfloor_core_hours\tscale_out\tscale_out_all")
+	for _, t := range m.Tiers {
+		fmt.Fprintf(tw, "P%d\t%s\t%.2f\t%.1f\t%s\t%s\n", t.Priority, strings.Join(t.Domains, ","), t.PendingPodHours,
+			t.FloorCoreHours, fmtScaleOut(t.ScaleOut), fmtScaleOut(t.ScaleOutAll))
 	}
 	tw.Flush()
+	fmt.Fprintln(out)
+	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "domain\ttier\tcore_hours\tslo_compliance\tbreach_app_minutes\tscaling_actions\tpending_pod_hours\tfloor_core_hours\tscale_out")
+	for _, d := range m.Domains {
+		fmt.Fprintf(tw, "%s\tP%d\t%.1f\t%.4f\t%.1f\t%d\t%.2f\t%.1f\t%s\n", d.Name, d.Priority, d.CoreHours, d.SLOCompliance,
+			d.BreachAppMinutes, d.ScalingActions, d.PendingPodHours, d.FloorCoreHours, fmtScaleOut(d.ScaleOut))
+	}
+	tw.Flush()
+}
+
+// fmtScaleOut is "N episodes (K open), p50 D, p95 D", or "0 episodes".
+func fmtScaleOut(s sim.ScaleOut) string {
+	if s.Episodes == 0 {
+		return "0 episodes"
+	}
+	d := func(seconds float64) time.Duration {
+		return time.Duration(seconds * float64(time.Second)).Round(time.Second)
+	}
+	return fmt.Sprintf("%d episodes (%d open), p50 %s, p95 %s", s.Episodes, s.Open, d(s.P50Seconds), d(s.P95Seconds))
 }

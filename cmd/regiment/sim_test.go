@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -49,5 +50,20 @@ func TestSimRejectsBadUsage(t *testing.T) {
 				t.Fatalf("exit %d, want %d; stderr: %s", got, tt.want, errOut.String())
 			}
 		})
+	}
+}
+
+func TestSimPrintsTheScoreboard(t *testing.T) {
+	var out, errOut bytes.Buffer
+	args := []string{"--config", "../../examples/small.hcl", "--scenario", "testdata/small-sample.hcl", "--policy", "hpa"}
+	if code := runSim(context.Background(), args, &out, &errOut); code != 0 {
+		t.Fatalf("regiment sim exited %d: %s", code, errOut.String())
+	}
+	for _, want := range []string{"node_churn ", "provisions", "removals", "node_churn_per_hour", "scale_out ", "scale_out_all ",
+		"max_scale_ups_30s ", "avg_cpu_utilisation ", "peak_pods ", "floor_core_hours ", "pending_pod_hours ",
+		"\nP0 ", "\ntier ", "\ndomain "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("regiment sim prints no %q:\n%s", want, out.String())
+		}
 	}
 }
