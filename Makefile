@@ -37,7 +37,7 @@ test-short:
 vet:
 	$(GO) vet ./...
 
-# Hot-path benchmarks; the figures in README's performance section come from here.
+# Hot-path benchmarks; the figures in docs/performance.md#performance come from here.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./sim/ ./bus/... ./store/
 

@@ -37,7 +37,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	p("Scale-out times are the p50 and p95 durations of correlated scale-out episodes (from the tick an app's demand first ")
 	p("exceeds its ready capacity to the tick it covers it again, started within 30 s of those of at least 5%% of the apps), ")
 	p("means over the seeds that had one. ")
-	p("Every metric is defined in docs/evaluation.md, section \"Metrics\".\n\n")
+	p("Every metric is defined in docs/evaluation.md#metrics.\n\n")
 
 	for _, sc := range r.Scenarios {
 		hpa := r.Aggregate(sc.Name, refHPA)

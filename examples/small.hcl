@@ -12,10 +12,11 @@ cluster "small" {
 
 commander {
   tick   = "60s"
-  # The learned Commander trained on this cluster (README, "The learned
-  # Commander"): a residual on the "forecast" heuristic, 0.6-1.0% cheaper on
-  # the held-out scenarios at the same compliance. "forecast" is the fallback
-  # choice; a checkpoint only fits the domains it was trained on.
+  # The learned Commander trained on this cluster
+  # (docs/training.md#the-learned-commander): a residual on the "forecast"
+  # heuristic, 0.6-1.0% cheaper on the held-out scenarios at the same
+  # compliance. "forecast" is the fallback choice; a checkpoint only fits the
+  # domains it was trained on.
   policy = "../models/commander.ckpt"
 }
 soldier {

@@ -133,7 +133,7 @@ func pearson(x, y []float64) float64 {
 }
 
 // Gate is a stage's pass criterion over its evaluation episodes, fixed in
-// the README before training.
+// docs/training.md#stages before training.
 type Gate struct {
 	Stage string
 	// MinCompliance is the least mean compliance (share of app-ticks within

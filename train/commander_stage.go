@@ -9,12 +9,12 @@ import (
 	"github.com/regimentd/regiment/rl"
 )
 
-// CommanderGate is the Commander stage's gate (README, Training): on a
-// fixed held-in set of episodes (training scenarios, fixed seeds) the
-// learned Commander's mean action must keep SLO compliance within
-// GateComplianceSlack of the Forecast heuristic's and cost no more
-// provisioned core-hours than it, on the very same episodes (same
-// scenario window, scaling, events, noise and Soldiers).
+// CommanderGate is the Commander stage's gate
+// (docs/training.md#the-commander-stage): on a fixed held-in set of episodes
+// (training scenarios, fixed seeds) the learned Commander's mean action must
+// keep SLO compliance within GateComplianceSlack of the Forecast heuristic's
+// and cost no more provisioned core-hours than it, on the very same episodes
+// (same scenario window, scaling, events, noise and Soldiers).
 type CommanderGate struct {
 	Episodes int `json:"episodes"`
 	// Compliance is the mean per-step SLO compliance (compliant share of

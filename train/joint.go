@@ -14,7 +14,7 @@ import (
 
 // JointStage configures TrainJoint: joint fine-tuning of a learned Soldier
 // and a learned Commander, alternating between the levels with the other
-// one frozen (README, Training).
+// one frozen (docs/training.md#joint-fine-tuning).
 type JointStage struct {
 	Cluster *domains.Config
 	// Scenarios are the training scenarios, the first the base (as the

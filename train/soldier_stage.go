@@ -13,7 +13,8 @@ import (
 	"github.com/regimentd/regiment/soldier"
 )
 
-// SoldierStage configures TrainSoldier. Its curriculum (README, Training):
+// SoldierStage configures TrainSoldier. Its curriculum
+// (docs/training.md#the-soldier-stage):
 //
 //  1. steady: the gate domain alone on the base scenario, no randomisation
 //     (10% of the steps);

@@ -40,7 +40,7 @@ is its seed + k, for every policy) and writes into DIR:
   series.csv    per-minute demand, replicas, breaching apps and pending pods per domain (seed 0)
   *.png         demand and replicas per domain, breach timeline, nodes, pending pods per
                 tier, cost against SLO compliance
-Metrics are defined in README.md, "Evaluation metrics". Known policies: %s.
+Metrics are defined in docs/evaluation.md#metrics. Known policies: %s.
 
 Example:
   regiment eval --config examples/paymentscale.hcl \

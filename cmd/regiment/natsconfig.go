@@ -42,8 +42,8 @@ func runNATSConfig(_ context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprint(stderr, `Usage: regiment nats-config --config F --seeds DIR [flags]
 
 Prints a nats-server configuration for the cluster config: JetStream, and one
-nkey user per role, each allowed only its subjects (README.md, section
-Securing NATS):
+nkey user per role, each allowed only its subjects
+(docs/security.md#permissions-one-user-per-role):
 
   commander          publishes directives and the allocation, reads reports
   operator           sends overrides, reads reports and the allocation

@@ -37,8 +37,9 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 Simulates the scenario on the config's cluster with one policy and prints
 cost_core_hours, slo_compliance, breach_app_minutes, scaling_actions,
-sim_seconds and wall_seconds, per domain too. Same config, scenario and seed
-give the same metrics, byte for byte with --json.
+peak_nodes, pending_pod_hours, sim_seconds and wall_seconds, per domain too.
+Same config, scenario and seed give the same metrics, byte for byte with
+--json.
 
 Example:
   regiment sim --config examples/paymentscale.hcl --scenario examples/scenarios/diurnal.hcl --policy static

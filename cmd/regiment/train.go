@@ -45,8 +45,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
                       [--steps N] [--envs N] [--seed S] [--init CKPT] [--episodes DIR] [--episode D] [--lr X]
                       [--init-soldier CKPT] [--init-commander CKPT] [--rounds N]   (joint stage)
 
-Trains a learned policy with PPO on the simulator (README.md, "Training") and
-writes into DIR:
+Trains a learned policy with PPO on the simulator
+(docs/training.md#regiment-train) and writes into DIR:
   soldier.ckpt or commander.ckpt   the trained policy
   gate.json                        the stage's gate on its held-in episodes
   check.json                       the reward-outcome check (soldier stage)
