@@ -1,0 +1,23 @@
+# Evaluation, seed scale (six hours of a day of WorldCup98 days 41-60). A P3 flash that must not starve P0: platform 4x for 30 minutes, and payment 1.5x ten
+# minutes into it.
+scenario "seed-p3-flash" {
+  extends  = "diurnal.hcl"
+  start    = "1998-06-17T12:00:00Z"
+  duration = "6h"
+
+  event "flash-sale" {
+    domain     = "platform"
+    at         = "2h0m"
+    multiplier = 4
+    ramp       = "1m"
+    hold       = "30m"
+  }
+
+  event "flash-sale" {
+    domain     = "payment"
+    at         = "2h10m"
+    multiplier = 1.5
+    ramp       = "1m"
+    hold       = "20m"
+  }
+}

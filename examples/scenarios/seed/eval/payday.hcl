@@ -1,0 +1,22 @@
+# Evaluation, seed scale (six hours of a day of WorldCup98 days 41-60). Payday: payment and merchant run 1.5x and 1.3x for three hours.
+scenario "seed-payday" {
+  extends  = "diurnal.hcl"
+  start    = "1998-06-26T08:00:00Z"
+  duration = "6h"
+
+  event "flash-sale" {
+    domain     = "payment"
+    at         = "1h0m"
+    multiplier = 1.5
+    ramp       = "20m"
+    hold       = "3h"
+  }
+
+  event "flash-sale" {
+    domain     = "merchant"
+    at         = "1h0m"
+    multiplier = 1.3
+    ramp       = "20m"
+    hold       = "3h"
+  }
+}

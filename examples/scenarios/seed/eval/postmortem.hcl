@@ -1,0 +1,24 @@
+# Evaluation, seed scale (six hours of a day of WorldCup98 days 41-60). The postmortem: a merchant flash sale starts 20 minutes before the plan, doubling payment
+# authorisation in under a minute; every checkout service (150) and its fraud scoring scale at
+# once and the node provisioner stalls.
+scenario "seed-postmortem" {
+  extends  = "diurnal.hcl"
+  start    = "1998-06-25T11:00:00Z"
+  duration = "6h"
+
+  event "flash-sale" {
+    domain     = "payment"
+    at         = "2h40m"
+    multiplier = 2.0
+    ramp       = "45s"
+    hold       = "40m"
+  }
+
+  event "flash-sale" {
+    domain     = "merchant"
+    at         = "2h40m"
+    multiplier = 1.5
+    ramp       = "1m"
+    hold       = "40m"
+  }
+}

@@ -1,0 +1,23 @@
+# Training, seed scale (six hours of a day of WorldCup98 days 1-40): the same kind of
+# disturbance as the evaluation's, on another day, at another time. Payday: payment and merchant run 1.5x and 1.3x for three hours.
+scenario "seed-train-payday" {
+  extends  = "diurnal.hcl"
+  start    = "1998-05-29T09:00:00Z"
+  duration = "6h"
+
+  event "flash-sale" {
+    domain     = "payment"
+    at         = "1h15m"
+    multiplier = 1.5
+    ramp       = "20m"
+    hold       = "3h"
+  }
+
+  event "flash-sale" {
+    domain     = "merchant"
+    at         = "1h15m"
+    multiplier = 1.3
+    ramp       = "20m"
+    hold       = "3h"
+  }
+}
