@@ -30,8 +30,8 @@ import (
 
 // The built-in example `regiment run` uses without flags.
 const (
-	defaultConfig   = "examples/small.hcl"
-	defaultScenario = "examples/scenarios/small-day.hcl"
+	defaultConfig   = "examples/tenth.hcl"
+	defaultScenario = "examples/scenarios/tenth-day.hcl"
 )
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -50,11 +50,12 @@ Runs the whole system on one machine: an embedded NATS server, the Commander,
 one Soldier per domain and a simulated cluster replaying the scenario's
 traffic, on an accelerated clock. Directives and reports really cross NATS;
 every step is recorded in DIR/regiment.db. It ends with a summary next to the
-Kubernetes HPA and static provisioning on the same traffic. Inspect the episodes afterwards with
+Kubernetes HPA, the perfect-foresight oracle (the limit) and static
+provisioning on the same traffic. Inspect the episodes afterwards with
 "regiment episodes list --data DIR".
 
 Examples:
-  regiment run                                   # the built-in small example, 24 h
+  regiment run                                   # a tenth of the seed-scale world, 24 h
   regiment run --duration 2h --speed 600         # two simulated hours at 600x
   regiment run --config examples/paymentscale.hcl --scenario examples/scenarios/flash-sale.hcl
 
@@ -253,7 +254,7 @@ func runSystem(ctx context.Context, w *world, dataDir string, speed float64, log
 		if err := errors.Join(errs...); err != nil {
 			return sum, fmt.Errorf("soldier tick: %w", err)
 		}
-		if err := waitFor(ctx, func() bool { return reports.atLeast(seq) }); err != nil {
+		if err := reports.await(ctx, seq); err != nil {
 			return sum, fmt.Errorf("reports of tick %d did not reach the commander: %w", seq, err)
 		}
 		cluster.Step()
@@ -313,8 +314,9 @@ func runSystem(ctx context.Context, w *world, dataDir string, speed float64, log
 }
 
 // summaryBaselines are the policies `regiment run` compares itself with: the
-// Kubernetes HPA teams run today, and static provisioning for the known peak.
-var summaryBaselines = []string{"hpa", "static"}
+// Kubernetes HPA teams run today, the oracle (perfect foresight: the limit),
+// and static provisioning for the known peak.
+var summaryBaselines = []string{"hpa", "oracle", "static"}
 
 func printSummary(out io.Writer, w *world, sum runSummary) {
 	m := sum.metrics
@@ -344,19 +346,23 @@ func printSummary(out io.Writer, w *world, sum runSummary) {
 	row("breach app-minutes", func(m sim.Metrics) string { return fmt.Sprintf("%.1f", m.BreachAppMinutes) })
 	row("scaling actions", func(m sim.Metrics) string { return fmt.Sprintf("%d", m.ScalingActions) })
 	row("peak nodes", func(m sim.Metrics) string { return fmt.Sprintf("%d", m.PeakNodes) })
+	row("node churn", func(m sim.Metrics) string { return fmt.Sprintf("%d", m.NodeChurn) })
+	row("pending pod-hours", func(m sim.Metrics) string { return fmt.Sprintf("%.1f", m.PendingPodHours) })
 	tw.Flush()
 	fmt.Fprintf(out, "\n%d episodes, %d steps written to %s; %d replica writes; %d messages rejected\n",
 		sum.episodes, sum.steps, sum.dbPath, sum.writes, sum.rejected)
 	fmt.Fprintf(out, "inspect: regiment episodes list --data %s\n", filepath.Dir(sum.dbPath))
 }
 
-// counter tracks the newest report sequence number per domain.
+// counter tracks the newest report sequence number per domain, and wakes
+// whoever waits for one as soon as it arrives.
 type counter struct {
-	mu  sync.Mutex
-	seq []uint64
+	mu   sync.Mutex
+	seq  []uint64
+	wake chan struct{} // closed, and replaced, at every set
 }
 
-func newCounter(n int) *counter { return &counter{seq: make([]uint64, n)} }
+func newCounter(n int) *counter { return &counter{seq: make([]uint64, n), wake: make(chan struct{})} }
 
 func (c *counter) set(i int, seq uint64) {
 	if i < 0 {
@@ -364,18 +370,41 @@ func (c *counter) set(i int, seq uint64) {
 	}
 	c.mu.Lock()
 	c.seq[i] = max(c.seq[i], seq)
+	close(c.wake)
+	c.wake = make(chan struct{})
 	c.mu.Unlock()
 }
 
-func (c *counter) atLeast(seq uint64) bool {
+// atLeast reports whether every domain's report reached seq, and a channel
+// closed at the next report.
+func (c *counter) atLeast(seq uint64) (bool, <-chan struct{}) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, s := range c.seq {
 		if s < seq {
-			return false
+			return false, c.wake
 		}
 	}
-	return true
+	return true, c.wake
+}
+
+// await waits until every domain's report reached seq, ctx ends or 10 s pass.
+func (c *counter) await(ctx context.Context, seq uint64) error {
+	timeout := time.NewTimer(10 * time.Second)
+	defer timeout.Stop()
+	for {
+		ok, wake := c.atLeast(seq)
+		if ok {
+			return nil
+		}
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timeout.C:
+			return errors.New("timed out after 10s")
+		}
+	}
 }
 
 // waitFor polls cond until it holds, ctx ends or 10 s pass.
