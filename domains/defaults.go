@@ -68,6 +68,7 @@ func (c *Config) Defaults() {
 			setD(&a.StartupTime, 30*time.Second)
 			setD(&a.Timeout, 5*time.Second)
 			setF(&a.CallRatio, 1)
+			setF(&a.CPULimitRatio, DefaultCPULimitRatio)
 			if a.Workload.Kind == "" {
 				a.Workload.Kind = KindDeployment
 			}

@@ -189,9 +189,22 @@ type AppSet struct {
 	// simulator ticks. Latency and errors still propagate to the caller at
 	// once. In [0, MaxCallLag]; default 0.
 	CallLag time.Duration
+	// CPULimitRatio is the replicas' CPU limit as a multiple of their CPU
+	// request (the request is CPUPerReplica): a Burstable pod may use CPU
+	// above its request up to its limit when its node has cores to spare, and
+	// metrics-server then reports a utilisation above 100% of the request,
+	// which the HPA acts on. >= 1; 1 is a Guaranteed pod (limit = request).
+	// Default DefaultCPULimitRatio.
+	CPULimitRatio float64
 	// Workload maps the set's apps to Kubernetes objects (see Config.Workload).
 	Workload Workload
 }
+
+// DefaultCPULimitRatio is AppSet.CPULimitRatio's default, 2: a limit of
+// twice the request is a common Burstable setting (request 500m, limit 1),
+// and it lets the simulated HPA see a burst of up to twice its pods' request,
+// as it would on a cluster whose pods may burst.
+const DefaultCPULimitRatio = 2.0
 
 // MaxCallLag is the longest AppSet.CallLag: the simulator keeps each lagged
 // caller's arrivals over its lag.

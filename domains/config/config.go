@@ -323,6 +323,7 @@ type appSetHCL struct {
 	DependsOn     listAttr
 	CallRatio     numberAttr
 	CallLag       durationAttr
+	CPULimitRatio numberAttr
 	Workload      workloadHCL
 }
 
@@ -339,6 +340,7 @@ func (a *appSetHCL) fields() []field {
 		{"depends_on", &a.DependsOn},
 		{"call_ratio", &a.CallRatio},
 		{"call_lag", &a.CallLag},
+		{"cpu_limit_ratio", &a.CPULimitRatio},
 	}
 }
 
@@ -361,6 +363,7 @@ func (a *appSetHCL) translate() domains.AppSet {
 		DependsOn:     a.DependsOn.V,
 		CallRatio:     a.CallRatio.V,
 		CallLag:       a.CallLag.V,
+		CPULimitRatio: a.CPULimitRatio.V,
 		Workload:      a.Workload.translate(),
 	}
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"reflect"
 	"strings"
@@ -212,6 +213,15 @@ func TestParseRules(t *testing.T) {
 		{name: "call_lag needs depends_on",
 			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    call_lag = \"20s\""},
 			line: 9, col: 16, summary: "Invalid call_lag", hint: "this set has none"},
+		{name: "cpu_limit_ratio below 1 is a limit under the request",
+			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    cpu_limit_ratio = 0.5"},
+			line: 9, col: 23, summary: "Invalid cpu_limit_ratio", hint: "cpu_limit_ratio must be >= 1, got 0.5"},
+		{name: "cpu_limit_ratio 0 is not unset",
+			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    cpu_limit_ratio = 0"},
+			line: 9, col: 23, summary: "Invalid cpu_limit_ratio", hint: "cpu_limit_ratio must be >= 1, got 0"},
+		{name: "cpu_limit_ratio must be finite",
+			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    cpu_limit_ratio = 1e400"},
+			line: 9, col: 23, summary: "Invalid cpu_limit_ratio", hint: "the number is too large"},
 		{name: "duplicate domain names",
 			add:  strings.Replace(domainB, `domain "b"`, `domain "pay"`, 1),
 			edit: []string{"floor = 0.2", "floor = 0.1"},
@@ -358,7 +368,7 @@ func TestParseTranslatesWithDefaults(t *testing.T) {
 				AppSets: []domains.AppSet{{
 					Name: "checkout", Count: 120, CPUPerReplica: 0.5, MinReplicas: 2, MaxReplicas: 200,
 					ServiceTime: 25 * time.Millisecond, Concurrency: 4, StartupTime: 30 * time.Second,
-					Timeout: 5 * time.Second, DependsOn: []string{"fraud/scoring"}, CallRatio: 1,
+					Timeout: 5 * time.Second, DependsOn: []string{"fraud/scoring"}, CallRatio: 1, CPULimitRatio: 2,
 					Workload: domains.Workload{Kind: domains.KindDeployment},
 				}},
 			},
@@ -369,7 +379,7 @@ func TestParseTranslatesWithDefaults(t *testing.T) {
 				AppSets: []domains.AppSet{{
 					Name: "scoring", Count: 4, CPUPerReplica: 1, MinReplicas: 1, MaxReplicas: 100,
 					ServiceTime: 10 * time.Millisecond, Concurrency: 1, StartupTime: 30 * time.Second,
-					Timeout: 5 * time.Second, CallRatio: 1,
+					Timeout: 5 * time.Second, CallRatio: 1, CPULimitRatio: 2,
 					Workload: domains.Workload{Kind: domains.KindDeployment},
 				}},
 			},
@@ -405,6 +415,30 @@ func TestParseAppliesDefaultsToTheSmallestConfig(t *testing.T) {
 	want.Defaults()
 	if !reflect.DeepEqual(cfg, &want) {
 		t.Errorf("got\n%+v\nwant\n%+v", cfg, &want)
+	}
+}
+
+func TestCPULimitRatio(t *testing.T) {
+	tests := []struct {
+		name string
+		attr string
+		want float64
+	}{
+		{"unset is the default, a limit of twice the request", "", domains.DefaultCPULimitRatio},
+		{"1 is a limit at the request (Guaranteed)", "cpu_limit_ratio = 1", 1},
+		{"a fraction above 1 is kept as written", "cpu_limit_ratio = 1.5", 1.5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := strings.Replace(base, "cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    "+tt.attr, 1)
+			cfg, err := Parse([]byte(src), "cluster.hcl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cfg.Domains[0].AppSets[0].CPULimitRatio; got != tt.want {
+				t.Fatalf("CPULimitRatio = %g, want %g", got, tt.want)
+			}
+		})
 	}
 }
 
@@ -495,7 +529,7 @@ func invariants(cfg *domains.Config) error {
 			return fmt.Errorf("domain %q: latency_p99 %v", d.Name, d.SLO.LatencyP99)
 		}
 		for _, a := range d.AppSets {
-			if a.Count < 1 || a.MinReplicas < 1 || a.MinReplicas > a.MaxReplicas || a.CPUPerReplica <= 0 || a.ServiceTime <= 0 || a.Concurrency < 1 {
+			if a.Count < 1 || a.MinReplicas < 1 || a.MinReplicas > a.MaxReplicas || a.CPUPerReplica <= 0 || a.ServiceTime <= 0 || a.Concurrency < 1 || !(a.CPULimitRatio >= 1) || math.IsInf(a.CPULimitRatio, 1) {
 				return fmt.Errorf("app set %q: %+v", a.Name, a)
 			}
 		}

@@ -150,6 +150,7 @@ func validateAppSet(a *domains.AppSet, ha *appSetHCL, c checker) {
 	if ha.CallLag.ok() && a.CallLag > 0 && a.CallLag <= domains.MaxCallLag && len(a.DependsOn) == 0 && !ha.DependsOn.Bad {
 		c.ds.add(ha.CallLag.Range, "Invalid call_lag", "call_lag delays the calls to the sets in depends_on, and this set has none")
 	}
+	c.number(&ha.CPULimitRatio, a.CPULimitRatio, atLeastOne) // finite: decode rejects numbers too large for a float64
 }
 
 // validateDependencies checks that every depends_on entry names an existing
