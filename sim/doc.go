@@ -20,6 +20,21 @@
 // overprovisioning. Telemetry is what a metrics pipeline
 // would show, telemetry_lag old.
 //
+// CPU: an app's replicas serve at most their request's worth, ready x
+// concurrency slots at the service time, whatever the app set's
+// cpu_limit_ratio. The telemetry reports two readings of arrivals over that
+// capacity: CPUUtil, the busy share, capped at 1, and CPURequestUtil, the
+// CPU used over the CPU requested as metrics-server reports it for a
+// burstable pod, capped at the limit ratio (an app asked for 3x what its
+// pods request shows 200% at a limit of 2x). The service capacity does not
+// grow with the limit: the scheduler places pods by their requests, so CPU
+// beyond a request is the node's idle CPU, which the simulator does not
+// track and no pod is promised; taking the request's worth keeps latency,
+// errors and cost of a replica trajectory what they were, and changes only
+// what an HPA sees. The cost is that an overloaded app's reading is its
+// demand rather than its served work: a real pod bursting to its limit
+// would also serve faster.
+//
 // Units: time in simulated time (time.Time, time.Duration), rates per
 // second, latencies in seconds, cores in CPU cores; cost is provisioned node
 // cores x hours (Metrics). Apps are indexed by config order across domains.

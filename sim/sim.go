@@ -57,6 +57,7 @@ type app struct {
 	domain       int32
 	set          int32
 	cpu          float64 // cores per replica
+	cpuLimit     float64 // CPU limit over CPU request, >= 1
 	mu           float64 // service rate per concurrency slot, 1/s
 	conc         int32
 	startupTicks int32
@@ -79,7 +80,12 @@ type app struct {
 	shift  float64 // backlog wait plus callee p99, seconds
 	p99    float64
 	errs   float64 // error rate
-	util   float64
+	// util is the busy share of the ready replicas' serving capacity, in
+	// [0, 1]; reqUtil is their CPU use over their CPU request, in
+	// [0, cpuLimit]: the demand over the request's worth of capacity, which a
+	// burstable pod's usage follows above its request up to its limit.
+	util    float64
+	reqUtil float64
 }
 
 type dom struct {
@@ -128,6 +134,7 @@ func New(cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Se
 		x := &s.apps[i]
 		x.domain, x.set = int32(a.Domain), int32(a.Set)
 		x.cpu = a.CPUPerReplica
+		x.cpuLimit = a.CPULimitRatio
 		x.mu = 1 / a.ServiceTime.Seconds()
 		x.conc = int32(a.Concurrency)
 		x.startupTicks = int32(max(1, (a.StartupTime+s.tick-1)/s.tick))
@@ -438,7 +445,15 @@ func (s *Sim) measure() {
 // with c = ready x concurrency; demand beyond maxRho of capacity builds a
 // backlog that carries over and delays every request by backlog/capacity;
 // requests that would wait longer than the timeout fail, as do calls whose
-// callee failed.
+// callee failed. With capacity = c x mu, the request's worth of service,
+//
+//	util    = min(lambda / capacity, 1)          busy share of the capacity
+//	reqUtil = min(lambda / capacity, cpuLimit)   CPU used over CPU requested
+//
+// reqUtil is what metrics-server reports for a burstable pod: demand beyond
+// the request shows as usage above 100% of it, up to the limit. The service
+// capacity stays the request's (see doc.go): bursting changes what the
+// metrics show, not how fast requests are served.
 func (s *Sim) queue(a *app) {
 	dt := s.dt
 	mu := a.mu / a.slow
@@ -451,7 +466,7 @@ func (s *Sim) queue(a *app) {
 		a.soj = sojourn{c: 0, mu: 1e6, theta: 1e6}
 		a.shift = a.timeout
 		a.p99 = a.timeout
-		a.util = 0
+		a.util, a.reqUtil = 0, 0
 		a.errs = 0
 		if a.lambda > 0 {
 			a.errs = 1
@@ -469,7 +484,8 @@ func (s *Sim) queue(a *app) {
 		a.soj = q.sojourn()
 		a.shift = wait
 		a.p99 = a.soj.quantile(0.01) + wait
-		a.util = math.Min(a.lambda/capacity, 1)
+		load := a.lambda / capacity
+		a.util, a.reqUtil = math.Min(load, 1), math.Min(load, a.cpuLimit)
 		a.errs = 0
 		if arrived > 0 {
 			late, _ := a.soj.survival(a.timeout - wait)
@@ -547,7 +563,7 @@ func (s *Sim) record() {
 		a := &s.apps[i]
 		d := &s.doms[a.domain]
 		tel.Apps[i] = AppTelemetry{
-			RPS: a.lambda, P99: a.p99, ErrorRate: a.errs, CPUUtil: a.util, Backlog: a.backlog,
+			RPS: a.lambda, P99: a.p99, ErrorRate: a.errs, CPUUtil: a.util, CPURequestUtil: a.reqUtil, Backlog: a.backlog,
 			Ready: a.ready, Starting: a.starting, Pending: a.pending, Target: a.lastTarget,
 		}
 		dt := &tel.Domains[a.domain]

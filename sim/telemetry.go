@@ -24,6 +24,13 @@ type AppTelemetry struct {
 	Starting  int32   // replicas scheduled, not yet ready
 	Pending   int32   // replicas waiting for node capacity
 	Target    int32   // replicas last requested
+
+	// CPURequestUtil is the ready replicas' CPU use over their CPU request,
+	// [0, AppSet.CPULimitRatio]: metrics-server's utilisation, which the HPA
+	// scales on. It is arrivals over the request's worth of capacity, so
+	// above 1 when demand exceeds what the replicas request (burstable pods
+	// use CPU up to their limit); CPUUtil is the same reading capped at 1.
+	CPURequestUtil float64
 }
 
 // Replicas is every replica that exists: ready, starting and pending.
