@@ -14,8 +14,10 @@
 //     within floors and ceilings, apps sized by utilisation inside them.
 //   - static: every app sized once for its peak.
 //   - oracle: knows the future demand exactly (sim.Future) and holds, per app,
-//     the fewest replicas that meet the SLO over the lead time of a new
-//     replica: the cost floor at full compliance. No real policy can match it.
+//     the fewest replicas that meet the SLO over the startup time of a new
+//     replica, on nodes it asks for ahead through the pool's capacity target
+//     (Sim.SetCapacityTarget) as late as the provisioner allows: the cost
+//     floor at full compliance. No real policy can match it.
 //
 // Invariants: replica targets stay within each app's [min, max] (the oracle
 // and the HPA never leave them; static and proportional clamp); utilisations

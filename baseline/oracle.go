@@ -2,7 +2,6 @@ package baseline
 
 import (
 	"math"
-	"slices"
 	"time"
 
 	"github.com/regimentd/regiment/domains"
@@ -12,34 +11,57 @@ import (
 // Oracle knows the future: the exact arrival rates the simulator will draw,
 // noise included, and the service-time factors of its events (sim.Future).
 // For every app and future tick it finds the fewest replicas that keep the
-// app within its domain's SLO at that tick, and sets each app's target to the
-// most it will need over its look-ahead, the time a replica requested now may
-// take to serve:
+// app within its domain's SLO at that tick (need, below), and it gives nodes
+// their lead time: it sets the pool's capacity target (Sim.SetCapacityTarget)
+// so that nodes are ready when its replicas are scheduled, and then sizes
+// each replica target only for the time a replica takes to start.
 //
-//	near  = 1 (target applied) + 1 (provisioner starts a node)
-//	      + node provision time + startup time                    (ticks)
-//	ahead = near + node provision time + queue
+// Timing, in ticks, of a decision at tick k (the Decide before Step k+1),
+// from the order of Step (targets applied, nodes advanced, pods scheduled,
+// nodes planned):
 //
-// where queue is the time the provisioner (provisioner_rate) takes to start
-// the nodes that the look-ahead's peak needs beyond those the pool has or has
-// asked for. The simulator's pool asks for nodes only for pending replicas,
-// and its scheduler places pending replicas by priority then app id rather
-// than by when they are needed, so a replica needed soon can wait behind
-// replicas requested later for later needs. The second provision time in
-// ahead absorbs most of that; the rest is done by timing: when a pending
-// replica is already late (needed within near), every app ahead of it in the
-// scheduling order looks only near ahead, and gives back the replicas it
-// requested for later needs, until the late replica is placed. On the
-// 1,550-app example this costs 0.25% over a look-ahead of near alone on the
-// diurnal day and holds the SLO where near alone breaches for 159 (diurnal)
-// and 2,173 (flash sale) app-minutes. The targets move more often than a real
-// policy's would.
+//	replica:  target set at k, scheduled at k+1 on a free core, serving at k+1+S_i
+//	node:     capacity target set at k, queued at k+1, started at k+2 at the earliest, ready P later
 //
-// It is the physical limit for cost at full compliance, up to the
-// heuristics below; no real policy can see the future. It also reads the
-// telemetry's backlog, which it did not foresee (demand beyond max replicas,
-// replicas that waited for nodes), and adds the capacity to drain it within
-// backlogDrain.
+// with S_i app i's startup time and P the node provision time, in whole
+// ticks (at least 1). With need_i(j) the need of app i at tick j (below):
+//
+//	near_i = 1 + S_i                                      replica look-ahead, ticks
+//	r_i(k) = max_{j in [k+1, k+near_i]} need_i(j)         replica target
+//	U(t)   = sum_i cpu_i max_{j in [t, t+S_i]} need_i(j)  cores its replicas take at t, = sum_i cpu_i r_i(t-1)
+//	L      = 2 + P                                        node lead time, ticks
+//	A(m)   = the fewest nodes the provisioner starts in m ticks of queue (sim.ProvisionerStarts)
+//	target = max_{t in [k+1, k+H]} U(t) - node_cores A((t - k - L)^+)   capacity target, cores
+//
+// A node serving at t must have started by t-P, and a node asked for at any
+// later decision starts at k+3 at the earliest: of the nodes U(t) needs,
+// later decisions can still bring A(t-k-L) in time, and the rest must be
+// asked for now. So the target holds U(t) in full up to k+L (cores given up
+// now could not be back in time) and beyond counts on the provisioner for
+// what it can still start; it falls by at most A's rate from one tick to
+// the next, so the provisioner meets every U(t) whenever any request
+// schedule could, and it asks for each node as late as it can. H is L plus
+// the ticks A takes to start the whole pool (at most an hour). A window as
+// long as the queue the window's own peak would make misses ramps steeper
+// than the provisioner: at its smallest fixed point it is just L.
+//
+// Nodes cost from their start, as every node does: the target moves node
+// starts earlier, never around the provisioner's rate, burst or provision
+// time. Replicas find their cores free when they are scheduled, so no
+// replica waits for a node, nor behind another app's replicas whatever the
+// scheduling order, and r_i looks no further than a replica's own startup:
+// the replicas and the nodes are the fewest that serve in time. (A longer
+// r_i would move the targets less often, at a cost: on the 20x-demand
+// paymentscale day one more minute of look-ahead halves the scaling actions
+// and costs 1.6% more.)
+//
+// It is the physical limit for cost at full compliance, up to the sizing
+// below and what it cannot plan: the pool's capacity (a target beyond
+// capacity_cores is clamped, and replicas then queue by priority) and
+// backlogs it did not foresee (demand beyond max replicas); for those it
+// reads the telemetry's backlog and adds the capacity to drain it within
+// backlogDrain, on nodes the pool asks for when those replicas pend. No
+// real policy can see the future.
 //
 // Need at one tick, per app i with arrivals lambda, service rate mu / slow,
 // concurrency k and callees C(i), from the simulator's own latency model:
@@ -61,12 +83,12 @@ import (
 // service time, the cheapest size that is ready when the event ends.
 // Decide does not allocate.
 type Oracle struct {
-	future *sim.Future
-	lead   int     // ticks of look-ahead, most of any app
-	leads  []int   // per app: ticks of look-ahead
-	near   []int   // per app: ticks a replica requested now takes to serve on a fresh node
-	rank   []int   // per app: place in the simulator's scheduling order
-	util   float64 // sizing of apps that breach anyway
+	s        *sim.Sim
+	future   *sim.Future
+	near     []int   // per app: ticks of look-ahead, 1 + its startup ticks
+	startup  int     // most startup ticks of any app
+	nodeLead int     // L: ticks from a decision to a node ready without a queue, 2 + P
+	util     float64 // sizing of apps that breach anyway
 
 	mu, cpu, slo []float64 // per app: service rate 1/s, cores per replica, domain SLO s
 	conc         []int32
@@ -79,11 +101,12 @@ type Oracle struct {
 	ring    []int32   // need
 	slows   []float32 // service-time factor
 	lost    []bool    // breaches at any size
-	cores   []float64 // per tick: cores of every app's need
-	horizon int       // ticks of future kept: lead plus the longest provisioner queue (at most an hour)
+	used    []float64 // per tick t: U(t), cores of the replicas scheduled at t
+	horizon int       // ticks of future kept: nodeLead + the longest queue (at most an hour) + startup
 
 	nodeCores float64 // cores per node
-	perTick   float64 // node starts per tick
+	maxCores  float64 // the pool's whole nodes, cores
+	starts    []int   // starts[m]: fewest node starts in m ticks of queue (sim.ProvisionerStarts), up to the whole pool's
 	ahead     int     // last future tick in the ring
 	start     int     // tick of the simulation when the oracle was made
 	t0        time.Time
@@ -92,7 +115,6 @@ type Oracle struct {
 	floor, factor, p99 []float64 // per app, scratch for one future tick
 	prev               []int32   // per app: need at the previous future tick, the search's start
 	callee             []bool    // per app: some app calls it
-	end                []int     // per app, scratch: last tick of its window
 }
 
 // NewOracle builds the oracle for simulation s of cfg. It reads s's future
@@ -102,37 +124,40 @@ func NewOracle(cfg *domains.Config, s *sim.Sim) *Oracle {
 	apps := cfg.Apps()
 	n := len(apps)
 	o := &Oracle{
-		future: s.Future(),
-		leads:  make([]int, n), near: make([]int, n), rank: make([]int, n),
+		s: s, future: s.Future(),
+		near: make([]int, n),
 		util: cfg.Soldier.TargetUtilisation,
 		mu:   make([]float64, n), cpu: make([]float64, n), slo: make([]float64, n),
 		conc: make([]int32, n), min: make([]int32, n), max: make([]int32, n),
 		deps:  make([][]int32, n),
 		start: s.StepsDone(), t0: s.Now(), tick: s.Tick(),
 		floor: make([]float64, n), factor: make([]float64, n), p99: make([]float64, n),
-		prev: make([]int32, n), callee: make([]bool, n), end: make([]int, n),
-		nodeCores: cfg.Cluster.NodeCores, perTick: s.ProvisionerPerTick(),
+		prev: make([]int32, n), callee: make([]bool, n),
+		nodeCores: cfg.Cluster.NodeCores,
+		nodeLead:  2 + s.ProvisionTicks(),
+		maxCores:  math.Floor(cfg.Cluster.CapacityCores/cfg.Cluster.NodeCores) * cfg.Cluster.NodeCores,
 	}
-	// The simulator places pending replicas by priority, then app id.
-	byPri := make([]int, n)
-	for i := range byPri {
-		byPri[i] = i
-	}
-	slices.SortStableFunc(byPri, func(a, b int) int { return cfg.Domains[apps[a].Domain].Priority - cfg.Domains[apps[b].Domain].Priority })
-	for pos, i := range byPri {
-		o.rank[i] = pos
-		o.leads[i] = 2 + 2*s.ProvisionTicks() + s.StartupTicks(i)
-		o.near[i] = 2 + s.ProvisionTicks() + s.StartupTicks(i)
-		o.lead = max(o.lead, o.leads[i])
+	for i := range n {
+		o.near[i] = 1 + s.StartupTicks(i)
+		o.startup = max(o.startup, s.StartupTicks(i))
 	}
 	o.ahead = o.start
-	maxNodes := math.Floor(cfg.Cluster.CapacityCores / cfg.Cluster.NodeCores)
-	// The longest queue, the whole pool's nodes, up to an hour of ticks.
-	o.horizon = o.lead + int(min(math.Ceil(maxNodes/o.perTick), float64(time.Hour/o.tick)))
+	// The longest queue: the ticks the provisioner takes to start the whole
+	// pool, up to an hour; U(t) needs the needs up to t + startup.
+	o.starts = make([]int, int(time.Hour/o.tick)+1)
+	s.ProvisionerStarts(o.starts)
+	maxNodes := int(o.maxCores / o.nodeCores)
+	for m, started := range o.starts {
+		if started >= maxNodes {
+			o.starts = o.starts[:m+1]
+			break
+		}
+	}
+	o.horizon = o.nodeLead + len(o.starts) - 1 + o.startup
 	o.ring = make([]int32, o.horizon*n)
 	o.slows = make([]float32, o.horizon*n)
 	o.lost = make([]bool, o.horizon*n)
-	o.cores = make([]float64, o.horizon)
+	o.used = make([]float64, o.horizon)
 	indeg := make([]int32, n)
 	for i, a := range apps {
 		o.mu[i] = s.ServiceRate(i)
@@ -163,9 +188,10 @@ func NewOracle(cfg *domains.Config, s *sim.Sim) *Oracle {
 	return o
 }
 
-// Decide sets every app's target to its largest need over the lead time,
-// lengthened by the time the provisioner needs to start the nodes that need
-// calls for beyond those the pool has or has asked for.
+// Decide sets the pool's capacity target to the cores its replicas will
+// take that nodes asked for later could not bring in time, and every app's
+// target to its largest need over its near look-ahead (see Oracle), plus
+// what an unforeseen backlog needs to drain.
 func (o *Oracle) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 	k := o.start + int(now.Sub(o.t0)/o.tick) // the simulation's tick
 	n, h := len(targets), o.horizon
@@ -173,63 +199,33 @@ func (o *Oracle) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 		tick, lambda, slow := o.future.Next()
 		at := (tick % h) * n
 		o.needs(o.ring[at:at+n], o.lost[at:at+n], lambda, slow)
-		cores := 0.0
 		for i, f := range slow {
 			o.slows[at+i] = float32(f)
-			cores += float64(o.ring[at+i]) * o.cpu[i]
 		}
-		o.cores[tick%h] = cores
 		o.ahead = tick
+		if u := tick - o.startup; u > o.start { // the last tick U(u) reads has come
+			o.used[u%h] = o.usedAt(u)
+		}
 	}
 
-	// The window: lead ticks, plus the provisioner's queue for the shortfall
-	// at the window's peak, to a fixed point.
-	c := &t.Cluster
-	have := float64(c.Nodes+c.ProvisioningNodes+c.QueuedNodes) * o.nodeCores
-	w, peak, queue := 0, 0.0, 0
-	for want := o.lead; want > w; {
-		for ; w < want; w++ {
-			peak = max(peak, o.cores[(k+w+1)%h])
-		}
-		if short := peak - have; short > 0 {
-			queue = int(min(math.Ceil(math.Ceil(short/o.nodeCores)/o.perTick), float64(h)))
-		}
-		want = min(o.lead+queue, h)
+	// The capacity target: of the cores U(t) needs, later decisions can still
+	// bring node_cores A(t-k-L) in time; ask now for the rest.
+	peak := 0.0
+	for w := 1; w <= h-o.startup; w++ { // tick k+w
+		later := o.nodeCores * float64(o.starts[max(0, w-o.nodeLead)])
+		peak = max(peak, o.used[(k+w)%h]-later)
+	}
+	if err := o.s.SetCapacityTarget(peak); err != nil {
+		panic(err) // peak is a finite sum of cores >= 0
 	}
 
-	// A replica already too late (pending, needed before a node asked for
-	// now could serve it) goes first: apps ahead of it in the scheduling
-	// order hold back replicas they need only later, so that the next nodes
-	// are its.
-	urgent := -1
-	if c.PendingPods > 0 {
-		for i := range targets {
-			a := &t.Apps[i]
-			if a.Pending == 0 || o.rank[i] <= urgent {
-				continue
-			}
-			for j := k + 1; j <= k+o.near[i]; j++ {
-				if o.ring[(j%h)*n+i] > a.Ready+a.Starting {
-					urgent = o.rank[i]
-					break
-				}
-			}
-		}
-	}
-	last := 0
 	for i := range targets {
-		end := k + min(o.leads[i]+queue, h)
-		if o.rank[i] < urgent {
-			end = k + o.near[i]
-		}
-		o.end[i] = end
-		last = max(last, end)
 		targets[i] = 0
 	}
-	for j := k + 1; j <= last; j++ { // tick-major: the ring's rows are contiguous
+	for j := k + 1; j <= k+1+o.startup; j++ { // tick-major: the ring's rows are contiguous
 		row := o.ring[(j%h)*n:][:n]
 		for i, r := range row {
-			if r > targets[i] && j <= o.end[i] {
+			if r > targets[i] && j <= k+o.near[i] {
 				targets[i] = r
 			}
 		}
@@ -244,6 +240,22 @@ func (o *Oracle) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 			targets[i] = max(targets[i], min(drain, o.max[i]))
 		}
 	}
+}
+
+// usedAt is U(u): the cores of the replicas scheduled at tick u, each app's
+// largest need over [u, u + S_i], the replica targets of the decision at
+// tick u-1. The ring must hold ticks u to u + startup.
+func (o *Oracle) usedAt(u int) float64 {
+	n, h := len(o.near), o.horizon
+	cores := 0.0
+	for i, near := range o.near {
+		r := int32(0)
+		for j := u; j < u+near; j++ {
+			r = max(r, o.ring[(j%h)*n+i])
+		}
+		cores += float64(r) * o.cpu[i]
+	}
+	return cores
 }
 
 // backlogDrain is how fast the oracle plans to drain a backlog it did not

@@ -44,3 +44,23 @@ func (s *Sim) SetCapacityTarget(cores float64) error {
 // CapacityTarget is the capacity target in force, cores: the last one set,
 // clamped to the pool's whole nodes (0: none).
 func (s *Sim) CapacityTarget() float64 { return s.pool.targetCores }
+
+// ProvisionerStarts writes into starts[m], for every m < len(starts), the
+// fewest nodes the provisioner starts in m consecutive ticks while requests
+// stay queued: from an empty bucket, refilled by provisioner_rate x tick each
+// tick and holding at most provisioner_burst starts (or one tick's refill),
+// each tick starting the whole starts the bucket holds. starts[0] is 0. A
+// planner counts on it to know how late a node may still be asked for; the
+// bucket's cap can make it fall short of m x ProvisionerPerTick. It does not
+// allocate.
+func (s *Sim) ProvisionerStarts(starts []int) {
+	p := &s.pool
+	credit, n := 0.0, 0
+	for m := range starts {
+		starts[m] = n
+		credit = math.Min(credit+p.ratePerTick, p.burstCap) // as pool.advance
+		k := int32(credit)
+		credit -= float64(k)
+		n += int(k)
+	}
+}

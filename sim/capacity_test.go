@@ -160,3 +160,39 @@ func TestStepWithCapacityTargetDoesNotAllocate(t *testing.T) {
 		t.Fatalf("%.1f allocations per SetCapacityTarget and Step, want 0", allocs)
 	}
 }
+
+// TestProvisionerStartsIsThePool pins ProvisionerStarts to the pool's own
+// starts under a queue that never empties.
+func TestProvisionerStartsIsThePool(t *testing.T) {
+	cases := []struct {
+		name  string
+		rate  float64 // per minute, at 10 s ticks
+		burst int
+		want  int // starts in 6 ticks
+	}{
+		{name: "a bucket of one tick's refill starts whole nodes per tick", rate: 20, want: 18},
+		{name: "a larger bucket carries the fraction", rate: 20, burst: 10, want: 20},
+		{name: "a slow provisioner starts every other tick", rate: 3, want: 3},
+		{name: "a burst starts no sooner from an empty bucket", rate: 6, burst: 10, want: 6},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, sc, tr := world(8000, 100, true)
+			cfg.Cluster.ProvisionerRate, cfg.Cluster.ProvisionerBurst = tc.rate, tc.burst
+			s := mustNew(t, cfg, sc, tr)
+			got := make([]int, 61)
+			s.ProvisionerStarts(got)
+			p := newPool(&cfg.Cluster, 10)
+			p.queued = 1 << 20
+			for m := range got {
+				if int(p.started) != got[m] {
+					t.Fatalf("after %d ticks: ProvisionerStarts %d, the pool started %d", m, got[m], p.started)
+				}
+				p.advance(m + 1)
+			}
+			if got[6] != tc.want {
+				t.Fatalf("%d starts in 6 ticks, want %d", got[6], tc.want)
+			}
+		})
+	}
+}
