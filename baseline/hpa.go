@@ -10,9 +10,21 @@ import (
 // documentation specifies it ("Horizontal Pod Autoscaling", section
 // "Algorithm details" and "Configurable scaling behavior") and as the
 // controller implements it (kubernetes/kubernetes
-// pkg/controller/podautoscaler: replica_calculator.go GetResourceReplicas,
-// horizontal.go stabilizeRecommendationWithBehaviors and
-// convertDesiredReplicasWithBehaviorRate).
+// pkg/controller/podautoscaler, current master):
+//
+//   - replica_calculator.go: GetResourceReplicas and Tolerances.isWithin;
+//   - horizontal.go, with spec.behavior set: normalizeDesiredReplicasWithBehaviors,
+//     stabilizeRecommendationWithBehaviors, convertDesiredReplicasWithBehaviorRate,
+//     calculateScaleUpLimitWithScalingRules, calculateScaleDownLimitWithBehaviors;
+//   - horizontal.go, without it (the legacy path): normalizeDesiredReplicas,
+//     stabilizeRecommendation, convertDesiredReplicasWithRules,
+//     calculateScaleUpLimit;
+//   - horizontal.go tolerancesForHpa: per-direction tolerances
+//     (spec.behavior.scaleUp/scaleDown.tolerance, the HPAConfigurableTolerance
+//     feature, KEP-4951, alpha in v1.33).
+//
+// Its tests port the upstream CPU and behaviour cases by name
+// (hpa_upstream_test.go).
 
 // DefaultTolerance is the HPA's default tolerance: no scaling while the usage
 // ratio is within 1 +- 0.1 (kube-controller-manager
@@ -22,6 +34,19 @@ const DefaultTolerance = 0.1
 // DefaultSyncPeriod is how often the HPA controller reconciles
 // (--horizontal-pod-autoscaler-sync-period).
 const DefaultSyncPeriod = 15 * time.Second
+
+// DefaultDownscaleWindow is the controller's downscale stabilisation window
+// (--horizontal-pod-autoscaler-downscale-stabilization): the legacy path's
+// only window, and the scale-down window of a behaviour that sets none.
+const DefaultDownscaleWindow = 5 * time.Minute
+
+// The legacy path's scale-up limit, max(scaleUpLimitFactor x current,
+// scaleUpLimitMinimum) per reconcile (horizontal.go scaleUpLimitFactor,
+// scaleUpLimitMinimum; upstream's tests raise the factor to 8).
+const (
+	scaleUpLimitFactor  = 2.0
+	scaleUpLimitMinimum = 4.0
+)
 
 // PolicyType says how a ScalingPolicy bounds a change.
 type PolicyType int8
@@ -60,6 +85,10 @@ type ScalingRules struct {
 	StabilizationWindow time.Duration
 	Select              SelectPolicy
 	Policies            []ScalingPolicy
+	// Tolerance is the direction's own usage-ratio dead band, >= 0
+	// (HPAScalingRules.tolerance, HPAConfigurableTolerance); nil: the
+	// controller's, HPAInput.Tolerance.
+	Tolerance *float64
 }
 
 // Behaviour is the HPA's spec.behavior.
@@ -67,10 +96,16 @@ type Behaviour struct {
 	ScaleUp, ScaleDown ScalingRules
 }
 
-// DefaultBehaviour is the behaviour the API server fills in when a v2 HPA
-// gives none: scale up without stabilisation by at most the larger of 100% or
-// 4 pods per 15 s; scale down to the highest recommendation of the last 300 s,
-// by at most 100% per 15 s.
+// DefaultBehaviour is spec.behavior with every field left to its default:
+// scale up without stabilisation by at most the larger of 100% or 4 pods per
+// 15 s; scale down to the highest recommendation of the last 300 s, by at
+// most 100% per 15 s. The API server fills in the unset fields of a
+// behaviour that is given (pkg/apis/autoscaling/v2 defaults.go
+// SetDefaults_HorizontalPodAutoscalerBehavior, GenerateHPAScaleUpRules,
+// GenerateHPAScaleDownRules) and the controller the scale-down window, from
+// --horizontal-pod-autoscaler-downscale-stabilization
+// (maybeInitScaleDownStabilizationWindow). An HPA with no spec.behavior at
+// all keeps none and takes the legacy path (HPAInput.NoBehaviour).
 func DefaultBehaviour() Behaviour {
 	return Behaviour{
 		ScaleUp: ScalingRules{
@@ -126,15 +161,27 @@ type HPAInput struct {
 	NotReady int32
 	// Missing counts the pods without a metric.
 	Missing int32
-	// Utilisation is the Ready pods' mean CPU usage over their request, >= 0.
+	// Utilisation is the Ready pods' mean CPU usage over their request, >= 0;
+	// above 1 when burstable pods use more than they request.
 	Utilisation float64
 	// Target is the target average utilisation, > 0 (0.7 is 70%).
 	Target float64
-	// Tolerance is the usage-ratio dead band, DefaultTolerance by default.
+	// Tolerance is the controller's usage-ratio dead band, both ways
+	// (--horizontal-pod-autoscaler-tolerance), DefaultTolerance by default.
+	// With Behaviour set, a direction's ScalingRules.Tolerance overrides it.
 	Tolerance float64
 	// Min and Max are spec.minReplicas and spec.maxReplicas.
-	Min, Max  int32
-	Behaviour Behaviour
+	Min, Max int32
+	// NoBehaviour says spec.behavior is unset: the controller takes its
+	// legacy path (normaliseLegacy) and Behaviour is ignored.
+	NoBehaviour bool
+	// DownscaleWindow is the legacy path's stabilisation window, the
+	// controller's --horizontal-pod-autoscaler-downscale-stabilization
+	// (DefaultDownscaleWindow); unused with Behaviour set, whose ScaleDown
+	// window the controller fills from the same flag when the spec leaves it
+	// unset (DefaultBehaviour has it).
+	DownscaleWindow time.Duration
+	Behaviour       Behaviour
 	// History holds past recommendations, any order; zero entries are unused.
 	History []Recommendation
 	// Events holds past scale events, any order; zero entries are unused.
@@ -158,13 +205,16 @@ const (
 	ReasonDownLimit       = "scale-down rate limited by the policies (ScaleDownLimit)"
 	ReasonTooMany         = "clamped to max replicas (TooManyReplicas)"
 	ReasonTooFew          = "clamped to min replicas (TooFewReplicas)"
+	// The legacy path's (no spec.behavior).
+	ReasonWindowPeak    = "highest recommendation in the downscale window, either direction (ScaleDownStabilized)"
+	ReasonLegacyUpLimit = "scale-up limited to max(2 x current, 4) replicas (ScaleUpLimit)"
 )
 
 // Recommend is one HPA reconcile: the replica count the controller sets and
 // why. Order as in the controller: replicas outside [Min, Max] are brought to
 // the bound; else the replica calculator's desired count is stabilised over
-// the windows, limited by the rate policies and clamped to [Min, Max]. It is
-// pure and does not allocate.
+// the windows, limited by the rate policies and clamped to [Min, Max] (with
+// NoBehaviour: normaliseLegacy). It is pure and does not allocate.
 func Recommend(in HPAInput) (replicas int32, reason string) {
 	replicas, _, _, reason = recommend(in)
 	return replicas, reason
@@ -178,14 +228,22 @@ func recommend(in HPAInput) (replicas, desired int32, record bool, reason string
 
 // bounds are the extremes of the recommendation history within the
 // stabilisation windows: the lowest in the scale-up window (MaxInt32 when
-// none) and the highest in the scale-down window (MinInt32 when none).
-type bounds struct{ up, down int32 }
+// none) and the highest in the scale-down window (MinInt32 when none), where
+// a recommendation counts when made after the cutoff (timestamp.After, as
+// stabilizeRecommendationWithBehaviors), and the legacy path's peak, the
+// highest in the downscale window, where one made at the cutoff counts too
+// (!timestamp.Before, as stabilizeRecommendation; MinInt32 when none).
+type bounds struct{ up, down, peak int32 }
+
+// noBounds are the bounds of an empty history.
+var noBounds = bounds{up: math.MaxInt32, down: math.MinInt32, peak: math.MinInt32}
 
 // historyBounds finds the bounds of in.History.
 func historyBounds(in *HPAInput) bounds {
-	b := bounds{up: math.MaxInt32, down: math.MinInt32}
+	b := noBounds
 	upCut := in.Now.Add(-in.Behaviour.ScaleUp.StabilizationWindow)
 	downCut := in.Now.Add(-in.Behaviour.ScaleDown.StabilizationWindow)
+	peakCut := in.Now.Add(-in.DownscaleWindow)
 	for _, r := range in.History {
 		if r.At.IsZero() {
 			continue
@@ -195,6 +253,9 @@ func historyBounds(in *HPAInput) bounds {
 		}
 		if r.At.After(downCut) {
 			b.down = max(b.down, r.Replicas)
+		}
+		if !r.At.Before(peakCut) {
+			b.peak = max(b.peak, r.Replicas)
 		}
 	}
 	return b
@@ -215,8 +276,15 @@ func recommendWithin(in HPAInput, b bounds) (replicas, desired int32, record boo
 	if !ok {
 		return in.Current, 0, false, why
 	}
-	stable, stabWhy := stabilise(in.Current, desired, b)
-	replicas, limitWhy := limitRate(&in, stable)
+	var stable int32
+	var stabWhy, limitWhy string
+	if in.NoBehaviour {
+		stable, stabWhy = max(desired, b.peak), ReasonWindowPeak
+		replicas, limitWhy = normaliseLegacy(&in, stable)
+	} else {
+		stable, stabWhy = stabilise(in.Current, desired, b)
+		replicas, limitWhy = limitRate(&in, stable)
+	}
 	switch {
 	case replicas != stable:
 		reason = limitWhy
@@ -228,6 +296,37 @@ func recommendWithin(in HPAInput, b bounds) (replicas, desired int32, record boo
 	return replicas, desired, true, reason
 }
 
+// tolerances are the usage-ratio dead band below and above 1, upstream's
+// Tolerances{scaleDown, scaleUp} (replica_calculator.go).
+type tolerances struct{ down, up float64 }
+
+// isWithin is Tolerances.isWithin (replica_calculator.go, current master):
+//
+//	(1.0-t.scaleDown) <= usageRatio && usageRatio <= (1.0+t.scaleUp)
+//
+// A ratio on a bound is within: 110% over a 100% target with tolerance 0.1
+// does not scale. (The check it replaced, math.Abs(1.0-usageRatio) <=
+// tolerance, scaled there: in floating point |1 - 1.1| is just above 0.1.)
+func (t tolerances) isWithin(ratio float64) bool {
+	return (1.0-t.down) <= ratio && ratio <= (1.0+t.up)
+}
+
+// tolerancesFor is tolerancesForHpa (horizontal.go): the controller's
+// tolerance both ways unless spec.behavior sets a direction's own.
+func tolerancesFor(in *HPAInput) tolerances {
+	t := tolerances{down: in.Tolerance, up: in.Tolerance}
+	if in.NoBehaviour {
+		return t
+	}
+	if p := in.Behaviour.ScaleDown.Tolerance; p != nil {
+		t.down = *p
+	}
+	if p := in.Behaviour.ScaleUp.Tolerance; p != nil {
+		t.up = *p
+	}
+	return t
+}
+
 // ReplicaCount is the HPA replica calculator for a resource utilisation
 // metric (GetResourceReplicas): the desired replica count before behaviour,
 // or ok false when no ready pod has a metric. With the usage ratio
@@ -235,7 +334,8 @@ func recommendWithin(in HPAInput, b bounds) (replicas, desired int32, record boo
 //	ratio = utilisation% / target%              (whole percent, as the controller)
 //	desired = ceil(ratio x ready)               no unready or missing pods
 //
-// and nothing changes while |1 - ratio| <= tolerance. Otherwise the ratio is
+// and nothing changes while 1 - down <= ratio <= 1 + up (tolerances.isWithin,
+// tolerancesFor). Otherwise the ratio is
 // recomputed over more pods: missing pods count at 100% of their request on a
 // scale-down and at 0% on a scale-up, not-yet-ready pods at 0% on a scale-up
 // (they are left out on a scale-down); if the new ratio reverses the direction
@@ -248,6 +348,7 @@ func ReplicaCount(in HPAInput) (desired int32, ok bool, reason string) {
 	if in.Ready <= 0 {
 		return in.Current, false, ReasonNoMetrics
 	}
+	tol := tolerancesFor(&in)
 	target := int64(math.Round(in.Target * 100))
 	// The controller sums milli-cores and divides in integers:
 	// utilisation% = floor(sum(usage) x 100 / sum(request)).
@@ -256,7 +357,7 @@ func ReplicaCount(in HPAInput) (desired int32, ok bool, reason string) {
 
 	unreadyUp := in.NotReady > 0 && ratio > 1
 	if !unreadyUp && in.Missing == 0 {
-		if math.Abs(1-ratio) <= in.Tolerance {
+		if tol.isWithin(ratio) {
 			return in.Current, true, ReasonTolerance
 		}
 		return int32(math.Ceil(ratio * float64(in.Ready))), true, ReasonRatio
@@ -279,7 +380,7 @@ func ReplicaCount(in HPAInput) (desired int32, ok bool, reason string) {
 	}
 	newUtil := int64(math.Floor(usage/float64(pods) + 1e-9))
 	newRatio := float64(newUtil) / float64(target)
-	if math.Abs(1-newRatio) <= in.Tolerance || (ratio < 1 && newRatio > 1) || (ratio > 1 && newRatio < 1) {
+	if tol.isWithin(newRatio) || (ratio < 1 && newRatio > 1) || (ratio > 1 && newRatio < 1) {
 		return in.Current, true, ReasonReversed
 	}
 	desired = int32(math.Ceil(newRatio * float64(pods)))
@@ -305,6 +406,33 @@ func stabilise(current, desired int32, b bounds) (int32, string) {
 		return rec, ReasonUpStabilised
 	}
 	return rec, ReasonDownStabilised
+}
+
+// normaliseLegacy is the rest of normalizeDesiredReplicas (horizontal.go),
+// the path of an HPA without spec.behavior, after stabilizeRecommendation
+// has taken the highest recommendation of the downscale window, the desired
+// one included (stable). That window holds both ways: upstream keeps no
+// lower bound there, so a recommendation the scale-up limit cut short is
+// still pursued, and a recent peak keeps a falling HPA up, for as long as it
+// stays in the window. convertDesiredReplicasWithRules then brings stable
+// to at least Min and at most the lower of Max and
+//
+//	scaleUpLimit = max(2 x current, 4)     calculateScaleUpLimit
+//
+// There is no scale-down rate limit and no event history.
+func normaliseLegacy(in *HPAInput, stable int32) (int32, string) {
+	limit := int32(math.Max(scaleUpLimitFactor*float64(in.Current), scaleUpLimitMinimum))
+	highest, why := in.Max, ReasonTooMany
+	if in.Max > limit {
+		highest, why = limit, ReasonLegacyUpLimit
+	}
+	switch {
+	case stable < in.Min:
+		return in.Min, ReasonTooFew
+	case stable > highest:
+		return highest, why
+	}
+	return stable, ""
 }
 
 // limitRate applies the direction's rate policies and the [Min, Max] bounds.

@@ -18,6 +18,14 @@ func in(current, ready int32, util float64) HPAInput {
 	}
 }
 
+// legacy is in for an HPA without spec.behavior: the controller's legacy
+// path with its 5-minute downscale window.
+func legacy(current, ready int32, util float64) HPAInput {
+	x := in(current, ready, util)
+	x.NoBehaviour, x.DownscaleWindow = true, DefaultDownscaleWindow
+	return x
+}
+
 func ago(d time.Duration) time.Time { return t0.Add(-d) }
 
 // The documented examples come from the Kubernetes documentation, "Horizontal
@@ -194,6 +202,73 @@ func TestRecommend(t *testing.T) {
 			return x
 		}, 2, ReasonBelowMin},
 		{"zero replicas disable scaling", func() HPAInput { return in(0, 0, 0) }, 0, ReasonScalingDisabled},
+		{"isWithin: a ratio of exactly 1 + tolerance is within (110% over 100%)", func() HPAInput {
+			x := in(10, 10, 1.1)
+			x.Target = 1
+			return x
+		}, 10, ReasonTolerance},
+		{"isWithin: a ratio of exactly 1 - tolerance is within (90% over 100%)", func() HPAInput {
+			x := in(10, 10, 0.9)
+			x.Target = 1
+			return x
+		}, 10, ReasonTolerance},
+		{"isWithin: just past the bound scales (111% over 100%)", func() HPAInput {
+			x := in(10, 10, 1.11)
+			x.Target = 1
+			return x
+		}, 12, ReasonRatio},
+		{"tolerances: the scale-up tolerance does not widen the scale-down side", func() HPAInput {
+			x := in(10, 10, 0.56) // ratio 0.8
+			up := 0.5
+			x.Behaviour.ScaleUp.Tolerance = &up
+			x.Behaviour.ScaleDown.StabilizationWindow = 0
+			return x
+		}, 8, ReasonRatio},
+		{"tolerances: a direction's tolerance replaces the controller's", func() HPAInput {
+			x := in(10, 10, 0.84) // ratio 1.2
+			up := 0.25
+			x.Behaviour.ScaleUp.Tolerance = &up
+			return x
+		}, 10, ReasonTolerance},
+		{"tolerances: without spec.behavior the controller's applies both ways", func() HPAInput {
+			x := in(10, 10, 0.84)
+			up := 0.25
+			x.Behaviour.ScaleUp.Tolerance = &up
+			x.NoBehaviour, x.DownscaleWindow = true, DefaultDownscaleWindow
+			return x
+		}, 12, ReasonRatio},
+		{"legacy: scale-up by at most max(2 x current, 4): 4 pods from 1", func() HPAInput {
+			x := legacy(1, 1, 1.0)
+			x.Target = 0.1
+			return x
+		}, 4, ReasonLegacyUpLimit},
+		{"legacy: scale-up by at most max(2 x current, 4): doubling from 10", func() HPAInput {
+			x := legacy(10, 10, 1.0)
+			x.Target = 0.1
+			return x
+		}, 20, ReasonLegacyUpLimit},
+		{"legacy: a peak in the window holds on scale-up too", func() HPAInput {
+			x := legacy(10, 10, 0.84) // desired 12; 16 two minutes ago
+			x.History = []Recommendation{{At: ago(2 * time.Minute), Replicas: 16}}
+			return x
+		}, 16, ReasonWindowPeak},
+		{"legacy: a peak above current holds against a scale-down", func() HPAInput {
+			x := legacy(10, 10, 0.28) // desired 4; 12 a minute ago
+			x.History = []Recommendation{{At: ago(time.Minute), Replicas: 12}}
+			return x
+		}, 12, ReasonWindowPeak},
+		{"legacy: a recommendation exactly the window old is still in it", func() HPAInput {
+			x := legacy(10, 10, 0.28)
+			x.History = []Recommendation{{At: ago(DefaultDownscaleWindow), Replicas: 9}, {At: ago(DefaultDownscaleWindow + time.Second), Replicas: 12}}
+			return x
+		}, 9, ReasonWindowPeak},
+		{"legacy: no scale-down rate limit", func() HPAInput { return legacy(40, 40, 0.07) }, 4, ReasonRatio},
+		{"legacy: the window's peak is clamped to max", func() HPAInput {
+			x := legacy(10, 10, 0.84)
+			x.Max = 14
+			x.History = []Recommendation{{At: ago(time.Minute), Replicas: 16}}
+			return x
+		}, 14, ReasonTooMany},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -211,5 +286,9 @@ func TestRecommendDoesNotAllocate(t *testing.T) {
 	x.Events = make([]ScaleEvent, 3)
 	if allocs := testing.AllocsPerRun(100, func() { Recommend(x) }); allocs != 0 {
 		t.Fatalf("%.1f allocations per Recommend, want 0", allocs)
+	}
+	x.NoBehaviour, x.DownscaleWindow = true, DefaultDownscaleWindow
+	if allocs := testing.AllocsPerRun(100, func() { Recommend(x) }); allocs != 0 {
+		t.Fatalf("%.1f allocations per legacy Recommend, want 0", allocs)
 	}
 }
