@@ -9,7 +9,7 @@ import (
 )
 
 // Names lists the reference policies New knows, in report order.
-var Names = []string{"hpa", "tuned-hpa", "proportional", "static", "oracle"}
+var Names = []string{"hpa", "hpa-legacy", "tuned-hpa", "proportional", "static", "oracle"}
 
 // New builds the named reference policy for simulation s of cfg. Build it
 // before stepping s: the static policy and the oracle read s's scenario.
@@ -17,6 +17,8 @@ func New(name string, cfg *domains.Config, s *sim.Sim) (sim.Policy, error) {
 	switch name {
 	case "hpa":
 		return NewHPA(cfg, DefaultHPASettings(cfg)), nil
+	case "hpa-legacy":
+		return NewHPA(cfg, LegacyHPASettings(cfg)), nil
 	case "tuned-hpa":
 		return NewHPA(cfg, TunedHPASettings(cfg)), nil
 	case "proportional":

@@ -10,7 +10,7 @@ import (
 
 func TestRegistry(t *testing.T) {
 	t.Run("names are in report order", func(t *testing.T) {
-		if got := fmt.Sprint(Names); got != "[hpa tuned-hpa proportional static oracle]" {
+		if got := fmt.Sprint(Names); got != "[hpa hpa-legacy tuned-hpa proportional static oracle]" {
 			t.Fatalf("Names = %s", got)
 		}
 	})

@@ -7,7 +7,13 @@
 //     scale-down stabilised over 300 s). Its pure core is Recommend, which
 //     returns the replica count and the reason, like the controller's
 //     replica calculator and behaviour normalisation (hpa.go); HPA is the
-//     simulator shell that keeps each app's history (hpapolicy.go).
+//     simulator shell that keeps each app's history (hpapolicy.go). It reads
+//     the CPU utilisation metrics-server would report (used over requested,
+//     above 100% for burstable pods up to the app set's cpu_limit_ratio).
+//   - hpa-legacy: the same HPA without spec.behavior (as an HPA created
+//     without one is), which the controller scales by its legacy path: at
+//     most max(2x, 4) replicas per reconcile, the highest recommendation of
+//     the last 5 minutes held either way.
 //   - tuned-hpa: the same HPA with the target utilisation and scale-down
 //     window a documented grid search picked (TuneHPA, tune.go).
 //   - proportional: domain budgets in proportion to current request rates
@@ -21,7 +27,10 @@
 //
 // Invariants: replica targets stay within each app's [min, max] (the oracle
 // and the HPA never leave them; static and proportional clamp); utilisations
-// are shares of a replica's CPU in [0, 1]; times are the simulator's.
+// are shares of a replica's CPU request: in [0, 1] for proportional (the
+// busy share, sim.AppTelemetry.CPUUtil, as the Soldier observes it), in
+// [0, cpu_limit_ratio] for the HPA (CPURequestUtil); times are the
+// simulator's.
 //
 // Policies implement sim.Policy. Decide is a function of the telemetry and
 // the policy's own state, takes no locks, does no I/O and does not allocate

@@ -14,23 +14,45 @@ type HPASettings struct {
 	// Target is the target average CPU utilisation, (0, 1]. Default: the
 	// config's soldier target_utilisation (0.7 unless set).
 	Target float64
-	// Tolerance is the usage-ratio dead band. Default DefaultTolerance.
+	// Tolerance is the controller's usage-ratio dead band (a direction's
+	// Behaviour tolerance overrides it). Default DefaultTolerance.
 	Tolerance float64
 	// SyncPeriod is how often the controller reconciles. Default DefaultSyncPeriod.
 	SyncPeriod time.Duration
+	// NoBehaviour says the HPAs have no spec.behavior: the controller's legacy
+	// path (scale-up to at most max(2x, 4) per reconcile, the highest
+	// recommendation of the last DownscaleWindow either way) and Behaviour is
+	// unused. Default false: spec.behavior set, with Behaviour's policies.
+	// (An HPA created without spec.behavior keeps none: the API server
+	// fills in only a behaviour that is given.)
+	NoBehaviour bool
+	// DownscaleWindow is the legacy path's stabilisation window
+	// (--horizontal-pod-autoscaler-downscale-stabilization). Default
+	// DefaultDownscaleWindow.
+	DownscaleWindow time.Duration
 	// Behaviour is spec.behavior. Default DefaultBehaviour().
 	Behaviour Behaviour
 }
 
 // DefaultHPASettings are the Kubernetes defaults with the config's target
-// utilisation.
+// utilisation and spec.behavior set to DefaultBehaviour().
 func DefaultHPASettings(cfg *domains.Config) HPASettings {
 	return HPASettings{
-		Target:     cfg.Soldier.TargetUtilisation,
-		Tolerance:  DefaultTolerance,
-		SyncPeriod: DefaultSyncPeriod,
-		Behaviour:  DefaultBehaviour(),
+		Target:          cfg.Soldier.TargetUtilisation,
+		Tolerance:       DefaultTolerance,
+		SyncPeriod:      DefaultSyncPeriod,
+		DownscaleWindow: DefaultDownscaleWindow,
+		Behaviour:       DefaultBehaviour(),
 	}
+}
+
+// LegacyHPASettings are DefaultHPASettings for HPAs without spec.behavior,
+// which the controller scales by its legacy path: what an HPA created
+// without a behaviour runs.
+func LegacyHPASettings(cfg *domains.Config) HPASettings {
+	set := DefaultHPASettings(cfg)
+	set.NoBehaviour = true
+	return set
 }
 
 // HPA runs one HPA per app against the simulator.
@@ -38,7 +60,9 @@ func DefaultHPASettings(cfg *domains.Config) HPASettings {
 // Mapping onto the simulator's telemetry, which is the metrics pipeline's view
 // (Cluster.TelemetryLag old): the HPA's currentReplicas is the app's replica
 // target (spec.replicas); its ready pods with a metric are the telemetry's
-// Ready replicas and their utilisation its CPUUtil; its not-yet-ready pods are
+// Ready replicas and their utilisation its CPURequestUtil (CPU used over CPU
+// requested, above 1 up to the app set's cpu_limit_ratio as metrics-server
+// reports burstable pods); its not-yet-ready pods are
 // the telemetry's Starting and Pending replicas plus the replicas created
 // since the telemetry was taken (the pod list is live, the metrics are not:
 // new pods are Pending). Replicas removed since are ignored, taken from
@@ -83,6 +107,9 @@ func NewHPA(cfg *domains.Config, set HPASettings) *HPA {
 	// A ring holds every entry younger than the longest window or period: one
 	// per reconcile, plus the current one.
 	window := max(b.ScaleUp.StabilizationWindow, b.ScaleDown.StabilizationWindow)
+	if set.NoBehaviour {
+		window = set.DownscaleWindow
+	}
 	period := max(b.ScaleUp.longest(), b.ScaleDown.longest())
 	h.histLen = int(window/set.SyncPeriod) + 2
 	h.evLen = int(period/set.SyncPeriod) + 2
@@ -121,6 +148,7 @@ func (h *HPA) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 	h.syncs++
 	upCut := at.Add(-h.set.Behaviour.ScaleUp.StabilizationWindow).UnixNano()
 	downCut := at.Add(-h.set.Behaviour.ScaleDown.StabilizationWindow).UnixNano()
+	peakCut := at.Add(-h.set.DownscaleWindow).UnixNano()
 	for i := range targets {
 		a := &t.Apps[i]
 		cur := targets[i]
@@ -135,7 +163,7 @@ func (h *HPA) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 		}
 		histAt := h.histAt[i*h.histLen : (i+1)*h.histLen]
 		histRep := h.histRep[i*h.histLen : (i+1)*h.histLen]
-		b := bounds{up: math.MaxInt32, down: math.MinInt32}
+		b := noBounds
 		for k, ns := range histAt {
 			if ns > upCut {
 				b.up = min(b.up, histRep[k])
@@ -143,12 +171,16 @@ func (h *HPA) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 			if ns > downCut {
 				b.down = max(b.down, histRep[k])
 			}
+			if ns >= peakCut {
+				b.peak = max(b.peak, histRep[k])
+			}
 		}
 		evs := h.events[i*h.evLen : (i+1)*h.evLen]
 		in := HPAInput{
 			Now: at, Current: cur, Ready: ready, NotReady: notReady,
-			Utilisation: a.CPUUtil, Target: h.set.Target, Tolerance: h.set.Tolerance,
-			Min: h.min[i], Max: h.max[i], Behaviour: h.set.Behaviour, Events: evs,
+			Utilisation: a.CPURequestUtil, Target: h.set.Target, Tolerance: h.set.Tolerance,
+			Min: h.min[i], Max: h.max[i], NoBehaviour: h.set.NoBehaviour, DownscaleWindow: h.set.DownscaleWindow,
+			Behaviour: h.set.Behaviour, Events: evs,
 		}
 		n, desired, record, reason := recommendWithin(in, b)
 		if record {

@@ -22,11 +22,12 @@ func oneSet(n int) *domains.Config {
 	return cfg
 }
 
-// flat is telemetry of n apps, each with ready replicas at util.
+// flat is telemetry of n apps, each with ready replicas using util of their
+// CPU request.
 func flat(n int, ready int32, util float64) *sim.Telemetry {
 	t := &sim.Telemetry{Apps: make([]sim.AppTelemetry, n)}
 	for i := range t.Apps {
-		t.Apps[i] = sim.AppTelemetry{Ready: ready, CPUUtil: util, Target: ready}
+		t.Apps[i] = sim.AppTelemetry{Ready: ready, CPUUtil: min(util, 1), CPURequestUtil: util, Target: ready}
 	}
 	return t
 }
@@ -119,21 +120,100 @@ func TestHPAPolicy(t *testing.T) {
 	})
 }
 
-func TestHPADecideDoesNotAllocate(t *testing.T) {
-	cfg := oneSet(500)
-	h := NewHPA(cfg, DefaultHPASettings(cfg))
-	targets := make([]int32, 500)
-	for i := range targets {
-		targets[i] = 10
+func TestHPABurst(t *testing.T) {
+	// 10 ready replicas asked for 3x what they serve at the 0.7 target, 5
+	// more starting: metrics-server shows their usage capped at the limit.
+	tests := []struct {
+		name  string
+		limit float64
+		set   func(*domains.Config) HPASettings
+		want  int32
+	}{
+		// 200/70 with 5 pods at 0%: 133/70 = 1.9, ceil(1.9 x 15); the
+		// limit of max(2 x 15, 15 + 4) = 30 does not bind.
+		{"a 2x limit lets the HPA see the burst past the starting pods", 2, DefaultHPASettings, 29},
+		{"so does the legacy path, whose limit is 2 x 15", 2, LegacyHPASettings, 29},
+		// 100/70 with 5 pods at 0%: 66/70 = 0.94, within tolerance.
+		{"usage capped at the request stalls while pods start", 1, DefaultHPASettings, 15},
 	}
-	tel := flat(500, 10, 0.5)
-	now := t0
-	allocs := testing.AllocsPerRun(200, func() {
-		h.Decide(now, tel, targets)
-		now = now.Add(10 * time.Second)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := oneSet(1)
+			h := NewHPA(cfg, tt.set(cfg))
+			tel := flat(1, 10, min(3*0.7, tt.limit))
+			tel.Apps[0].Starting = 5
+			targets := []int32{15}
+			h.Decide(t0, tel, targets)
+			if targets[0] != tt.want {
+				t.Fatalf("%d replicas (%s), want %d", targets[0], h.Reason(0), tt.want)
+			}
+		})
+	}
+}
+
+func TestHPALegacyPolicy(t *testing.T) {
+	t.Run("a peak the scale-up limit cut short is still pursued", func(t *testing.T) {
+		// 2 replicas at 10x the target: 20 wanted, 4 allowed. Then 4 at
+		// 1.5x: 6 wanted, but 20 is in the window; 8 allowed.
+		cfg := oneSet(1)
+		set := LegacyHPASettings(cfg)
+		set.Target = 0.1
+		h := NewHPA(cfg, set)
+		targets := []int32{2}
+		h.Decide(t0, flat(1, 2, 1.0), targets)
+		h.Decide(t0.Add(DefaultSyncPeriod), flat(1, 4, 0.15), targets)
+		if targets[0] != 8 || h.Reason(0) != ReasonLegacyUpLimit {
+			t.Fatalf("%d replicas (%s), want 8 (%s)", targets[0], h.Reason(0), ReasonLegacyUpLimit)
+		}
+		withBehaviour := DefaultHPASettings(cfg)
+		withBehaviour.Target = 0.1
+		def := NewHPA(cfg, withBehaviour)
+		targets = []int32{2}
+		def.Decide(t0, flat(1, 2, 1.0), targets)
+		def.Decide(t0.Add(DefaultSyncPeriod), flat(1, 4, 0.15), targets)
+		if targets[0] != 6 {
+			t.Fatalf("with behaviour: %d replicas (%s), want 6", targets[0], def.Reason(0))
+		}
 	})
-	if allocs != 0 {
-		t.Fatalf("%.1f allocations per Decide, want 0", allocs)
+	t.Run("scale-down waits out the 5-minute window, its start included", func(t *testing.T) {
+		cfg := oneSet(1)
+		h := NewHPA(cfg, LegacyHPASettings(cfg))
+		targets := []int32{10}
+		for s := time.Duration(0); s <= 320; s += 10 {
+			h.Decide(t0.Add(s*time.Second), flat(1, targets[0], 0.28), targets)
+			// At 300 s the initial recommendation (10, made at 0 s) is
+			// exactly the window old and still counts
+			// (!timestamp.Before(cutoff)); the behaviour path's window drops
+			// it there (timestamp.After(cutoff)). The next reconcile, at the
+			// 320 s tick for the 315 s mark, is the first without it.
+			want := int32(10)
+			if s == 320 {
+				want = 4
+			}
+			if targets[0] != want {
+				t.Fatalf("at %d s: %d replicas (%s), want %d", s, targets[0], h.Reason(0), want)
+			}
+		}
+	})
+}
+
+func TestHPADecideDoesNotAllocate(t *testing.T) {
+	for _, set := range []func(*domains.Config) HPASettings{DefaultHPASettings, LegacyHPASettings} {
+		cfg := oneSet(500)
+		h := NewHPA(cfg, set(cfg))
+		targets := make([]int32, 500)
+		for i := range targets {
+			targets[i] = 10
+		}
+		tel := flat(500, 10, 0.5)
+		now := t0
+		allocs := testing.AllocsPerRun(200, func() {
+			h.Decide(now, tel, targets)
+			now = now.Add(10 * time.Second)
+		})
+		if allocs != 0 {
+			t.Fatalf("%.1f allocations per Decide (NoBehaviour %v), want 0", allocs, set(cfg).NoBehaviour)
+		}
 	}
 }
 
@@ -148,7 +228,7 @@ func BenchmarkHPADecide(b *testing.B) {
 			tel := flat(n, 10, 0.5)
 			for i := range targets {
 				targets[i] = 10
-				tel.Apps[i].CPUUtil = 0.3 + 0.6*float64(i%7)/7 // seeded spread of ratios
+				tel.Apps[i].CPURequestUtil = 0.3 + 0.6*float64(i%7)/7 // seeded spread of ratios
 			}
 			now := t0
 			b.ReportAllocs()

@@ -64,10 +64,20 @@ func p0Breach(m sim.Metrics) float64 {
 // fallback on: P0 breach app-minutes stay within 1.2x of the HPA baseline
 // alone on the same traffic and seed. Without the ladder and the fallback the
 // same policy is far worse, so the safety net is what holds.
+//
+// The pods are Guaranteed (cpu_limit_ratio 1), the HPA the bound was set
+// against: one that sees usage capped at the request. With the default 2x
+// limit the HPA sees bursts and breaches less (25.5 P0 app-minutes against
+// 63.8), and the guarded policy's 49.7 is 1.95x that.
 func TestSabotagedPolicyIsContainedByTheSafetyNet(t *testing.T) {
 	cfg, err := config.LoadFile("../examples/small.hcl")
 	if err != nil {
 		t.Fatal(err)
+	}
+	for di := range cfg.Domains {
+		for si := range cfg.Domains[di].AppSets {
+			cfg.Domains[di].AppSets[si].CPULimitRatio = 1
+		}
 	}
 	sc, err := config.LoadScenarioFile("../examples/scenarios/small-day.hcl", cfg)
 	if err != nil {
