@@ -1,0 +1,90 @@
+package baseline
+
+import (
+	"testing"
+
+	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/sim"
+	"github.com/regimentd/regiment/sim/trace"
+)
+
+// seedScale builds the seed-scale world (1,550 apps, ~75,000 pods at the
+// peak, ~2,000 nodes) on its evaluation diurnal day with the named baseline.
+func seedScale(tb testing.TB, name string) (*sim.Sim, sim.Policy) {
+	tb.Helper()
+	cfg, err := config.LoadFile("../examples/seedscale.hcl")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sc, err := config.LoadScenarioFile("../examples/scenarios/seed/eval/diurnal.hcl", cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	traces, err := trace.Load(sc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := sim.New(cfg, sc, traces)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p, err := New(name, cfg, s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s, p
+}
+
+// seedScalePolicies are the baselines benchmarked at seed scale: hpa, the
+// one the seed runs, and oracle, the floor training is measured against.
+var seedScalePolicies = []string{"hpa", "oracle"}
+
+// BenchmarkSeedScaleTick is one 10 s tick of the seed-scale world, policy
+// decision and simulator step, an hour into its diurnal day. 40,000x real
+// time, what training at seed scale needs under hpa, is 0.25 ms per tick.
+func BenchmarkSeedScaleTick(b *testing.B) {
+	for _, name := range seedScalePolicies {
+		b.Run("policy="+name, func(b *testing.B) {
+			s, p := seedScale(b, name)
+			for range 360 { // an hour in: steady state, rings full
+				p.Decide(s.Now(), s.Telemetry(), s.Targets())
+				s.Step()
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if s.Done() {
+					b.StopTimer()
+					s, p = seedScale(b, name)
+					b.StartTimer()
+				}
+				p.Decide(s.Now(), s.Telemetry(), s.Targets())
+				s.Step()
+			}
+			b.ReportMetric(float64(s.Tick().Nanoseconds())*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "x-realtime")
+		})
+	}
+}
+
+// TestSeedScaleTickDoesNotAllocate pins the zero-allocation steady state of
+// the seed-scale world under each benchmarked baseline.
+func TestSeedScaleTickDoesNotAllocate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the seed-scale world once per policy")
+	}
+	for _, name := range seedScalePolicies {
+		t.Run(name, func(t *testing.T) {
+			s, p := seedScale(t, name)
+			for range 360 {
+				p.Decide(s.Now(), s.Telemetry(), s.Targets())
+				s.Step()
+			}
+			allocs := testing.AllocsPerRun(50, func() {
+				p.Decide(s.Now(), s.Telemetry(), s.Targets())
+				s.Step()
+			})
+			if allocs != 0 {
+				t.Fatalf("%.1f allocations per tick, want 0", allocs)
+			}
+		})
+	}
+}
