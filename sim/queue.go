@@ -73,14 +73,30 @@ func (s sojourn) survival(t float64) (p, f float64) {
 	return p, f
 }
 
-// quantileBounds brackets the response time exceeded with probability p:
+// tail is a tail probability and the logarithms the quantile solver takes
+// of it, computed once rather than on every solve.
+type tail struct {
+	p     float64 // P(T > t) sought, in (0, 1)
+	logP  float64 // log p
+	log1P float64 // log(1/p)
+	log2P float64 // log(2/p)
+}
+
+func newTail(p float64) tail {
+	return tail{p: p, logP: math.Log(p), log1P: math.Log(1 / p), log2P: math.Log(2 / p)}
+}
+
+// p99Tail is the tail of a 99th percentile: P(T > p99) = 0.01.
+var p99Tail = newTail(0.01)
+
+// quantileBounds brackets the response time exceeded with probability q.p:
 // T >= service alone gives the lower bound, and the union bound
 // P(W+S > a+b) <= P(W > a) + P(S > b) with a, b each taking p/2 the upper.
-func (s sojourn) quantileBounds(p float64) (lo, hi float64) {
-	lo = math.Log(1/p) / s.mu
-	hi = math.Log(2/p) / s.mu
-	if s.c > p/2 {
-		hi += math.Log(2*s.c/p) / s.theta
+func (s sojourn) quantileBounds(q *tail) (lo, hi float64) {
+	lo = q.log1P / s.mu
+	hi = q.log2P / s.mu
+	if s.c > q.p/2 {
+		hi += math.Log(2*s.c/q.p) / s.theta
 	}
 	return lo, hi
 }
@@ -89,23 +105,23 @@ func (s sojourn) quantileBounds(p float64) (lo, hi float64) {
 // time's alone: the wait term then moves P(T > t) by under 1e-7 relative.
 const negligibleWait = 1e-9
 
-// quantile is the t with P(T > t) = p, by Newton's method safeguarded with
+// quantile is the t with P(T > t) = q.p, by Newton's method safeguarded with
 // bisection; relative accuracy 1e-9.
-func (s sojourn) quantile(p float64) float64 {
+func (s sojourn) quantile(q *tail) float64 {
 	if s.c < negligibleWait {
-		return math.Log(1/p) / s.mu
+		return q.log1P / s.mu
 	}
-	lo, hi := s.quantileBounds(p)
-	return solveSurvival(lo, hi, lo, p, s.survival)
+	lo, hi := s.quantileBounds(q)
+	return solveSurvival(lo, hi, lo, q, s.survival)
 }
 
-// solveSurvival finds t in [lo, hi] with surv(t) = p, starting from a guess t
-// in the bracket, for a decreasing survival function that also returns its
+// solveSurvival finds t in [lo, hi] with surv(t) = q.p, starting from a guess
+// t in the bracket, for a decreasing survival function that also returns its
 // density. It runs Newton's method on
 // log surv(t) - log p, which is nearly linear in the exponential tail, and
 // falls back to bisection whenever a step leaves the bracket.
-func solveSurvival(lo, hi, t, p float64, surv func(float64) (float64, float64)) float64 {
-	logp := math.Log(p)
+func solveSurvival(lo, hi, t float64, q *tail, surv func(float64) (float64, float64)) float64 {
+	p, logp := q.p, q.logP
 	for range 100 {
 		sv, f := surv(t)
 		if sv > p {
@@ -129,4 +145,4 @@ func solveSurvival(lo, hi, t, p float64, surv func(float64) (float64, float64)) 
 }
 
 // P99 is the 99th percentile of response time (wait + service), seconds.
-func (q Queue) P99() float64 { return q.sojourn().quantile(0.01) }
+func (q Queue) P99() float64 { return q.sojourn().quantile(&p99Tail) }

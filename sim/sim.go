@@ -483,7 +483,7 @@ func (s *Sim) queue(a *app) {
 		q := Queue{Lambda: math.Min(a.lambda, maxRho*capacity), Mu: mu, C: int(c)}
 		a.soj = q.sojourn()
 		a.shift = wait
-		a.p99 = a.soj.quantile(0.01) + wait
+		a.p99 = a.soj.quantile(&p99Tail) + wait
 		load := a.lambda / capacity
 		a.util, a.reqUtil = math.Min(load, 1), math.Min(load, a.cpuLimit)
 		a.errs = 0
@@ -532,7 +532,7 @@ func (s *Sim) aggregate(di int) {
 	}
 	// Start from the arrival-weighted mean of the apps' p99s: the merged p99
 	// lies between the smallest and the largest, usually near the mean.
-	d.p99Now = solveSurvival(lo, hi, guess/total, 0.01, s.mixSurvival)
+	d.p99Now = solveSurvival(lo, hi, guess/total, &p99Tail, s.mixSurvival)
 }
 
 type mixTerm struct {
