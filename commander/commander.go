@@ -13,7 +13,9 @@ import (
 	"github.com/regimentd/regiment/reward"
 )
 
-// Publisher sends the Commander's decisions to the Soldiers.
+// Publisher sends the Commander's decisions to the Soldiers. An
+// Allocation's Shares map is the Commander's own, refilled every tick: a
+// Publisher must not keep it past PublishAllocation.
 type Publisher interface {
 	PublishDirective(ctx context.Context, d wire.Directive) error
 	PublishAllocation(ctx context.Context, a wire.Allocation) error
@@ -54,7 +56,8 @@ type Commander struct {
 	ov       *overrides // operator share pins, see override.go
 	term     uint64
 	seq      uint64
-	prev     []float64 // shares in force; nil before the first tick
+	prev     []float64          // shares in force; nil before the first tick
+	shares   map[string]float64 // the allocation's shares, reused every tick
 	proposed Action
 	final    Action
 	applied  []Applied
@@ -138,8 +141,12 @@ func (c *Commander) Tick(ctx context.Context, now time.Time) (Decision, error) {
 	c.seq++
 	capacity := c.cfg.Cluster.CapacityCores
 	ttl := wire.Duration(c.cfg.Commander.DirectiveTTL)
+	if c.shares == nil {
+		c.shares = make(map[string]float64, len(c.cfg.Domains))
+	}
+	clear(c.shares) // a Reload may have renamed domains
 	alloc := wire.Allocation{Version: wire.Version, Cluster: c.cfg.Cluster.Name, Term: c.term, Seq: c.seq, IssuedAt: now,
-		Shares: make(map[string]float64, len(c.cfg.Domains)), Reserve: c.final.Reserve}
+		Shares: c.shares, Reserve: c.final.Reserve}
 	var errs []error
 	for i, d := range c.cfg.Domains {
 		dir := wire.Directive{
