@@ -40,6 +40,57 @@ func (q Queue) ErlangC() float64 {
 	return b / (1 - rho*(1-b))
 }
 
+// erlangCs sets out[id] to qs[id].ErlangC() for every id in order, bit for
+// bit. Each recursion is a chain of C dependent multiply-adds; four run side
+// by side up to the shortest's length and the rest finish alone, so the
+// floating-point units overlap four chains instead of waiting on one. order
+// should list the queues by C, for neighbours of similar length.
+func erlangCs(qs []Queue, order []int32, out []float64) {
+	k := 0
+	for ; k+4 <= len(order); k += 4 {
+		ids := order[k : k+4 : k+4]
+		var a, inva, invB [4]float64
+		n := math.MaxInt
+		for j, id := range ids {
+			q := qs[id]
+			a[j] = q.Lambda / q.Mu
+			inva[j], invB[j] = 1/a[j], 1
+			n = min(n, q.C)
+			if !(a[j] > 0) {
+				n = -1 // ErlangC's early return: do the four one by one
+			}
+		}
+		if n < 0 {
+			for _, id := range ids {
+				out[id] = qs[id].ErlangC()
+			}
+			continue
+		}
+		a0, a1, a2, a3 := inva[0], inva[1], inva[2], inva[3]
+		b0, b1, b2, b3 := 1.0, 1.0, 1.0, 1.0
+		for i := 1; i <= n; i++ {
+			fi := float64(i)
+			b0 = 1 + fi*a0*b0
+			b1 = 1 + fi*a1*b1
+			b2 = 1 + fi*a2*b2
+			b3 = 1 + fi*a3*b3
+		}
+		invB = [4]float64{b0, b1, b2, b3}
+		for j, id := range ids {
+			q := qs[id]
+			for i := n + 1; i <= q.C; i++ {
+				invB[j] = 1 + float64(i)*inva[j]*invB[j]
+			}
+			b := 1 / invB[j]
+			rho := a[j] / float64(q.C)
+			out[id] = b / (1 - rho*(1-b))
+		}
+	}
+	for _, id := range order[k:] {
+		out[id] = qs[id].ErlangC()
+	}
+}
+
 // sojourn is the response-time (wait + service) distribution of an M/M/c queue:
 // with probability 1-C no wait, else an exponential wait at rate
 // theta = c mu - lambda, plus an exponential service at rate mu.
@@ -47,8 +98,11 @@ type sojourn struct {
 	c, mu, theta float64 // wait probability, service rate, wait rate
 }
 
-func (q Queue) sojourn() sojourn {
-	return sojourn{c: q.ErlangC(), mu: q.Mu, theta: float64(q.C)*q.Mu - q.Lambda}
+func (q Queue) sojourn() sojourn { return q.sojournWaiting(q.ErlangC()) }
+
+// sojournWaiting is the sojourn of q given its ErlangC.
+func (q Queue) sojournWaiting(erlangC float64) sojourn {
+	return sojourn{c: erlangC, mu: q.Mu, theta: float64(q.C)*q.Mu - q.Lambda}
 }
 
 // survival is P(T > t) and the density f(t) = -dP(T > t)/dt (Gross & Harris,

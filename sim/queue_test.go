@@ -138,3 +138,33 @@ func BenchmarkP99(b *testing.B) {
 		})
 	}
 }
+
+// TestErlangCsMatchesErlangC pins the interleaved recursions to the
+// one-queue recursion bit for bit, over groups with idle queues, no servers,
+// and any order.
+func TestErlangCsMatchesErlangC(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 3, 4, 5, 17, 1000} {
+		qs := make([]Queue, n)
+		order := make([]int32, n)
+		for i := range qs {
+			c := r.IntN(200)
+			if r.IntN(10) == 0 {
+				c = r.IntN(3000)
+			}
+			lambda := r.Float64() * float64(c) * 20
+			if r.IntN(20) == 0 {
+				lambda = 0
+			}
+			qs[i], order[i] = Queue{Lambda: lambda, Mu: 20 * (0.5 + r.Float64()), C: c}, int32(i)
+		}
+		r.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
+		out := make([]float64, n)
+		erlangCs(qs, order, out)
+		for i, q := range qs {
+			if want := q.ErlangC(); math.Float64bits(out[i]) != math.Float64bits(want) {
+				t.Fatalf("n %d: erlangCs gives %v for %+v, ErlangC %v", n, out[i], q, want)
+			}
+		}
+	}
+}

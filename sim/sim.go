@@ -49,6 +49,13 @@ type Sim struct {
 	tel    []Telemetry // ring of lag+1 snapshots
 	lag    int         // ticks of telemetry staleness
 	mix    []mixTerm   // scratch for the domain p99
+
+	// queues[id] is app id's steady-state queue this tick, waitProb[id] its
+	// Erlang C; byServers lists the app ids by their queue's servers, for
+	// erlangCs.
+	queues    []Queue
+	waitProb  []float64
+	byServers []int32
 	metric accum
 }
 
@@ -191,6 +198,9 @@ func New(cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Se
 	s.targets = make([]int32, len(s.apps))
 	s.lagRing = make([]float64, lagSlots)
 	s.mix = make([]mixTerm, 0, len(s.apps))
+	s.queues = make([]Queue, len(s.apps))
+	s.waitProb = make([]float64, len(s.apps))
+	s.byServers = slices.Clone(s.order)
 	s.tel = make([]Telemetry, s.lag+1)
 	for i := range s.tel {
 		s.tel[i] = Telemetry{Apps: make([]AppTelemetry, len(s.apps)), Domains: make([]DomainTelemetry, len(s.doms))}
@@ -433,15 +443,43 @@ func (s *Sim) lagged(a *app, t int) float64 {
 // measure runs every app's queue for one tick, callees before callers, then
 // aggregates domains and the cluster.
 func (s *Sim) measure() {
+	s.steadyQueues()
 	for k := len(s.order) - 1; k >= 0; k-- {
-		s.queue(&s.apps[s.order[k]])
+		s.queue(s.order[k])
 	}
 	for di := range s.doms {
 		s.aggregate(di)
 	}
 }
 
-// queue advances one app's queue by a tick. The steady state is an M/M/c queue
+// steadyQueues sets every app's steady-state queue and its Erlang C, the
+// probability that a request waits; see queue. The Erlang C recursions, one
+// step per server, run four at a time (erlangCs).
+func (s *Sim) steadyQueues() {
+	for i := range s.apps {
+		a := &s.apps[i]
+		mu := a.mu / a.slow
+		c := a.ready * a.conc
+		s.queues[i] = Queue{}
+		if c > 0 {
+			capacity := float64(c) * mu
+			s.queues[i] = Queue{Lambda: math.Min(a.lambda, maxRho*capacity), Mu: mu, C: int(c)}
+		}
+	}
+	// Servers change little from tick to tick: an insertion sort of last
+	// tick's order is nearly linear.
+	for k := 1; k < len(s.byServers); k++ {
+		id := s.byServers[k]
+		j := k
+		for ; j > 0 && s.queues[s.byServers[j-1]].C > s.queues[id].C; j-- {
+			s.byServers[j] = s.byServers[j-1]
+		}
+		s.byServers[j] = id
+	}
+	erlangCs(s.queues, s.byServers, s.waitProb)
+}
+
+// queue advances app id's queue by a tick. The steady state is an M/M/c queue
 // with c = ready x concurrency; demand beyond maxRho of capacity builds a
 // backlog that carries over and delays every request by backlog/capacity;
 // requests that would wait longer than the timeout fail, as do calls whose
@@ -454,7 +492,8 @@ func (s *Sim) measure() {
 // the request shows as usage above 100% of it, up to the limit. The service
 // capacity stays the request's (see doc.go): bursting changes what the
 // metrics show, not how fast requests are served.
-func (s *Sim) queue(a *app) {
+func (s *Sim) queue(id int32) {
+	a := &s.apps[id]
 	dt := s.dt
 	mu := a.mu / a.slow
 	c := a.ready * a.conc
@@ -480,8 +519,7 @@ func (s *Sim) queue(a *app) {
 			a.backlog = a.timeout * capacity
 			wait = a.timeout
 		}
-		q := Queue{Lambda: math.Min(a.lambda, maxRho*capacity), Mu: mu, C: int(c)}
-		a.soj = q.sojourn()
+		a.soj = s.queues[id].sojournWaiting(s.waitProb[id])
 		a.shift = wait
 		a.p99 = a.soj.quantile(&p99Tail) + wait
 		load := a.lambda / capacity
