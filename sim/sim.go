@@ -49,6 +49,7 @@ type Sim struct {
 	tel    []Telemetry // ring of lag+1 snapshots
 	lag    int         // ticks of telemetry staleness
 	mix    []mixTerm   // scratch for the domain p99
+	metric accum
 
 	// queues[id] is app id's steady-state queue this tick, waitProb[id] its
 	// Erlang C; byServers lists the app ids by their queue's servers, for
@@ -56,7 +57,6 @@ type Sim struct {
 	queues    []Queue
 	waitProb  []float64
 	byServers []int32
-	metric accum
 }
 
 // app is one app's static description and dynamic state.
