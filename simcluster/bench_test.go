@@ -64,3 +64,27 @@ func BenchmarkSeedScaleTick(b *testing.B) {
 		b.ReportMetric(float64(s.Tick().Nanoseconds())*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "x-realtime")
 	})
 }
+
+// TestSeedScaleTickDoesNotAllocate pins the zero-allocation steady state of
+// the seed-scale world under the regiment policy. AllocsPerRun's 60 ticks
+// span ten Commander ticks.
+func TestSeedScaleTickDoesNotAllocate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs an hour of the seed-scale world")
+	}
+	s, p := seedScale(t)
+	for range 360 {
+		p.Decide(s.Now(), s.Telemetry(), s.Targets())
+		s.Step()
+	}
+	allocs := testing.AllocsPerRun(60, func() {
+		p.Decide(s.Now(), s.Telemetry(), s.Targets())
+		s.Step()
+	})
+	if p.Err() != nil {
+		t.Fatal(p.Err())
+	}
+	if allocs != 0 {
+		t.Fatalf("%.1f allocations per tick, want 0", allocs)
+	}
+}

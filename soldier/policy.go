@@ -18,6 +18,9 @@ type Input struct {
 	// Now is the tick's time (the learned policy reads the time of day);
 	// zero when unknown.
 	Now time.Time
+	// NoReason says nobody reads the reason (the Soldier records nothing):
+	// a policy may return "" rather than format one.
+	NoReason bool
 }
 
 // Policy proposes a replica target per app. It writes into out (one per app)
@@ -70,6 +73,9 @@ func (p *Proportional) Decide(in Input, out []int32) string {
 		desired[i], risky[i] = Desired(&in.Apps[i], &in.Obs.Apps[i], in.Headroom, in.TargetUtil, in.SLO)
 	}
 	s := Distribute(in.Apps, desired, risky, in.BudgetCores, out)
+	if in.NoReason {
+		return ""
+	}
 	if !s.Over {
 		return fmt.Sprintf("demand %.1f cores within budget %.1f; %d apps at risk", s.DemandCores, in.BudgetCores, s.Risky)
 	}

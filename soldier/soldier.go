@@ -168,7 +168,8 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 	d, have := s.Directive()
 	valid := have && !d.Expired(now)
 	mode := s.cfg.Soldier.Mode
-	in := Input{Apps: s.cfg.Apps, Obs: &s.obs, BudgetCores: math.Inf(1), TargetUtil: s.cfg.Soldier.TargetUtilisation, SLO: s.cfg.SLO, Now: now}
+	in := Input{Apps: s.cfg.Apps, Obs: &s.obs, BudgetCores: math.Inf(1), TargetUtil: s.cfg.Soldier.TargetUtilisation, SLO: s.cfg.SLO, Now: now,
+		NoReason: s.rec == nil}
 	demand := DemandCores(in)
 
 	var reason string
