@@ -421,7 +421,7 @@ func stabilise(current, desired int32, b bounds) (int32, string) {
 //
 // There is no scale-down rate limit and no event history.
 func normaliseLegacy(in *HPAInput, stable int32) (int32, string) {
-	limit := int32(math.Max(scaleUpLimitFactor*float64(in.Current), scaleUpLimitMinimum))
+	limit := int32(max(scaleUpLimitFactor*float64(in.Current), scaleUpLimitMinimum))
 	highest, why := in.Max, ReasonTooMany
 	if in.Max > limit {
 		highest, why = limit, ReasonLegacyUpLimit

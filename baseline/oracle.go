@@ -304,7 +304,7 @@ func (o *Oracle) needs(need []int32, lost []bool, lambda, slow []float64) {
 		need[i], lost[i] = r, !ok
 		if o.callee[i] { // its callers wait for it: the simulator's p99 of its queue
 			c := float64(r*o.conc[i]) * mu
-			o.p99[i] = sim.Queue{Lambda: math.Min(lambda[i], sim.MaxUtilisation*c), Mu: mu, C: int(r * o.conc[i])}.P99() + callees
+			o.p99[i] = sim.Queue{Lambda: min(lambda[i], sim.MaxUtilisation*c), Mu: mu, C: int(r * o.conc[i])}.P99() + callees
 		}
 	}
 }

@@ -48,7 +48,7 @@ func newPool(c *domains.Cluster, dt float64) pool {
 	}
 	// A bucket smaller than one tick's refill would cut the rate; 0 is one
 	// tick's refill, at least one start so that a slow provisioner starts at all.
-	p.burstCap = math.Max(p.ratePerTick, math.Max(float64(c.ProvisionerBurst), 1))
+	p.burstCap = max(p.ratePerTick, max(float64(c.ProvisionerBurst), 1))
 	p.ring = make([]int32, p.provisionTicks+1)
 	return p
 }
@@ -61,7 +61,7 @@ func (p *pool) advance(t int) {
 	p.provisioning -= p.ring[k]
 	p.ring[k] = 0
 
-	p.credit = math.Min(p.credit+p.ratePerTick, p.burstCap)
+	p.credit = min(p.credit+p.ratePerTick, p.burstCap)
 	start := min(p.queued, int32(p.credit))
 	if start > 0 {
 		p.queued -= start
@@ -102,7 +102,7 @@ func (p *pool) plan(t int) {
 
 // setTarget sets the capacity target to cores, clamped to the pool's size.
 func (p *pool) setTarget(cores float64) {
-	p.targetCores = math.Min(cores, float64(p.maxNodes)*p.nodeCores)
+	p.targetCores = min(cores, float64(p.maxNodes)*p.nodeCores)
 	// A hair below a whole node is that node: float sums of replica cores
 	// must not ask for one more.
 	p.targetNodes = int32(math.Ceil(p.targetCores/p.nodeCores - 1e-9))

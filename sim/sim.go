@@ -463,7 +463,7 @@ func (s *Sim) steadyQueues() {
 		s.queues[i] = Queue{}
 		if c > 0 {
 			capacity := float64(c) * mu
-			s.queues[i] = Queue{Lambda: math.Min(a.lambda, maxRho*capacity), Mu: mu, C: int(c)}
+			s.queues[i] = Queue{Lambda: min(a.lambda, maxRho*capacity), Mu: mu, C: int(c)}
 		}
 	}
 	// Servers change little from tick to tick: an insertion sort of last
@@ -501,7 +501,7 @@ func (s *Sim) queue(id int32) {
 	dropped := 0.0
 	if c == 0 {
 		// Nobody serves: every request times out.
-		a.backlog = math.Min(a.backlog+arrived, a.lambda*a.timeout)
+		a.backlog = min(a.backlog+arrived, a.lambda*a.timeout)
 		a.soj = sojourn{c: 0, mu: 1e6, theta: 1e6}
 		a.shift = a.timeout
 		a.p99 = a.timeout
@@ -512,7 +512,7 @@ func (s *Sim) queue(id int32) {
 		}
 	} else {
 		capacity := float64(c) * mu
-		a.backlog = math.Max(0, a.backlog+(a.lambda-maxRho*capacity)*dt)
+		a.backlog = max(0, a.backlog+(a.lambda-maxRho*capacity)*dt)
 		wait := a.backlog / capacity
 		if wait > a.timeout {
 			dropped = (wait - a.timeout) * capacity
@@ -523,11 +523,11 @@ func (s *Sim) queue(id int32) {
 		a.shift = wait
 		a.p99 = a.soj.quantile(&p99Tail) + wait
 		load := a.lambda / capacity
-		a.util, a.reqUtil = math.Min(load, 1), math.Min(load, a.cpuLimit)
+		a.util, a.reqUtil = min(load, 1), min(load, a.cpuLimit)
 		a.errs = 0
 		if arrived > 0 {
 			late, _ := a.soj.survival(a.timeout - wait)
-			a.errs = math.Min(1, dropped/arrived+late)
+			a.errs = min(1, dropped/arrived+late)
 		}
 	}
 	for _, d := range a.deps {
@@ -553,7 +553,7 @@ func (s *Sim) aggregate(di int) {
 		total += a.lambda
 		errs += a.lambda * a.errs
 		s.mix = append(s.mix, mixTerm{w: a.lambda, soj: a.soj, shift: a.shift})
-		lo, hi = math.Min(lo, a.p99), math.Max(hi, a.p99)
+		lo, hi = min(lo, a.p99), max(hi, a.p99)
 		guess += a.lambda * a.p99
 	}
 	if total == 0 {

@@ -53,7 +53,7 @@ func Desired(a *App, o *AppObservation, headroom, util, slo float64) (n int32, r
 	r := o.P99 / slo
 	if r > 0.8 || o.ErrorRate > 0.01 {
 		risky = true
-		need *= 1 + math.Min(riskBoost, math.Max(r-0.8, o.ErrorRate))
+		need *= 1 + min(riskBoost, max(r-0.8, o.ErrorRate))
 	}
 	n = int32(math.Ceil(need - 1e-9))
 	if risky {
@@ -115,7 +115,7 @@ func Distribute(apps []App, desired []int32, risky []bool, budgetCores float64, 
 	}
 	// Over budget: minimums first, then at-risk apps, then the rest pro rata.
 	s.Over = true
-	spare := math.Max(0, budgetCores-floor)
+	spare := max(0, budgetCores-floor)
 	riskyFactor := 1.0
 	if riskyCores > spare {
 		riskyFactor = spare / riskyCores
@@ -123,7 +123,7 @@ func Distribute(apps []App, desired []int32, risky []bool, budgetCores float64, 
 	spare -= riskyCores * riskyFactor
 	restCores := s.DemandCores - floor - riskyCores
 	if restCores > 0 {
-		s.RestFactor = math.Min(1, spare/restCores)
+		s.RestFactor = min(1, spare/restCores)
 	}
 	for i := range apps {
 		a := &apps[i]
