@@ -168,3 +168,24 @@ func TestErlangCsMatchesErlangC(t *testing.T) {
 		}
 	}
 }
+
+// TestQuantilesMatchQuantile pins the lock-step solves to the one-at-a-time
+// solve bit for bit, over negligible, light and heavy waits.
+func TestQuantilesMatchQuantile(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 4, 7, 1000} {
+		ss := make([]sojourn, n)
+		for i := range ss {
+			c := 1 + r.IntN(300)
+			rho := []float64{0.01, 0.5, 0.9, 0.98}[r.IntN(4)] * r.Float64()
+			ss[i] = Queue{Lambda: rho * float64(c) * 20, Mu: 20, C: c}.sojourn()
+		}
+		out := make([]float64, n)
+		quantiles(ss, &p99Tail, out)
+		for i, s := range ss {
+			if want := s.quantile(&p99Tail); math.Float64bits(out[i]) != math.Float64bits(want) {
+				t.Fatalf("n %d: quantiles gives %v for %+v, quantile %v", n, out[i], s, want)
+			}
+		}
+	}
+}

@@ -57,6 +57,11 @@ type Sim struct {
 	queues    []Queue
 	waitProb  []float64
 	byServers []int32
+	// serving lists the apps with servers this tick, sojs their sojourns
+	// and p99s their sojourns' p99s, for solveP99s.
+	serving []int32
+	sojs    []sojourn
+	p99s    []float64
 }
 
 // app is one app's static description and dynamic state.
@@ -94,6 +99,9 @@ type app struct {
 	util    float64
 	reqUtil float64
 }
+
+// servers is how many requests the app's ready replicas serve at once.
+func (a *app) servers() int32 { return a.ready * a.conc }
 
 type dom struct {
 	slo        float64 // p99 objective, seconds
@@ -201,6 +209,9 @@ func New(cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Se
 	s.queues = make([]Queue, len(s.apps))
 	s.waitProb = make([]float64, len(s.apps))
 	s.byServers = slices.Clone(s.order)
+	s.serving = make([]int32, len(s.apps))
+	s.sojs = make([]sojourn, len(s.apps))
+	s.p99s = make([]float64, len(s.apps))
 	s.tel = make([]Telemetry, s.lag+1)
 	for i := range s.tel {
 		s.tel[i] = Telemetry{Apps: make([]AppTelemetry, len(s.apps)), Domains: make([]DomainTelemetry, len(s.doms))}
@@ -444,8 +455,12 @@ func (s *Sim) lagged(a *app, t int) float64 {
 // aggregates domains and the cluster.
 func (s *Sim) measure() {
 	s.steadyQueues()
+	for i := range s.apps {
+		s.queue(int32(i))
+	}
+	s.solveP99s()
 	for k := len(s.order) - 1; k >= 0; k-- {
-		s.queue(s.order[k])
+		s.addCallees(&s.apps[s.order[k]])
 	}
 	for di := range s.doms {
 		s.aggregate(di)
@@ -459,7 +474,7 @@ func (s *Sim) steadyQueues() {
 	for i := range s.apps {
 		a := &s.apps[i]
 		mu := a.mu / a.slow
-		c := a.ready * a.conc
+		c := a.servers()
 		s.queues[i] = Queue{}
 		if c > 0 {
 			capacity := float64(c) * mu
@@ -479,7 +494,25 @@ func (s *Sim) steadyQueues() {
 	erlangCs(s.queues, s.byServers, s.waitProb)
 }
 
-// queue advances app id's queue by a tick. The steady state is an M/M/c queue
+// solveP99s adds each serving app's steady-state p99 to its backlog wait,
+// solving four apps' p99s at a time (quantiles).
+func (s *Sim) solveP99s() {
+	n := 0
+	for i := range s.apps {
+		if a := &s.apps[i]; a.servers() > 0 {
+			s.serving[n], s.sojs[n] = int32(i), a.soj
+			n++
+		}
+	}
+	quantiles(s.sojs[:n], &p99Tail, s.p99s[:n])
+	for k, id := range s.serving[:n] {
+		a := &s.apps[id]
+		a.p99 = s.p99s[k] + a.p99
+	}
+}
+
+// queue advances app id's own queue by a tick, all but the steady-state p99
+// (solveP99s) and its callees' share (addCallees). The steady state is an M/M/c queue
 // with c = ready x concurrency; demand beyond maxRho of capacity builds a
 // backlog that carries over and delays every request by backlog/capacity;
 // requests that would wait longer than the timeout fail, as do calls whose
@@ -496,7 +529,7 @@ func (s *Sim) queue(id int32) {
 	a := &s.apps[id]
 	dt := s.dt
 	mu := a.mu / a.slow
-	c := a.ready * a.conc
+	c := a.servers()
 	arrived := a.lambda * dt
 	dropped := 0.0
 	if c == 0 {
@@ -521,7 +554,7 @@ func (s *Sim) queue(id int32) {
 		}
 		a.soj = s.queues[id].sojournWaiting(s.waitProb[id])
 		a.shift = wait
-		a.p99 = a.soj.quantile(&p99Tail) + wait
+		a.p99 = wait // solveP99s adds the sojourn's p99
 		load := a.lambda / capacity
 		a.util, a.reqUtil = min(load, 1), min(load, a.cpuLimit)
 		a.errs = 0
@@ -530,6 +563,11 @@ func (s *Sim) queue(id int32) {
 			a.errs = min(1, dropped/arrived+late)
 		}
 	}
+}
+
+// addCallees adds app a's callees' p99s to its p99 and their errors to its
+// own: a call waits for its callee and fails with it. Callees come first.
+func (s *Sim) addCallees(a *app) {
 	for _, d := range a.deps {
 		callee := &s.apps[d]
 		a.p99 += callee.p99
