@@ -223,7 +223,7 @@ func Recommend(in HPAInput) (replicas int32, reason string) {
 // recommend is Recommend that also returns the unstabilised desired count and
 // whether the controller records it in its history.
 func recommend(in HPAInput) (replicas, desired int32, record bool, reason string) {
-	return recommendWithin(in, historyBounds(&in))
+	return recommendWithin(&in, historyBounds(&in))
 }
 
 // bounds are the extremes of the recommendation history within the
@@ -263,7 +263,7 @@ func historyBounds(in *HPAInput) bounds {
 
 // recommendWithin is recommend with the history already reduced to its
 // bounds.
-func recommendWithin(in HPAInput, b bounds) (replicas, desired int32, record bool, reason string) {
+func recommendWithin(in *HPAInput, b bounds) (replicas, desired int32, record bool, reason string) {
 	switch {
 	case in.Current == 0 && in.Min != 0:
 		return 0, 0, false, ReasonScalingDisabled
@@ -272,7 +272,7 @@ func recommendWithin(in HPAInput, b bounds) (replicas, desired int32, record boo
 	case in.Current < in.Min:
 		return in.Min, 0, false, ReasonBelowMin
 	}
-	desired, ok, why := ReplicaCount(in)
+	desired, ok, why := replicaCount(in)
 	if !ok {
 		return in.Current, 0, false, why
 	}
@@ -280,10 +280,10 @@ func recommendWithin(in HPAInput, b bounds) (replicas, desired int32, record boo
 	var stabWhy, limitWhy string
 	if in.NoBehaviour {
 		stable, stabWhy = max(desired, b.peak), ReasonWindowPeak
-		replicas, limitWhy = normaliseLegacy(&in, stable)
+		replicas, limitWhy = normaliseLegacy(in, stable)
 	} else {
 		stable, stabWhy = stabilise(in.Current, desired, b)
-		replicas, limitWhy = limitRate(&in, stable)
+		replicas, limitWhy = limitRate(in, stable)
 	}
 	switch {
 	case replicas != stable:
@@ -344,11 +344,14 @@ func tolerancesFor(in *HPAInput) tolerances {
 //	desired = ceil(newRatio x pods counted)
 //
 // unless that count reverses the direction.
-func ReplicaCount(in HPAInput) (desired int32, ok bool, reason string) {
+func ReplicaCount(in HPAInput) (desired int32, ok bool, reason string) { return replicaCount(&in) }
+
+// replicaCount is ReplicaCount without copying the input.
+func replicaCount(in *HPAInput) (desired int32, ok bool, reason string) {
 	if in.Ready <= 0 {
 		return in.Current, false, ReasonNoMetrics
 	}
-	tol := tolerancesFor(&in)
+	tol := tolerancesFor(in)
 	target := int64(math.Round(in.Target * 100))
 	// The controller sums milli-cores and divides in integers:
 	// utilisation% = floor(sum(usage) x 100 / sum(request)).

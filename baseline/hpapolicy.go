@@ -149,6 +149,11 @@ func (h *HPA) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 	upCut := at.Add(-h.set.Behaviour.ScaleUp.StabilizationWindow).UnixNano()
 	downCut := at.Add(-h.set.Behaviour.ScaleDown.StabilizationWindow).UnixNano()
 	peakCut := at.Add(-h.set.DownscaleWindow).UnixNano()
+	// One input for every app, its per-app fields set in turn.
+	in := HPAInput{
+		Now: at, Target: h.set.Target, Tolerance: h.set.Tolerance,
+		NoBehaviour: h.set.NoBehaviour, DownscaleWindow: h.set.DownscaleWindow, Behaviour: h.set.Behaviour,
+	}
 	for i := range targets {
 		a := &t.Apps[i]
 		cur := targets[i]
@@ -176,13 +181,9 @@ func (h *HPA) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 			}
 		}
 		evs := h.events[i*h.evLen : (i+1)*h.evLen]
-		in := HPAInput{
-			Now: at, Current: cur, Ready: ready, NotReady: notReady,
-			Utilisation: a.CPURequestUtil, Target: h.set.Target, Tolerance: h.set.Tolerance,
-			Min: h.min[i], Max: h.max[i], NoBehaviour: h.set.NoBehaviour, DownscaleWindow: h.set.DownscaleWindow,
-			Behaviour: h.set.Behaviour, Events: evs,
-		}
-		n, desired, record, reason := recommendWithin(in, b)
+		in.Current, in.Ready, in.NotReady, in.Utilisation = cur, ready, notReady, a.CPURequestUtil
+		in.Min, in.Max, in.Events = h.min[i], h.max[i], evs
+		n, desired, record, reason := recommendWithin(&in, b)
 		if record {
 			histAt[hs], histRep[hs] = at.UnixNano(), desired
 		} else {
