@@ -38,6 +38,21 @@ type Forecast struct {
 	order      []int
 }
 
+// The Forecast policy's headroom is headroomPerUncertainty x the forecast's
+// relative p10-p90 spread at +15 min, within [minForecastHeadroom,
+// maxForecastHeadroom] (the floor is one a learned Commander's latent, a
+// logit of headroom / MaxHeadroom, can express exactly): a Soldier
+// sizes its apps for load x (1 + headroom), on top of the spare its
+// square-root staffing keeps, so this is the margin for what the forecast
+// does not know. Chosen on the seed-scale training scenarios
+// (docs/experiments.md, "Soldiers that write little"); the former 0.5 x
+// spread within [0.05, 0.3] cost 8% more than the HPA there.
+const (
+	headroomPerUncertainty = 0.25
+	minForecastHeadroom    = 0.01
+	maxForecastHeadroom    = 0.15
+)
+
 // Decide implements Policy.
 func (p *Forecast) Decide(o *Observation, a *Action) string {
 	short, uncertain := p.allocate(o, a)
@@ -64,7 +79,7 @@ func (p *Forecast) allocate(o *Observation, a *Action) (short int, uncertain flo
 		if d.RPS > 0 && d.ForecastP80[1] > d.RPS {
 			growth = math.Min(d.ForecastP80[1]/d.RPS, 3)
 		}
-		a.Headroom[i] = clamp(0.5*d.Uncertainty, 0.05, 0.3)
+		a.Headroom[i] = clamp(headroomPerUncertainty*d.Uncertainty, minForecastHeadroom, maxForecastHeadroom)
 		w := d.DemandCores * growth * (1 + a.Headroom[i]) / capacity
 		if d.Stale {
 			w = math.Max(d.PrevShare, d.Floor) // keep what it has until it reports again

@@ -37,6 +37,9 @@ func (c *Config) Defaults() {
 		s.Mode = ModeActive
 	}
 	setF(&s.TargetUtilisation, 0.7)
+	setF(&s.MaxUtilisation, max(0.85, s.TargetUtilisation))
+	setF(&s.StaffingSafety, 3)
+	setF(&s.Tolerance, 0.15)
 	setF(&s.ErrorRateVeto, 0.01)
 	if s.MaxWritesPerTick == 0 {
 		s.MaxWritesPerTick = 200

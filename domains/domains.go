@@ -88,8 +88,21 @@ type Soldier struct {
 	OverageCap        float64       // spend may reach budget x (1 + OverageCap); default 0.10
 	ScaleDownCooldown time.Duration // per-app wait after a scale-up before scaling down; default 5m
 	Mode              Mode          // default active
-	// TargetUtilisation is the CPU utilisation the Soldier sizes apps for, in (0, 1]. Default 0.7.
+	// TargetUtilisation is the CPU utilisation an app is sized for at most
+	// (the HPA's target), in (0, 1]. Default 0.7.
 	TargetUtilisation float64
+	// MaxUtilisation is the highest CPU utilisation the proportional Soldier
+	// sizes a large app for, where square-root staffing shows that its
+	// pooled replicas absorb the variance: [TargetUtilisation, 1]. Default 0.85.
+	MaxUtilisation float64
+	// StaffingSafety is the beta of square-root staffing: the spare servers
+	// (replicas x concurrency) the proportional Soldier keeps above an app's
+	// busy servers x, in units of sqrt(x), > 0. Default 3.
+	StaffingSafety float64
+	// Tolerance is the proportional Soldier's hysteresis: no write when the
+	// sized replicas are within this fraction of the current target,
+	// (0, 0.5]. Default 0.15.
+	Tolerance float64
 	// ErrorRateVeto is the error rate above which scale-down is vetoed. Default 0.01.
 	ErrorRateVeto float64
 	// MaxWritesPerTick caps replica writes per tick; the largest moves go

@@ -149,11 +149,6 @@ type Learned struct {
 	ticks   int     // Targets calls since the last Reset
 }
 
-// stabilisationTicks is the scale-down stabilisation window in Soldier
-// ticks (5 minutes at the 10 s tick), as the HPA's: an app shrinks only to
-// the largest size it desired over the window.
-const stabilisationTicks = 30
-
 // stabilised records n as app i's desired size this tick and returns the
 // largest desired size over the window.
 func (l *Learned) stabilised(i int, n int32) int32 {
@@ -259,7 +254,7 @@ func (l *Learned) Features(in Input, obs [][]float64) {
 	demand, used := 0.0, 0.0
 	for i := range in.Apps {
 		a, o := &in.Apps[i], &in.Obs.Apps[i]
-		n, _ := Desired(a, o, in.Headroom, in.TargetUtil, slo)
+		n, _ := utilDesired(a, o, in.Headroom, in.TargetUtil, slo)
 		l.desired[i] = n // scratch until Targets: read by the group loop below
 		demand += float64(n) * a.CPU
 		used += float64(o.Replicas) * a.CPU
@@ -363,7 +358,7 @@ func (l *Learned) Targets(in Input, act [][]float64, out []int32) Distribution {
 		l.knobs[g] = k
 		for i := sp.first; i < sp.first+sp.n; i++ {
 			a, o := &in.Apps[i], &in.Obs.Apps[i]
-			n, risky := Desired(a, o, in.Headroom+k.Headroom, k.Util, slo)
+			n, risky := utilDesired(a, o, in.Headroom+k.Headroom, k.Util, slo)
 			n = l.stabilised(i, n)
 			cur := o.Replicas
 			if !risky && n < cur && float64(n) >= float64(cur)*(1-k.Tolerance) {

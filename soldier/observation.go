@@ -11,6 +11,9 @@ type App struct {
 	// Capacity is the requests per second one replica serves at full
 	// utilisation: concurrency / service time.
 	Capacity float64
+	// Concurrency is the requests one replica serves at once: a replica is
+	// that many servers of the app's queue (below 1, as in a zero App, is 1).
+	Concurrency float64
 	// Group is the index of the app's apps block in its domain
 	// (domains.App.Set): apps of a group share their shape and traffic.
 	Group int
@@ -26,7 +29,7 @@ func Apps(cfg *domains.Config, di int) []App {
 		out = append(out, App{
 			Index: len(out), Name: a.Name, CPU: a.CPUPerReplica,
 			Min: int32(a.MinReplicas), Max: int32(a.MaxReplicas),
-			Capacity: float64(a.Concurrency) / a.ServiceTime.Seconds(), Group: a.Set,
+			Capacity: float64(a.Concurrency) / a.ServiceTime.Seconds(), Concurrency: float64(a.Concurrency), Group: a.Set,
 		})
 	}
 	return out

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/regimentd/regiment/domains"
 )
 
 // Input is what a policy decides from.
@@ -13,8 +15,19 @@ type Input struct {
 	// BudgetCores is the domain's budget; +Inf when no budget binds (fallback).
 	BudgetCores float64
 	Headroom    float64 // spare capacity to keep above demand, fraction [0, 1]
-	TargetUtil  float64 // utilisation apps are sized for, (0, 1]
-	SLO         float64 // the domain's p99 objective, seconds
+	// TargetUtil is the utilisation an app is sized for at most: no app is
+	// given more replicas than its load needs at TargetUtil, (0, 1].
+	TargetUtil float64
+	// MaxUtil is the highest utilisation a large app is sized for,
+	// [TargetUtil, 1]; 0 is TargetUtil.
+	MaxUtil float64
+	// Safety is the beta of square-root staffing, >= 0 (see Desired); 0
+	// sizes every app at MaxUtil.
+	Safety float64
+	// Tolerance is the proportional policy's hysteresis, [0, 0.5]: no change
+	// of target within this fraction of the current one (0: none).
+	Tolerance float64
+	SLO       float64 // the domain's p99 objective, seconds
 	// Now is the tick's time (the learned policy reads the time of day);
 	// zero when unknown.
 	Now time.Time
@@ -23,40 +36,56 @@ type Input struct {
 	NoReason bool
 }
 
+// InputFor is the part of a tick's Input that the soldier block sets: the
+// sizing and hysteresis settings.
+func InputFor(s domains.Soldier) Input {
+	return Input{TargetUtil: s.TargetUtilisation, MaxUtil: s.MaxUtilisation, Safety: s.StaffingSafety, Tolerance: s.Tolerance}
+}
+
 // Policy proposes a replica target per app. It writes into out (one per app)
 // and returns a short reason.
 type Policy interface {
 	Decide(in Input, out []int32) string
 }
 
-// Proportional sizes every app for its demand at the target utilisation plus
-// headroom, boosting apps at risk (p99 over 80% of the SLO, or erroring), and,
-// when the domain's demand exceeds its budget, gives at-risk apps their size
-// first and shares what is left between the others in proportion to their
-// demand above their minimum.
+// Proportional sizes every app for its load (Desired) and, when the
+// domain's demand exceeds its budget, gives at-risk apps their size first and
+// shares what is left between the others in proportion to their demand above
+// their minimum. It is stateless; the Soldier's Stabiliser holds its small
+// changes.
+//
+// It never stampedes: an app at risk is not sized above its load (capacity
+// that is starting or waiting for a node is already on its way, and asking
+// again only queues more pods behind the provisioner); it only keeps the
+// replicas it has.
 type Proportional struct {
 	desired []int32 // scratch
 	risky   []bool  // scratch
 }
 
-// riskBoost is the largest extra sizing for an app over its SLO.
-const riskBoost = 1.0
-
-// Desired is app a's replicas for its observed demand: the larger of
-// rps / (capacity x util), from the configured service time, and
-// ready x observed CPU utilisation / util, which sees a slowed service the
-// configuration does not know about; times 1 + headroom, and times
-// 1 + min(riskBoost, p99/SLO - 0.8) when the app is at risk, within its
-// bounds. Replicas already ready are kept while the app is at risk.
-func Desired(a *App, o *AppObservation, headroom, util, slo float64) (n int32, risky bool) {
-	need := max(o.RPS/(a.Capacity*util), float64(o.Ready)*o.CPUUtil/util) * (1 + headroom)
-	r := o.P99 / slo
-	if r > 0.8 || o.ErrorRate > 0.01 {
+// Desired is app a's replicas for its observed load, by square-root
+// staffing on the app's queue: with load the larger of the arrival rate and
+// ready x CPU utilisation x capacity (which sees a service slowed beyond the
+// configured service time), x = load x service time is the busy servers
+// (replicas x concurrency), and the app gets
+//
+//	servers = max(min(x + Safety sqrt(x), x / TargetUtil), x / MaxUtil)
+//
+// that is, as many as a target-utilisation rule gives (the HPA's sizing),
+// or fewer where the pooling of many servers leaves Safety standard
+// deviations of spare anyway, but never above MaxUtil. Small apps are thus
+// sized as the HPA sizes them and large ones run hotter. An app is at risk
+// when its p99 is over 80% of the SLO or it errors; it then keeps its ready
+// replicas. The result is within the app's bounds.
+func Desired(a *App, o *AppObservation, in *Input) (n int32, risky bool) {
+	load := max(o.RPS, float64(o.Ready)*o.CPUUtil*a.Capacity) * (1 + in.Headroom)
+	conc := max(a.Concurrency, 1)
+	x := load / a.Capacity * conc
+	maxUtil := max(in.MaxUtil, in.TargetUtil)
+	servers := max(min(x+in.Safety*math.Sqrt(x), x/in.TargetUtil), x/maxUtil)
+	n = int32(math.Ceil(servers/conc - 1e-9))
+	if o.P99 > 0.8*in.SLO || o.ErrorRate > 0.01 {
 		risky = true
-		need *= 1 + min(riskBoost, max(r-0.8, o.ErrorRate))
-	}
-	n = int32(math.Ceil(need - 1e-9))
-	if risky {
 		n = max(n, o.Ready)
 	}
 	return min(max(n, a.Min), a.Max), risky
@@ -70,7 +99,7 @@ func (p *Proportional) Decide(in Input, out []int32) string {
 	}
 	desired, risky := p.desired[:len(in.Apps)], p.risky[:len(in.Apps)]
 	for i := range in.Apps {
-		desired[i], risky[i] = Desired(&in.Apps[i], &in.Obs.Apps[i], in.Headroom, in.TargetUtil, in.SLO)
+		desired[i], risky[i] = Desired(&in.Apps[i], &in.Obs.Apps[i], &in)
 	}
 	s := Distribute(in.Apps, desired, risky, in.BudgetCores, out)
 	if in.NoReason {
@@ -136,13 +165,39 @@ func Distribute(apps []App, desired []int32, risky []bool, budgetCores float64, 
 	return s
 }
 
-// DemandCores is the cores the domain's apps want at the target utilisation,
-// with no budget: what the Soldier reports so the Commander can size shares.
+// DemandCores is the cores the domain's apps want for their load (Desired,
+// without hysteresis), with no budget: what the Soldier reports so the
+// Commander can size shares.
 func DemandCores(in Input) float64 {
 	c := 0.0
 	for i := range in.Apps {
-		n, _ := Desired(&in.Apps[i], &in.Obs.Apps[i], in.Headroom, in.TargetUtil, in.SLO)
+		n, _ := Desired(&in.Apps[i], &in.Obs.Apps[i], &in)
 		c += float64(n) * in.Apps[i].CPU
 	}
 	return c
+}
+
+// riskBoost is the learned policy's largest extra sizing for an app over its
+// SLO (utilDesired).
+const riskBoost = 1.0
+
+// utilDesired is the learned Soldier's sizing, the one its checkpoints were
+// trained with: app a's replicas for its observed demand, the larger of
+// rps / (capacity x util), from the configured service time, and
+// ready x observed CPU utilisation / util, which sees a slowed service the
+// configuration does not know about; times 1 + headroom, and times
+// 1 + min(riskBoost, p99/SLO - 0.8) when the app is at risk, within its
+// bounds. Replicas already ready are kept while the app is at risk.
+func utilDesired(a *App, o *AppObservation, headroom, util, slo float64) (n int32, risky bool) {
+	need := max(o.RPS/(a.Capacity*util), float64(o.Ready)*o.CPUUtil/util) * (1 + headroom)
+	r := o.P99 / slo
+	if r > 0.8 || o.ErrorRate > 0.01 {
+		risky = true
+		need *= 1 + math.Min(riskBoost, math.Max(r-0.8, o.ErrorRate))
+	}
+	n = int32(math.Ceil(need - 1e-9))
+	if risky {
+		n = max(n, o.Ready)
+	}
+	return min(max(n, a.Min), a.Max), risky
 }

@@ -21,6 +21,9 @@ func reloadConfig() *domains.Config {
 	cfg := &domains.Config{
 		Cluster: domains.Cluster{Name: "c", CapacityCores: 1000},
 		Domains: []domains.Domain{mk("web"), mk("batch")},
+		// A staffing safety this large never undercuts the target
+		// utilisation's size: apps are sized by target_utilisation alone.
+		Soldier: domains.Soldier{StaffingSafety: 10},
 	}
 	cfg.Defaults()
 	return cfg
@@ -144,14 +147,22 @@ func TestReloadOfTheCooldownReleasesAHeldScaleDown(t *testing.T) {
 		return got
 	}
 	// Scale up (sized for 35% utilisation), then ask for less (100%) within
-	// the 5m cooldown: held. Dropping the cooldown lets it through.
-	if got := step(0, func(cfg *domains.Config) { cfg.Soldier.TargetUtilisation = 0.35 }); got[0] != 20 {
+	// a 30m cooldown: held, also once the policy's 5m stabilisation window
+	// has passed. Dropping the cooldown lets it through.
+	long := func(cfg *domains.Config) { cfg.Soldier.ScaleDownCooldown = 30 * time.Minute }
+	if got := step(0, func(cfg *domains.Config) { long(cfg); cfg.Soldier.TargetUtilisation = 0.35 }); got[0] != 20 {
 		t.Fatalf("replicas %v, want 20 after the scale-up", got)
 	}
-	if got := step(10*time.Second, func(cfg *domains.Config) { cfg.Soldier.TargetUtilisation = 1 }); got[0] != 20 {
+	if got := step(10*time.Second, func(cfg *domains.Config) { long(cfg); cfg.Soldier.TargetUtilisation = 1 }); got[0] != 20 {
 		t.Fatalf("replicas %v within the cooldown, want 20 held", got)
 	}
-	if got := step(20*time.Second, func(cfg *domains.Config) {
+	for k := range 30 { // the policy's stabilisation window, at 10 s ticks
+		step(time.Duration(20+10*k)*time.Second, func(cfg *domains.Config) { long(cfg); cfg.Soldier.TargetUtilisation = 1 })
+	}
+	if got, _ := c.state(); got[0] != 20 {
+		t.Fatalf("replicas %v past the stabilisation window but within the cooldown, want 20 held", got)
+	}
+	if got := step(6*time.Minute, func(cfg *domains.Config) {
 		cfg.Soldier.TargetUtilisation, cfg.Soldier.ScaleDownCooldown = 1, time.Nanosecond
 	}); !equal32(got, []int32{7, 7, 7}) {
 		t.Fatalf("replicas %v after dropping the cooldown, want 7 each", got)

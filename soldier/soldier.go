@@ -78,6 +78,7 @@ type Soldier struct {
 	policy   Policy
 	fallback Policy
 	exec     *Executor
+	stab     Stabiliser // holds small and short-lived changes before the executor
 	ladder   *Ladder
 	auto     *Fallback
 	obs      Observation
@@ -168,8 +169,9 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 	d, have := s.Directive()
 	valid := have && !d.Expired(now)
 	mode := s.cfg.Soldier.Mode
-	in := Input{Apps: s.cfg.Apps, Obs: &s.obs, BudgetCores: math.Inf(1), TargetUtil: s.cfg.Soldier.TargetUtilisation, SLO: s.cfg.SLO, Now: now,
-		NoReason: s.rec == nil}
+	in := InputFor(s.cfg.Soldier)
+	in.Apps, in.Obs, in.BudgetCores, in.SLO, in.Now = s.cfg.Apps, &s.obs, math.Inf(1), s.cfg.SLO, now
+	in.NoReason = s.rec == nil
 	demand := DemandCores(in)
 
 	var reason string
@@ -238,6 +240,11 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 		s.fallback.Decide(base, s.proposed)
 		budget = math.Inf(1)
 		reason = "shadow: baseline acts; policy: " + reason
+	}
+	if mode != domains.ModeOff {
+		if held := s.stab.Apply(s.proposed, &s.obs, s.cfg.Soldier.Tolerance); held > 0 && !in.NoReason {
+			reason += fmt.Sprintf("; %d changes held by the stabiliser", held)
+		}
 	}
 	s.pinOverrides(now) // operator pins rank above every policy (override.go)
 	if mode != domains.ModeOff {

@@ -206,7 +206,8 @@ func NewSoldierEnv(cfg SoldierEnvConfig) (*SoldierEnv, error) {
 			osc: make([]bool, n), gin: make([]reward.SoldierInput, l.Groups()),
 			agent0: agents, rpsHist: make([]float64, hist), scratch: make([]float64, max(n, hist)),
 		}
-		ed.in = soldier.Input{Apps: scfg.Apps, Obs: &ed.obs, TargetUtil: cl.Soldier.TargetUtilisation, SLO: scfg.SLO}
+		ed.in = soldier.InputFor(cl.Soldier)
+		ed.in.Apps, ed.in.Obs, ed.in.SLO = scfg.Apps, &ed.obs, scfg.SLO
 		e.doms = append(e.doms, ed)
 		first += n
 		agents += l.Groups()

@@ -206,6 +206,9 @@ type soldierHCL struct {
 	ScaleDownCooldown durationAttr
 	Mode              stringAttr
 	TargetUtilisation numberAttr
+	MaxUtilisation    numberAttr
+	StaffingSafety    numberAttr
+	Tolerance         numberAttr
 	ErrorRateVeto     numberAttr
 	MaxWritesPerTick  intAttr
 	Ladders           []*ladderHCL // in file order, see ladder.go
@@ -221,6 +224,9 @@ func (s *soldierHCL) fields() []field {
 		{"scale_down_cooldown", &s.ScaleDownCooldown},
 		{"mode", &s.Mode},
 		{"target_utilisation", &s.TargetUtilisation},
+		{"max_utilisation", &s.MaxUtilisation},
+		{"staffing_safety", &s.StaffingSafety},
+		{"tolerance", &s.Tolerance},
 		{"error_rate_veto", &s.ErrorRateVeto},
 		{"max_writes_per_tick", &s.MaxWritesPerTick},
 	}
@@ -235,6 +241,9 @@ func (s *soldierHCL) translate() domains.Soldier {
 		ScaleDownCooldown: s.ScaleDownCooldown.V,
 		Mode:              domains.Mode(s.Mode.V),
 		TargetUtilisation: s.TargetUtilisation.V,
+		MaxUtilisation:    s.MaxUtilisation.V,
+		StaffingSafety:    s.StaffingSafety.V,
+		Tolerance:         s.Tolerance.V,
 		ErrorRateVeto:     s.ErrorRateVeto.V,
 		MaxWritesPerTick:  s.MaxWritesPerTick.V,
 		Ladders:           s.ladders(),

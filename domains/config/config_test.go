@@ -258,6 +258,15 @@ func TestParseRules(t *testing.T) {
 		{name: "directive_ttl shorter than the commander tick",
 			add:  "commander {\n  tick          = \"60s\"\n  directive_ttl = \"30s\"\n}\n",
 			line: 14, col: 19, summary: "Invalid directive_ttl", hint: "shorter than the commander tick"},
+		{name: "max_utilisation below target_utilisation",
+			add:  "soldier {\n  target_utilisation = 0.8\n  max_utilisation    = 0.75\n}\n",
+			line: 14, col: 24, summary: "Invalid max_utilisation", hint: "below target_utilisation 0.8"},
+		{name: "staffing_safety must be in (0, 10]",
+			add:  "soldier {\n  staffing_safety = 12\n}\n",
+			line: 13, col: 21, summary: "Invalid staffing_safety", hint: "must be in (0, 10], got 12"},
+		{name: "tolerance must be in (0, 0.5]",
+			add:  "soldier {\n  tolerance = 0.6\n}\n",
+			line: 13, col: 15, summary: "Invalid tolerance", hint: "must be in (0, 0.5], got 0.6"},
 		{name: "node larger than the pool",
 			edit: []string{"capacity_cores = 100", "capacity_cores = 100\n  node_cores = 128"},
 			line: 3, col: 16, summary: "Invalid node_cores", hint: "does not fit"},
@@ -359,7 +368,7 @@ func TestParseTranslatesWithDefaults(t *testing.T) {
 		},
 		Soldier: domains.Soldier{
 			Tick: 10 * time.Second, Policy: "proportional", Actuation: domains.ActuateHPABounds, OverageCap: 0.10,
-			ScaleDownCooldown: 5 * time.Minute, Mode: domains.ModeActive, TargetUtilisation: 0.7, ErrorRateVeto: 0.01, MaxWritesPerTick: 200,
+			ScaleDownCooldown: 5 * time.Minute, Mode: domains.ModeActive, TargetUtilisation: 0.7, MaxUtilisation: 0.85, StaffingSafety: 3, Tolerance: 0.15, ErrorRateVeto: 0.01, MaxWritesPerTick: 200,
 		},
 		Domains: []domains.Domain{
 			{

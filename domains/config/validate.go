@@ -52,6 +52,12 @@ func validateConfig(cfg *domains.Config, h *configHCL, ds *Diagnostics) {
 	c.duration(&hs.ScaleDownCooldown, s.ScaleDownCooldown, nonNegative)
 	c.oneOf(&hs.Mode, string(s.Mode), modeNames)
 	c.number(&hs.TargetUtilisation, s.TargetUtilisation, unitLeftOpen)
+	c.number(&hs.MaxUtilisation, s.MaxUtilisation, unitLeftOpen)
+	if hs.MaxUtilisation.ok() && !hs.TargetUtilisation.Bad && s.MaxUtilisation < s.TargetUtilisation {
+		ds.add(hs.MaxUtilisation.Range, "Invalid max_utilisation", "max_utilisation %g is below target_utilisation %g; large apps may only be sized above the target, never below", s.MaxUtilisation, s.TargetUtilisation)
+	}
+	c.number(&hs.StaffingSafety, s.StaffingSafety, staffingSafeties)
+	c.number(&hs.Tolerance, s.Tolerance, tolerances)
 	c.number(&hs.ErrorRateVeto, s.ErrorRateVeto, unitLeftOpen)
 	c.integer(&hs.MaxWritesPerTick, s.MaxWritesPerTick, atLeastOne)
 	validateSoldierGuards(s, hs, c)
@@ -308,6 +314,10 @@ var (
 	unitLeftOpen  = interval{lo: 0, hi: 1, loOpen: true}               // (0, 1]
 	unitRightOpen = interval{lo: 0, hi: 1, hiOpen: true}               // [0, 1)
 	callLags      = interval{lo: 0, hi: float64(domains.MaxCallLag)}   // [0s, 1h]
+	// staffingSafeties bound square-root staffing's beta: 10 is far beyond
+	// any wait probability worth buying.
+	staffingSafeties = interval{lo: 0, hi: 10, loOpen: true}  // (0, 10]
+	tolerances       = interval{lo: 0, hi: 0.5, loOpen: true} // (0, 0.5]
 )
 
 func (iv interval) contains(v float64) bool {

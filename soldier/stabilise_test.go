@@ -1,0 +1,73 @@
+package soldier
+
+import (
+	"math"
+	"testing"
+)
+
+func TestHold(t *testing.T) {
+	tests := []struct {
+		name         string
+		n, most, cur int32
+		want         int32
+		tol          float64
+	}{
+		{"a scale-up within the tolerance is held", 11, 11, 10, 10, 0.15},
+		{"a scale-up beyond it goes at once", 12, 12, 10, 12, 0.15},
+		{"a scale-down whose window peak is within the tolerance is held", 5, 9, 10, 10, 0.15},
+		{"a scale-down goes to the window's peak, not below", 5, 8, 10, 8, 0.15},
+		{"no tolerance: any change goes", 11, 11, 10, 11, 0},
+		{"an unknown current target takes the size", 7, 7, 0, 7, 0.15},
+		{"a small app's one-replica step is beyond the tolerance", 3, 3, 2, 3, 0.15},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Hold(tt.n, tt.most, tt.cur, tt.tol); got != tt.want {
+				t.Errorf("Hold(%d, %d, %d, %g) = %d, want %d", tt.n, tt.most, tt.cur, tt.tol, got, tt.want)
+			}
+		})
+	}
+}
+
+// Proportional's proposals through the Stabiliser: a noisy steady load
+// writes nothing, a dip shorter than the stabilisation window does not
+// shrink the app, and a lasting drop shrinks it once.
+func TestStabiliserWritesLittle(t *testing.T) {
+	apps := []App{{Name: "d/a", CPU: 1, Min: 1, Max: 1000, Capacity: 100, Concurrency: 1}}
+	in := Input{Apps: apps, BudgetCores: math.Inf(1), TargetUtil: 0.7, MaxUtil: 0.7, Tolerance: 0.15, SLO: 0.4}
+	p, stab := &Proportional{}, &Stabiliser{}
+	cur := int32(100)
+	out := make([]int32, 1)
+	changes := 0
+	tick := func(rps float64) {
+		in.Obs = &Observation{Apps: []AppObservation{{RPS: rps, P99: 0.1, Ready: cur, CPUUtil: min(1, rps/(float64(cur)*100)), Replicas: cur}}}
+		p.Decide(in, out)
+		stab.Apply(out, in.Obs, in.Tolerance)
+		if out[0] != cur {
+			changes++
+			cur = out[0]
+		}
+	}
+	for k := range 60 { // 7,000 rps +-5%: 95-105 replicas' worth
+		tick(7000 * (1 + 0.05*math.Sin(float64(k))))
+	}
+	if changes != 0 || cur != 100 {
+		t.Fatalf("steady noisy load: %d changes, %d replicas; want none, 100", changes, cur)
+	}
+	for range 10 { // a 100 s dip to half
+		tick(3500)
+	}
+	if cur != 100 {
+		t.Fatalf("a dip shorter than the window shrank the app to %d", cur)
+	}
+	for range stabilisationTicks {
+		tick(3500)
+	}
+	if changes != 1 || cur != 50 {
+		t.Fatalf("a lasting drop to half: %d changes, %d replicas; want one change to 50", changes, cur)
+	}
+	tick(7000)
+	if changes != 2 || cur != 100 {
+		t.Fatalf("back to full load: %d changes, %d replicas; want a second change, to 100", changes, cur)
+	}
+}
