@@ -193,7 +193,7 @@ func utilDesired(a *App, o *AppObservation, headroom, util, slo float64) (n int3
 	r := o.P99 / slo
 	if r > 0.8 || o.ErrorRate > 0.01 {
 		risky = true
-		need *= 1 + math.Min(riskBoost, math.Max(r-0.8, o.ErrorRate))
+		need *= 1 + min(riskBoost, max(r-0.8, o.ErrorRate))
 	}
 	n = int32(math.Ceil(need - 1e-9))
 	if risky {
