@@ -114,7 +114,34 @@ func (s sojourn) survival(t float64) (p, f float64) {
 	if t <= 0 {
 		return 1, 0
 	}
-	em := math.Exp(-s.mu * t)
+	return s.survivalGiven(t, math.Exp(-s.mu*t))
+}
+
+// survivalMemo is survival with e^{-mu t} through em: callers evaluating
+// many sojourns of one service rate at one t, one after another (the apps
+// of an app set with no backlog), compute it once.
+func (s sojourn) survivalMemo(t float64, em *expMemo) (p, f float64) {
+	if t <= 0 {
+		return 1, 0
+	}
+	return s.survivalGiven(t, em.exp(-s.mu*t))
+}
+
+// expMemo is math.Exp with a one-entry memo: a run of equal arguments costs
+// one exponential. The zero value is not ready; use newExpMemo.
+type expMemo struct{ x, y float64 } // e^x = y
+
+func newExpMemo() expMemo { return expMemo{x: math.NaN()} }
+
+func (m *expMemo) exp(x float64) float64 {
+	if x != m.x { // always for NaN
+		m.x, m.y = x, math.Exp(x)
+	}
+	return m.y
+}
+
+// survivalGiven is survival at t > 0 given em = e^{-mu t}.
+func (s sojourn) survivalGiven(t, em float64) (p, f float64) {
 	d := s.theta - s.mu
 	if math.Abs(d) < 1e-9*s.mu {
 		p = (1-s.c)*em + s.c*(1+s.mu*t)*em

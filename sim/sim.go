@@ -455,8 +455,9 @@ func (s *Sim) lagged(a *app, t int) float64 {
 // aggregates domains and the cluster.
 func (s *Sim) measure() {
 	s.steadyQueues()
+	em := newExpMemo() // apps of one app set share e^{-mu timeout}
 	for i := range s.apps {
-		s.queue(int32(i))
+		s.queue(int32(i), &em)
 	}
 	s.solveP99s()
 	for k := len(s.order) - 1; k >= 0; k-- {
@@ -525,7 +526,7 @@ func (s *Sim) solveP99s() {
 // the request shows as usage above 100% of it, up to the limit. The service
 // capacity stays the request's (see doc.go): bursting changes what the
 // metrics show, not how fast requests are served.
-func (s *Sim) queue(id int32) {
+func (s *Sim) queue(id int32, em *expMemo) {
 	a := &s.apps[id]
 	dt := s.dt
 	mu := a.mu / a.slow
@@ -559,7 +560,7 @@ func (s *Sim) queue(id int32) {
 		a.util, a.reqUtil = min(load, 1), min(load, a.cpuLimit)
 		a.errs = 0
 		if arrived > 0 {
-			late, _ := a.soj.survival(a.timeout - wait)
+			late, _ := a.soj.survivalMemo(a.timeout-wait, em)
 			a.errs = min(1, dropped/arrived+late)
 		}
 	}
@@ -618,10 +619,22 @@ type mixTerm struct {
 }
 
 // mixSurvival is P(T > t) of the current mixture and its density.
+//
+// Neighbouring terms are mostly apps of one app set, with one service rate
+// and no shift (no backlog, no callees): they share e^{-mu t}, computed once
+// for the run of them.
 func (s *Sim) mixSurvival(t float64) (p, f float64) {
+	emX, em := math.NaN(), 0.0 // e^emX = em
 	for k := range s.mix {
 		m := &s.mix[k]
-		sp, sf := m.soj.survival(t - m.shift)
+		tt := t - m.shift
+		sp, sf := 1.0, 0.0 // survival's at tt <= 0
+		if tt > 0 {
+			if x := -m.soj.mu * tt; x != emX {
+				emX, em = x, math.Exp(x)
+			}
+			sp, sf = m.soj.survivalGiven(tt, em)
+		}
 		p += m.w * sp
 		f += m.w * sf
 	}
