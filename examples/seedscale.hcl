@@ -40,7 +40,7 @@ soldier {
   actuation           = "hpa-bounds"
   overage_cap         = 0.10
   scale_down_cooldown = "5m"
-  target_utilisation  = 0.78  # the CPU target of the seed's HPAs, and the Soldiers' sizing target
+  target_utilisation  = 0.78  # the CPU target of the seed's HPAs; Soldiers size small apps at it, large ones up to max_utilisation
 }
 
 # Payment: authorisation, capture, ledger. P0; about 30% of the pool.
