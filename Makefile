@@ -39,7 +39,7 @@ vet:
 
 # Hot-path benchmarks; the figures in docs/performance.md#performance come from here.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./sim/ ./bus/... ./store/
+	$(GO) test -run '^$$' -bench . -benchmem ./sim/ ./baseline/ ./simcluster/ ./bus/... ./store/
 
 # Every Fuzz target in the tree, each for FUZZTIME. A count, not a duration:
 # Go 1.26's fuzz coordinator can fail a duration-bounded run with a spurious
