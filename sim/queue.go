@@ -229,7 +229,7 @@ func newtonStep(lo, hi *float64, t, sv, f float64, q *tail) (next float64, done 
 	if !(f > 0) || !(next > *lo && next < *hi) {
 		next = 0.5 * (*lo + *hi)
 	}
-	return next, *hi-*lo <= 1e-12**hi
+	return next, *hi-*lo <= 1e-12*(*hi)
 }
 
 // quantiles sets out[k] to ss[k].quantile(q) for every k, bit for bit. Each

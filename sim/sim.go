@@ -451,8 +451,10 @@ func (s *Sim) lagged(a *app, t int) float64 {
 	return ring[(t+1)%len(ring)] // t - callLag, modulo callLag + 1
 }
 
-// measure runs every app's queue for one tick, callees before callers, then
-// aggregates domains and the cluster.
+// measure runs every app's queue for one tick, then aggregates domains and
+// the cluster. Each app's own queue comes first (steadyQueues, queue,
+// solveP99s: independent of the other apps, so batched), then its callees'
+// share, callees before callers.
 func (s *Sim) measure() {
 	s.steadyQueues()
 	em := newExpMemo() // apps of one app set share e^{-mu timeout}
@@ -513,11 +515,13 @@ func (s *Sim) solveP99s() {
 }
 
 // queue advances app id's own queue by a tick, all but the steady-state p99
-// (solveP99s) and its callees' share (addCallees). The steady state is an M/M/c queue
-// with c = ready x concurrency; demand beyond maxRho of capacity builds a
-// backlog that carries over and delays every request by backlog/capacity;
-// requests that would wait longer than the timeout fail, as do calls whose
-// callee failed. With capacity = c x mu, the request's worth of service,
+// (solveP99s) and its callees' share (addCallees); em is the timeout check's
+// e^{-mu t}, shared along a run of apps. The steady state is an
+// M/M/c queue with c = ready x concurrency; demand beyond maxRho of capacity
+// builds a backlog that carries over and delays every request by
+// backlog/capacity; requests that would wait longer than the timeout fail,
+// as do calls whose callee failed. With capacity = c x mu, the request's
+// worth of service,
 //
 //	util    = min(lambda / capacity, 1)          busy share of the capacity
 //	reqUtil = min(lambda / capacity, cpuLimit)   CPU used over CPU requested
