@@ -3,31 +3,15 @@ package baseline
 import (
 	"testing"
 
-	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/sim"
-	"github.com/regimentd/regiment/sim/trace"
+	"github.com/regimentd/regiment/sim/simtest"
 )
 
 // paymentscale builds the 1,550-app example on the diurnal scenario with the
 // named baseline, (the traces ship in traces/).
 func paymentscale(tb testing.TB, name string) (*sim.Sim, sim.Policy) {
 	tb.Helper()
-	cfg, err := config.LoadFile("../examples/paymentscale.hcl")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	sc, err := config.LoadScenarioFile("../examples/scenarios/diurnal.hcl", cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	traces, err := trace.Load(sc)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s, err := sim.New(cfg, sc, traces)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	cfg, s := simtest.World(tb, "../examples/paymentscale.hcl", "../examples/scenarios/diurnal.hcl")
 	p, err := New(name, cfg, s)
 	if err != nil {
 		tb.Fatal(err)

@@ -3,31 +3,15 @@ package baseline
 import (
 	"testing"
 
-	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/sim"
-	"github.com/regimentd/regiment/sim/trace"
+	"github.com/regimentd/regiment/sim/simtest"
 )
 
 // seedScale builds the seed-scale world (1,550 apps, ~75,000 pods at the
 // peak, ~2,000 nodes) on its evaluation diurnal day with the named baseline.
 func seedScale(tb testing.TB, name string) (*sim.Sim, sim.Policy) {
 	tb.Helper()
-	cfg, err := config.LoadFile("../examples/seedscale.hcl")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	sc, err := config.LoadScenarioFile("../examples/scenarios/seed/eval/diurnal.hcl", cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	traces, err := trace.Load(sc)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s, err := sim.New(cfg, sc, traces)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	cfg, s := simtest.World(tb, "../examples/seedscale.hcl", "../examples/scenarios/seed/eval/diurnal.hcl")
 	p, err := New(name, cfg, s)
 	if err != nil {
 		tb.Fatal(err)

@@ -3,30 +3,14 @@ package baseline
 import (
 	"testing"
 
-	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/sim"
-	"github.com/regimentd/regiment/sim/trace"
+	"github.com/regimentd/regiment/sim/simtest"
 )
 
 // runWorld runs the named baseline over a whole scenario of a shipped world.
 func runWorld(tb testing.TB, cfgPath, scenarioPath, policy string) sim.Metrics {
 	tb.Helper()
-	cfg, err := config.LoadFile(cfgPath)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	sc, err := config.LoadScenarioFile(scenarioPath, cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	traces, err := trace.Load(sc)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s, err := sim.New(cfg, sc, traces)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	cfg, s := simtest.World(tb, cfgPath, scenarioPath)
 	p, err := New(policy, cfg, s)
 	if err != nil {
 		tb.Fatal(err)

@@ -4,30 +4,14 @@ import (
 	"testing"
 
 	"github.com/regimentd/regiment/baseline"
-	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/sim"
-	"github.com/regimentd/regiment/sim/trace"
+	"github.com/regimentd/regiment/sim/simtest"
 )
 
 // newPaymentscale builds the 1,550-app example on the diurnal scenario.
 func newPaymentscale(tb testing.TB) (*sim.Sim, sim.Policy) {
 	tb.Helper()
-	cfg, err := config.LoadFile("../examples/paymentscale.hcl")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	sc, err := config.LoadScenarioFile("../examples/scenarios/diurnal.hcl", cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	traces, err := trace.Load(sc)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s, err := sim.New(cfg, sc, traces)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	cfg, s := simtest.World(tb, "../examples/paymentscale.hcl", "../examples/scenarios/diurnal.hcl")
 	return s, baseline.NewStatic(cfg.Apps(), cfg.Soldier.TargetUtilisation, s)
 }
 

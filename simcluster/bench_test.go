@@ -3,9 +3,8 @@ package simcluster_test
 import (
 	"testing"
 
-	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/sim"
-	"github.com/regimentd/regiment/sim/trace"
+	"github.com/regimentd/regiment/sim/simtest"
 	"github.com/regimentd/regiment/simcluster"
 )
 
@@ -14,22 +13,7 @@ import (
 // hierarchy, as `regiment sim --policy regiment` runs it.
 func seedScale(tb testing.TB) (*sim.Sim, *simcluster.Policy) {
 	tb.Helper()
-	cfg, err := config.LoadFile("../examples/seedscale.hcl")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	sc, err := config.LoadScenarioFile("../examples/scenarios/seed/eval/diurnal.hcl", cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	traces, err := trace.Load(sc)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s, err := sim.New(cfg, sc, traces)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	cfg, s := simtest.World(tb, "../examples/seedscale.hcl", "../examples/scenarios/seed/eval/diurnal.hcl")
 	p, err := simcluster.NewPolicy(cfg, nil, nil)
 	if err != nil {
 		tb.Fatal(err)
