@@ -25,22 +25,7 @@ func paymentscale(tb testing.TB, name string) (*sim.Sim, sim.Policy) {
 func BenchmarkTick(b *testing.B) {
 	for _, name := range Names {
 		b.Run("policy="+name, func(b *testing.B) {
-			s, p := paymentscale(b, name)
-			for range 360 { // an hour in: steady state, rings full
-				p.Decide(s.Now(), s.Telemetry(), s.Targets())
-				s.Step()
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				if s.Done() {
-					b.StopTimer()
-					s, p = paymentscale(b, name)
-					b.StartTimer()
-				}
-				p.Decide(s.Now(), s.Telemetry(), s.Targets())
-				s.Step()
-			}
-			b.ReportMetric(float64(s.Tick().Nanoseconds())*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "x-realtime")
+			simtest.BenchmarkTicks(b, func() (*sim.Sim, sim.Policy) { return paymentscale(b, name) })
 		})
 	}
 }
@@ -53,16 +38,7 @@ func TestDecideDoesNotAllocate(t *testing.T) {
 	}
 	for _, name := range Names {
 		t.Run(name, func(t *testing.T) {
-			s, p := paymentscale(t, name)
-			for range 60 {
-				p.Decide(s.Now(), s.Telemetry(), s.Targets())
-				s.Step()
-			}
-			allocs := testing.AllocsPerRun(50, func() {
-				p.Decide(s.Now(), s.Telemetry(), s.Targets())
-				s.Step()
-			})
-			if allocs != 0 {
+			if allocs := simtest.TickAllocs(paymentscale(t, name)); allocs != 0 {
 				t.Fatalf("%.1f allocations per tick, want 0", allocs)
 			}
 		})

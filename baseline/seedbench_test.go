@@ -29,22 +29,7 @@ var seedScalePolicies = []string{"hpa", "oracle"}
 func BenchmarkSeedScaleTick(b *testing.B) {
 	for _, name := range seedScalePolicies {
 		b.Run("policy="+name, func(b *testing.B) {
-			s, p := seedScale(b, name)
-			for range 360 { // an hour in: steady state, rings full
-				p.Decide(s.Now(), s.Telemetry(), s.Targets())
-				s.Step()
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				if s.Done() {
-					b.StopTimer()
-					s, p = seedScale(b, name)
-					b.StartTimer()
-				}
-				p.Decide(s.Now(), s.Telemetry(), s.Targets())
-				s.Step()
-			}
-			b.ReportMetric(float64(s.Tick().Nanoseconds())*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "x-realtime")
+			simtest.BenchmarkTicks(b, func() (*sim.Sim, sim.Policy) { return seedScale(b, name) })
 		})
 	}
 }
@@ -57,16 +42,7 @@ func TestSeedScaleTickDoesNotAllocate(t *testing.T) {
 	}
 	for _, name := range seedScalePolicies {
 		t.Run(name, func(t *testing.T) {
-			s, p := seedScale(t, name)
-			for range 360 {
-				p.Decide(s.Now(), s.Telemetry(), s.Targets())
-				s.Step()
-			}
-			allocs := testing.AllocsPerRun(50, func() {
-				p.Decide(s.Now(), s.Telemetry(), s.Targets())
-				s.Step()
-			})
-			if allocs != 0 {
+			if allocs := simtest.TickAllocs(seedScale(t, name)); allocs != 0 {
 				t.Fatalf("%.1f allocations per tick, want 0", allocs)
 			}
 		})

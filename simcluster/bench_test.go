@@ -27,44 +27,26 @@ func seedScale(tb testing.TB) (*sim.Sim, *simcluster.Policy) {
 // 0.4 ms per tick.
 func BenchmarkSeedScaleTick(b *testing.B) {
 	b.Run("policy=regiment", func(b *testing.B) {
-		s, p := seedScale(b)
-		for range 360 { // an hour in: steady state, rings full
-			p.Decide(s.Now(), s.Telemetry(), s.Targets())
-			s.Step()
-		}
-		b.ReportAllocs()
-		for b.Loop() {
-			if s.Done() {
-				b.StopTimer()
-				s, p = seedScale(b)
-				b.StartTimer()
-			}
-			p.Decide(s.Now(), s.Telemetry(), s.Targets())
-			s.Step()
-		}
+		var p *simcluster.Policy
+		simtest.BenchmarkTicks(b, func() (*sim.Sim, sim.Policy) {
+			var s *sim.Sim
+			s, p = seedScale(b)
+			return s, p
+		})
 		if p.Err() != nil {
 			b.Fatal(p.Err())
 		}
-		b.ReportMetric(float64(s.Tick().Nanoseconds())*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "x-realtime")
 	})
 }
 
 // TestSeedScaleTickDoesNotAllocate pins the zero-allocation steady state of
-// the seed-scale world under the regiment policy. AllocsPerRun's 60 ticks
-// span ten Commander ticks.
+// the seed-scale world under the regiment policy, over ten Commander ticks.
 func TestSeedScaleTickDoesNotAllocate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs an hour of the seed-scale world")
 	}
 	s, p := seedScale(t)
-	for range 360 {
-		p.Decide(s.Now(), s.Telemetry(), s.Targets())
-		s.Step()
-	}
-	allocs := testing.AllocsPerRun(60, func() {
-		p.Decide(s.Now(), s.Telemetry(), s.Targets())
-		s.Step()
-	})
+	allocs := simtest.TickAllocs(s, p)
 	if p.Err() != nil {
 		t.Fatal(p.Err())
 	}

@@ -37,3 +37,43 @@ func World(tb testing.TB, configPath, scenarioPath string) (*domains.Config, *si
 	}
 	return cfg, s
 }
+
+// warmTicks is how far a benchmark or an allocation test runs before it
+// measures: an hour of 10 s ticks, every ring and buffer at its size.
+const warmTicks = 360
+
+// tick is one policy decision and one simulator step.
+func tick(s *sim.Sim, p sim.Policy) {
+	p.Decide(s.Now(), s.Telemetry(), s.Targets())
+	s.Step()
+}
+
+// BenchmarkTicks times one tick, policy decision and simulator step, of the
+// world newWorld builds, warmTicks in, building a fresh one whenever the
+// scenario ends; it reports allocations and x-realtime, simulated over wall
+// time.
+func BenchmarkTicks(b *testing.B, newWorld func() (*sim.Sim, sim.Policy)) {
+	s, p := newWorld()
+	for range warmTicks {
+		tick(s, p)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if s.Done() {
+			b.StopTimer()
+			s, p = newWorld()
+			b.StartTimer()
+		}
+		tick(s, p)
+	}
+	b.ReportMetric(float64(s.Tick().Nanoseconds())*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "x-realtime")
+}
+
+// TickAllocs is the mean allocations of one tick of p on s over 60 ticks
+// (ten 60 s Commander ticks at the 10 s tick), warmTicks in.
+func TickAllocs(s *sim.Sim, p sim.Policy) float64 {
+	for range warmTicks {
+		tick(s, p)
+	}
+	return testing.AllocsPerRun(60, func() { tick(s, p) })
+}
