@@ -14,8 +14,11 @@
 //     without one is), which the controller scales by its legacy path: at
 //     most max(2x, 4) replicas per reconcile, the highest recommendation of
 //     the last 5 minutes held either way.
-//   - tuned-hpa: the same HPA with the target utilisation and scale-down
-//     window a documented grid search picked (TuneHPA, tune.go).
+//   - tuned-hpa: the same HPA with the target utilisation, scale-down
+//     window and per-HPA tolerance a documented grid search picked for its
+//     world (TunedHPA, TuneHPA, tune.go): the seed-scale world's for
+//     examples/seedscale.hcl and examples/tenth.hcl, paymentscale's for
+//     every other world.
 //   - proportional: domain budgets in proportion to current request rates
 //     within floors and ceilings, apps sized by utilisation inside them.
 //   - static: every app sized once for its peak.

@@ -21,26 +21,13 @@ var (
 		Targets:     []float64{0.6, 0.625, 0.65, 0.675, 0.7, 0.725, 0.75, 0.8},
 		DownWindows: []time.Duration{60 * time.Second, 120 * time.Second, 300 * time.Second},
 	}
-	// seed scale, first pass: on the seven training scenarios, around the
-	// world's default target 0.78. It picks the default HPA itself.
-	seedScaleCoarseGrid = HPAGrid{
-		Targets:     []float64{0.72, 0.75, 0.78, 0.81, 0.84},
-		DownWindows: []time.Duration{60 * time.Second, 300 * time.Second},
-		Tolerances:  []float64{0.05, 0.1},
-	}
-	// seed scale, second pass: the same scenarios, between the default
-	// target and the first pass's cheaper points, with a longer scale-down
-	// window.
-	seedScaleSecondGrid = HPAGrid{
-		Targets:     []float64{0.78, 0.79, 0.8, 0.81, 0.82},
-		DownWindows: []time.Duration{300 * time.Second, 600 * time.Second},
-		Tolerances:  []float64{0.05, 0.1},
-	}
-	// seed scale: the same scenarios, past the second pass's pick.
+	// seed scale: on the seven training scenarios, from the world's default
+	// target 0.78 up, the default scale-down window and longer ones, and
+	// per-HPA tolerances down to 0.01 (0 scales as 0.01 does here).
 	seedScaleGrid = HPAGrid{
-		Targets:     []float64{0.8, 0.81, 0.82, 0.83},
-		DownWindows: []time.Duration{600 * time.Second, 900 * time.Second},
-		Tolerances:  []float64{0.05, 0.1},
+		Targets:     []float64{0.78, 0.81, 0.82, 0.83, 0.84},
+		DownWindows: []time.Duration{300 * time.Second, 600 * time.Second, 900 * time.Second},
+		Tolerances:  []float64{0.01, 0.05, 0.1},
 	}
 )
 
@@ -66,8 +53,6 @@ func TestTuneHPA(t *testing.T) {
 	}{
 		{"paymentscale", "../examples/paymentscale.hcl", []string{"../examples/scenarios/diurnal.hcl"}, paymentscaleGrid, paymentscaleTuning},
 		{"seedscale", "../examples/seedscale.hcl", seedTrain, seedScaleGrid, seedScaleTuning},
-		{"seedscale-first-pass", "../examples/seedscale.hcl", seedTrain, seedScaleCoarseGrid, seedScaleFirstPass},
-		{"seedscale-second-pass", "../examples/seedscale.hcl", seedTrain, seedScaleSecondGrid, seedScaleSecondPass},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if len(tc.scenarios) == 0 {
@@ -247,10 +232,3 @@ func TestTunedHPAPerWorld(t *testing.T) {
 		}
 	}
 }
-
-// seedScaleFirstPass is what the seed-scale first pass picks: the default
-// HPA of the seed world.
-var seedScaleFirstPass = HPATuning{Target: 0.78, DownWindow: 300 * time.Second, Tolerance: DefaultTolerance}
-
-// seedScaleSecondPass is what the seed-scale second pass picks.
-var seedScaleSecondPass = HPATuning{Target: 0.81, DownWindow: 600 * time.Second, Tolerance: 0.05}
