@@ -136,7 +136,7 @@ type view struct {
 func (v *view) Observe(_ context.Context, obs *soldier.Observation) error {
 	for i := range v.n {
 		a := &v.t.Apps[v.first+i]
-		obs.Apps[i] = soldier.AppObservation{RPS: a.RPS, P99: a.P99, ErrorRate: a.ErrorRate, CPUUtil: a.CPUUtil,
+		obs.Apps[i] = soldier.AppObservation{RPS: a.RPS, P99: a.P99, ErrorRate: a.ErrorRate, CPUUtil: a.CPURequestUtil,
 			Ready: a.Ready, Starting: a.Starting, Pending: a.Pending, Replicas: v.targets[v.first+i]}
 	}
 	obs.P99, obs.ErrorRate = v.t.Domains[v.di].P99, v.t.Domains[v.di].ErrorRate

@@ -86,7 +86,7 @@ func (d *Domain) Observe(_ context.Context, obs *soldier.Observation) error {
 	for i := range n {
 		a := &t.Apps[first+i]
 		obs.Apps[i] = soldier.AppObservation{
-			RPS: a.RPS, P99: a.P99, ErrorRate: a.ErrorRate, CPUUtil: a.CPUUtil,
+			RPS: a.RPS, P99: a.P99, ErrorRate: a.ErrorRate, CPUUtil: a.CPURequestUtil,
 			Ready: a.Ready, Starting: a.Starting, Pending: a.Pending, Replicas: targets[first+i],
 		}
 	}

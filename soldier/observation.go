@@ -40,11 +40,14 @@ type AppObservation struct {
 	RPS       float64 // arrivals, 1/s
 	P99       float64 // seconds
 	ErrorRate float64 // [0, 1]
-	CPUUtil   float64 // busy share of ready capacity, [0, 1]
-	Ready     int32
-	Starting  int32
-	Pending   int32
-	Replicas  int32 // desired replicas currently set on the workload
+	// CPUUtil is the ready replicas' CPU use over their CPU request, as
+	// metrics-server reports it: above 1 when burstable pods use CPU beyond
+	// their request (a slowed service or a burst), up to their limit.
+	CPUUtil  float64
+	Ready    int32
+	Starting int32
+	Pending  int32
+	Replicas int32 // desired replicas currently set on the workload
 	// Blind says the app's metrics could not be read (the observer reports
 	// stand-ins): the executor holds its target rather than size it blind.
 	Blind bool

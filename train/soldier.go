@@ -294,7 +294,7 @@ func (e *SoldierEnv) observe() {
 	for _, d := range e.doms {
 		for i := range d.obs.Apps {
 			a := &t.Apps[d.first+i]
-			d.obs.Apps[i] = soldier.AppObservation{RPS: a.RPS, P99: a.P99, ErrorRate: a.ErrorRate, CPUUtil: a.CPUUtil,
+			d.obs.Apps[i] = soldier.AppObservation{RPS: a.RPS, P99: a.P99, ErrorRate: a.ErrorRate, CPUUtil: a.CPURequestUtil,
 				Ready: a.Ready, Starting: a.Starting, Pending: a.Pending, Replicas: targets[d.first+i]}
 		}
 		d.obs.P99, d.obs.ErrorRate = t.Domains[d.di].P99, t.Domains[d.di].ErrorRate
