@@ -2,10 +2,12 @@
 // domain's apps, every Soldier tick (default 10 s).
 //
 // The core is pure. A Policy maps the observation and the directive's budget
-// to proposed targets with a reason: Proportional (hand-written: demand at
-// the target utilisation, at-risk apps first when over budget) or Learned (a
-// trained network choosing each app group's utilisation, headroom and
-// scale-down tolerance, with HPA-like scale-down stabilisation). The
+// to proposed targets with a reason: Proportional (hand-written: each app's
+// load sized by square-root staffing within the target utilisation's rule,
+// at-risk apps first when over budget; Desired) or Learned (a trained network
+// choosing each app group's utilisation, headroom and scale-down tolerance).
+// The Stabiliser holds whatever was proposed to changes beyond a tolerance
+// and scale-downs to the largest proposal of a 5-minute window (Hold). The
 // Executor, a deterministic state machine, enforces the safety rules no
 // policy can bypass: replica bounds, spend within budget x (1 + overage cap)
 // for scale-ups, a scale-down cooldown after each scale-up, no scale-down
