@@ -78,17 +78,23 @@ type Proportional struct {
 // when its p99 is over 80% of the SLO or it errors; it then keeps its ready
 // replicas. The result is within the app's bounds.
 func Desired(a *App, o *AppObservation, in *Input) (n int32, risky bool) {
-	load := max(o.RPS, float64(o.Ready)*o.CPUUtil*a.Capacity) * (1 + in.Headroom)
-	conc := max(a.Concurrency, 1)
-	x := load / a.Capacity * conc
-	maxUtil := max(in.MaxUtil, in.TargetUtil)
-	servers := max(min(x+in.Safety*math.Sqrt(x), x/in.TargetUtil), x/maxUtil)
-	n = int32(math.Ceil(servers/conc - 1e-9))
+	n = int32(math.Ceil(Need(a, o, in) - 1e-9))
 	if o.P99 > 0.8*in.SLO || o.ErrorRate > 0.01 {
 		risky = true
 		n = max(n, o.Ready)
 	}
 	return min(max(n, a.Min), a.Max), risky
+}
+
+// Need is the replicas app a's load needs by Desired's staffing rule, before
+// rounding up, bounds and risk: the size the Stabiliser compares the target
+// in force with.
+func Need(a *App, o *AppObservation, in *Input) float64 {
+	load := max(o.RPS, float64(o.Ready)*o.CPUUtil*a.Capacity) * (1 + in.Headroom)
+	conc := max(a.Concurrency, 1)
+	x := load / a.Capacity * conc
+	maxUtil := max(in.MaxUtil, in.TargetUtil)
+	return max(min(x+in.Safety*math.Sqrt(x), x/in.TargetUtil), x/maxUtil) / conc
 }
 
 // Decide implements Policy.

@@ -79,6 +79,7 @@ type Soldier struct {
 	fallback Policy
 	exec     *Executor
 	stab     Stabiliser // holds small and short-lived changes before the executor
+	need     []float64  // per app, the replicas its load needs (Need), for the stabiliser
 	ladder   *Ladder
 	auto     *Fallback
 	obs      Observation
@@ -124,6 +125,7 @@ func New(cfg Config, policy Policy, observer Observer, act Actuator, pub Publish
 		intake:   wire.Intake{Domain: cfg.Domain, MaxSkew: time.Minute},
 		rpsHist:  make([]float64, 0, hist),
 		proposed: make([]int32, n), baseline: make([]int32, n), shadow: make([]int32, n), decided: make([]int32, n),
+		need:    make([]float64, n),
 		auto:    NewFallback(cfg.Fallback),
 		weights: cfg.Reward, reloaded: make(chan struct{}, 1),
 	}
@@ -242,7 +244,10 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 		reason = "shadow: baseline acts; policy: " + reason
 	}
 	if mode != domains.ModeOff {
-		if held := s.stab.Apply(s.proposed, &s.obs, s.cfg.Soldier.Tolerance); held > 0 && !in.NoReason {
+		for i := range s.cfg.Apps {
+			s.need[i] = Need(&s.cfg.Apps[i], &s.obs.Apps[i], &in)
+		}
+		if held := s.stab.Apply(s.proposed, &s.obs, s.need, s.cfg.Soldier.Tolerance); held > 0 && !in.NoReason {
 			reason += fmt.Sprintf("; %d changes held by the stabiliser", held)
 		}
 	}

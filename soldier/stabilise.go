@@ -7,15 +7,18 @@ const stabilisationTicks = 30
 
 // Hold is the hysteresis of one app: n is its proposed size this tick, most
 // the largest proposed over the stabilisation window (n included), cur the
-// target in force. A scale-up within tol of cur, or a scale-down whose
-// window maximum is within tol of cur, keeps cur; a scale-down goes to the
-// window's maximum, so that a dip shorter than the window does not shrink
-// the app. cur <= 0 (unknown) takes n.
-func Hold(n, most, cur int32, tol float64) int32 {
+// target in force, need the replicas its load needs before rounding up
+// (Need). A scale-up while the need is within tol of cur, or a scale-down
+// whose window maximum is within tol of cur, keeps cur; a scale-down goes to
+// the window's maximum, so that a dip shorter than the window does not
+// shrink the app. Judging scale-ups on the unrounded need, as the HPA judges
+// its utilisation ratio, keeps a small app whose need wavers around a whole
+// replica from writing on every waver. cur <= 0 (unknown) takes n.
+func Hold(n, most, cur int32, need, tol float64) int32 {
 	switch {
 	case cur <= 0:
 		return n
-	case n > cur && float64(n) <= float64(cur)*(1+tol):
+	case n > cur && need <= float64(cur)*(1+tol):
 		return cur
 	case n < cur && float64(most) >= float64(cur)*(1-tol):
 		return cur
@@ -37,9 +40,10 @@ type Stabiliser struct {
 }
 
 // Apply records proposed (one per app) and replaces each proposal by its
-// Hold against the target in force (obs.Apps[i].Replicas) with tolerance
-// tol. It returns how many proposals it changed.
-func (s *Stabiliser) Apply(proposed []int32, obs *Observation, tol float64) (held int) {
+// Hold against the target in force (obs.Apps[i].Replicas) and the app's
+// need (one per app) with tolerance tol. It returns how many proposals it
+// changed.
+func (s *Stabiliser) Apply(proposed []int32, obs *Observation, need []float64, tol float64) (held int) {
 	if len(s.recent) != len(proposed)*stabilisationTicks {
 		s.recent, s.ticks = make([]int32, len(proposed)*stabilisationTicks), 0
 	}
@@ -51,7 +55,7 @@ func (s *Stabiliser) Apply(proposed []int32, obs *Observation, tol float64) (hel
 		for _, v := range ring[:filled] {
 			most = max(most, v)
 		}
-		if proposed[i] = Hold(n, most, obs.Apps[i].Replicas, tol); proposed[i] != n {
+		if proposed[i] = Hold(n, most, obs.Apps[i].Replicas, need[i], tol); proposed[i] != n {
 			held++
 		}
 	}

@@ -9,23 +9,26 @@ func TestHold(t *testing.T) {
 	tests := []struct {
 		name         string
 		n, most, cur int32
+		need         float64
 		want         int32
-		tol          float64
 	}{
-		{"a scale-up within the tolerance is held", 11, 11, 10, 10, 0.15},
-		{"a scale-up beyond it goes at once", 12, 12, 10, 12, 0.15},
-		{"a scale-down whose window peak is within the tolerance is held", 5, 9, 10, 10, 0.15},
-		{"a scale-down goes to the window's peak, not below", 5, 8, 10, 8, 0.15},
-		{"no tolerance: any change goes", 11, 11, 10, 11, 0},
-		{"an unknown current target takes the size", 7, 7, 0, 7, 0.15},
-		{"a small app's one-replica step is beyond the tolerance", 3, 3, 2, 3, 0.15},
+		{"a scale-up whose need is within the tolerance is held", 11, 11, 10, 11, 10},
+		{"a scale-up beyond it goes at once", 12, 12, 10, 11.6, 12},
+		{"a small app whose need wavers over a whole replica is held", 3, 3, 2, 2.05, 2},
+		{"a small app that needs a replica more gets it", 3, 3, 2, 2.4, 3},
+		{"a scale-down whose window peak is within the tolerance is held", 5, 9, 10, 5, 10},
+		{"a scale-down goes to the window's peak, not below", 5, 8, 10, 5, 8},
+		{"an unknown current target takes the proposal", 7, 7, 0, 7, 7},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Hold(tt.n, tt.most, tt.cur, tt.tol); got != tt.want {
-				t.Errorf("Hold(%d, %d, %d, %g) = %d, want %d", tt.n, tt.most, tt.cur, tt.tol, got, tt.want)
+			if got := Hold(tt.n, tt.most, tt.cur, tt.need, 0.15); got != tt.want {
+				t.Errorf("Hold(%d, %d, %d, %g, 0.15) = %d, want %d", tt.n, tt.most, tt.cur, tt.need, got, tt.want)
 			}
 		})
+	}
+	if got := Hold(11, 11, 10, 10.5, 0); got != 11 {
+		t.Errorf("no tolerance: a scale-up goes at once; got %d", got)
 	}
 }
 
@@ -42,7 +45,7 @@ func TestStabiliserWritesLittle(t *testing.T) {
 	tick := func(rps float64) {
 		in.Obs = &Observation{Apps: []AppObservation{{RPS: rps, P99: 0.1, Ready: cur, CPUUtil: min(1, rps/(float64(cur)*100)), Replicas: cur}}}
 		p.Decide(in, out)
-		stab.Apply(out, in.Obs, in.Tolerance)
+		stab.Apply(out, in.Obs, []float64{Need(&apps[0], &in.Obs.Apps[0], &in)}, in.Tolerance)
 		if out[0] != cur {
 			changes++
 			cur = out[0]
