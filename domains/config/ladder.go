@@ -160,11 +160,11 @@ func validateSoldierGuards(s *domains.Soldier, hs *soldierHCL, c checker) {
 			if dym := didYouMean(b.Tier.V, ladderTiers); dym != "" {
 				hint += "; " + dym
 			}
-			ds.add(b.Tier.Range, fmt.Sprintf("Invalid ladder tier %q", b.Tier.V), "%s", hint)
+			ds.add(b.Tier.Range, fmt.Sprintf("Invalid ladder tier %s", clip(b.Tier.V)), "%s", hint)
 			continue
 		}
 		if f, dup := first[t]; dup {
-			ds.add(b.Tier.Range, fmt.Sprintf("Duplicate ladder %q", b.Tier.V), "one ladder block per tier; the first is at line %d", f.Tier.Range.Start.Line)
+			ds.add(b.Tier.Range, fmt.Sprintf("Duplicate ladder %s", clip(b.Tier.V)), "one ladder block per tier; the first is at line %d", f.Tier.Range.Start.Line)
 			continue
 		}
 		first[t] = b

@@ -21,7 +21,7 @@ func LoadScenarioFile(path string, cfg *domains.Config) (*domains.Scenario, erro
 const maxExtends = 8
 
 func loadScenario(path string, cfg *domains.Config, depth int) (*domains.Scenario, error) {
-	src, err := os.ReadFile(path)
+	src, err := readLimited(path)
 	if err != nil {
 		return nil, fmt.Errorf("load scenario: %w", err)
 	}
@@ -321,7 +321,7 @@ func validateScenario(s *domains.Scenario, h *scenarioHCL, cfg *domains.Config, 
 	for i := range s.Traffic {
 		t, ht := &s.Traffic[i], h.Traffic[i]
 		if f, dup := first[t.Domain]; dup {
-			ds.add(ht.Domain.Range, fmt.Sprintf("Duplicate traffic for domain %q", t.Domain), "a domain takes one traffic block; the first is at line %d", f.Domain.Range.Start.Line)
+			ds.add(ht.Domain.Range, fmt.Sprintf("Duplicate traffic for domain %s", clip(t.Domain)), "a domain takes one traffic block; the first is at line %d", f.Domain.Range.Start.Line)
 		} else {
 			first[t.Domain] = ht
 		}
@@ -381,7 +381,7 @@ func checkTrace(a stringAttr, resolved string, ds *Diagnostics) {
 		if _, err := os.Stat(resolved + ".gz"); err == nil {
 			hint = fmt.Sprintf("; %q exists: the shipped traces are gzip-compressed", a.V+".gz")
 		}
-		ds.add(a.Range, "Trace file not found", "%q: looked for %s (relative paths start at the scenario file's directory)%s", a.V, where, hint)
+		ds.add(a.Range, "Trace file not found", "%s: looked for %s (relative paths start at the scenario file's directory)%s", clip(a.V), where, hint)
 	case err != nil:
 		ds.add(a.Range, "Unreadable trace file", "%v", err)
 	case fi.IsDir():
@@ -397,7 +397,7 @@ func validateEvent(e *domains.Event, he *eventHCL, s *domains.Scenario, checkRef
 		if dym := didYouMean(string(e.Kind), eventKindNames); dym != "" {
 			hint = dym
 		}
-		ds.add(he.Kind.Range, fmt.Sprintf("Unknown event kind %q", e.Kind), "%s", hint)
+		ds.add(he.Kind.Range, fmt.Sprintf("Unknown event kind %s", clip(string(e.Kind))), "%s", hint)
 		return
 	}
 	byName := map[string]*attr{}
@@ -441,9 +441,9 @@ func (c checker) ref(r hcl.Range, name, what string, names []string) {
 			return
 		}
 	}
-	hint := fmt.Sprintf("the config has no %s %q", what, name)
+	hint := fmt.Sprintf("the config has no %s %s", what, clip(name))
 	if near, _ := nearest(name, names); near != "" {
 		hint += fmt.Sprintf("; the nearest is %q", near)
 	}
-	c.ds.add(r, fmt.Sprintf("Unknown %s %q", what, name), "%s", hint)
+	c.ds.add(r, fmt.Sprintf("Unknown %s %s", what, clip(name)), "%s", hint)
 }

@@ -82,7 +82,7 @@ func validateDomains(cfg *domains.Config, h *configHCL, c checker) {
 		d, hd := &cfg.Domains[i], h.Domains[i]
 		c.name(hd.Name, "domain")
 		if first, dup := firstDomain[d.Name]; dup {
-			ds.add(hd.Name.Range, fmt.Sprintf("Duplicate domain %q", d.Name), "domain names must be unique; the first is at line %d", first.Name.Range.Start.Line)
+			ds.add(hd.Name.Range, fmt.Sprintf("Duplicate domain %s", clip(d.Name)), "domain names must be unique; the first is at line %d", first.Name.Range.Start.Line)
 		} else {
 			firstDomain[d.Name] = hd
 		}
@@ -117,7 +117,7 @@ func validateDomains(cfg *domains.Config, h *configHCL, c checker) {
 			a, ha := &d.AppSets[j], hd.AppSets[j]
 			c.name(ha.Name, "app set")
 			if first, dup := firstSet[a.Name]; dup {
-				ds.add(ha.Name.Range, fmt.Sprintf("Duplicate app set %q in domain %q", a.Name, d.Name), "app set names must be unique within a domain; the first is at line %d", first.Name.Range.Start.Line)
+				ds.add(ha.Name.Range, fmt.Sprintf("Duplicate app set %s in domain %s", clip(a.Name), clip(d.Name)), "app set names must be unique within a domain; the first is at line %d", first.Name.Range.Start.Line)
 			} else {
 				firstSet[a.Name] = ha
 			}
@@ -183,10 +183,10 @@ func validateDependencies(cfg *domains.Config, h *configHCL, ds *Diagnostics) {
 				r := h.Domains[i].AppSets[j].DependsOn.Ranges[k]
 				near, _ := nearest(dep, keys)
 				if !strings.Contains(dep, "/") {
-					ds.add(r, fmt.Sprintf("Invalid dependency %q", dep), "dependencies are written \"domain/set\" (nearest: %q)", near)
+					ds.add(r, fmt.Sprintf("Invalid dependency %s", clip(dep)), "dependencies are written \"domain/set\" (nearest: %q)", near)
 					continue
 				}
-				ds.add(r, fmt.Sprintf("Unknown dependency %q", dep), "there is no app set %q; the nearest is %q", dep, near)
+				ds.add(r, fmt.Sprintf("Unknown dependency %s", clip(dep)), "there is no app set %s; the nearest is %q", clip(dep), near)
 			}
 		}
 	}
@@ -279,7 +279,7 @@ func (c checker) oneOf(a *stringAttr, v string, allowed []string) {
 			return
 		}
 	}
-	hint := fmt.Sprintf("%q is not one of %s", v, quoteList(allowed))
+	hint := fmt.Sprintf("%s is not one of %s", clip(v), quoteList(allowed))
 	if dym := didYouMean(v, allowed); dym != "" {
 		hint += "; " + dym
 	}
@@ -295,7 +295,7 @@ func (c checker) name(l label, what string) {
 		ok = ok && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
 	}
 	if !ok {
-		c.ds.add(l.Range, fmt.Sprintf("Invalid %s name %q", what, l.V), "names are 1 to 64 letters, digits, \"_\" or \"-\" (they become NATS subjects); references are written \"domain/set\"")
+		c.ds.add(l.Range, fmt.Sprintf("Invalid %s name %s", what, clip(l.V)), "names are 1 to 64 letters, digits, \"_\" or \"-\" (they become NATS subjects); references are written \"domain/set\"")
 	}
 }
 
