@@ -183,6 +183,8 @@ func validateSoldierGuards(s *domains.Soldier, hs *soldierHCL, c checker) {
 		switch {
 		case w.V < 0:
 			ds.add(w.Range, "Invalid window", `window must be >= 0 ("0s" turns the automatic fallback off), got %s`, w.V)
+		case w.V > domains.MaxFallbackWindow:
+			ds.add(w.Range, "Invalid window", "window must be at most %s (the Soldier keeps a score per tick of it), got %s", domains.MaxFallbackWindow, w.V)
 		case w.V == 0 || !tickOK:
 		case w.V < tick:
 			ds.add(w.Range, "Invalid window", `window %s is shorter than the soldier tick %s; use a whole number of ticks, or "0s" to turn the automatic fallback off`, w.V, tick)

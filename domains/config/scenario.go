@@ -293,6 +293,10 @@ var (
 	rowsNames      = []string{string(domains.RowsAll), string(domains.RowsEven), string(domains.RowsOdd)}
 	functionsNames = []string{string(domains.FunctionsOnePerApp), string(domains.FunctionsSummed)}
 	appSkews       = interval{lo: 0, hi: domains.MaxAppSkew} // [0, 10]
+	// The bounds of package domains (see its MaxScenarioDuration).
+	scenarioDurations = interval{lo: 0, hi: float64(domains.MaxScenarioDuration), loOpen: true}
+	peakRPSs          = interval{lo: 0, hi: domains.MaxPeakRPS, loOpen: true}
+	eventFactors      = interval{lo: 0, hi: domains.MaxEventFactor, loOpen: true}
 )
 
 // validateScenario checks s, the translated scenario with defaults applied,
@@ -303,9 +307,9 @@ func validateScenario(s *domains.Scenario, h *scenarioHCL, cfg *domains.Config, 
 	if !h.Extends.Set {
 		c.required(&h.Duration.attr, `duration = "72h"`)
 	}
-	c.duration(&h.Duration, s.Duration, positive)
+	c.duration(&h.Duration, s.Duration, scenarioDurations)
 	c.integer(&h.Seed, int(s.Seed), nonNegative)
-	c.number(&h.Noise, s.Noise, nonNegative)
+	c.number(&h.Noise, s.Noise, unit)
 
 	var domainNames, setKeys []string
 	if cfg != nil {
@@ -335,7 +339,7 @@ func validateScenario(s *domains.Scenario, h *scenarioHCL, cfg *domains.Config, 
 		c.required(&ht.Format.attr, `format = "timeseries"`)
 		c.oneOf(&ht.Format, string(t.Format), formatNames)
 		c.required(&ht.PeakRPS.attr, "peak_rps = 20000")
-		c.number(&ht.PeakRPS, t.PeakRPS, positive)
+		c.number(&ht.PeakRPS, t.PeakRPS, peakRPSs)
 		c.oneOf(&ht.PeakRPSOf, string(t.PeakRPSOf), peakOfNames)
 		// app_skew = 0 is equal shares, not unset: checked raw, not by c.number.
 		if ht.AppSkew.ok() && !appSkews.contains(ht.AppSkew.V) {
@@ -430,8 +434,8 @@ func validateEvent(e *domains.Event, he *eventHCL, s *domains.Scenario, checkRef
 	if he.Every.ok() && e.Every > 0 && e.Ramp >= 0 && e.Hold > 0 && e.Every <= 2*e.Ramp+e.Hold {
 		ds.add(he.Every.Range, "Invalid every", "every %s must be longer than 2 x ramp + hold = %s, or windows overlap", e.Every, 2*e.Ramp+e.Hold)
 	}
-	c.number(&he.Multiplier, e.Multiplier, positive)
-	c.number(&he.ServiceTimeFactor, e.ServiceTimeFactor, positive)
+	c.number(&he.Multiplier, e.Multiplier, eventFactors)
+	c.number(&he.ServiceTimeFactor, e.ServiceTimeFactor, eventFactors)
 }
 
 // ref reports a reference to a name not among names.
