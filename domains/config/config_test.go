@@ -540,9 +540,9 @@ func TestEditDistance(t *testing.T) {
 	}
 }
 
-// FuzzParse feeds arbitrary text to Parse. It must not panic, and returns
-// either a config that keeps the domains invariants or a non-empty
-// Diagnostics whose entries have positions.
+// FuzzParse feeds arbitrary text to Parse. It must not panic (nor exhaust
+// the stack), and returns either a config that keeps the domains invariants
+// and bounds or a non-empty, bounded Diagnostics whose entries have positions.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(base))
 	f.Add([]byte(base + domainB))
@@ -555,6 +555,22 @@ func FuzzParse(f *testing.F) {
 	if src, err := os.ReadFile("testdata/cluster.hcl"); err == nil {
 		f.Add(src)
 	}
+	// Hostile files: nesting past the limit in every form the parser or the
+	// evaluator recurses on, numbers that overflow the loop, a 1ns tick,
+	// binary garbage and wrong types.
+	for _, expr := range []string{deep(1000), strings.Repeat("-", 1000) + "1", strings.Repeat("1+", 1000) + "1",
+		strings.Repeat("true ? 1 : ", 200) + "1", `"` + strings.Repeat(`${"`, 200) + `"`, "<<EOT\n${[[[[\nEOT\n",
+		"1e300", "-1e300", "1e400", "9223372036854775808", `"100"`, "[1]", "{a = 1}", "null", "true"} {
+		f.Add([]byte(strings.Replace(base, "capacity_cores = 100", "capacity_cores = "+expr, 1)))
+	}
+	for _, edit := range []string{"max_replicas = 3000000000", "count = 100000000", "min_replicas = -1", "concurrency = 1e9",
+		`startup_time = "1000000h"`, `call_lag = "1ns"`, "count = 1.5"} {
+		f.Add([]byte(strings.Replace(base, "cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    "+edit, 1)))
+	}
+	f.Add([]byte(base + "soldier {\n  tick = \"1ns\"\n}\ncommander {\n  tick = \"1ns\"\n  directive_ttl = \"1ns\"\n}\n"))
+	f.Add([]byte(base + "soldier {\n  tick = 1\n  fallback {\n    window = \"100000h\"\n  }\n}\n"))
+	f.Add([]byte("\x00\xff\xfe" + base + "\x1b[31m\xc3\x28"))
+	f.Add([]byte("/* unterminated " + base))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		cfg, err := Parse(src, "fuzz.hcl")
 		if (cfg == nil) == (err == nil) {
@@ -565,9 +581,15 @@ func FuzzParse(f *testing.F) {
 			if !errors.As(err, &ds) || len(ds) == 0 {
 				t.Fatalf("error %v is not a non-empty Diagnostics", err)
 			}
+			if len(ds) > maxDiagnostics+1 {
+				t.Fatalf("%d diagnostics, want at most %d", len(ds), maxDiagnostics+1)
+			}
 			for _, d := range ds {
 				if d.File != "fuzz.hcl" || d.Line < 1 || d.Column < 1 || d.Summary == "" {
 					t.Fatalf("diagnostic without a position or summary: %#v", d)
+				}
+				if len(d.Summary) > maxSummary || len(d.Hint) > maxHint {
+					t.Fatalf("diagnostic of %d+%d bytes: %.200s", len(d.Summary), len(d.Hint), d)
 				}
 			}
 			return
@@ -600,6 +622,24 @@ func invariants(cfg *domains.Config) error {
 	}
 	if floors > 1+1e-9 {
 		return fmt.Errorf("floors sum to %g", floors)
+	}
+	// The bounds of package domains.
+	cl, cm, s := cfg.Cluster, cfg.Commander, cfg.Soldier
+	if cl.CapacityCores > domains.MaxCores || cl.NodeCores <= 0 || cl.CapacityCores/cl.NodeCores > domains.MaxNodes {
+		return fmt.Errorf("cluster %+v", cl)
+	}
+	if cm.Tick < domains.MinTick || cm.Tick > domains.MaxTick || s.Tick < domains.MinTick || s.Tick > domains.MaxTick {
+		return fmt.Errorf("ticks %v, %v", cm.Tick, s.Tick)
+	}
+	if n := cfg.AppCount(); n > domains.MaxApps {
+		return fmt.Errorf("%d apps", n)
+	}
+	for _, d := range cfg.Domains {
+		for _, a := range d.AppSets {
+			if a.Count > domains.MaxAppsPerSet || a.MaxReplicas > domains.MaxReplicas || a.Concurrency > domains.MaxConcurrency || a.CPUPerReplica < domains.MinCPUPerReplica {
+				return fmt.Errorf("app set %q out of bounds: %+v", a.Name, a)
+			}
+		}
 	}
 	return nil
 }

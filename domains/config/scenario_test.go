@@ -314,12 +314,17 @@ func FuzzParseScenario(f *testing.F) {
 	if src, err := os.ReadFile("testdata/scenario.hcl"); err == nil {
 		f.Add(src)
 	}
+	for _, edit := range []string{`duration = ` + deep(1000), `duration = "1000000h"`, "duration = " + strings.Repeat("!", 500) + "1",
+		"duration = \"72h\"\n  noise = 1e300", "duration = \"72h\"\n  seed = -1", "duration = \"\x00\xff\""} {
+		f.Add([]byte(strings.Replace(scenarioBase, `duration = "72h"`, edit, 1)))
+	}
+	f.Add([]byte(strings.Replace(scenarioBase, "peak_rps = 100", "peak_rps = 1e300", 1)))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		s, err := ParseScenario(src, "testdata/fuzz.hcl", nil)
 		if (s == nil) == (err == nil) {
 			t.Fatalf("scenario %v and error %v: want exactly one", s, err)
 		}
-		if err == nil && s.Duration <= 0 {
+		if err == nil && (s.Duration <= 0 || s.Duration > domains.MaxScenarioDuration) {
 			t.Fatalf("valid scenario with duration %v", s.Duration)
 		}
 		if err != nil && len(diagnostics(t, err)) == 0 {
