@@ -262,6 +262,17 @@ const (
 	MaxPeakRPS = 1e9
 	// MaxEventFactor bounds Event.Multiplier and ServiceTimeFactor.
 	MaxEventFactor = 1000
+	// MaxPriority bounds Domain.Priority (tiers past MaxLadderTier share a
+	// ladder anyway).
+	MaxPriority = 1000
+	// MaxWeight bounds Domain.Weight, Cluster.CostPerCoreHour and the reward
+	// weights: sums and products of them stay finite.
+	MaxWeight = 1_000_000
+	// MaxRatio bounds the multiples a number of replicas or cores is scaled
+	// by: Soldier.OverageCap, Kubernetes.HPAHeadroom, AppSet.CallRatio and
+	// CPULimitRatio. An infinite product would make replica counts and HPA
+	// bounds meaningless (a float-to-int conversion of +Inf is negative).
+	MaxRatio = 1000
 )
 
 // NATS says where the message bus is and how to reach it securely. Secrets

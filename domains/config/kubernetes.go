@@ -143,7 +143,7 @@ func validateKubernetes(cfg *domains.Config, h *configHCL, c checker) {
 	c.dnsLabel(&hk.Namespace, k.Namespace)
 	c.dnsLabel(&hk.LeaseNamespace, k.LeaseNamespace)
 	c.duration(&hk.LeaseDuration, k.LeaseDuration, positive)
-	c.number(&hk.HPAHeadroom, k.HPAHeadroom, nonNegative)
+	c.number(&hk.HPAHeadroom, k.HPAHeadroom, ratios)
 
 	p, hp := &cfg.Prometheus, &h.Prometheus
 	if hp.Def != (hcl.Range{}) {

@@ -38,7 +38,7 @@ func validateConfig(cfg *domains.Config, h *configHCL, ds *Diagnostics) {
 		c.number(&hc.ProvisionerRate, cl.ProvisionerRate, provisionerRates)
 		c.integer(&hc.ProvisionerBurst, cl.ProvisionerBurst, nodeCounts)
 		c.duration(&hc.NodeIdleTimeout, cl.NodeIdleTimeout, positive)
-		c.number(&hc.CostPerCoreHour, cl.CostPerCoreHour, nonNegative)
+		c.number(&hc.CostPerCoreHour, cl.CostPerCoreHour, weights)
 		c.duration(&hc.TelemetryLag, cl.TelemetryLag, telemetryLags)
 	}
 
@@ -55,7 +55,7 @@ func validateConfig(cfg *domains.Config, h *configHCL, ds *Diagnostics) {
 	s, hs := &cfg.Soldier, &h.Soldier
 	c.duration(&hs.Tick, s.Tick, ticks)
 	c.oneOf(&hs.Actuation, string(s.Actuation), []string{string(domains.ActuateReplicas), string(domains.ActuateHPABounds)})
-	c.number(&hs.OverageCap, s.OverageCap, nonNegative)
+	c.number(&hs.OverageCap, s.OverageCap, ratios)
 	c.duration(&hs.ScaleDownCooldown, s.ScaleDownCooldown, nonNegative)
 	c.oneOf(&hs.Mode, string(s.Mode), modeNames)
 	c.number(&hs.TargetUtilisation, s.TargetUtilisation, unitLeftOpen)
@@ -94,8 +94,8 @@ func validateDomains(cfg *domains.Config, h *configHCL, c checker) {
 		} else {
 			firstDomain[d.Name] = hd
 		}
-		c.integer(&hd.Priority, d.Priority, nonNegative)
-		c.number(&hd.Weight, d.Weight, positive)
+		c.integer(&hd.Priority, d.Priority, priorities)
+		c.number(&hd.Weight, d.Weight, weights.loOpened())
 		c.number(&hd.Floor, d.Floor, unit)
 		c.number(&hd.Ceiling, d.Ceiling, unit)
 		c.oneOf(&hd.Mode, string(d.Mode), modeNames) // unset: the soldier block's mode
@@ -170,12 +170,12 @@ func validateAppSet(a *domains.AppSet, ha *appSetHCL, c checker) {
 	c.integer(&ha.Concurrency, a.Concurrency, concurrencies)
 	c.duration(&ha.StartupTime, a.StartupTime, startupTimes)
 	c.duration(&ha.Timeout, a.Timeout, positive)
-	c.number(&ha.CallRatio, a.CallRatio, positive)
+	c.number(&ha.CallRatio, a.CallRatio, ratios.loOpened())
 	c.duration(&ha.CallLag, a.CallLag, callLags)
 	if ha.CallLag.ok() && a.CallLag > 0 && a.CallLag <= domains.MaxCallLag && len(a.DependsOn) == 0 && !ha.DependsOn.Bad {
 		c.ds.add(ha.CallLag.Range, "Invalid call_lag", "call_lag delays the calls to the sets in depends_on, and this set has none")
 	}
-	c.number(&ha.CPULimitRatio, a.CPULimitRatio, atLeastOne) // finite: decode rejects numbers too large for a float64
+	c.number(&ha.CPULimitRatio, a.CPULimitRatio, cpuLimitRatios)
 }
 
 // validateDependencies checks that every depends_on entry names an existing
@@ -344,6 +344,10 @@ var (
 	ticks            = interval{lo: float64(domains.MinTick), hi: float64(domains.MaxTick)}
 	startupTimes     = interval{lo: 0, hi: float64(domains.MaxStartupTime)}
 	telemetryLags    = interval{lo: 0, hi: float64(domains.MaxTelemetryLag)}
+	priorities       = interval{lo: 0, hi: domains.MaxPriority}
+	weights          = interval{lo: 0, hi: domains.MaxWeight}
+	ratios           = interval{lo: 0, hi: domains.MaxRatio}
+	cpuLimitRatios   = interval{lo: 1, hi: domains.MaxRatio}
 	// staffingSafeties bound square-root staffing's beta: 10 is far beyond
 	// any wait probability worth buying.
 	staffingSafeties = interval{lo: 0, hi: 10, loOpen: true}  // (0, 10]
