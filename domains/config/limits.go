@@ -100,8 +100,8 @@ const (
 // strings and comments. Where it is unsure it counts: an over-count rejects
 // an odd file, an under-count could crash a daemon.
 //
-// The depth at a byte is the open brackets, braces, parentheses and
-// template interpolations around it plus the operators (+ - * / % ! == != <
+// The depth at a byte is the open brackets, braces, parentheses, template
+// interpolations and template if and for directives around it plus the operators (+ - * / % ! == != <
 // > <= >= && || ?) written so far in each of their current items: the parser
 // recurses on each unary operator and conditional, and the evaluator on each
 // binary operator, so 1+1+...+1 with half a million terms is as deep as half
@@ -112,11 +112,13 @@ func tooDeep(src []byte) int {
 		mode   int
 		open   byte   // the code frame's opening bracket; 0 for the top level and interpolations
 		ops    int    // operators in the frame's current item
+		dirs   int    // a template's open if and for directives
 		marker []byte // a heredoc's closing marker
 	}
 	stack := []frame{{mode: modeCode}}
 	depth := 0 // open brackets and interpolations
 	ops := 0   // operators in the current items of every open code frame
+	dirs := 0  // open template directives (%{if}, %{for}) in every template
 	push := func(f frame) { stack = append(stack, f) }
 	for i := 0; i < len(src); i++ {
 		top := &stack[len(stack)-1]
@@ -124,6 +126,7 @@ func tooDeep(src []byte) int {
 		switch top.mode {
 		case modeString, modeHeredoc:
 			if top.mode == modeHeredoc && (i == 0 || src[i-1] == '\n') && closesHeredoc(src[i:], top.marker) {
+				dirs -= top.dirs
 				stack = stack[:len(stack)-1]
 				continue
 			}
@@ -131,14 +134,28 @@ func tooDeep(src []byte) int {
 			case top.mode == modeString && b == '\\':
 				i++ // the escaped byte
 			case top.mode == modeString && b == '"':
+				dirs -= top.dirs
 				stack = stack[:len(stack)-1]
 			case (b == '$' || b == '%') && i+1 < len(src) && src[i+1] == b:
 				i++ // $$ and %% escape a template sequence
 			case (b == '$' || b == '%') && i+1 < len(src) && src[i+1] == '{':
+				if b == '%' {
+					// The template parser recurses on each nested if and for.
+					switch directive(src[i+2:]) {
+					case "if", "for":
+						top.dirs++
+						dirs++
+					case "endif", "endfor":
+						if top.dirs > 0 {
+							top.dirs--
+							dirs--
+						}
+					}
+				}
 				i++
 				depth++
 				push(frame{mode: modeCode})
-				if depth+ops > MaxNesting {
+				if depth+ops+dirs > MaxNesting {
 					return i
 				}
 			}
@@ -207,11 +224,25 @@ func tooDeep(src []byte) int {
 			top.ops++
 			ops++
 		}
-		if depth+ops > MaxNesting {
+		if depth+ops+dirs > MaxNesting {
 			return i
 		}
 	}
 	return -1
+}
+
+// directive is the keyword that starts a template directive's body src,
+// after an optional "~" and spaces.
+func directive(src []byte) string {
+	i := 0
+	for i < len(src) && (src[i] == '~' || src[i] == ' ' || src[i] == '\t') {
+		i++
+	}
+	j := i
+	for j < len(src) && src[j] >= 'a' && src[j] <= 'z' {
+		j++
+	}
+	return string(src[i:j])
 }
 
 // heredocStart reads the marker of a heredoc whose "<<" ends just before

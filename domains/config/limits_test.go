@@ -24,6 +24,7 @@ func TestParseRejectsDeepNesting(t *testing.T) {
 		{"just over the limit with the cluster block's brace", deep(MaxNesting), 20 + MaxNesting - 1},
 		{"parentheses and braces count too", strings.Repeat("({a=", 40) + "1" + strings.Repeat("})", 40), 20 + 4*(MaxNesting/2-1) + 1},
 		{"template interpolations nest", `"` + strings.Repeat(`${"`, 100) + strings.Repeat(`"}`, 100) + `"`, 20 + 1 + 3*(MaxNesting-1) + 1},
+		{"nested template directives (the template parser recurses on each)", `"` + strings.Repeat("%{ if true }", 1000) + strings.Repeat("%{ endif }", 1000) + `"`, 20 + 1 + 12*(MaxNesting-2) + 1},
 		{"a run of unary minus", strings.Repeat("-", 100000) + "1", 20 + MaxNesting - 1},
 		{"a run of negations, spaced", strings.Repeat("! ", 1000) + "true", 20 + 2*(MaxNesting-1)},
 		{"a chain of additions (the evaluator recurses on each)", strings.Repeat("1+", 200000) + "1", 20 + 2*(MaxNesting-1) + 1},
@@ -58,6 +59,7 @@ func TestNestingScanSkipsStringsAndComments(t *testing.T) {
 		{"brackets and operators in a string", "prometheus {\n  url = \"http://p:9090/" + strings.Repeat("(-", 200) + "\"\n}\n"},
 		{"escaped quotes and template escapes in a string", "prometheus {\n  url = \"http://p:9090/\\\"" + strings.Repeat("$${[", 200) + "\"\n}\n"},
 		{"a heredoc", "prometheus {\n  url = <<EOT\nhttp://p:9090/" + strings.Repeat("[!", 200) + "\nEOT\n}\n"},
+		{"balanced template directives in sequence", "prometheus {\n  url = \"http://p:9090/" + strings.Repeat("%{ if true }x%{ else }y%{ endif }%{for a in [1]}${a}%{endfor}", 100) + "\"\n}\n"},
 		{"operators on separate lines and items", "reward {\n  commander {\n" + strings.Repeat("    cost = 1 - 0.5\n", 100) + "  }\n}\n"},
 	}
 	for _, tc := range cases {
