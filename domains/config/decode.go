@@ -302,6 +302,11 @@ func decodeBody(body *hclsyntax.Body, def hcl.Range, where string, n node, ds *D
 func decodeAttr(a *hclsyntax.Attribute, dst value, ds *Diagnostics) {
 	b := dst.base()
 	b.Set, b.Range = true, a.Expr.Range()
+	if r, ok := repeats(a.Expr); ok {
+		b.Bad = true
+		ds.add(r, "Invalid "+a.Name, "for expressions and %{for} directives are not supported; write the value out")
+		return
+	}
 	v, diags := a.Expr.Value(nil)
 	if diags.HasErrors() {
 		b.Bad = true
@@ -323,6 +328,33 @@ func decodeAttr(a *hclsyntax.Attribute, dst value, ds *Diagnostics) {
 		b.Bad = true
 		ds.add(b.Range, "Invalid "+a.Name, "%s", hint)
 	}
+}
+
+// repeats finds a for expression or a template %{for} directive in expr:
+// three nested over a thousand-element list make a billion values, which
+// exhausts memory in the evaluator. A config holds constants and needs
+// neither. The walk recurses, within MaxNesting (checked before parsing).
+func repeats(expr hclsyntax.Expression) (hcl.Range, bool) {
+	var found *hcl.Range
+	hclsyntax.VisitAll(expr, func(n hclsyntax.Node) hcl.Diagnostics {
+		switch n := n.(type) {
+		case *hclsyntax.ForExpr:
+			if found == nil {
+				r := n.Range()
+				found = &r
+			}
+		case *hclsyntax.TemplateJoinExpr:
+			if found == nil {
+				r := n.Range()
+				found = &r
+			}
+		}
+		return nil
+	})
+	if found == nil {
+		return hcl.Range{}, false
+	}
+	return *found, true
 }
 
 // blockLabel returns b's label as k wants it, or reports why it cannot.
