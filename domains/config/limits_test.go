@@ -128,3 +128,32 @@ func TestDiagnosticsQuoteBoundedValues(t *testing.T) {
 		t.Errorf("clip: %s", got)
 	}
 }
+
+// FuzzNestingNeverUnderCounts maps arbitrary bytes onto code without strings,
+// comments or heredocs (brackets, operators, names, separators) and checks
+// that the scan never lets through a text whose brackets alone nest deeper
+// than MaxNesting: an under-count could let a file crash a daemon.
+func FuzzNestingNeverUnderCounts(f *testing.F) {
+	f.Add([]byte(strings.Repeat("\x00", 70)))
+	f.Add([]byte(strings.Repeat("\x00\x06", 40)))
+	f.Add([]byte("\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d"))
+	const alphabet = "[({])}+-!*a1,\n =?:.&|<>%"
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		src := make([]byte, len(raw))
+		depth, deepest := 0, 0
+		for i, b := range raw {
+			c := alphabet[int(b)%len(alphabet)]
+			src[i] = c
+			switch c {
+			case '[', '(', '{':
+				depth++
+				deepest = max(deepest, depth)
+			case ']', ')', '}':
+				depth = max(depth-1, 0)
+			}
+		}
+		if deepest > MaxNesting && tooDeep(src) < 0 {
+			t.Fatalf("brackets nest %d deep, the scan let it through: %q", deepest, src)
+		}
+	})
+}
