@@ -106,11 +106,12 @@ const (
 // recurses on each unary operator and conditional, and the evaluator on each
 // binary operator, so 1+1+...+1 with half a million terms is as deep as half
 // a million brackets. An item ends at a comma, and at a newline in a block
-// body, an object or the top level.
+// body, an object or the top level (not in brackets, parentheses or an
+// interpolation, where HCL reads on over newlines).
 func tooDeep(src []byte) int {
 	type frame struct {
 		mode   int
-		open   byte   // the code frame's opening bracket; 0 for the top level and interpolations
+		open   byte   // the code frame's opening bracket, '$' for an interpolation or directive, 0 for the top level
 		ops    int    // operators in the frame's current item
 		dirs   int    // a template's open if and for directives
 		marker []byte // a heredoc's closing marker
@@ -154,7 +155,7 @@ func tooDeep(src []byte) int {
 				}
 				i++
 				depth++
-				push(frame{mode: modeCode})
+				push(frame{mode: modeCode, open: '$'})
 				if depth+ops+dirs > MaxNesting {
 					return i
 				}
@@ -178,7 +179,9 @@ func tooDeep(src []byte) int {
 			ops -= top.ops
 			top.ops = 0
 		case '\n':
-			if top.open != '(' && top.open != '[' {
+			// HCL ignores newlines in brackets, parentheses and templates'
+			// sequences: an expression goes on over them.
+			if top.open == '{' || top.open == 0 {
 				ops -= top.ops
 				top.ops = 0
 			}

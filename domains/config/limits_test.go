@@ -50,6 +50,26 @@ func TestParseRejectsDeepNesting(t *testing.T) {
 	}
 }
 
+// TestNestingCountsOperatorsOverLines: HCL reads an expression on over
+// newlines in brackets, parentheses and interpolations, so operators there
+// add up across lines (they did not in interpolations, and "${1+\n1+\n...}"
+// ran the evaluator out of memory).
+func TestNestingCountsOperatorsOverLines(t *testing.T) {
+	for _, expr := range []string{
+		`"${` + strings.Repeat("1+\n", 300000) + `1}"`,
+		"(" + strings.Repeat("1+\n", 300000) + "1)",
+		"[" + strings.Repeat("1+\n", 300000) + "1]",
+	} {
+		src := strings.Replace(base, "capacity_cores = 100", "capacity_cores = "+expr, 1)
+		_, err := Parse([]byte(src), "cluster.hcl")
+		ds := diagnostics(t, err)
+		// The cluster block, the opening and 62 operators, each on its own line.
+		if len(ds) != 1 || ds[0].Summary != "Nesting too deep" || ds[0].Line != 2+MaxNesting-2 {
+			t.Errorf("%.10q...: got %v, want one Nesting too deep at line %d", expr, ds, MaxNesting)
+		}
+	}
+}
+
 // TestNestingScanSkipsStringsAndComments: brackets and operators in strings,
 // comments and heredocs do not count, items separated by commas or lines do
 // not add up, and a file at the limit parses.
