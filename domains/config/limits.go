@@ -102,7 +102,8 @@ const (
 //
 // The depth at a byte is the open brackets, braces, parentheses, template
 // interpolations and template if and for directives around it plus the operators (+ - * / % ! == != <
-// > <= >= && || ?) written so far in each of their current items: the parser
+// > <= >= && || ?), attribute accesses, indexes and splats written so far in
+// each of their current items: the parser
 // recurses on each unary operator and conditional, and the evaluator on each
 // binary operator, so 1+1+...+1 with half a million terms is as deep as half
 // a million brackets. An item ends at a comma, and at a newline in a block
@@ -117,9 +118,10 @@ func tooDeep(src []byte) int {
 		marker []byte // a heredoc's closing marker
 	}
 	stack := []frame{{mode: modeCode}}
-	depth := 0 // open brackets and interpolations
-	ops := 0   // operators in the current items of every open code frame
-	dirs := 0  // open template directives (%{if}, %{for}) in every template
+	depth := 0      // open brackets and interpolations
+	ops := 0        // operators in the current items of every open code frame
+	dirs := 0       // open template directives (%{if}, %{for}) in every template
+	prev := byte(0) // the last code byte that is not a space
 	push := func(f frame) { stack = append(stack, f) }
 	for i := 0; i < len(src); i++ {
 		top := &stack[len(stack)-1]
@@ -129,6 +131,7 @@ func tooDeep(src []byte) int {
 			if top.mode == modeHeredoc && (i == 0 || src[i-1] == '\n') && closesHeredoc(src[i:], top.marker) {
 				dirs -= top.dirs
 				stack = stack[:len(stack)-1]
+				prev = '"'
 				continue
 			}
 			switch {
@@ -137,6 +140,7 @@ func tooDeep(src []byte) int {
 			case top.mode == modeString && b == '"':
 				dirs -= top.dirs
 				stack = stack[:len(stack)-1]
+				prev = '"'
 			case (b == '$' || b == '%') && i+1 < len(src) && src[i+1] == b:
 				i++ // $$ and %% escape a template sequence
 			case (b == '$' || b == '%') && i+1 < len(src) && src[i+1] == '{':
@@ -167,6 +171,11 @@ func tooDeep(src []byte) int {
 		op := false
 		switch b {
 		case '{', '[', '(':
+			if b == '[' && endsOperand(prev) {
+				// An index or splat: the evaluator recurses on each of a chain.
+				top.ops++
+				ops++
+			}
 			depth++
 			push(frame{mode: modeCode, open: b})
 		case '}', ']', ')':
@@ -220,8 +229,11 @@ func tooDeep(src []byte) int {
 				i++
 				op = true
 			}
-		case '+', '-', '*', '%', '!', '>', '?':
-			op = true
+		case '+', '-', '*', '%', '!', '>', '?', '.':
+			op = true // '.': an attribute access or splat (or a decimal point)
+		}
+		if b != ' ' && b != '\t' && b != '\r' && b != '\n' {
+			prev = b
 		}
 		if op {
 			top.ops++
@@ -232,6 +244,13 @@ func tooDeep(src []byte) int {
 		}
 	}
 	return -1
+}
+
+// endsOperand reports whether b, the last code byte before a '[', can end an
+// operand, making the bracket an index or splat rather than a tuple.
+func endsOperand(b byte) bool {
+	return b == ']' || b == ')' || b == '}' || b == '"' || b == '_' ||
+		b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
 
 // directive is the keyword that starts a template directive's body src,

@@ -28,6 +28,9 @@ func TestParseRejectsDeepNesting(t *testing.T) {
 		{"a run of unary minus", strings.Repeat("-", 100000) + "1", 20 + MaxNesting - 1},
 		{"a run of negations, spaced", strings.Repeat("! ", 1000) + "true", 20 + 2*(MaxNesting-1)},
 		{"a chain of additions (the evaluator recurses on each)", strings.Repeat("1+", 200000) + "1", 20 + 2*(MaxNesting-1) + 1},
+		{"a chain of splats (the evaluator recurses on each)", "[1]" + strings.Repeat("[*]", 100000), 20 + 3 + 3*(MaxNesting-3) + 1},
+		{"a chain of attribute accesses", "{a = 1}" + strings.Repeat(".a", 100000), 20 + 7 + 2*(MaxNesting-1)},
+		{"a chain of computed indexes", "[1]" + strings.Repeat("[(0)]", 100000), 20 + 3 + 5*(MaxNesting-3) + 1},
 		{"a chain of conditionals", strings.Repeat("true ? 1 : ", 10000) + "1", 20 + 11*(MaxNesting-1) + 5},
 	}
 	for _, tc := range cases {
