@@ -19,12 +19,13 @@ import (
 
 const (
 	// MaxFileSize is the largest config or scenario file read, in bytes:
-	// over a hundred times the largest shipped config (examples/seedscale.hcl,
-	// 8.5 KB), and small enough that parsing it takes milliseconds.
-	MaxFileSize = 1 << 20
-	// MaxNesting is the deepest nesting of brackets, braces, parentheses,
-	// template interpolations and unary operators a file may have. The
-	// deepest shipped file nests 4; 64 leaves room for any hand-written
+	// 60 times the largest shipped config (examples/seedscale.hcl, 8.5 KB,
+	// 25 app sets). The HCL parser takes about 380 bytes of memory per byte
+	// of a dense file (a 1 MiB list of numbers: 370 MB and 2 s), so this
+	// bounds a reload to about 190 MB and a second.
+	MaxFileSize = 512 << 10
+	// MaxNesting is the deepest nesting a file may have (tooDeep says what
+	// counts). The deepest shipped file nests 4; 64 leaves room for any hand-written
 	// config and keeps the parser's recursion a few hundred kilobytes of stack.
 	MaxNesting = 64
 	// maxQuoted is the most characters of a user's value quoted in a hint.
@@ -53,7 +54,7 @@ func checkBounds(src []byte, filename string, ds *Diagnostics) bool {
 	if len(src) > MaxFileSize {
 		pos := position(src, MaxFileSize)
 		ds.add(hcl.Range{Filename: filename, Start: pos, End: pos}, "File too large",
-			"config and scenario files are at most %d bytes (1 MiB); this one is longer", MaxFileSize)
+			"config and scenario files are at most %d bytes (512 KiB); this one is longer", MaxFileSize)
 		return false
 	}
 	if at := tooDeep(src); at >= 0 {
