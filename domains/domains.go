@@ -223,6 +223,58 @@ const DefaultCPULimitRatio = 2.0
 // caller's arrivals over its lag.
 const MaxCallLag = time.Hour
 
+// Bounds of the numeric settings whose extremes would overflow the control
+// loop's integers (replicas and nodes are int32 in the simulator), exhaust
+// memory (the simulator keeps state per app, per tick of telemetry lag, per
+// tick of node provisioning) or spin a daemon (a 1 ns tick). Package config
+// rejects a config outside them; each is far beyond any real cluster.
+const (
+	// MaxReplicas bounds AppSet.MinReplicas and MaxReplicas.
+	MaxReplicas = 1_000_000
+	// MaxAppsPerSet bounds AppSet.Count; MaxApps bounds Config.AppCount.
+	MaxAppsPerSet = 100_000
+	MaxApps       = 200_000
+	// MaxCores bounds Cluster.CapacityCores and NodeCores; MaxNodes bounds
+	// the pool's nodes, CapacityCores / NodeCores, and ProvisionerBurst.
+	MaxCores = 10_000_000
+	MaxNodes = 1_000_000
+	// MaxProvisionerRate bounds Cluster.ProvisionerRate, in nodes per minute.
+	MaxProvisionerRate = 1_000_000
+	// MinCPUPerReplica is Kubernetes' smallest CPU request, one millicore.
+	MinCPUPerReplica = 0.001
+	// MaxConcurrency bounds AppSet.Concurrency.
+	MaxConcurrency = 100_000
+	// MinTick and MaxTick bound the Commander's and the Soldiers' ticks. The
+	// process-level tests run a Soldier at 100 ms and a Commander at 200 ms,
+	// so MinTick is 100 ms: ten decisions (and recorded steps) a second.
+	MinTick = 100 * time.Millisecond
+	MaxTick = 24 * time.Hour
+	// MaxStartupTime bounds AppSet.StartupTime and Cluster.NodeProvisionTime
+	// (the simulator keeps a slot per tick of either).
+	MaxStartupTime = 24 * time.Hour
+	// MaxTelemetryLag bounds Cluster.TelemetryLag (a slot per tick of lag).
+	MaxTelemetryLag = time.Hour
+	// MaxFallbackWindow bounds Fallback.Window (a score per Soldier tick).
+	MaxFallbackWindow = 24 * time.Hour
+	// MaxScenarioDuration bounds Scenario.Duration: a leap year.
+	MaxScenarioDuration = 366 * 24 * time.Hour
+	// MaxPeakRPS bounds Traffic.PeakRPS, in requests per second.
+	MaxPeakRPS = 1e9
+	// MaxEventFactor bounds Event.Multiplier and ServiceTimeFactor.
+	MaxEventFactor = 1000
+	// MaxPriority bounds Domain.Priority (tiers past MaxLadderTier share a
+	// ladder anyway).
+	MaxPriority = 1000
+	// MaxWeight bounds Domain.Weight, Cluster.CostPerCoreHour and the reward
+	// weights: sums and products of them stay finite.
+	MaxWeight = 1_000_000
+	// MaxRatio bounds the multiples a number of replicas or cores is scaled
+	// by: Soldier.OverageCap, Kubernetes.HPAHeadroom, AppSet.CallRatio and
+	// CPULimitRatio. An infinite product would make replica counts and HPA
+	// bounds meaningless (a float-to-int conversion of +Inf is negative).
+	MaxRatio = 1000
+)
+
 // NATS says where the message bus is and how to reach it securely. Secrets
 // are never held here, only the paths of the files that hold them; the files
 // are read when a daemon connects. At most one of TokenFile, NkeySeedFile and

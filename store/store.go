@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -135,6 +136,39 @@ func (s *Store) Close() error {
 		return fmt.Errorf("close store %q: %w", s.path, err)
 	}
 	return nil
+}
+
+// EpisodeIDLayout is the time in an episode id: UTC to the millisecond, so
+// that ids read as times and sort by them, e.g. "run-20260415T093000.250Z".
+const EpisodeIDLayout = "20060102T150405.000Z"
+
+// NewEpisodeID returns prefix followed by at in EpisodeIDLayout, an id that
+// no episode of the store has or starts (a run names its episodes
+// "<id>-commander", "<id>-<domain>"). When a restart in the same millisecond
+// took it, "-2", "-3", ... is appended: a process that restarts at once on
+// the same data gets a fresh id instead of "begin episode ...: already
+// exists". Ids are only unique among those begun before the next
+// NewEpisodeID; a store is one process's (Open locks the file).
+func (s *Store) NewEpisodeID(prefix string, at time.Time) (string, error) {
+	base := prefix + at.UTC().Format(EpisodeIDLayout)
+	id := base
+	err := s.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketEpisodes)
+		if b == nil {
+			return nil
+		}
+		c := b.Cursor()
+		for n := 2; ; n++ {
+			if k, _ := c.Seek([]byte(id)); k == nil || !bytes.HasPrefix(k, []byte(id)) {
+				return nil
+			}
+			id = base + "-" + strconv.Itoa(n)
+		}
+	})
+	if err != nil {
+		return "", fmt.Errorf("new episode id: %w", err)
+	}
+	return id, nil
 }
 
 // BeginEpisode records a new episode. Its ID must be unique and Started set.

@@ -616,3 +616,44 @@ func TestStats(t *testing.T) {
 		t.Fatalf("file size %d", st.FileBytes)
 	}
 }
+
+// TestNewEpisodeIDIsUniqueWithinASecond: two runs begun in the same second
+// (the same millisecond, even) on the same store both begin, with distinct
+// ids that read as the time and sort by it.
+func TestNewEpisodeIDIsUniqueWithinASecond(t *testing.T) {
+	s, _ := openTemp(t)
+	at := time.Date(2026, 4, 15, 9, 30, 0, 250_000_000, time.UTC)
+	var ids []string
+	for range 3 {
+		id, err := s.NewEpisodeID("run-", at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, suffix := range []string{"-commander", "-pay"} {
+			e := commanderEpisode()
+			e.ID, e.Started = id+suffix, at
+			if err := s.BeginEpisode(e); err != nil {
+				t.Fatalf("begin %s: %v", e.ID, err)
+			}
+		}
+		ids = append(ids, id)
+	}
+	want := []string{"run-20260415T093000.250Z", "run-20260415T093000.250Z-2", "run-20260415T093000.250Z-3"}
+	if !reflect.DeepEqual(ids, want) {
+		t.Errorf("ids %q, want %q", ids, want)
+	}
+	// A whole episode id is taken too, and a later time is a fresh id that
+	// sorts after.
+	e := commanderEpisode()
+	e.ID, e.Started = "soldier-pay-20260415T093000.250Z", at
+	if err := s.BeginEpisode(e); err != nil {
+		t.Fatal(err)
+	}
+	if id, err := s.NewEpisodeID("soldier-pay-", at); err != nil || id != e.ID+"-2" {
+		t.Errorf("NewEpisodeID over a taken episode id = %q, %v; want %q", id, err, e.ID+"-2")
+	}
+	later, err := s.NewEpisodeID("run-", at.Add(time.Millisecond))
+	if err != nil || later != "run-20260415T093000.251Z" || later < ids[2] {
+		t.Errorf("a millisecond later: %q, %v", later, err)
+	}
+}

@@ -55,7 +55,7 @@ func TestUsage(t *testing.T) {
 
 // TestEmbeddedDevMode runs the Commander with no NATS URL anywhere: it
 // starts its own server with JetStream under DIR/nats and publishes there; a
-// reload request with a broken file keeps it running.
+// reload request with a broken or hostile file keeps it running.
 func TestEmbeddedDevMode(t *testing.T) {
 	embeddedPort = bus.RandomPort
 	t.Cleanup(func() { embeddedPort = 4222 })
@@ -103,6 +103,26 @@ func TestEmbeddedDevMode(t *testing.T) {
 	}
 	reload <- syscall.SIGHUP
 	waitLog(t, &stderr, `config reload rejected, keeping the running config:.*dev\.hcl:\d+,\d+`)
+	// Hostile files are rejected the same way and the Commander runs on: the
+	// deep one before the HCL parser would exhaust the stack (a fatal error
+	// no recover catches), the others by their ranges.
+	for _, h := range []struct{ src, problem string }{
+		{"x = " + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "\n" + fast, `dev\.hcl:1,\d+-\d+: Nesting too deep`},
+		{strings.Replace(fast, `max_replicas    = 60`, `max_replicas    = 3000000000`, 1), `Invalid max_replicas; max_replicas must be in \[1, 1000000\], got 3000000000`},
+		{strings.Replace(fast, `tick = "200ms"`, `tick = "1ns"`, 1), `Invalid tick; tick must be in \[100ms, 24h0m0s\], got 1ns`},
+	} {
+		if err := os.WriteFile(cfgPath, []byte(h.src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		reload <- syscall.SIGHUP
+		waitLog(t, &stderr, `config reload rejected, keeping the running config:.*`+h.problem)
+	}
+	// And it still decides: a directive issued after the hostile reloads.
+	after := time.Now()
+	waitFor(t, &stderr, "a directive after the hostile reloads", func() bool {
+		d, ok, _ := conn.LastDirective(cctx, "payment")
+		return ok && d.IssuedAt.After(after)
+	})
 
 	cancel()
 	select {
@@ -120,6 +140,17 @@ func TestEmbeddedDevMode(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "nats", "jetstream")); err != nil {
 		t.Errorf("no JetStream store under DIR/nats: %v", err)
+	}
+}
+
+func waitFor(t *testing.T, b *syncBuffer, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s within 10s:\n%s", what, b.String())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -68,7 +68,11 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	defer func() { err = errors.Join(err, p.Stage("store closed", st.Close())) }()
 	// The episode begins once the term is known, from the bus, and ends
 	// just before the store closes.
-	ep := recording.CommanderEpisode(fmt.Sprintf("commander-%s-%s", cfg.Cluster.Name, start.UTC().Format("20060102T150405.000Z")), cfg, cfg.Commander.Policy)
+	id, err := st.NewEpisodeID("commander-"+cfg.Cluster.Name+"-", start)
+	if err != nil {
+		return err
+	}
+	ep := recording.CommanderEpisode(id, cfg, cfg.Commander.Policy)
 	ep.Started = start
 	var app *store.Appender
 	defer func() {

@@ -135,7 +135,12 @@ func runSystem(ctx context.Context, w *world, dataDir string, speed float64, log
 	defer st.Close()
 	app := st.NewAppender(256, time.Second)
 
-	runID := fmt.Sprintf("run-%s", time.Now().UTC().Format("20060102T150405"))
+	// Unique even for a run restarted on the same --data within the
+	// millisecond: "run-20260415T093000.250Z", then "...250Z-2".
+	runID, err := st.NewEpisodeID("run-", time.Now())
+	if err != nil {
+		return sum, err
+	}
 	simNow := func() time.Time {
 		var t time.Time
 		cluster.Sim(func(s *sim.Sim) { t = s.Now() })

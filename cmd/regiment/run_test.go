@@ -46,3 +46,31 @@ func TestRunRecordsEveryTick(t *testing.T) {
 		t.Fatalf("bbolt consistency check: %v", err)
 	}
 }
+
+// TestRunRestartsOnTheSameData: a second run on the same --data, started at
+// once, begins its own episodes (ids had 1 s resolution: "begin episode
+// ...: already exists").
+func TestRunRestartsOnTheSameData(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 2 {
+		var out, errOut bytes.Buffer
+		if code := runRun(context.Background(), []string{
+			"--config", "../../examples/small.hcl", "--scenario", "testdata/small-sample.hcl",
+			"--duration", "2m", "--data", dir,
+		}, &out, &errOut); code != 0 {
+			t.Fatalf("run %d exited %d: %s", i+1, code, errOut.String())
+		}
+	}
+	st, err := store.Open(filepath.Join(dir, "regiment.db"), store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	eps, err := st.Episodes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(eps) != 12 || !strings.HasPrefix(eps[0].ID, "run-") {
+		t.Fatalf("want 12 episodes of two runs, got %d: %v", len(eps), eps)
+	}
+}

@@ -66,9 +66,15 @@ func writeFiles(t *testing.T, files map[string]string) string {
 
 func TestRunValidate(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
-		"good.hcl":                     validateGoodConfig,
-		"bad.hcl":                      strings.Replace(validateGoodConfig, `service_time    = "25ms"`, `service_time    = "25x"`+"\n    min_replicas = 0", 1),
-		"scenarios/flash.hcl":          validateGoodScenario,
+		"good.hcl":            validateGoodConfig,
+		"bad.hcl":             strings.Replace(validateGoodConfig, `service_time    = "25ms"`, `service_time    = "25x"`+"\n    min_replicas = 0", 1),
+		"scenarios/flash.hcl": validateGoodScenario,
+		// Hostile files: a nesting that exhausted the parser's stack (a fatal
+		// error, exit 2 from the Go runtime, before the nesting limit), and
+		// values that validated but broke the control loop.
+		"deep.hcl":                     strings.Replace(validateGoodConfig, "capacity_cores = 1000", "capacity_cores = "+strings.Repeat("[", 100000)+strings.Repeat("]", 100000), 1),
+		"huge.hcl":                     strings.Replace(strings.Replace(validateGoodConfig, "count           = 3", "count           = 100000000\n    max_replicas    = 3000000000", 1), "capacity_cores = 1000", "capacity_cores = 1e300", 1) + "soldier {\n  tick = \"1ns\"\n}\n",
+		"scenarios/deep.hcl":           "scenario \"s\" {\n  duration = " + strings.Repeat("(", 100000) + "\n}\n",
 		"scenarios/broken.hcl":         strings.Replace(validateGoodScenario, "traces/payment.csv", "traces/nope.csv", 1),
 		"scenarios/traces/payment.csv": "time,count\n1998-06-10T00:00:00Z,1\n",
 	})
@@ -90,7 +96,7 @@ func TestRunValidate(t *testing.T) {
 			args: []string{"--config", path("bad.hcl")}, code: 1,
 			stderrHave: []string{
 				path("bad.hcl") + `:10,23-28: Invalid service_time; "25x" is not a duration (example: "30s").`,
-				path("bad.hcl") + `:11,20-21: Invalid min_replicas; min_replicas must be >= 1, got 0.`,
+				path("bad.hcl") + `:11,20-21: Invalid min_replicas; min_replicas must be in [1, 1000000], got 0.`,
 			}},
 		{name: "a bad scenario is reported",
 			args: []string{"--config", path("good.hcl"), "--scenario", path("scenarios/broken.hcl")}, code: 1,
@@ -98,6 +104,20 @@ func TestRunValidate(t *testing.T) {
 		{name: "a bad config and a bad scenario are reported together",
 			args: []string{"--config", path("bad.hcl"), "--scenario", path("scenarios/broken.hcl")}, code: 1,
 			stderrHave: []string{"Invalid service_time", "Trace file not found"}},
+		{name: "a deeply nested config is invalid input, not a crash",
+			args: []string{"--config", path("deep.hcl")}, code: 1,
+			stderrHave: []string{path("deep.hcl") + ":2,83-84: Nesting too deep; expressions may nest at most 64 levels"}},
+		{name: "a deeply nested scenario is invalid input",
+			args: []string{"--config", path("good.hcl"), "--scenario", path("scenarios/deep.hcl")}, code: 1,
+			stderrHave: []string{path("scenarios/deep.hcl") + ":2,77-78: Nesting too deep"}},
+		{name: "values that would overflow or spin the control loop are out of range",
+			args: []string{"--config", path("huge.hcl")}, code: 1,
+			stderrHave: []string{
+				path("huge.hcl") + ":2,20-25: Invalid capacity_cores; capacity_cores must be in (0, 10000000], got 1e+300.",
+				path("huge.hcl") + ":8,23-32: Invalid count; count must be in [1, 100000], got 100000000.",
+				path("huge.hcl") + ":9,23-33: Invalid max_replicas; max_replicas must be in [1, 1000000], got 3000000000.",
+				path("huge.hcl") + `:23,10-15: Invalid tick; tick must be in [100ms, 24h0m0s], got 1ns.`,
+			}},
 		{name: "a missing file is an error",
 			args: []string{"--config", path("nope.hcl")}, code: 1,
 			stderrHave: []string{"load config", "nope.hcl"}},

@@ -100,7 +100,7 @@ func TestShapeChangeNeedsARestart(t *testing.T) {
 
 // TestRunReloadAndShutdown runs a Soldier in-process against an embedded
 // nats-server: it becomes ready after its first tick, keeps its config on a
-// broken reload, applies a good one, and shuts down in order.
+// broken or hostile reload, applies a good one, and shuts down in order.
 func TestRunReloadAndShutdown(t *testing.T) {
 	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{StoreDir: filepath.Join(t.TempDir(), "nats")})
 	if err != nil {
@@ -148,6 +148,18 @@ func TestRunReloadAndShutdown(t *testing.T) {
 	writeFile(t, cfgPath, strings.Replace(fast, `actuation = "replicas"`, `actuation = "sideways"`, 1))
 	reload <- syscall.SIGHUP
 	waitLog(t, &stderr, `config reload rejected, keeping the running config:.*problem=.*fast\.hcl:\d+,\d+`)
+	// Hostile files are rejected the same way and the Soldier runs on: the
+	// deep one before the HCL parser would exhaust the stack (a fatal error
+	// no recover catches), the others by their ranges.
+	for _, h := range []struct{ src, problem string }{
+		{"x = " + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "\n" + fast, `fast\.hcl:1,\d+-\d+: Nesting too deep`},
+		{strings.Replace(fast, `max_replicas    = 60`, `max_replicas    = 3000000000`, 1), `Invalid max_replicas; max_replicas must be in \[1, 1000000\], got 3000000000`},
+		{strings.Replace(fast, `tick = "100ms"`, `tick = "1ns"`, 1), `Invalid tick; tick must be in \[100ms, 24h0m0s\], got 1ns`},
+	} {
+		writeFile(t, cfgPath, h.src)
+		reload <- syscall.SIGHUP
+		waitLog(t, &stderr, `config reload rejected, keeping the running config:.*problem=.*`+h.problem)
+	}
 	writeFile(t, cfgPath, strings.Replace(fast, `scale_down_cooldown = "5m"`, "scale_down_cooldown = \"5m\"\n  mode = \"shadow\"", 1))
 	reload <- syscall.SIGHUP
 	waitLog(t, &stderr, `config reloaded:.*mode=shadow`)

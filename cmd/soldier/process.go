@@ -127,7 +127,11 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 		return err
 	}
 	defer func() { err = errors.Join(err, p.Stage("store closed", st.Close())) }()
-	ep := recording.SoldierEpisode(fmt.Sprintf("soldier-%s-%s", domain, start.UTC().Format("20060102T150405.000Z")), cfg, domain, cfg.Soldier.Policy)
+	id, err := st.NewEpisodeID("soldier-"+domain+"-", start)
+	if err != nil {
+		return err
+	}
+	ep := recording.SoldierEpisode(id, cfg, domain, cfg.Soldier.Policy)
 	ep.Started = start
 	ep.Meta = meta
 	if err := st.BeginEpisode(ep); err != nil {

@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -12,7 +11,7 @@ import (
 
 // LoadFile reads, decodes and validates the cluster config at path. See Parse.
 func LoadFile(path string) (*domains.Config, error) {
-	src, err := os.ReadFile(path)
+	src, err := readLimited(path)
 	if err != nil {
 		return nil, fmt.Errorf("load config: %w", err)
 	}
@@ -40,9 +39,13 @@ func Parse(src []byte, filename string) (*domains.Config, error) {
 	return cfg, nil
 }
 
-// parseHCL parses src as HCL native syntax. Syntax errors stop decoding: the
-// partial body that follows one would only add confusing errors.
+// parseHCL parses src as HCL native syntax, if it is within MaxFileSize and
+// MaxNesting (limits.go). Syntax errors stop decoding: the partial body that
+// follows one would only add confusing errors.
 func parseHCL(src []byte, filename string, ds *Diagnostics) (*hclsyntax.Body, bool) {
+	if !checkBounds(src, filename, ds) {
+		return nil, false
+	}
 	file, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
 	if diags.HasErrors() {
 		ds.addHCL(diags, filename)

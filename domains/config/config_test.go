@@ -153,28 +153,28 @@ func TestParseRules(t *testing.T) {
 			line: 1, col: 1, summary: "Missing capacity_cores"},
 		{name: "capacity_cores must be positive",
 			edit: []string{"capacity_cores = 100", "capacity_cores = 0"},
-			line: 2, col: 20, summary: "Invalid capacity_cores", hint: "capacity_cores must be > 0, got 0"},
+			line: 2, col: 20, summary: "Invalid capacity_cores", hint: "capacity_cores must be in (0, 10000000], got 0"},
 		{name: "cpu_per_replica must be positive",
 			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = -0.5"},
-			line: 8, col: 23, summary: "Invalid cpu_per_replica", hint: "must be > 0, got -0.5"},
+			line: 8, col: 23, summary: "Invalid cpu_per_replica", hint: "must be >= 0.001, got -0.5"},
 		{name: "service_time must be positive",
 			edit: []string{`service_time    = "10ms"`, `service_time    = "0s"`},
 			line: 9, col: 23, summary: "Invalid service_time", hint: "must be > 0s, got 0s"},
 		{name: "count must be positive",
 			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    count = 0"},
-			line: 9, col: 13, summary: "Invalid count", hint: "count must be >= 1, got 0"},
+			line: 9, col: 13, summary: "Invalid count", hint: "count must be in [1, 100000], got 0"},
 		{name: "concurrency must be positive",
 			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    concurrency = -2"},
-			line: 9, col: 19, summary: "Invalid concurrency", hint: "must be >= 1, got -2"},
-		{name: "commander tick must be positive",
+			line: 9, col: 19, summary: "Invalid concurrency", hint: "must be in [1, 100000], got -2"},
+		{name: "commander tick must be at least 100ms",
 			add:  "commander {\n  tick = \"-1m\"\n}\n",
-			line: 13, col: 10, summary: "Invalid tick", hint: "must be > 0s, got -1m0s"},
-		{name: "soldier tick must be positive",
+			line: 13, col: 10, summary: "Invalid tick", hint: "must be in [100ms, 24h0m0s], got -1m0s"},
+		{name: "soldier tick must be at least 100ms",
 			add:  "soldier {\n  tick = \"0s\"\n}\n",
-			line: 13, col: 10, summary: "Invalid tick", hint: "must be > 0s"},
+			line: 13, col: 10, summary: "Invalid tick", hint: "must be in [100ms, 24h0m0s], got 0s"},
 		{name: "provisioner_burst must be >= 0",
 			edit: []string{"capacity_cores = 100", "capacity_cores = 100\n  provisioner_burst = -1"},
-			line: 3, col: 23, summary: "Invalid provisioner_burst", hint: "provisioner_burst must be >= 0, got -1"},
+			line: 3, col: 23, summary: "Invalid provisioner_burst", hint: "provisioner_burst must be in [0, 1000000], got -1"},
 		{name: "provisioner_burst is a whole number of nodes",
 			edit: []string{"capacity_cores = 100", "capacity_cores = 100\n  provisioner_burst = 2.5"},
 			line: 3, col: 23, summary: "Invalid provisioner_burst", hint: "want a whole number, got 2.5"},
@@ -215,10 +215,10 @@ func TestParseRules(t *testing.T) {
 			line: 9, col: 16, summary: "Invalid call_lag", hint: "this set has none"},
 		{name: "cpu_limit_ratio below 1 is a limit under the request",
 			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    cpu_limit_ratio = 0.5"},
-			line: 9, col: 23, summary: "Invalid cpu_limit_ratio", hint: "cpu_limit_ratio must be >= 1, got 0.5"},
+			line: 9, col: 23, summary: "Invalid cpu_limit_ratio", hint: "cpu_limit_ratio must be in [1, 1000], got 0.5"},
 		{name: "cpu_limit_ratio 0 is not unset",
 			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    cpu_limit_ratio = 0"},
-			line: 9, col: 23, summary: "Invalid cpu_limit_ratio", hint: "cpu_limit_ratio must be >= 1, got 0"},
+			line: 9, col: 23, summary: "Invalid cpu_limit_ratio", hint: "cpu_limit_ratio must be in [1, 1000], got 0"},
 		{name: "cpu_limit_ratio must be finite",
 			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    cpu_limit_ratio = 1e400"},
 			line: 9, col: 23, summary: "Invalid cpu_limit_ratio", hint: "the number is too large"},
@@ -270,6 +270,88 @@ func TestParseRules(t *testing.T) {
 		{name: "node larger than the pool",
 			edit: []string{"capacity_cores = 100", "capacity_cores = 100\n  node_cores = 128"},
 			line: 3, col: 16, summary: "Invalid node_cores", hint: "does not fit"},
+		// Bounds that keep the control loop's integers and memory sane
+		// (package domains, MaxReplicas and the rest).
+		{name: "max_replicas beyond int32 is out of range",
+			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    max_replicas = 3000000000"},
+			line: 9, col: 20, summary: "Invalid max_replicas", hint: "max_replicas must be in [1, 1000000], got 3000000000"},
+		{name: "min_replicas is bounded too",
+			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    min_replicas = 1000001\n    max_replicas = 1000000"},
+			line: 9, col: 20, summary: "Invalid min_replicas", hint: "min_replicas must be in [1, 1000000], got 1000001"},
+		{name: "count is at most 100000 apps a set",
+			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    count = 100000000"},
+			line: 9, col: 13, summary: "Invalid count", hint: "count must be in [1, 100000], got 100000000"},
+		{name: "a config has at most 200000 apps",
+			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    count = 100000"},
+			add: strings.Replace(domainB, "cpu_per_replica = 1", "cpu_per_replica = 1\n    count = 100000", 1) +
+				"domain \"c\" {\n  slo { latency_p99 = \"100ms\" }\n  apps \"x\" {\n    cpu_per_replica = 1\n    service_time = \"5ms\"\n  }\n}\n",
+			line: 24, col: 3, summary: "Too many apps", hint: "the app sets up to \"c/x\" expand to 200001 apps; a config may have at most 200000"},
+		{name: "capacity_cores must be finite and at most 10 million",
+			edit: []string{"capacity_cores = 100", "capacity_cores = 1e300"},
+			line: 2, col: 20, summary: "Invalid capacity_cores", hint: "capacity_cores must be in (0, 10000000], got 1e+300"},
+		{name: "node_cores is bounded like capacity_cores",
+			edit: []string{"capacity_cores = 100", "capacity_cores = 100\n  node_cores = 2e7"},
+			line: 3, col: 16, summary: "Invalid node_cores", hint: "node_cores must be in (0, 10000000], got 20000000"},
+		{name: "a pool of more than a million nodes",
+			edit: []string{"capacity_cores = 100", "capacity_cores = 10000000\n  node_cores = 1"},
+			line: 3, col: 16, summary: "Invalid node_cores", hint: "is 10000000 nodes; it may have at most 1000000"},
+		{name: "cpu_per_replica is at least a millicore",
+			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.0001"},
+			line: 8, col: 23, summary: "Invalid cpu_per_replica", hint: "must be >= 0.001, got 0.0001"},
+		{name: "concurrency is bounded",
+			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    concurrency = 1000000"},
+			line: 9, col: 19, summary: "Invalid concurrency", hint: "must be in [1, 100000], got 1000000"},
+		{name: "startup_time is at most a day",
+			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    startup_time = \"48h\""},
+			line: 9, col: 20, summary: "Invalid startup_time", hint: "must be in [0s, 24h0m0s], got 48h0m0s"},
+		{name: "a 1ns soldier tick would spin the Soldier",
+			add:  "soldier {\n  tick = \"1ns\"\n}\n",
+			line: 13, col: 10, summary: "Invalid tick", hint: "tick must be in [100ms, 24h0m0s], got 1ns"},
+		{name: "a commander tick of over a day",
+			add:  "commander {\n  tick = \"25h\"\n}\n",
+			line: 13, col: 10, summary: "Invalid tick", hint: "tick must be in [100ms, 24h0m0s], got 25h0m0s"},
+		{name: "node_provision_time is at most a day",
+			edit: []string{"capacity_cores = 100", "capacity_cores = 100\n  node_provision_time = \"100000h\""},
+			line: 3, col: 25, summary: "Invalid node_provision_time", hint: "must be in (0s, 24h0m0s], got 100000h0m0s"},
+		{name: "provisioner_rate is bounded",
+			edit: []string{"capacity_cores = 100", "capacity_cores = 100\n  provisioner_rate = 1e300"},
+			line: 3, col: 22, summary: "Invalid provisioner_rate", hint: "must be in (0, 1000000], got 1e+300"},
+		{name: "provisioner_burst is at most a million nodes",
+			edit: []string{"capacity_cores = 100", "capacity_cores = 100\n  provisioner_burst = 2000000000"},
+			line: 3, col: 23, summary: "Invalid provisioner_burst", hint: "must be in [0, 1000000], got 2000000000"},
+		{name: "telemetry_lag is at most an hour",
+			edit: []string{"capacity_cores = 100", "capacity_cores = 100\n  telemetry_lag = \"2h\""},
+			line: 3, col: 19, summary: "Invalid telemetry_lag", hint: "must be in [0s, 1h0m0s], got 2h0m0s"},
+		{name: "priority is at most 1000",
+			edit: []string{"floor = 0.2", "floor = 0.2\n  priority = 1000000"},
+			line: 6, col: 14, summary: "Invalid priority", hint: "priority must be in [0, 1000], got 1000000"},
+		{name: "weight is at most a million",
+			edit: []string{"floor = 0.2", "floor = 0.2\n  weight = 1e300"},
+			line: 6, col: 12, summary: "Invalid weight", hint: "weight must be in (0, 1000000], got 1e+300"},
+		{name: "cost_per_core_hour is at most a million",
+			edit: []string{"capacity_cores = 100", "capacity_cores = 100\n  cost_per_core_hour = 1e300"},
+			line: 3, col: 24, summary: "Invalid cost_per_core_hour", hint: "must be in [0, 1000000], got 1e+300"},
+		{name: "overage_cap is at most 1000",
+			add:  "soldier {\n  overage_cap = 1e300\n}\n",
+			line: 13, col: 17, summary: "Invalid overage_cap", hint: "overage_cap must be in [0, 1000], got 1e+300"},
+		{name: "call_ratio is at most 1000",
+			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    call_ratio = 1e300"},
+			line: 9, col: 18, summary: "Invalid call_ratio", hint: "call_ratio must be in (0, 1000], got 1e+300"},
+		{name: "cpu_limit_ratio is at most 1000",
+			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    cpu_limit_ratio = 1e300"},
+			line: 9, col: 23, summary: "Invalid cpu_limit_ratio", hint: "cpu_limit_ratio must be in [1, 1000], got 1e+300"},
+		{name: "a reward weight is at most a million",
+			add:  "reward {\n  commander {\n    cost = 1e300\n  }\n}\n",
+			line: 14, col: 12, summary: "Invalid cost", hint: "cost must be in [0, 1000000], got 1e+300"},
+		{name: "for expressions are refused before they evaluate (nested, they multiply)",
+			edit: []string{"cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    depends_on = [for a in [1, 2] : [for b in [1, 2] : \"x\"]]"},
+			line: 9, col: 18, summary: "Invalid depends_on", hint: "for expressions and %{for} directives are not supported"},
+		{name: "template for directives are refused too",
+			edit: []string{`service_time    = "10ms"`, `service_time    = "%{for a in [1, 2]}1%{endfor}0ms"`},
+			line: 9, col: 24, summary: "Invalid service_time", hint: "for expressions and %{for} directives are not supported"},
+		{name: "the fallback window is at most a day",
+			add:  "soldier {\n  fallback {\n    window = \"48h\"\n  }\n}\n",
+			line: 14, col: 14, summary: "Invalid window", hint: "window must be at most 24h0m0s"},
 		{name: "nats url must be a server URL",
 			add:  "nats {\n  url = \"localhost\"\n}\n",
 			line: 13, col: 9, summary: "Invalid url"},
@@ -342,7 +424,7 @@ domian "b" {
 		`cluster.hcl:6,25-34: Invalid mode; "passive" is not one of "active", "shadow" or "off".`,
 		`cluster.hcl:8,1-13: Missing slo block in domain "pay"; add one (example: slo { latency_p99 = "150ms" }).`,
 		`cluster.hcl:9,13-16: Invalid floor; floor 0.7 is above ceiling 0.5.`,
-		`cluster.hcl:12,23-24: Invalid cpu_per_replica; cpu_per_replica must be > 0, got 0.`,
+		`cluster.hcl:12,23-24: Invalid cpu_per_replica; cpu_per_replica must be >= 0.001, got 0.`,
 		`cluster.hcl:14,24-33: Unknown dependency "pay/wbe"; there is no app set "pay/wbe"; the nearest is "pay/web".`,
 		`cluster.hcl:17,1-7: Unknown block "domian" in the config file; did you mean "domain"?`,
 	}
@@ -485,9 +567,9 @@ func TestEditDistance(t *testing.T) {
 	}
 }
 
-// FuzzParse feeds arbitrary text to Parse. It must not panic, and returns
-// either a config that keeps the domains invariants or a non-empty
-// Diagnostics whose entries have positions.
+// FuzzParse feeds arbitrary text to Parse. It must not panic (nor exhaust
+// the stack), and returns either a config that keeps the domains invariants
+// and bounds or a non-empty, bounded Diagnostics whose entries have positions.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(base))
 	f.Add([]byte(base + domainB))
@@ -500,6 +582,22 @@ func FuzzParse(f *testing.F) {
 	if src, err := os.ReadFile("testdata/cluster.hcl"); err == nil {
 		f.Add(src)
 	}
+	// Hostile files: nesting past the limit in every form the parser or the
+	// evaluator recurses on, numbers that overflow the loop, a 1ns tick,
+	// binary garbage and wrong types.
+	for _, expr := range []string{deep(1000), strings.Repeat("-", 1000) + "1", strings.Repeat("1+", 1000) + "1",
+		strings.Repeat("true ? 1 : ", 200) + "1", `"` + strings.Repeat(`${"`, 200) + `"`, "<<EOT\n${[[[[\nEOT\n",
+		"1e300", "-1e300", "1e400", "9223372036854775808", `"100"`, "[1]", "{a = 1}", "null", "true"} {
+		f.Add([]byte(strings.Replace(base, "capacity_cores = 100", "capacity_cores = "+expr, 1)))
+	}
+	for _, edit := range []string{"max_replicas = 3000000000", "count = 100000000", "min_replicas = -1", "concurrency = 1e9",
+		`startup_time = "1000000h"`, `call_lag = "1ns"`, "count = 1.5"} {
+		f.Add([]byte(strings.Replace(base, "cpu_per_replica = 0.5", "cpu_per_replica = 0.5\n    "+edit, 1)))
+	}
+	f.Add([]byte(base + "soldier {\n  tick = \"1ns\"\n}\ncommander {\n  tick = \"1ns\"\n  directive_ttl = \"1ns\"\n}\n"))
+	f.Add([]byte(base + "soldier {\n  tick = 1\n  fallback {\n    window = \"100000h\"\n  }\n}\n"))
+	f.Add([]byte("\x00\xff\xfe" + base + "\x1b[31m\xc3\x28"))
+	f.Add([]byte("/* unterminated " + base))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		cfg, err := Parse(src, "fuzz.hcl")
 		if (cfg == nil) == (err == nil) {
@@ -510,9 +608,15 @@ func FuzzParse(f *testing.F) {
 			if !errors.As(err, &ds) || len(ds) == 0 {
 				t.Fatalf("error %v is not a non-empty Diagnostics", err)
 			}
+			if len(ds) > maxDiagnostics+1 {
+				t.Fatalf("%d diagnostics, want at most %d", len(ds), maxDiagnostics+1)
+			}
 			for _, d := range ds {
 				if d.File != "fuzz.hcl" || d.Line < 1 || d.Column < 1 || d.Summary == "" {
 					t.Fatalf("diagnostic without a position or summary: %#v", d)
+				}
+				if len(d.Summary) > maxSummary || len(d.Hint) > maxHint {
+					t.Fatalf("diagnostic of %d+%d bytes: %.200s", len(d.Summary), len(d.Hint), d)
 				}
 			}
 			return
@@ -545,6 +649,24 @@ func invariants(cfg *domains.Config) error {
 	}
 	if floors > 1+1e-9 {
 		return fmt.Errorf("floors sum to %g", floors)
+	}
+	// The bounds of package domains.
+	cl, cm, s := cfg.Cluster, cfg.Commander, cfg.Soldier
+	if cl.CapacityCores > domains.MaxCores || cl.NodeCores <= 0 || cl.CapacityCores/cl.NodeCores > domains.MaxNodes {
+		return fmt.Errorf("cluster %+v", cl)
+	}
+	if cm.Tick < domains.MinTick || cm.Tick > domains.MaxTick || s.Tick < domains.MinTick || s.Tick > domains.MaxTick {
+		return fmt.Errorf("ticks %v, %v", cm.Tick, s.Tick)
+	}
+	if n := cfg.AppCount(); n > domains.MaxApps {
+		return fmt.Errorf("%d apps", n)
+	}
+	for _, d := range cfg.Domains {
+		for _, a := range d.AppSets {
+			if a.Count > domains.MaxAppsPerSet || a.MaxReplicas > domains.MaxReplicas || a.Concurrency > domains.MaxConcurrency || a.CPUPerReplica < domains.MinCPUPerReplica {
+				return fmt.Errorf("app set %q out of bounds: %+v", a.Name, a)
+			}
+		}
 	}
 	return nil
 }

@@ -103,7 +103,7 @@ func (n *intAttr) decode(v cty.Value, _ hcl.Expression) string {
 	}
 	bf := v.AsBigFloat()
 	if !bf.IsInt() {
-		return fmt.Sprintf("want a whole number, got %s", bf.Text('g', -1))
+		return fmt.Sprintf("want a whole number, got %s", bf.Text('g', 10))
 	}
 	i, acc := bf.Int64()
 	if acc != big.Exact || int64(int(i)) != i {
@@ -148,12 +148,12 @@ func (d *durationAttr) decode(v cty.Value, _ hcl.Expression) string {
 		return ""
 	}
 	if n, err := strconv.ParseFloat(strings.TrimSuffix(s, "d"), 64); err == nil && strings.HasSuffix(s, "d") {
-		return fmt.Sprintf("%q is not a duration; there is no day unit (example: \"%gh\")", s, n*24)
+		return fmt.Sprintf("%s is not a duration; there is no day unit (example: \"%gh\")", clip(s), n*24)
 	}
 	if _, err := strconv.ParseFloat(s, 64); err == nil {
-		return fmt.Sprintf("%q has no unit (example: \"%ss\")", s, s)
+		return fmt.Sprintf("%s has no unit (example: \"%ss\")", clip(s), s)
 	}
-	return fmt.Sprintf("%q is not a duration (example: \"30s\")", s)
+	return fmt.Sprintf("%s is not a duration (example: \"30s\")", clip(s))
 }
 
 // timeAttr is an RFC 3339 time.
@@ -168,7 +168,7 @@ func (t *timeAttr) decode(v cty.Value, _ hcl.Expression) string {
 	}
 	tm, err := time.Parse(time.RFC3339, v.AsString())
 	if err != nil {
-		return fmt.Sprintf("%q is not an RFC 3339 time (example: \"1998-06-10T00:00:00Z\")", v.AsString())
+		return fmt.Sprintf("%s is not an RFC 3339 time (example: \"1998-06-10T00:00:00Z\")", clip(v.AsString()))
 	}
 	t.V = tm
 	return ""
@@ -216,11 +216,11 @@ func wantGot(want string, v cty.Value) string {
 	case v.Type() == cty.String:
 		s := v.AsString()
 		if _, err := strconv.ParseFloat(s, 64); err == nil && strings.Contains(want, "number") {
-			return fmt.Sprintf("want %s, got the string %q (write %s without quotes)", want, s, s)
+			return fmt.Sprintf("want %s, got the string %s (write %s without quotes)", want, clip(s), s)
 		}
-		return fmt.Sprintf("want %s, got the string %q", want, s)
+		return fmt.Sprintf("want %s, got the string %s", want, clip(s))
 	case v.Type() == cty.Number:
-		return fmt.Sprintf("want %s, got the number %s", want, v.AsBigFloat().Text('g', -1))
+		return fmt.Sprintf("want %s, got the number %s", want, v.AsBigFloat().Text('g', 10))
 	}
 	return fmt.Sprintf("want %s, got a %s", want, v.Type().FriendlyName())
 }
@@ -254,7 +254,7 @@ func decodeBody(body *hclsyntax.Body, def hcl.Range, where string, n node, ds *D
 		case hint == "":
 			hint = fmt.Sprintf("%s takes no attributes", where)
 		}
-		ds.add(a.NameRange, fmt.Sprintf("Unknown key %q in %s", a.Name, where), "%s", hint)
+		ds.add(a.NameRange, fmt.Sprintf("Unknown key %s in %s", clip(a.Name), where), "%s", hint)
 	}
 
 	seen := map[string]hcl.Range{}
@@ -270,7 +270,7 @@ func decodeBody(body *hclsyntax.Body, def hcl.Range, where string, n node, ds *D
 			case hint == "":
 				hint = fmt.Sprintf("%s takes no blocks", where)
 			}
-			ds.add(b.TypeRange, fmt.Sprintf("Unknown block %q in %s", b.Type, where), "%s", hint)
+			ds.add(b.TypeRange, fmt.Sprintf("Unknown block %s in %s", clip(b.Type), where), "%s", hint)
 			continue
 		}
 		bdef := b.DefRange()
@@ -287,7 +287,7 @@ func decodeBody(body *hclsyntax.Body, def hcl.Range, where string, n node, ds *D
 		}
 		desc := b.Type
 		if k.label != "" {
-			desc = fmt.Sprintf("%s %q", b.Type, l.V)
+			desc = fmt.Sprintf("%s %s", b.Type, clip(l.V))
 		}
 		decodeBody(b.Body, bdef, desc, k.open(bdef, l), ds)
 	}
@@ -302,6 +302,11 @@ func decodeBody(body *hclsyntax.Body, def hcl.Range, where string, n node, ds *D
 func decodeAttr(a *hclsyntax.Attribute, dst value, ds *Diagnostics) {
 	b := dst.base()
 	b.Set, b.Range = true, a.Expr.Range()
+	if r, ok := repeats(a.Expr); ok {
+		b.Bad = true
+		ds.add(r, "Invalid "+a.Name, "for expressions and %{for} directives are not supported; write the value out")
+		return
+	}
 	v, diags := a.Expr.Value(nil)
 	if diags.HasErrors() {
 		b.Bad = true
@@ -323,6 +328,33 @@ func decodeAttr(a *hclsyntax.Attribute, dst value, ds *Diagnostics) {
 		b.Bad = true
 		ds.add(b.Range, "Invalid "+a.Name, "%s", hint)
 	}
+}
+
+// repeats finds a for expression or a template %{for} directive in expr:
+// three nested over a thousand-element list make a billion values, which
+// exhausts memory in the evaluator. A config holds constants and needs
+// neither. The walk recurses, within MaxNesting (checked before parsing).
+func repeats(expr hclsyntax.Expression) (hcl.Range, bool) {
+	var found *hcl.Range
+	hclsyntax.VisitAll(expr, func(n hclsyntax.Node) hcl.Diagnostics {
+		switch n := n.(type) {
+		case *hclsyntax.ForExpr:
+			if found == nil {
+				r := n.Range()
+				found = &r
+			}
+		case *hclsyntax.TemplateJoinExpr:
+			if found == nil {
+				r := n.Range()
+				found = &r
+			}
+		}
+		return nil
+	})
+	if found == nil {
+		return hcl.Range{}, false
+	}
+	return *found, true
 }
 
 // blockLabel returns b's label as k wants it, or reports why it cannot.

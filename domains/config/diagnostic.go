@@ -57,6 +57,9 @@ func (ds *Diagnostics) add(r hcl.Range, summary, hint string, args ...any) {
 	if len(args) > 0 {
 		hint = fmt.Sprintf(hint, args...)
 	}
+	// Hints quote values clipped (clip); this bounds what slips through,
+	// HCL's own messages included.
+	summary, hint = clipText(summary, maxSummary), clipText(hint, maxHint)
 	*ds = append(*ds, Diagnostic{
 		File:      r.Filename,
 		Line:      r.Start.Line,
@@ -90,6 +93,8 @@ func (ds *Diagnostics) addHCL(diags hcl.Diagnostics, file string) {
 }
 
 // err returns ds sorted by position as an error, or nil if there are none.
+// Past maxDiagnostics, the rest are counted in one last diagnostic placed at
+// the first of them: a file of a hundred thousand bad lines gets a screenful.
 func (ds Diagnostics) err() error {
 	if len(ds) == 0 {
 		return nil
@@ -104,6 +109,12 @@ func (ds Diagnostics) err() error {
 		}
 		return a.Column < b.Column
 	})
+	if len(ds) > maxDiagnostics {
+		more := ds[maxDiagnostics]
+		more.Summary = "Too many problems"
+		more.Hint = fmt.Sprintf("%d more are not shown; fix the ones above first", len(ds)-maxDiagnostics)
+		return append(ds[:maxDiagnostics:maxDiagnostics], more)
+	}
 	return ds
 }
 

@@ -27,6 +27,12 @@
 //     automatic fallback off (domains.Fallback.Off).
 //   - Several attributes on one line are not HCL: a one-line block holds at
 //     most one attribute.
+//   - No file can crash the caller: a file over MaxFileSize or nested deeper
+//     than MaxNesting is one diagnostic before the HCL parser (which would
+//     exhaust the stack) runs (limits.go); numbers whose extremes would break
+//     the control loop are bounded by the Max and Min constants of package
+//     domains; and diagnostics are bounded (80 characters of a quoted value,
+//     200 diagnostics a file).
 //
 // The kubernetes and prometheus blocks and the workload block of an app set
 // map the config onto a cluster (kubernetes.go documents them); only daemons

@@ -143,7 +143,7 @@ func validateKubernetes(cfg *domains.Config, h *configHCL, c checker) {
 	c.dnsLabel(&hk.Namespace, k.Namespace)
 	c.dnsLabel(&hk.LeaseNamespace, k.LeaseNamespace)
 	c.duration(&hk.LeaseDuration, k.LeaseDuration, positive)
-	c.number(&hk.HPAHeadroom, k.HPAHeadroom, nonNegative)
+	c.number(&hk.HPAHeadroom, k.HPAHeadroom, ratios)
 
 	p, hp := &cfg.Prometheus, &h.Prometheus
 	if hp.Def != (hcl.Range{}) {
@@ -151,7 +151,7 @@ func validateKubernetes(cfg *domains.Config, h *configHCL, c checker) {
 	}
 	if u := &hp.URL; u.ok() {
 		if pu, err := url.Parse(u.V); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
-			c.ds.add(u.Range, "Invalid url", "%q is not an http(s) URL (example: \"http://prometheus.monitoring:9090\")", u.V)
+			c.ds.add(u.Range, "Invalid url", "%s is not an http(s) URL (example: \"http://prometheus.monitoring:9090\")", clip(u.V))
 		}
 	}
 	c.duration(&hp.MaxAge, p.MaxAge, positive)
@@ -177,7 +177,7 @@ func validateWorkload(a *domains.AppSet, hw *workloadHCL, c checker) {
 			continue
 		}
 		if bad := dnsSubdomain(strings.ReplaceAll(n.V, domains.AppIndex, "0")); bad != "" {
-			c.ds.add(n.Range, "Invalid "+n.Name, "%q %s", n.V, bad)
+			c.ds.add(n.Range, "Invalid "+n.Name, "%s %s", clip(n.V), bad)
 		}
 	}
 	if s := &hw.Selector; c.perApp(s, a.Count, "app=checkout-{i}") {
@@ -206,7 +206,7 @@ func (c checker) dnsLabel(a *stringAttr, v string) {
 		return
 	}
 	if bad := dnsLabel(v); bad != "" {
-		c.ds.add(a.Range, "Invalid "+a.Name, "%q %s", v, bad)
+		c.ds.add(a.Range, "Invalid "+a.Name, "%s %s", clip(v), bad)
 	}
 }
 
@@ -271,11 +271,11 @@ func selectorProblem(s string) string {
 		v = strings.TrimPrefix(v, "=")
 		switch {
 		case !ok || strings.ContainsAny(v, "=!"):
-			return fmt.Sprintf("%q is not key=value; only equality selectors are supported", term)
+			return fmt.Sprintf("%s is not key=value; only equality selectors are supported", clip(term))
 		case !labelKey(k):
-			return fmt.Sprintf("%q is not a label key", k)
+			return fmt.Sprintf("%s is not a label key", clip(k))
 		case !labelValue(v):
-			return fmt.Sprintf("%q is not a label value", v)
+			return fmt.Sprintf("%s is not a label value", clip(v))
 		}
 	}
 	return ""

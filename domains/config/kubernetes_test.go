@@ -18,7 +18,7 @@ func TestParseKubernetesRules(t *testing.T) {
 			line: 13, col: 20, summary: "Invalid lease_duration", hint: "has no unit"},
 		{name: "hpa_headroom must not be negative",
 			add:  "kubernetes {\n  hpa_headroom = -0.1\n}\n",
-			line: 13, col: 18, summary: "Invalid hpa_headroom", hint: "must be >= 0"},
+			line: 13, col: 18, summary: "Invalid hpa_headroom", hint: "must be in [0, 1000], got -0.1"},
 		{name: "unknown key in kubernetes suggests the nearest",
 			add:  "kubernetes {\n  namespce = \"shop\"\n}\n",
 			line: 13, col: 3, summary: `Unknown key "namespce" in kubernetes`, hint: `did you mean "namespace"?`},

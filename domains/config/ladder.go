@@ -160,11 +160,11 @@ func validateSoldierGuards(s *domains.Soldier, hs *soldierHCL, c checker) {
 			if dym := didYouMean(b.Tier.V, ladderTiers); dym != "" {
 				hint += "; " + dym
 			}
-			ds.add(b.Tier.Range, fmt.Sprintf("Invalid ladder tier %q", b.Tier.V), "%s", hint)
+			ds.add(b.Tier.Range, fmt.Sprintf("Invalid ladder tier %s", clip(b.Tier.V)), "%s", hint)
 			continue
 		}
 		if f, dup := first[t]; dup {
-			ds.add(b.Tier.Range, fmt.Sprintf("Duplicate ladder %q", b.Tier.V), "one ladder block per tier; the first is at line %d", f.Tier.Range.Start.Line)
+			ds.add(b.Tier.Range, fmt.Sprintf("Duplicate ladder %s", clip(b.Tier.V)), "one ladder block per tier; the first is at line %d", f.Tier.Range.Start.Line)
 			continue
 		}
 		first[t] = b
@@ -183,6 +183,8 @@ func validateSoldierGuards(s *domains.Soldier, hs *soldierHCL, c checker) {
 		switch {
 		case w.V < 0:
 			ds.add(w.Range, "Invalid window", `window must be >= 0 ("0s" turns the automatic fallback off), got %s`, w.V)
+		case w.V > domains.MaxFallbackWindow:
+			ds.add(w.Range, "Invalid window", "window must be at most %s (the Soldier keeps a score per tick of it), got %s", domains.MaxFallbackWindow, w.V)
 		case w.V == 0 || !tickOK:
 		case w.V < tick:
 			ds.add(w.Range, "Invalid window", `window %s is shorter than the soldier tick %s; use a whole number of ticks, or "0s" to turn the automatic fallback off`, w.V, tick)

@@ -104,7 +104,7 @@ func validateNATS(n *natsHCL, c checker) {
 	ds := c.ds
 	if u := &n.URL; u.ok() && u.V != "" {
 		if p, err := url.Parse(u.V); err != nil || p.Scheme == "" || p.Host == "" {
-			ds.add(u.Range, "Invalid url", "%q is not a server URL (example: \"nats://localhost:4222\"; leave it empty for an embedded server)", u.V)
+			ds.add(u.Range, "Invalid url", "%s is not a server URL (example: \"nats://localhost:4222\"; leave it empty for an embedded server)", clip(u.V))
 		}
 	}
 	if n.Token.Set {

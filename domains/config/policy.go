@@ -56,6 +56,10 @@ func resolvePolicies(cfg *domains.Config, h *configHCL, filename string, ds *Dia
 // src is kept. Built-in names, absolute paths and policies that are not a
 // plain quoted string are left as they are.
 func Relocate(src []byte, filename, to string) ([]byte, error) {
+	var ds Diagnostics
+	if !checkBounds(src, filename, &ds) {
+		return nil, ds.err()
+	}
 	f, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
 	if diags.HasErrors() {
 		return nil, fmt.Errorf("parse %s: %s", filename, diags.Error())

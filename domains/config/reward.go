@@ -70,7 +70,7 @@ func validateReward(h *rewardHCL, c checker) {
 	level := func(w *weightsHCL, what string, check func(map[string]float64) error) {
 		before := len(*c.ds)
 		for i := range w.attrs {
-			c.number(&w.attrs[i], w.attrs[i].V, nonNegative)
+			c.number(&w.attrs[i], w.attrs[i].V, weights)
 		}
 		if len(*c.ds) > before || w.values() == nil {
 			return

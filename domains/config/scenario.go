@@ -21,7 +21,7 @@ func LoadScenarioFile(path string, cfg *domains.Config) (*domains.Scenario, erro
 const maxExtends = 8
 
 func loadScenario(path string, cfg *domains.Config, depth int) (*domains.Scenario, error) {
-	src, err := os.ReadFile(path)
+	src, err := readLimited(path)
 	if err != nil {
 		return nil, fmt.Errorf("load scenario: %w", err)
 	}
@@ -293,6 +293,10 @@ var (
 	rowsNames      = []string{string(domains.RowsAll), string(domains.RowsEven), string(domains.RowsOdd)}
 	functionsNames = []string{string(domains.FunctionsOnePerApp), string(domains.FunctionsSummed)}
 	appSkews       = interval{lo: 0, hi: domains.MaxAppSkew} // [0, 10]
+	// The bounds of package domains (see its MaxScenarioDuration).
+	scenarioDurations = interval{lo: 0, hi: float64(domains.MaxScenarioDuration), loOpen: true}
+	peakRPSs          = interval{lo: 0, hi: domains.MaxPeakRPS, loOpen: true}
+	eventFactors      = interval{lo: 0, hi: domains.MaxEventFactor, loOpen: true}
 )
 
 // validateScenario checks s, the translated scenario with defaults applied,
@@ -303,9 +307,9 @@ func validateScenario(s *domains.Scenario, h *scenarioHCL, cfg *domains.Config, 
 	if !h.Extends.Set {
 		c.required(&h.Duration.attr, `duration = "72h"`)
 	}
-	c.duration(&h.Duration, s.Duration, positive)
+	c.duration(&h.Duration, s.Duration, scenarioDurations)
 	c.integer(&h.Seed, int(s.Seed), nonNegative)
-	c.number(&h.Noise, s.Noise, nonNegative)
+	c.number(&h.Noise, s.Noise, unit)
 
 	var domainNames, setKeys []string
 	if cfg != nil {
@@ -321,7 +325,7 @@ func validateScenario(s *domains.Scenario, h *scenarioHCL, cfg *domains.Config, 
 	for i := range s.Traffic {
 		t, ht := &s.Traffic[i], h.Traffic[i]
 		if f, dup := first[t.Domain]; dup {
-			ds.add(ht.Domain.Range, fmt.Sprintf("Duplicate traffic for domain %q", t.Domain), "a domain takes one traffic block; the first is at line %d", f.Domain.Range.Start.Line)
+			ds.add(ht.Domain.Range, fmt.Sprintf("Duplicate traffic for domain %s", clip(t.Domain)), "a domain takes one traffic block; the first is at line %d", f.Domain.Range.Start.Line)
 		} else {
 			first[t.Domain] = ht
 		}
@@ -335,7 +339,7 @@ func validateScenario(s *domains.Scenario, h *scenarioHCL, cfg *domains.Config, 
 		c.required(&ht.Format.attr, `format = "timeseries"`)
 		c.oneOf(&ht.Format, string(t.Format), formatNames)
 		c.required(&ht.PeakRPS.attr, "peak_rps = 20000")
-		c.number(&ht.PeakRPS, t.PeakRPS, positive)
+		c.number(&ht.PeakRPS, t.PeakRPS, peakRPSs)
 		c.oneOf(&ht.PeakRPSOf, string(t.PeakRPSOf), peakOfNames)
 		// app_skew = 0 is equal shares, not unset: checked raw, not by c.number.
 		if ht.AppSkew.ok() && !appSkews.contains(ht.AppSkew.V) {
@@ -381,7 +385,7 @@ func checkTrace(a stringAttr, resolved string, ds *Diagnostics) {
 		if _, err := os.Stat(resolved + ".gz"); err == nil {
 			hint = fmt.Sprintf("; %q exists: the shipped traces are gzip-compressed", a.V+".gz")
 		}
-		ds.add(a.Range, "Trace file not found", "%q: looked for %s (relative paths start at the scenario file's directory)%s", a.V, where, hint)
+		ds.add(a.Range, "Trace file not found", "%s: looked for %s (relative paths start at the scenario file's directory)%s", clip(a.V), where, hint)
 	case err != nil:
 		ds.add(a.Range, "Unreadable trace file", "%v", err)
 	case fi.IsDir():
@@ -397,7 +401,7 @@ func validateEvent(e *domains.Event, he *eventHCL, s *domains.Scenario, checkRef
 		if dym := didYouMean(string(e.Kind), eventKindNames); dym != "" {
 			hint = dym
 		}
-		ds.add(he.Kind.Range, fmt.Sprintf("Unknown event kind %q", e.Kind), "%s", hint)
+		ds.add(he.Kind.Range, fmt.Sprintf("Unknown event kind %s", clip(string(e.Kind))), "%s", hint)
 		return
 	}
 	byName := map[string]*attr{}
@@ -430,8 +434,8 @@ func validateEvent(e *domains.Event, he *eventHCL, s *domains.Scenario, checkRef
 	if he.Every.ok() && e.Every > 0 && e.Ramp >= 0 && e.Hold > 0 && e.Every <= 2*e.Ramp+e.Hold {
 		ds.add(he.Every.Range, "Invalid every", "every %s must be longer than 2 x ramp + hold = %s, or windows overlap", e.Every, 2*e.Ramp+e.Hold)
 	}
-	c.number(&he.Multiplier, e.Multiplier, positive)
-	c.number(&he.ServiceTimeFactor, e.ServiceTimeFactor, positive)
+	c.number(&he.Multiplier, e.Multiplier, eventFactors)
+	c.number(&he.ServiceTimeFactor, e.ServiceTimeFactor, eventFactors)
 }
 
 // ref reports a reference to a name not among names.
@@ -441,9 +445,9 @@ func (c checker) ref(r hcl.Range, name, what string, names []string) {
 			return
 		}
 	}
-	hint := fmt.Sprintf("the config has no %s %q", what, name)
+	hint := fmt.Sprintf("the config has no %s %s", what, clip(name))
 	if near, _ := nearest(name, names); near != "" {
 		hint += fmt.Sprintf("; the nearest is %q", near)
 	}
-	c.ds.add(r, fmt.Sprintf("Unknown %s %q", what, name), "%s", hint)
+	c.ds.add(r, fmt.Sprintf("Unknown %s %s", what, clip(name)), "%s", hint)
 }

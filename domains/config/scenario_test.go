@@ -59,7 +59,7 @@ func TestParseScenarioRules(t *testing.T) {
 			line: 1, col: 1, summary: "Missing duration"},
 		{name: "duration must be positive",
 			edit: []string{`duration = "72h"`, `duration = "0s"`},
-			line: 2, col: 14, summary: "Invalid duration", hint: "must be > 0s"},
+			line: 2, col: 14, summary: "Invalid duration", hint: "must be in (0s, 8784h0m0s], got 0s"},
 		{name: "start must be an RFC 3339 time",
 			edit: []string{`duration = "72h"`, "duration = \"72h\"\n  start = \"1998-06-10\""},
 			line: 3, col: 11, summary: "Invalid start", hint: `(example: "1998-06-10T00:00:00Z")`},
@@ -68,7 +68,7 @@ func TestParseScenarioRules(t *testing.T) {
 			line: 3, col: 3, summary: `Unknown key "sed" in scenario "s"`, hint: `did you mean "seed"?`},
 		{name: "peak_rps must be positive",
 			edit: []string{"peak_rps = 100", "peak_rps = -1"},
-			line: 6, col: 16, summary: "Invalid peak_rps", hint: "must be > 0, got -1"},
+			line: 6, col: 16, summary: "Invalid peak_rps", hint: "must be in (0, 1000000000], got -1"},
 		{name: "peak_rps is required",
 			edit: []string{"    peak_rps = 100\n", ""},
 			line: 3, col: 3, summary: "Missing peak_rps"},
@@ -137,10 +137,25 @@ func TestParseScenarioRules(t *testing.T) {
 			line: 13, col: 13, summary: "Invalid every", hint: "longer than 2 x ramp + hold = 2h0m0s"},
 		{name: "event multiplier must be positive",
 			add:  event("flash-sale", `domain = "payment"`, `at = "1h"`, `multiplier = 0`, `hold = "1m"`),
-			line: 11, col: 18, summary: "Invalid multiplier", hint: "must be > 0, got 0"},
+			line: 11, col: 18, summary: "Invalid multiplier", hint: "must be in (0, 1000], got 0"},
 		{name: "event hold must be positive",
 			add:  event("flash-sale", `domain = "payment"`, `at = "1h"`, `multiplier = 2`, `hold = "-1m"`),
 			line: 12, col: 12, summary: "Invalid hold", hint: "must be > 0s"},
+		{name: "duration is at most a leap year",
+			edit: []string{`duration = "72h"`, `duration = "9000h"`},
+			line: 2, col: 14, summary: "Invalid duration", hint: "must be in (0s, 8784h0m0s], got 9000h0m0s"},
+		{name: "peak_rps is at most a billion",
+			edit: []string{"peak_rps = 100", "peak_rps = 1e12"},
+			line: 6, col: 16, summary: "Invalid peak_rps", hint: "must be in (0, 1000000000], got 1000000000000"},
+		{name: "noise is a fraction",
+			edit: []string{`duration = "72h"`, "duration = \"72h\"\n  noise = 1e300"},
+			line: 3, col: 11, summary: "Invalid noise", hint: "noise must be in [0, 1], got 1e+300"},
+		{name: "event multiplier is at most 1000",
+			add:  event("flash-sale", `domain = "payment"`, `at = "1h"`, `multiplier = 1e9`, `hold = "1m"`),
+			line: 11, col: 18, summary: "Invalid multiplier", hint: "must be in (0, 1000], got 1000000000"},
+		{name: "service_time_factor is at most 1000",
+			add:  event("slow-dependency", `app = "fraud/scoring"`, `at = "1h"`, `service_time_factor = 1e9`, `hold = "1m"`),
+			line: 11, col: 27, summary: "Invalid service_time_factor", hint: "must be in (0, 1000], got 1000000000"},
 		{name: "event duration with a bad unit",
 			add:  event("flash-sale", `domain = "payment"`, `at = "1hr"`, `multiplier = 2`, `hold = "1m"`),
 			line: 10, col: 10, summary: "Invalid at", hint: `"1hr" is not a duration (example: "30s")`},
@@ -299,12 +314,17 @@ func FuzzParseScenario(f *testing.F) {
 	if src, err := os.ReadFile("testdata/scenario.hcl"); err == nil {
 		f.Add(src)
 	}
+	for _, edit := range []string{`duration = ` + deep(1000), `duration = "1000000h"`, "duration = " + strings.Repeat("!", 500) + "1",
+		"duration = \"72h\"\n  noise = 1e300", "duration = \"72h\"\n  seed = -1", "duration = \"\x00\xff\""} {
+		f.Add([]byte(strings.Replace(scenarioBase, `duration = "72h"`, edit, 1)))
+	}
+	f.Add([]byte(strings.Replace(scenarioBase, "peak_rps = 100", "peak_rps = 1e300", 1)))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		s, err := ParseScenario(src, "testdata/fuzz.hcl", nil)
 		if (s == nil) == (err == nil) {
 			t.Fatalf("scenario %v and error %v: want exactly one", s, err)
 		}
-		if err == nil && s.Duration <= 0 {
+		if err == nil && (s.Duration <= 0 || s.Duration > domains.MaxScenarioDuration) {
 			t.Fatalf("valid scenario with duration %v", s.Duration)
 		}
 		if err != nil && len(diagnostics(t, err)) == 0 {

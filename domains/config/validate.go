@@ -22,21 +22,28 @@ func validateConfig(cfg *domains.Config, h *configHCL, ds *Diagnostics) {
 		cl, hc := &cfg.Cluster, &h.Cluster
 		c.name(hc.Name, "cluster")
 		c.required(&hc.CapacityCores.attr, "capacity_cores = 12000")
-		c.number(&hc.CapacityCores, cl.CapacityCores, positive)
-		c.number(&hc.NodeCores, cl.NodeCores, positive)
-		if hc.NodeCores.ok() && hc.CapacityCores.ok() && cl.NodeCores > cl.CapacityCores {
+		c.number(&hc.CapacityCores, cl.CapacityCores, cores)
+		c.number(&hc.NodeCores, cl.NodeCores, cores)
+		if hc.NodeCores.ok() && hc.CapacityCores.ok() && cores.contains(cl.NodeCores) && cores.contains(cl.CapacityCores) && cl.NodeCores > cl.CapacityCores {
 			ds.add(hc.NodeCores.Range, "Invalid node_cores", "a node of %g cores does not fit in the pool of capacity_cores = %g", cl.NodeCores, cl.CapacityCores)
 		}
-		c.duration(&hc.NodeProvisionTime, cl.NodeProvisionTime, positive)
-		c.number(&hc.ProvisionerRate, cl.ProvisionerRate, positive)
-		c.integer(&hc.ProvisionerBurst, cl.ProvisionerBurst, nonNegative)
+		if !hc.NodeCores.Bad && hc.CapacityCores.ok() && cores.contains(cl.NodeCores) && cores.contains(cl.CapacityCores) && cl.CapacityCores/cl.NodeCores > domains.MaxNodes {
+			r := hc.NodeCores.Range
+			if !hc.NodeCores.Set {
+				r = hc.CapacityCores.Range
+			}
+			ds.add(r, "Invalid node_cores", "a pool of capacity_cores = %g in nodes of %g cores is %s nodes; it may have at most %d (use larger nodes)", cl.CapacityCores, cl.NodeCores, formatNumber(math.Floor(cl.CapacityCores/cl.NodeCores)), domains.MaxNodes)
+		}
+		c.duration(&hc.NodeProvisionTime, cl.NodeProvisionTime, startupTimes.loOpened())
+		c.number(&hc.ProvisionerRate, cl.ProvisionerRate, provisionerRates)
+		c.integer(&hc.ProvisionerBurst, cl.ProvisionerBurst, nodeCounts)
 		c.duration(&hc.NodeIdleTimeout, cl.NodeIdleTimeout, positive)
-		c.number(&hc.CostPerCoreHour, cl.CostPerCoreHour, nonNegative)
-		c.duration(&hc.TelemetryLag, cl.TelemetryLag, nonNegative)
+		c.number(&hc.CostPerCoreHour, cl.CostPerCoreHour, weights)
+		c.duration(&hc.TelemetryLag, cl.TelemetryLag, telemetryLags)
 	}
 
 	cm, hm := &cfg.Commander, &h.Commander
-	c.duration(&hm.Tick, cm.Tick, positive)
+	c.duration(&hm.Tick, cm.Tick, ticks)
 	c.number(&hm.DeadZone, cm.DeadZone, unitRightOpen)
 	c.number(&hm.ReserveMin, cm.ReserveMin, unitRightOpen)
 	c.number(&hm.MaxShareChange, cm.MaxShareChange, unitLeftOpen)
@@ -46,9 +53,9 @@ func validateConfig(cfg *domains.Config, h *configHCL, ds *Diagnostics) {
 	}
 
 	s, hs := &cfg.Soldier, &h.Soldier
-	c.duration(&hs.Tick, s.Tick, positive)
+	c.duration(&hs.Tick, s.Tick, ticks)
 	c.oneOf(&hs.Actuation, string(s.Actuation), []string{string(domains.ActuateReplicas), string(domains.ActuateHPABounds)})
-	c.number(&hs.OverageCap, s.OverageCap, nonNegative)
+	c.number(&hs.OverageCap, s.OverageCap, ratios)
 	c.duration(&hs.ScaleDownCooldown, s.ScaleDownCooldown, nonNegative)
 	c.oneOf(&hs.Mode, string(s.Mode), modeNames)
 	c.number(&hs.TargetUtilisation, s.TargetUtilisation, unitLeftOpen)
@@ -78,16 +85,17 @@ func validateDomains(cfg *domains.Config, h *configHCL, c checker) {
 	firstDomain := map[string]*domainHCL{}
 	floors := 0.0
 	floorsReported := false
+	apps, appsReported := 0, false
 	for i := range cfg.Domains {
 		d, hd := &cfg.Domains[i], h.Domains[i]
 		c.name(hd.Name, "domain")
 		if first, dup := firstDomain[d.Name]; dup {
-			ds.add(hd.Name.Range, fmt.Sprintf("Duplicate domain %q", d.Name), "domain names must be unique; the first is at line %d", first.Name.Range.Start.Line)
+			ds.add(hd.Name.Range, fmt.Sprintf("Duplicate domain %s", clip(d.Name)), "domain names must be unique; the first is at line %d", first.Name.Range.Start.Line)
 		} else {
 			firstDomain[d.Name] = hd
 		}
-		c.integer(&hd.Priority, d.Priority, nonNegative)
-		c.number(&hd.Weight, d.Weight, positive)
+		c.integer(&hd.Priority, d.Priority, priorities)
+		c.number(&hd.Weight, d.Weight, weights.loOpened())
 		c.number(&hd.Floor, d.Floor, unit)
 		c.number(&hd.Ceiling, d.Ceiling, unit)
 		c.oneOf(&hd.Mode, string(d.Mode), modeNames) // unset: the soldier block's mode
@@ -117,11 +125,22 @@ func validateDomains(cfg *domains.Config, h *configHCL, c checker) {
 			a, ha := &d.AppSets[j], hd.AppSets[j]
 			c.name(ha.Name, "app set")
 			if first, dup := firstSet[a.Name]; dup {
-				ds.add(ha.Name.Range, fmt.Sprintf("Duplicate app set %q in domain %q", a.Name, d.Name), "app set names must be unique within a domain; the first is at line %d", first.Name.Range.Start.Line)
+				ds.add(ha.Name.Range, fmt.Sprintf("Duplicate app set %s in domain %s", clip(a.Name), clip(d.Name)), "app set names must be unique within a domain; the first is at line %d", first.Name.Range.Start.Line)
 			} else {
 				firstSet[a.Name] = ha
 			}
 			validateAppSet(a, ha, c)
+			if !ha.Count.Bad && appCounts.contains(float64(a.Count)) {
+				apps += a.Count
+				if apps > domains.MaxApps && !appsReported {
+					appsReported = true
+					r := ha.Count.Range
+					if !ha.Count.Set {
+						r = ha.Def
+					}
+					ds.add(r, "Too many apps", "the app sets up to %s expand to %d apps; a config may have at most %d", clip(d.Name+"/"+a.Name), apps, domains.MaxApps)
+				}
+			}
 			if ha.CPUPerReplica.ok() && a.CPUPerReplica > cfg.Cluster.NodeCores {
 				ds.add(ha.CPUPerReplica.Range, "Invalid cpu_per_replica", "a replica of %g cores fits on no node of node_cores = %g; it would stay pending forever", a.CPUPerReplica, cfg.Cluster.NodeCores)
 			}
@@ -131,12 +150,12 @@ func validateDomains(cfg *domains.Config, h *configHCL, c checker) {
 }
 
 func validateAppSet(a *domains.AppSet, ha *appSetHCL, c checker) {
-	c.integer(&ha.Count, a.Count, atLeastOne)
+	c.integer(&ha.Count, a.Count, appCounts)
 	c.required(&ha.CPUPerReplica.attr, "cpu_per_replica = 0.5")
-	c.number(&ha.CPUPerReplica, a.CPUPerReplica, positive)
-	c.integer(&ha.MinReplicas, a.MinReplicas, atLeastOne)
-	c.integer(&ha.MaxReplicas, a.MaxReplicas, atLeastOne)
-	if !ha.MinReplicas.Bad && !ha.MaxReplicas.Bad && a.MinReplicas >= 1 && a.MinReplicas > a.MaxReplicas {
+	c.number(&ha.CPUPerReplica, a.CPUPerReplica, cpuPerReplicas)
+	c.integer(&ha.MinReplicas, a.MinReplicas, replicaCounts)
+	c.integer(&ha.MaxReplicas, a.MaxReplicas, replicaCounts)
+	if !ha.MinReplicas.Bad && !ha.MaxReplicas.Bad && replicaCounts.contains(float64(a.MinReplicas)) && replicaCounts.contains(float64(a.MaxReplicas)) && a.MinReplicas > a.MaxReplicas {
 		r, of := ha.MinReplicas.Range, "max_replicas"
 		if !ha.MaxReplicas.Set {
 			of = "the default max_replicas"
@@ -148,15 +167,15 @@ func validateAppSet(a *domains.AppSet, ha *appSetHCL, c checker) {
 	}
 	c.required(&ha.ServiceTime.attr, `service_time = "25ms"`)
 	c.duration(&ha.ServiceTime, a.ServiceTime, positive)
-	c.integer(&ha.Concurrency, a.Concurrency, atLeastOne)
-	c.duration(&ha.StartupTime, a.StartupTime, nonNegative)
+	c.integer(&ha.Concurrency, a.Concurrency, concurrencies)
+	c.duration(&ha.StartupTime, a.StartupTime, startupTimes)
 	c.duration(&ha.Timeout, a.Timeout, positive)
-	c.number(&ha.CallRatio, a.CallRatio, positive)
+	c.number(&ha.CallRatio, a.CallRatio, ratios.loOpened())
 	c.duration(&ha.CallLag, a.CallLag, callLags)
 	if ha.CallLag.ok() && a.CallLag > 0 && a.CallLag <= domains.MaxCallLag && len(a.DependsOn) == 0 && !ha.DependsOn.Bad {
 		c.ds.add(ha.CallLag.Range, "Invalid call_lag", "call_lag delays the calls to the sets in depends_on, and this set has none")
 	}
-	c.number(&ha.CPULimitRatio, a.CPULimitRatio, atLeastOne) // finite: decode rejects numbers too large for a float64
+	c.number(&ha.CPULimitRatio, a.CPULimitRatio, cpuLimitRatios)
 }
 
 // validateDependencies checks that every depends_on entry names an existing
@@ -183,10 +202,10 @@ func validateDependencies(cfg *domains.Config, h *configHCL, ds *Diagnostics) {
 				r := h.Domains[i].AppSets[j].DependsOn.Ranges[k]
 				near, _ := nearest(dep, keys)
 				if !strings.Contains(dep, "/") {
-					ds.add(r, fmt.Sprintf("Invalid dependency %q", dep), "dependencies are written \"domain/set\" (nearest: %q)", near)
+					ds.add(r, fmt.Sprintf("Invalid dependency %s", clip(dep)), "dependencies are written \"domain/set\" (nearest: %q)", near)
 					continue
 				}
-				ds.add(r, fmt.Sprintf("Unknown dependency %q", dep), "there is no app set %q; the nearest is %q", dep, near)
+				ds.add(r, fmt.Sprintf("Unknown dependency %s", clip(dep)), "there is no app set %s; the nearest is %q", clip(dep), near)
 			}
 		}
 	}
@@ -279,7 +298,7 @@ func (c checker) oneOf(a *stringAttr, v string, allowed []string) {
 			return
 		}
 	}
-	hint := fmt.Sprintf("%q is not one of %s", v, quoteList(allowed))
+	hint := fmt.Sprintf("%s is not one of %s", clip(v), quoteList(allowed))
 	if dym := didYouMean(v, allowed); dym != "" {
 		hint += "; " + dym
 	}
@@ -295,7 +314,7 @@ func (c checker) name(l label, what string) {
 		ok = ok && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
 	}
 	if !ok {
-		c.ds.add(l.Range, fmt.Sprintf("Invalid %s name %q", what, l.V), "names are 1 to 64 letters, digits, \"_\" or \"-\" (they become NATS subjects); references are written \"domain/set\"")
+		c.ds.add(l.Range, fmt.Sprintf("Invalid %s name %s", what, clip(l.V)), "names are 1 to 64 letters, digits, \"_\" or \"-\" (they become NATS subjects); references are written \"domain/set\"")
 	}
 }
 
@@ -314,11 +333,29 @@ var (
 	unitLeftOpen  = interval{lo: 0, hi: 1, loOpen: true}               // (0, 1]
 	unitRightOpen = interval{lo: 0, hi: 1, hiOpen: true}               // [0, 1)
 	callLags      = interval{lo: 0, hi: float64(domains.MaxCallLag)}   // [0s, 1h]
+	// The bounds of package domains (see its MaxReplicas).
+	cores            = interval{lo: 0, hi: domains.MaxCores, loOpen: true}
+	nodeCounts       = interval{lo: 0, hi: domains.MaxNodes}
+	provisionerRates = interval{lo: 0, hi: domains.MaxProvisionerRate, loOpen: true}
+	appCounts        = interval{lo: 1, hi: domains.MaxAppsPerSet}
+	replicaCounts    = interval{lo: 1, hi: domains.MaxReplicas}
+	cpuPerReplicas   = interval{lo: domains.MinCPUPerReplica, hi: math.Inf(1)}
+	concurrencies    = interval{lo: 1, hi: domains.MaxConcurrency}
+	ticks            = interval{lo: float64(domains.MinTick), hi: float64(domains.MaxTick)}
+	startupTimes     = interval{lo: 0, hi: float64(domains.MaxStartupTime)}
+	telemetryLags    = interval{lo: 0, hi: float64(domains.MaxTelemetryLag)}
+	priorities       = interval{lo: 0, hi: domains.MaxPriority}
+	weights          = interval{lo: 0, hi: domains.MaxWeight}
+	ratios           = interval{lo: 0, hi: domains.MaxRatio}
+	cpuLimitRatios   = interval{lo: 1, hi: domains.MaxRatio}
 	// staffingSafeties bound square-root staffing's beta: 10 is far beyond
 	// any wait probability worth buying.
 	staffingSafeties = interval{lo: 0, hi: 10, loOpen: true}  // (0, 10]
 	tolerances       = interval{lo: 0, hi: 0.5, loOpen: true} // (0, 0.5]
 )
+
+// loOpened is iv without its lower bound.
+func (iv interval) loOpened() interval { iv.loOpen = true; return iv }
 
 func (iv interval) contains(v float64) bool {
 	if v < iv.lo || v > iv.hi || math.IsNaN(v) {
@@ -345,4 +382,11 @@ func (iv interval) describe(show func(float64) string) string {
 	return fmt.Sprintf("in %s%s, %s%s", l, show(iv.lo), show(iv.hi), r)
 }
 
-func formatNumber(f float64) string { return strconv.FormatFloat(f, 'g', 6, 64) }
+// formatNumber shows whole numbers in full (10000000, not 1e+07) and the
+// rest to 6 significant digits.
+func formatNumber(f float64) string {
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(f, 'g', 6, 64)
+}
