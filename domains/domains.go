@@ -244,10 +244,11 @@ const (
 	MinCPUPerReplica = 0.001
 	// MaxConcurrency bounds AppSet.Concurrency.
 	MaxConcurrency = 100_000
-	// MinTick and MaxTick bound the Commander's and the Soldiers' ticks. The
-	// process-level tests run a Soldier at 100 ms and a Commander at 200 ms,
-	// so MinTick is 100 ms: ten decisions (and recorded steps) a second.
-	MinTick = 100 * time.Millisecond
+	// MinTick and MaxTick bound the Commander's and the Soldiers' ticks.
+	// MinTick is 1 ms, not more: the kill -9 test runs a Soldier at 5 ms so
+	// that it commits a batch of steps several times a second. It keeps a
+	// "1ns" typo from ticking tens of thousands of times a second.
+	MinTick = time.Millisecond
 	MaxTick = 24 * time.Hour
 	// MaxStartupTime bounds AppSet.StartupTime and Cluster.NodeProvisionTime
 	// (the simulator keeps a slot per tick of either).

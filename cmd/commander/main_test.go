@@ -109,7 +109,7 @@ func TestEmbeddedDevMode(t *testing.T) {
 	for _, h := range []struct{ src, problem string }{
 		{"x = " + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "\n" + fast, `dev\.hcl:1,\d+-\d+: Nesting too deep`},
 		{strings.Replace(fast, `max_replicas    = 60`, `max_replicas    = 3000000000`, 1), `Invalid max_replicas; max_replicas must be in \[1, 1000000\], got 3000000000`},
-		{strings.Replace(fast, `tick = "200ms"`, `tick = "1ns"`, 1), `Invalid tick; tick must be in \[100ms, 24h0m0s\], got 1ns`},
+		{strings.Replace(fast, `tick = "200ms"`, `tick = "1ns"`, 1), `Invalid tick; tick must be in \[1ms, 24h0m0s\], got 1ns`},
 	} {
 		if err := os.WriteFile(cfgPath, []byte(h.src), 0o644); err != nil {
 			t.Fatal(err)

@@ -116,7 +116,7 @@ func TestRunValidate(t *testing.T) {
 				path("huge.hcl") + ":2,20-25: Invalid capacity_cores; capacity_cores must be in (0, 10000000], got 1e+300.",
 				path("huge.hcl") + ":8,23-32: Invalid count; count must be in [1, 100000], got 100000000.",
 				path("huge.hcl") + ":9,23-33: Invalid max_replicas; max_replicas must be in [1, 1000000], got 3000000000.",
-				path("huge.hcl") + `:23,10-15: Invalid tick; tick must be in [100ms, 24h0m0s], got 1ns.`,
+				path("huge.hcl") + `:23,10-15: Invalid tick; tick must be in [1ms, 24h0m0s], got 1ns.`,
 			}},
 		{name: "a missing file is an error",
 			args: []string{"--config", path("nope.hcl")}, code: 1,
