@@ -22,13 +22,7 @@ func paymentscale(tb testing.TB, name string) (*sim.Sim, sim.Policy) {
 // BenchmarkTick is one 10 s tick of the 1,550-app example, policy decision
 // and simulator step, per baseline; compare sim's BenchmarkStep for the step
 // alone.
-func BenchmarkTick(b *testing.B) {
-	for _, name := range Names {
-		b.Run("policy="+name, func(b *testing.B) {
-			simtest.BenchmarkTicks(b, func() (*sim.Sim, sim.Policy) { return paymentscale(b, name) })
-		})
-	}
-}
+func BenchmarkTick(b *testing.B) { benchPolicies(b, Names, paymentscale) }
 
 // TestDecideDoesNotAllocate pins every baseline's zero-allocation steady
 // state on the 1,550-app example.
@@ -36,9 +30,25 @@ func TestDecideDoesNotAllocate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the 1,550-app example once per policy")
 	}
-	for _, name := range Names {
+	pinNoAllocs(t, Names, paymentscale)
+}
+
+// benchPolicies benchmarks one tick of the world that world builds, under
+// each policy of names.
+func benchPolicies(b *testing.B, names []string, world func(testing.TB, string) (*sim.Sim, sim.Policy)) {
+	for _, name := range names {
+		b.Run("policy="+name, func(b *testing.B) {
+			simtest.BenchmarkTicks(b, func() (*sim.Sim, sim.Policy) { return world(b, name) })
+		})
+	}
+}
+
+// pinNoAllocs fails t for each policy of names whose steady-state tick on
+// the world that world builds allocates.
+func pinNoAllocs(t *testing.T, names []string, world func(testing.TB, string) (*sim.Sim, sim.Policy)) {
+	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
-			if allocs := simtest.TickAllocs(paymentscale(t, name)); allocs != 0 {
+			if allocs := simtest.TickAllocs(world(t, name)); allocs != 0 {
 				t.Fatalf("%.1f allocations per tick, want 0", allocs)
 			}
 		})

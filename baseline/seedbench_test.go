@@ -26,13 +26,7 @@ var seedScalePolicies = []string{"hpa", "oracle"}
 // BenchmarkSeedScaleTick is one 10 s tick of the seed-scale world, policy
 // decision and simulator step, an hour into its diurnal day. 40,000x real
 // time, what training at seed scale needs under hpa, is 0.25 ms per tick.
-func BenchmarkSeedScaleTick(b *testing.B) {
-	for _, name := range seedScalePolicies {
-		b.Run("policy="+name, func(b *testing.B) {
-			simtest.BenchmarkTicks(b, func() (*sim.Sim, sim.Policy) { return seedScale(b, name) })
-		})
-	}
-}
+func BenchmarkSeedScaleTick(b *testing.B) { benchPolicies(b, seedScalePolicies, seedScale) }
 
 // TestSeedScaleTickDoesNotAllocate pins the zero-allocation steady state of
 // the seed-scale world under each benchmarked baseline.
@@ -40,11 +34,5 @@ func TestSeedScaleTickDoesNotAllocate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the seed-scale world once per policy")
 	}
-	for _, name := range seedScalePolicies {
-		t.Run(name, func(t *testing.T) {
-			if allocs := simtest.TickAllocs(seedScale(t, name)); allocs != 0 {
-				t.Fatalf("%.1f allocations per tick, want 0", allocs)
-			}
-		})
-	}
+	pinNoAllocs(t, seedScalePolicies, seedScale)
 }
