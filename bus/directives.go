@@ -145,3 +145,17 @@ func (c *Conn) forgetBucket() {
 	c.kv = nil
 	c.mu.Unlock()
 }
+
+// EnsureBuckets creates the cluster's directive and override buckets, or
+// brings their configuration up to date. The Commander calls it at start:
+// its credential is the only one allowed to create or update a stream
+// (Permissions), so Soldiers and the operator only ever bind to them.
+func (c *Conn) EnsureBuckets(ctx context.Context) error {
+	if _, err := c.directives(ctx, true); err != nil {
+		return fmt.Errorf("bus: create directive bucket %s: %w", c.bucket, err)
+	}
+	if _, err := c.createOverrides(ctx); err != nil {
+		return fmt.Errorf("bus: create override bucket: %w", err)
+	}
+	return nil
+}

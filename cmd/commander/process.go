@@ -122,6 +122,10 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	p.Connected(conn)
 	daemon.RegisterConn(reg, "commander", conn)
 	p.log.Info("nats connected", "url", url, "cluster", cfg.Cluster.Name)
+	// Only the Commander's credential may create the buckets; Soldiers bind.
+	if err := conn.EnsureBuckets(cctx); err != nil {
+		return err
+	}
 
 	// Sequence numbers continue from the last directive held in the KV, so
 	// they grow across restarts as well as terms do. The term exceeds the
