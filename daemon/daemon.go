@@ -97,7 +97,12 @@ func AttachSoldier(ctx context.Context, conn *bus.Conn, s *soldier.Soldier, doma
 		return nil, err
 	}
 	if d, ok, err := conn.LastDirective(ctx, domain); err != nil {
-		log.Warn("cannot read the last directive", "error", err)
+		if reason := rejectReason(err); reason != "other" {
+			m.Rejected.WithLabelValues(reason).Inc()
+			log.Warn("the last directive held by the bus is rejected; waiting for the next", "reason", reason, "error", err)
+		} else {
+			log.Warn("cannot read the last directive", "error", err)
+		}
 	} else if ok {
 		if offer(d, nil) {
 			log.Info("resumed from the last directive", "seq", d.Seq, "term", d.Term, "cores", d.Cores)
@@ -169,6 +174,12 @@ func (m *Metrics) CommanderTick(d commander.Decision, err error, took time.Durat
 
 func rejectReason(err error) string {
 	switch {
+	case errors.Is(err, wire.ErrUnsigned):
+		return wire.RejectUnsigned
+	case errors.Is(err, wire.ErrBadSignature):
+		return wire.RejectBadSignature
+	case errors.Is(err, bus.ErrWrongDomain):
+		return wire.RejectWrongDomain
 	case errors.Is(err, wire.ErrTooLarge):
 		return "oversized"
 	case errors.Is(err, wire.ErrMalformed):

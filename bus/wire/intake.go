@@ -13,6 +13,9 @@ const (
 	RejectReplayed    = "replayed"     // (Term, Seq) not newer than the last accepted
 	RejectFuture      = "future"       // IssuedAt more than MaxSkew after now
 	RejectStale       = "stale"        // IssuedAt + TTL before now
+	// Rejected before Intake, by the bus (a Soldier with directive keys).
+	RejectUnsigned     = "unsigned"      // no signature, ErrUnsigned
+	RejectBadSignature = "bad_signature" // not signed by a trusted key, ErrBadSignature
 )
 
 // Intake is a Soldier's gate for directives: it accepts a directive only if it

@@ -114,6 +114,9 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	if !embedded {
 		copts.SetAuth(cfg.NATS) // nats { token_file, nkey_seed_file, credentials, tls }; the embedded server has none
 	}
+	if err := daemon.CommanderSigning(&copts, cfg.NATS, p.log); err != nil {
+		return err
+	}
 	conn, err := bus.Connect(cctx, copts)
 	if err != nil {
 		return err
@@ -207,7 +210,7 @@ func (p *process) reload(cmd *commander.Commander) {
 		p.log.Error("config reload rejected, keeping the running config", "path", path, "error", err)
 		return
 	}
-	if cfg.NATS != p.cfg.NATS || cfg.Store != p.cfg.Store {
+	if !cfg.NATS.Equal(p.cfg.NATS) || cfg.Store != p.cfg.Store {
 		p.log.Warn("nats and store settings apply on restart", "path", path)
 	}
 	p.cfg = cfg
