@@ -159,9 +159,10 @@ func concat(ss ...[]string) []string {
 
 // ServerConfig is what WriteServerConfig needs besides the roles.
 type ServerConfig struct {
-	// Listen is the client address. Default "0.0.0.0:4222".
+	// Listen is the client address. Default "127.0.0.1:4222" (loopback).
 	Listen string
-	// HTTP is the monitoring address (/healthz). Empty: none.
+	// HTTP is the monitoring address (/healthz). nats-server serves it
+	// without authentication. Empty: none.
 	HTTP string
 	// StoreDir is the JetStream directory. Default "/data".
 	StoreDir string
@@ -197,7 +198,7 @@ type ServerTLS struct {
 // deterministic for equal input.
 func WriteServerConfig(w io.Writer, roles []Role, sc ServerConfig) error {
 	if sc.Listen == "" {
-		sc.Listen = "0.0.0.0:4222"
+		sc.Listen = "127.0.0.1:4222"
 	}
 	if sc.StoreDir == "" {
 		sc.StoreDir = "/data"
