@@ -76,17 +76,22 @@ func RegisterConn(reg prometheus.Registerer, component string, conn *bus.Conn) {
 // AttachSoldier feeds s the directives for its domain: first the last one
 // held in the bus's key-value store (so a restarted Soldier resumes at once),
 // then every live one. Rejected directives are counted by reason and logged
-// at Debug; the last good one stays in force.
+// with it: at Debug when replayed or stale (a duplicate or late delivery), at
+// Warn otherwise (what no real Commander sends: forged, unsigned, out of
+// bounds), at most once a minute per reason. The last good one stays in
+// force.
 func AttachSoldier(ctx context.Context, conn *bus.Conn, s *soldier.Soldier, domain string, clock func() time.Time, m *Metrics, log hclog.Logger) (*bus.Subscription, error) {
+	warn := newRejectLog(log, time.Minute)
 	offer := func(d wire.Directive, err error) bool {
 		if err != nil {
-			m.Rejected.WithLabelValues(rejectReason(err)).Inc()
-			log.Debug("directive rejected", "error", err)
+			reason := rejectReason(err)
+			m.Rejected.WithLabelValues(reason).Inc()
+			warn.log(reason, "error", err)
 			return false
 		}
 		if ok, reason := s.OnDirective(d, clock()); !ok {
 			m.Rejected.WithLabelValues(reason).Inc()
-			log.Debug("directive rejected", "reason", reason, "seq", d.Seq, "term", d.Term)
+			warn.log(reason, "seq", d.Seq, "term", d.Term, "issued_at", d.IssuedAt, "ttl", d.TTL, "cores", d.Cores)
 			return false
 		}
 		m.Received.Inc()

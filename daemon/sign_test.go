@@ -14,10 +14,11 @@ import (
 	"github.com/regimentd/regiment/soldier"
 )
 
-// signTestDirective is a valid directive for domain at now.
+// signTestDirective is a valid directive for domain at now: cores of
+// overrideConfig's 100-core pool.
 func signTestDirective(domain string, term, seq uint64, now time.Time, cores float64) wire.Directive {
 	return wire.Directive{Version: wire.Version, Cluster: "prod", Domain: domain, Term: term, Seq: seq, IssuedAt: now,
-		TTL: wire.Duration(3 * time.Minute), Share: 0.3, Cores: cores, Urgency: 0.5, Headroom: 0.1, Policy: "forecast", Reason: "test"}
+		TTL: wire.Duration(3 * time.Minute), Share: cores / 100, Cores: cores, Urgency: 0.5, Headroom: 0.1, Policy: "forecast", Reason: "test"}
 }
 
 // eventually polls cond until it holds or 5 s pass.

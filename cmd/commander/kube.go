@@ -40,7 +40,7 @@ func (p *process) lead(ctx context.Context, client kubernetes.Interface, cmd *co
 			term := uint64(time.Now().UnixNano())
 			for _, d := range p.cfg.Domains {
 				if last, ok, err := conn.LastDirective(lctx, d.Name); err == nil && ok {
-					term = max(term, last.Term+1)
+					term, _ = commander.ResumeTerm(time.Now(), term, last.Term) // a term past any clock is ignored
 				}
 			}
 			cmd.BeginTerm(term)

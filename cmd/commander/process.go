@@ -141,8 +141,12 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 			return fmt.Errorf("read the last directive for %s: %w", d.Name, err)
 		}
 		if ok {
-			seq0 = max(seq0, last.Seq)
-			term = max(term, last.Term+1)
+			next, usable := commander.ResumeTerm(start, term, last.Term)
+			if !usable {
+				p.log.Warn("ignoring the last directive held by the bus: its term is past any clock", "domain", d.Name, "term", last.Term, "seq", last.Seq)
+				continue
+			}
+			seq0, term = max(seq0, last.Seq), next
 		}
 	}
 	cancel()

@@ -174,7 +174,7 @@ func runSystem(ctx context.Context, w *world, dataDir string, speed float64, log
 		return sum, err
 	}
 	cmd := commander.New(cfg, cpolicy, cfg.Commander.Policy, cconn,
-		&recording.Commander{Episode: cmdEp.ID, Domains: names, Out: app, Ledger: st.AppendLedger, Err: recErr}, uint64(time.Now().UnixNano()), 0)
+		&recording.Commander{Episode: cmdEp.ID, Domains: names, Out: app, Ledger: st.AppendLedger, Err: recErr}, commander.FirstTerm(simNow()), 0)
 	reports := newCounter(len(cfg.Domains))
 	cmetrics := daemon.NewMetrics(prometheus.NewRegistry(), "commander")
 	if _, err := daemon.AttachCommander(cconn, cmd, cmetrics, log.Named("commander"), func(r wire.DomainReport) {

@@ -46,7 +46,7 @@ func TestSoldierRunsWithItsRolePermissions(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := wire.Directive{Version: wire.Version, Cluster: "small", Domain: "fraud", Term: 1, Seq: 7, IssuedAt: time.Now(),
-		TTL: wire.Duration(10 * time.Minute), Share: 0.2, Cores: 40, Urgency: 0.5, Policy: "test", Reason: "before the soldier starts"}
+		TTL: wire.Duration(5 * time.Minute), Share: 0.2, Cores: 128, Urgency: 0.5, Policy: "test", Reason: "before the soldier starts"}
 	if err := commander.PublishDirective(ctx, d); err != nil {
 		t.Fatal(err)
 	}
