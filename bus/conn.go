@@ -90,10 +90,11 @@ type Conn struct {
 	mu sync.Mutex
 	kv jetstream.KeyValue // the directive bucket; nil until first used
 
-	denied   atomic.Uint64 // permission violations reported by the server
-	closing  atomic.Bool
-	closed   chan struct{} // closed when the connection is closed for good
-	drainErr atomic.Pointer[error]
+	denied         atomic.Uint64 // permission violations reported by the server
+	droppedReports atomic.Uint64 // reports not sent while disconnected
+	closing        atomic.Bool
+	closed         chan struct{} // closed when the connection is closed for good
+	drainErr       atomic.Pointer[error]
 }
 
 // Connect connects to the server at opts.URL. A deadline on ctx bounds the
