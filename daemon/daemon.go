@@ -67,10 +67,17 @@ func NewMetrics(reg prometheus.Registerer, component string) *Metrics {
 
 // RegisterConn exports conn's NATS permission denials (publishes and
 // subscriptions the server refused: a sign of a misconfigured role or of a
-// forged message) as regiment_<component>_nats_denied_total on reg.
+// forged message) as regiment_<component>_nats_denied_total on reg, and a
+// Soldier's reports dropped while reconnecting as
+// regiment_soldier_reports_dropped_total.
 func RegisterConn(reg prometheus.Registerer, component string, conn *bus.Conn) {
 	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "regiment_" + component + "_nats_denied_total",
 		Help: "NATS publishes and subscriptions refused by the server's permissions."}, func() float64 { return float64(conn.Denied()) }))
+	if component == "soldier" {
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "regiment_soldier_reports_dropped_total",
+			Help: "Reports not sent because NATS was reconnecting (reports are not buffered: they would arrive stale)."},
+			func() float64 { return float64(conn.DroppedReports()) }))
+	}
 }
 
 // AttachSoldier feeds s the directives for its domain: first the last one
