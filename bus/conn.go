@@ -64,6 +64,15 @@ type ConnectOptions struct {
 	ReconnectJitter time.Duration
 	// DrainTimeout bounds Drain. Default 10s.
 	DrainTimeout time.Duration
+	// Signer, when set, signs every directive PublishDirective sends (the
+	// Commander's nats { directive_signing_key_file }). Nil: unsigned.
+	Signer *Signer
+	// DirectiveKeys, when not empty, are the public nkeys whose signature a
+	// received directive must carry (a Soldier's nats { directive_keys }; two
+	// during a key rollover): SubscribeDirectives and LastDirective refuse
+	// any other with an error wrapping wire.ErrUnsigned or
+	// wire.ErrBadSignature. Empty: directives are not checked.
+	DirectiveKeys []string
 }
 
 // Conn is a connection to the bus for one cluster.
@@ -75,13 +84,17 @@ type Conn struct {
 	log     hclog.Logger
 	bucket  string
 
+	signer *Signer   // nil: directives go unsigned
+	verify *Verifier // nil: received directives are not checked
+
 	mu sync.Mutex
 	kv jetstream.KeyValue // the directive bucket; nil until first used
 
-	denied   atomic.Uint64 // permission violations reported by the server
-	closing  atomic.Bool
-	closed   chan struct{} // closed when the connection is closed for good
-	drainErr atomic.Pointer[error]
+	denied         atomic.Uint64 // permission violations reported by the server
+	droppedReports atomic.Uint64 // reports not sent while disconnected
+	closing        atomic.Bool
+	closed         chan struct{} // closed when the connection is closed for good
+	drainErr       atomic.Pointer[error]
 }
 
 // Connect connects to the server at opts.URL. A deadline on ctx bounds the
@@ -115,6 +128,12 @@ func Connect(ctx context.Context, opts ConnectOptions) (*Conn, error) {
 		log:     opts.Logger,
 		bucket:  bucket,
 		closed:  make(chan struct{}),
+		signer:  opts.Signer,
+	}
+	if len(opts.DirectiveKeys) > 0 {
+		if c.verify, err = NewVerifier(opts.DirectiveKeys); err != nil {
+			return nil, fmt.Errorf("bus: connect: %w", err)
+		}
 	}
 	nopts := []nats.Option{
 		nats.Name(opts.Name),
@@ -272,14 +291,22 @@ func (c *Conn) checkOwn(msg, cluster, domain string) error {
 	return nil
 }
 
+// ErrWrongDomain: a received message names a domain other than its
+// subject's, or one not configured. The error wraps the wire.FieldError too.
+var ErrWrongDomain = errors.New("wrong domain")
+
 // checkReceived refuses a decoded message of another cluster, of an unknown
-// domain, or whose domain is not subjectDomain, its subject's domain token.
+// domain, or whose domain is not subjectDomain, its subject's domain token
+// (the last two wrap ErrWrongDomain).
 func (c *Conn) checkReceived(msg, cluster, domain, subjectDomain string) error {
-	if err := c.checkOwn(msg, cluster, domain); err != nil {
+	if err := c.checkOwn(msg, cluster, ""); err != nil {
 		return err
 	}
+	if err := c.checkOwn(msg, cluster, domain); err != nil {
+		return fmt.Errorf("%w: %w", ErrWrongDomain, err)
+	}
 	if domain != subjectDomain {
-		return &wire.FieldError{Message: msg, Field: "domain", Problem: fmt.Sprintf("%q does not match the subject's %q", domain, subjectDomain)}
+		return fmt.Errorf("%w: %w", ErrWrongDomain, &wire.FieldError{Message: msg, Field: "domain", Problem: fmt.Sprintf("%q does not match the subject's %q", domain, subjectDomain)})
 	}
 	return nil
 }

@@ -343,6 +343,16 @@ func TestReconnect(t *testing.T) {
 	if err := commander.PublishDirective(ctx, directive("payment", 1, 100)); !errors.Is(err, nats.ErrConnectionReconnecting) {
 		t.Fatalf("publish while disconnected: err = %v, want nats.ErrConnectionReconnecting", err)
 	}
+	// Nor is a report: buffered ones would reach the Commander stale after
+	// the reconnect. It is dropped and counted.
+	report := wire.DomainReport{Version: wire.Version, Cluster: testCluster, Domain: "payment", Seq: 1, SentAt: t0, Mode: wire.ModeActive}
+	if err := soldier.PublishReport(ctx, report); err != nil || soldier.DroppedReports() != 1 {
+		t.Fatalf("report while disconnected: err = %v, dropped %d; want nil and 1", err, soldier.DroppedReports())
+	}
+	rfn, reports := collect[wire.DomainReport]()
+	if _, err := commander.SubscribeReports(rfn); err != nil {
+		t.Fatal(err)
+	}
 	e2 := startServer(t, dir, port)
 	eventually(t, 10*time.Second, "both Conns to reconnect", func() bool {
 		return commander.Connected() && soldier.Connected()
@@ -368,6 +378,16 @@ func TestReconnect(t *testing.T) {
 			received = true
 		case <-time.After(50 * time.Millisecond):
 		}
+	}
+
+	// The report dropped while disconnected never arrives; the next does.
+	flush(t, commander)
+	report.Seq = 2
+	if err := soldier.PublishReport(ctx, report); err != nil {
+		t.Fatal(err)
+	}
+	if r := receive(t, reports, "the report after reconnecting"); r.err != nil || r.v.Seq != 2 {
+		t.Fatalf("the commander got report %+v, %v first; want seq 2 (seq 1 was dropped)", r.v, r.err)
 	}
 
 	// The directive stored before the restart is on disk in the new server.

@@ -27,6 +27,12 @@ func (c *Conn) publishDirective(ctx context.Context, d wire.Directive, store boo
 	if err := c.checkOwn("directive", d.Cluster, d.Domain); err != nil {
 		return fmt.Errorf("bus: publish directive: %w", err)
 	}
+	if c.signer != nil {
+		var err error
+		if d, err = c.signer.Sign(d); err != nil {
+			return fmt.Errorf("bus: publish directive: %w", err)
+		}
+	}
 	b, err := d.Encode()
 	if err != nil {
 		return fmt.Errorf("bus: publish directive: %w", err)
@@ -88,9 +94,10 @@ func (c *Conn) LastDirective(ctx context.Context, domain string) (wire.Directive
 
 // SubscribeDirectives calls fn with each directive published for domain. A
 // message that fails decoding or validation is passed as the zero directive
-// and an error wrapping wire.ErrTooLarge, wire.ErrMalformed or
-// wire.ErrInvalid; the caller should count it and keep its last good
-// directive. fn does not see duplicates or order problems: use wire.Intake.
+// and an error wrapping wire.ErrTooLarge, wire.ErrMalformed,
+// wire.ErrInvalid, wire.ErrUnsigned or wire.ErrBadSignature (with
+// DirectiveKeys), or ErrWrongDomain; the caller should count it and keep its
+// last good directive. fn does not see duplicates or order problems: use wire.Intake.
 func (c *Conn) SubscribeDirectives(domain string, fn func(d wire.Directive, err error)) (*Subscription, error) {
 	subject, err := DirectiveSubject(c.cluster, domain)
 	if err != nil {
@@ -101,8 +108,13 @@ func (c *Conn) SubscribeDirectives(domain string, fn func(d wire.Directive, err 
 	})
 }
 
+// decodeDirective decodes b, checks its signature when the Conn has
+// directive keys, then that it is for domain.
 func (c *Conn) decodeDirective(b []byte, domain string) (wire.Directive, error) {
 	d, err := wire.DecodeDirective(b)
+	if err == nil && c.verify != nil {
+		err = c.verify.Verify(d)
+	}
 	if err == nil {
 		err = c.checkReceived("directive", d.Cluster, d.Domain, domain)
 	}
@@ -144,4 +156,18 @@ func (c *Conn) forgetBucket() {
 	c.mu.Lock()
 	c.kv = nil
 	c.mu.Unlock()
+}
+
+// EnsureBuckets creates the cluster's directive and override buckets, or
+// brings their configuration up to date. The Commander calls it at start:
+// its credential is the only one allowed to create or update a stream
+// (Permissions), so Soldiers and the operator only ever bind to them.
+func (c *Conn) EnsureBuckets(ctx context.Context) error {
+	if _, err := c.directives(ctx, true); err != nil {
+		return fmt.Errorf("bus: create directive bucket %s: %w", c.bucket, err)
+	}
+	if _, err := c.createOverrides(ctx); err != nil {
+		return fmt.Errorf("bus: create override bucket: %w", err)
+	}
+	return nil
 }

@@ -31,14 +31,17 @@
 // (LastDirective). Every message is validated before it is published and
 // after it is received; a message that fails is handed to the subscriber's
 // handler as an error (wrapping wire.ErrTooLarge, wire.ErrMalformed or
-// wire.ErrInvalid) with a zero value, so the subscriber can count it and keep
-// its last good state. A received message must also name the connection's
-// cluster and the domain of its subject.
+// wire.ErrInvalid; wire.ErrUnsigned or wire.ErrBadSignature for a directive
+// on a Conn with DirectiveKeys) with a zero value, so the subscriber can
+// count it and keep its last good state. A received message must also name
+// the connection's cluster and the domain of its subject (ErrWrongDomain).
 //
 // A Conn reconnects forever: exponential backoff from ReconnectWait to
 // MaxReconnectWait plus up to ReconnectJitter of random delay. Subscriptions
-// are restored on reconnect. Publishes made while disconnected are buffered by
-// the client (up to its reconnect buffer) and sent on reconnect.
+// are restored on reconnect. Directives and reports are not published while
+// reconnecting (they would arrive stale: PublishDirective fails at once,
+// PublishReport drops and counts the report); other publishes are buffered
+// by the client (up to its reconnect buffer) and sent on reconnect.
 //
 // # Security
 //
@@ -52,8 +55,13 @@
 // overrides) and WriteServerConfig renders it as a nats-server config, one
 // nkey user per role; each role connects with its own InboxPrefix. The
 // server drops what a role may not do and reports it asynchronously: Denied
-// counts those reports. The embedded server runs without authentication
-// unless given a Token.
+// counts those reports. JetStream access is the exact API subjects each
+// role's key-value calls need for its own buckets and keys: only the
+// Commander creates or updates a stream (EnsureBuckets), no role deletes,
+// purges or gets by a body-given subject. A Signer (the Commander's) signs
+// every directive PublishDirective sends; a Verifier built from
+// DirectiveKeys (a Soldier's) refuses directives no trusted key signed. The
+// embedded server runs without authentication unless given a Token.
 //
 // # Concurrency
 //

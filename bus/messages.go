@@ -22,8 +22,20 @@ func (c *Conn) PublishReport(ctx context.Context, r wire.DomainReport) error {
 	if err != nil {
 		return err
 	}
+	if !c.nc.IsConnected() && !c.nc.IsClosed() && !c.nc.IsDraining() {
+		// Reconnecting. Not buffered for the reconnect: a minute of buffered reports would
+		// reach the Commander all at once, stale, and be used. The next
+		// tick's report after the reconnect is current.
+		c.droppedReports.Add(1)
+		c.log.Debug("report dropped while disconnected", "domain", r.Domain, "seq", r.Seq)
+		return nil
+	}
 	return c.publish(ctx, "report", subject, b)
 }
+
+// DroppedReports is the number of reports PublishReport dropped because the
+// Conn was disconnected (reports are not buffered for a reconnect).
+func (c *Conn) DroppedReports() uint64 { return c.droppedReports.Load() }
 
 // SubscribeReports calls fn with each report of every domain. Failures are
 // passed as in SubscribeDirectives.

@@ -149,14 +149,12 @@ func (c *Conn) Overrides(ctx context.Context, domain string) ([]wire.Override, e
 	if err != nil {
 		return nil, fmt.Errorf("bus: list overrides: %w", err)
 	}
-	keys, err := kv.Keys(ctx)
-	if errors.Is(err, jetstream.ErrNoKeysFound) {
-		return nil, nil
-	}
+	keys, err := overrideKeys(ctx, kv, domain)
 	if err != nil {
 		return nil, fmt.Errorf("bus: list overrides: %w", err)
 	}
 	slices.Sort(keys)
+	keys = slices.Compact(keys) // a listing may repeat a key written meanwhile
 	var out []wire.Override
 	var errs []error
 	for _, k := range keys {
@@ -190,6 +188,39 @@ func (c *Conn) Overrides(ctx context.Context, domain string) ([]wire.Override, e
 	return out, nil
 }
 
+// overrideKeys lists the keys of domain's pins, or of every pin when domain
+// is "". For one domain it lists only "<domain>.*" and looks up "<domain>"
+// directly, the calls a Soldier's credential allows (Permissions): a listing
+// of the whole bucket would also carry other domains' keys.
+func overrideKeys(ctx context.Context, kv jetstream.KeyValue, domain string) ([]string, error) {
+	if domain == "" {
+		keys, err := kv.Keys(ctx)
+		if errors.Is(err, jetstream.ErrNoKeysFound) {
+			return nil, nil
+		}
+		return keys, err
+	}
+	var keys []string
+	switch _, err := kv.Get(ctx, domain); {
+	case err == nil:
+		keys = append(keys, domain)
+	case !errors.Is(err, jetstream.ErrKeyNotFound):
+		return nil, err
+	}
+	l, err := kv.ListKeysFiltered(ctx, domain+".*")
+	if err != nil {
+		return nil, err
+	}
+	defer l.Stop()
+	for k := range l.Keys() {
+		keys = append(keys, k)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // the listing stopped short
+	}
+	return keys, nil
+}
+
 // overrideKey is o's key in the override bucket: "<domain>" for a share pin,
 // "<domain>.<app>" for a replica pin (app without its domain prefix).
 func overrideKey(o wire.Override) string {
@@ -200,16 +231,27 @@ func overrideKey(o wire.Override) string {
 	return o.Domain + "." + app
 }
 
-// overrides returns the override bucket, creating it when create is set.
-// Without create, a missing bucket is jetstream.ErrBucketNotFound. Overrides
+// overrides returns the override bucket. A missing one is created when
+// create is set (which only the Commander's credential may do; it does so at
+// start, EnsureBuckets), else it is jetstream.ErrBucketNotFound. Overrides
 // are rare: the handle is not cached.
 func (c *Conn) overrides(ctx context.Context, create bool) (jetstream.KeyValue, error) {
 	name, err := OverrideBucket(c.cluster)
 	if err != nil {
 		return nil, err
 	}
-	if !create {
-		return c.js.KeyValue(ctx, name)
+	kv, err := c.js.KeyValue(ctx, name)
+	if !create || !errors.Is(err, jetstream.ErrBucketNotFound) {
+		return kv, err
+	}
+	return c.createOverrides(ctx)
+}
+
+// createOverrides creates the override bucket or updates its configuration.
+func (c *Conn) createOverrides(ctx context.Context) (jetstream.KeyValue, error) {
+	name, err := OverrideBucket(c.cluster)
+	if err != nil {
+		return nil, err
 	}
 	return c.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 		Bucket:       name,

@@ -56,10 +56,30 @@ func InboxPrefix(cluster, user string) string { return "_INBOX_" + cluster + "_"
 //     report, the allocation and the pins in force; the Commander (share pins)
 //     and a Soldier (its domain's replica pins) answer them and store them.
 //
-// JetStream access is limited to the API calls each role's bus methods make
-// on the two key-value buckets: stream info, create/update for the writers,
-// direct gets of the keys they may read, and the ordered consumer that lists
-// override keys.
+// JetStream access is the exact $JS.API subjects nats.go's jetstream
+// key-value client sends for what each role does with the two buckets:
+//
+//   - Only the Commander creates or updates a bucket (account info, then
+//     STREAM.UPDATE falling back to STREAM.CREATE): it creates both at start
+//     (EnsureBuckets).
+//     Nobody may delete or purge a stream, create another stream, or read
+//     messages by a body-given subject (STREAM.MSG.GET); so no credential can
+//     add subjects or a republish rule to a bucket, the escalation of issue 16.
+//   - A Soldier binds to a bucket with STREAM.INFO, reads its own keys with
+//     DIRECT.GET of the key's subject, writes only "$KV.<overrides>.<domain>.*"
+//     (its replica pins), and lists its own pins with an ordered consumer
+//     whose filter subject is in the API subject
+//     (CONSUMER.CREATE.<stream>.<name>.$KV.<overrides>.<domain>.*); the
+//     server refuses a request whose body filter differs from that subject.
+//   - The Commander and the operator list every pin the same way, with the
+//     filter "$KV.<overrides>.>".
+//
+// STREAM.INFO is the one JetStream call that shows a Soldier something of
+// other domains: the bucket's configuration and, when asked with a subjects
+// filter, which keys exist and how many messages each holds (not their
+// values). Consumer names are random, so a user that lists may delete any
+// consumer of the override stream (CONSUMER.DELETE.<stream>.*): at worst it
+// cuts short another role's listing, which is retried.
 func Permissions(cfg *domains.Config) ([]Role, error) {
 	c := cfg.Cluster.Name
 	if err := ValidToken(c); err != nil {
@@ -69,32 +89,35 @@ func Permissions(cfg *domains.Config) ([]Role, error) {
 	ob, _ := OverrideBucket(c)
 	root := subjectRoot + "." + c + "."
 	api := "$JS.API."
-	// kv are the JetStream API subjects a user of bucket b needs: stream info
-	// always; for a writer, account info (limits checked before creating),
-	// create and update (CreateOrUpdateKeyValue).
-	kv := func(b string, write bool) []string {
-		s := []string{api + "STREAM.INFO.KV_" + b}
-		if write {
-			s = append(s, api+"INFO", api+"STREAM.CREATE.KV_"+b, api+"STREAM.UPDATE.KV_"+b)
-		}
-		return s
+	// bind is what opening an existing bucket takes (jetstream.KeyValue).
+	bind := func(b string) []string { return []string{api + "STREAM.INFO.KV_" + b} }
+	// create is what CreateOrUpdateKeyValue takes: account info (limits
+	// checked before creating), update, create when update finds none.
+	create := func(b string) []string {
+		return []string{api + "INFO", api + "STREAM.UPDATE.KV_" + b, api + "STREAM.CREATE.KV_" + b}
 	}
-	// list is what listing a bucket's keys takes (an ordered consumer).
-	list := func(b string) []string {
-		return []string{api + "CONSUMER.CREATE.KV_" + b, api + "CONSUMER.CREATE.KV_" + b + ".>", api + "CONSUMER.DELETE.KV_" + b + ".>"}
+	// list is what listing keys under filter takes: an ordered push consumer
+	// (named at random) filtered on the API subject, its deletion on stop or
+	// reset, and answers to the server's flow-control requests.
+	list := func(b, filter string) []string {
+		return []string{
+			api + "CONSUMER.CREATE.KV_" + b + ".*.$KV." + b + "." + filter,
+			api + "CONSUMER.DELETE.KV_" + b + ".*",
+			"$JS.FC.KV_" + b + ".>",
+		}
 	}
 	get := func(b, key string) string { return api + "DIRECT.GET.KV_" + b + ".$KV." + b + "." + key }
 
 	commander := Role{User: CommanderUser, InboxPrefix: InboxPrefix(c, CommanderUser), AllowResponses: true}
 	commander.Publish = concat(
 		[]string{root + kindDirective + ".*", root + kindAllocation},
-		kv(db, true), []string{"$KV." + db + ".*", get(db, "*")},
-		kv(ob, true), list(ob), []string{"$KV." + ob + ".>", get(ob, ">")},
+		bind(db), create(db), []string{"$KV." + db + ".*", get(db, "*")},
+		bind(ob), create(ob), list(ob, ">"), []string{"$KV." + ob + ".>", get(ob, ">")},
 	)
 	commander.Subscribe = []string{root + kindReport + ".*", root + kindOverride + ".*", commander.InboxPrefix + ".>"}
 
 	operator := Role{User: OperatorUser, InboxPrefix: InboxPrefix(c, OperatorUser)}
-	operator.Publish = concat([]string{root + kindOverride + ".*"}, kv(ob, false), list(ob), []string{get(ob, ">")})
+	operator.Publish = concat([]string{root + kindOverride + ".*"}, bind(ob), list(ob, ">"), []string{get(ob, ">")})
 	operator.Subscribe = []string{root + kindReport + ".*", root + kindAllocation, operator.InboxPrefix + ".>"}
 
 	roles := []Role{commander, operator}
@@ -111,8 +134,8 @@ func Permissions(cfg *domains.Config) ([]Role, error) {
 		s := Role{User: u, Domain: d.Name, InboxPrefix: InboxPrefix(c, u), AllowResponses: true}
 		s.Publish = concat(
 			[]string{root + kindReport + "." + d.Name},
-			kv(db, false), []string{get(db, d.Name)},
-			kv(ob, true), list(ob),
+			bind(db), []string{get(db, d.Name)},
+			bind(ob), list(ob, d.Name+".*"),
 			[]string{"$KV." + ob + "." + d.Name + ".*", get(ob, d.Name), get(ob, d.Name+".*")},
 		)
 		s.Subscribe = []string{root + kindDirective + "." + d.Name, root + kindOverride + "." + d.Name, s.InboxPrefix + ".>"}
@@ -136,9 +159,10 @@ func concat(ss ...[]string) []string {
 
 // ServerConfig is what WriteServerConfig needs besides the roles.
 type ServerConfig struct {
-	// Listen is the client address. Default "0.0.0.0:4222".
+	// Listen is the client address. Default "127.0.0.1:4222" (loopback).
 	Listen string
-	// HTTP is the monitoring address (/healthz). Empty: none.
+	// HTTP is the monitoring address (/healthz). nats-server serves it
+	// without authentication. Empty: none.
 	HTTP string
 	// StoreDir is the JetStream directory. Default "/data".
 	StoreDir string
@@ -174,7 +198,7 @@ type ServerTLS struct {
 // deterministic for equal input.
 func WriteServerConfig(w io.Writer, roles []Role, sc ServerConfig) error {
 	if sc.Listen == "" {
-		sc.Listen = "0.0.0.0:4222"
+		sc.Listen = "127.0.0.1:4222"
 	}
 	if sc.StoreDir == "" {
 		sc.StoreDir = "/data"

@@ -112,6 +112,9 @@ func TestPermissionsOnARealServer(t *testing.T) {
 	fraud := s.as(t, SoldierUser("fraud"))
 	operator := s.as(t, OperatorUser)
 	legit := directive("payment", 1, 1)
+	if err := commander.EnsureBuckets(ctx); err != nil {
+		t.Fatal(err)
+	}
 
 	t.Run("a soldier's credentials cannot publish a directive", func(t *testing.T) {
 		fn, got := collect[wire.Directive]()

@@ -188,10 +188,35 @@ func (c *Commander) Tick(ctx context.Context, now time.Time) (Decision, error) {
 // Run ticks every Commander tick until ctx ends; clock gives the time.
 // onTick, if not nil, sees every tick's decision or error.
 // A Reload that changes the tick resets the ticker.
+//
+// The first tick does not wait a whole tick: it comes as soon as every
+// domain has reported, or firstTickWait after start at the latest (and never
+// later than a tick), so that fresh Soldiers leave their fallback within
+// seconds instead of a minute. Later ticks are a tick apart.
 func (c *Commander) Run(ctx context.Context, clock func() time.Time, onTick func(Decision, error)) error {
-	tick := c.tick()
+	tick, wait, domains := c.runTiming()
+	if wait <= 0 {
+		wait = tick
+	}
 	t := time.NewTicker(tick)
 	defer t.Stop()
+	first := time.NewTimer(min(tick, wait))
+	defer first.Stop()
+	poll := time.NewTicker(firstTickPoll)
+	defer poll.Stop()
+	waiting := true
+	run := func() {
+		d, err := c.Tick(ctx, clock())
+		if onTick != nil {
+			onTick(d, err)
+		}
+		if waiting {
+			waiting = false
+			first.Stop()
+			poll.Stop()
+			t.Reset(tick)
+		}
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -202,12 +227,27 @@ func (c *Commander) Run(ctx context.Context, clock func() time.Time, onTick func
 				t.Reset(d)
 			}
 		case <-t.C:
-			d, err := c.Tick(ctx, clock())
-			if onTick != nil {
-				onTick(d, err)
+			run()
+		case <-first.C:
+			run()
+		case <-poll.C:
+			if n, _ := c.builder.Reports(); waiting && n >= domains {
+				run()
 			}
 		}
 	}
+}
+
+// firstTickPoll is how often Run checks, before its first tick, whether
+// every domain has reported.
+const firstTickPoll = 100 * time.Millisecond
+
+// runTiming is the tick, the longest wait for the first tick (two Soldier
+// ticks: every live Soldier has reported by then) and the number of domains.
+func (c *Commander) runTiming() (tick, firstWait time.Duration, domains int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cfg.Commander.Tick, 2 * c.cfg.Soldier.Tick, len(c.cfg.Domains)
 }
 
 // Reload applies cfg's rules and timing from the next tick on: each domain's

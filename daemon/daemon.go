@@ -67,26 +67,38 @@ func NewMetrics(reg prometheus.Registerer, component string) *Metrics {
 
 // RegisterConn exports conn's NATS permission denials (publishes and
 // subscriptions the server refused: a sign of a misconfigured role or of a
-// forged message) as regiment_<component>_nats_denied_total on reg.
+// forged message) as regiment_<component>_nats_denied_total on reg, and a
+// Soldier's reports dropped while reconnecting as
+// regiment_soldier_reports_dropped_total.
 func RegisterConn(reg prometheus.Registerer, component string, conn *bus.Conn) {
 	reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "regiment_" + component + "_nats_denied_total",
 		Help: "NATS publishes and subscriptions refused by the server's permissions."}, func() float64 { return float64(conn.Denied()) }))
+	if component == "soldier" {
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "regiment_soldier_reports_dropped_total",
+			Help: "Reports not sent because NATS was reconnecting (reports are not buffered: they would arrive stale)."},
+			func() float64 { return float64(conn.DroppedReports()) }))
+	}
 }
 
 // AttachSoldier feeds s the directives for its domain: first the last one
 // held in the bus's key-value store (so a restarted Soldier resumes at once),
 // then every live one. Rejected directives are counted by reason and logged
-// at Debug; the last good one stays in force.
+// with it: at Debug when replayed or stale (a duplicate or late delivery), at
+// Warn otherwise (what no real Commander sends: forged, unsigned, out of
+// bounds), at most once a minute per reason. The last good one stays in
+// force.
 func AttachSoldier(ctx context.Context, conn *bus.Conn, s *soldier.Soldier, domain string, clock func() time.Time, m *Metrics, log hclog.Logger) (*bus.Subscription, error) {
+	warn := newRejectLog(log, time.Minute)
 	offer := func(d wire.Directive, err error) bool {
 		if err != nil {
-			m.Rejected.WithLabelValues(rejectReason(err)).Inc()
-			log.Debug("directive rejected", "error", err)
+			reason := rejectReason(err)
+			m.Rejected.WithLabelValues(reason).Inc()
+			warn.log(reason, "error", err)
 			return false
 		}
 		if ok, reason := s.OnDirective(d, clock()); !ok {
 			m.Rejected.WithLabelValues(reason).Inc()
-			log.Debug("directive rejected", "reason", reason, "seq", d.Seq, "term", d.Term)
+			warn.log(reason, "seq", d.Seq, "term", d.Term, "issued_at", d.IssuedAt, "ttl", d.TTL, "cores", d.Cores)
 			return false
 		}
 		m.Received.Inc()
@@ -97,7 +109,12 @@ func AttachSoldier(ctx context.Context, conn *bus.Conn, s *soldier.Soldier, doma
 		return nil, err
 	}
 	if d, ok, err := conn.LastDirective(ctx, domain); err != nil {
-		log.Warn("cannot read the last directive", "error", err)
+		if reason := rejectReason(err); reason != "other" {
+			m.Rejected.WithLabelValues(reason).Inc()
+			log.Warn("the last directive held by the bus is rejected; waiting for the next", "reason", reason, "error", err)
+		} else {
+			log.Warn("cannot read the last directive", "error", err)
+		}
 	} else if ok {
 		if offer(d, nil) {
 			log.Info("resumed from the last directive", "seq", d.Seq, "term", d.Term, "cores", d.Cores)
@@ -169,6 +186,12 @@ func (m *Metrics) CommanderTick(d commander.Decision, err error, took time.Durat
 
 func rejectReason(err error) string {
 	switch {
+	case errors.Is(err, wire.ErrUnsigned):
+		return wire.RejectUnsigned
+	case errors.Is(err, wire.ErrBadSignature):
+		return wire.RejectBadSignature
+	case errors.Is(err, bus.ErrWrongDomain):
+		return wire.RejectWrongDomain
 	case errors.Is(err, wire.ErrTooLarge):
 		return "oversized"
 	case errors.Is(err, wire.ErrMalformed):

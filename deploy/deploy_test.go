@@ -34,9 +34,10 @@ func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{})) }
 
 const secure = "overlays/example-secure"
 
-// renderServerConfig is what `regiment nats-config --nkey-env --tls-cert
-// /etc/nats/tls/tls.crt --tls-key /etc/nats/tls/tls.key` prints for the
-// secure overlay's regiment.hcl.
+// renderServerConfig is what `regiment nats-config --nkey-env --listen
+// 0.0.0.0:4222 --http 0.0.0.0:8222 --tls-cert /etc/nats/tls/tls.crt
+// --tls-key /etc/nats/tls/tls.key` prints for the secure overlay's
+// regiment.hcl (in a pod, the server listens on the pod's network).
 func renderServerConfig(t *testing.T) []byte {
 	t.Helper()
 	cfg, err := config.LoadFile(filepath.Join(secure, "regiment.hcl"))

@@ -2,6 +2,7 @@ package domains
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -297,7 +298,25 @@ type NATS struct {
 	// TLS secures the connection. The zero value: plain TCP unless the URL
 	// says tls://.
 	TLS NATSTLS
+	// SigningKey is the path to a file holding the nkey seed the Commander
+	// signs every directive with (ed25519). Only the Commander reads it.
+	// Empty: directives go unsigned.
+	SigningKey string
+	// DirectiveKeys are the public nkeys ("U...") whose signature a Soldier
+	// requires on every directive; two during a key rollover, at most
+	// MaxDirectiveKeys. Empty: Soldiers accept unsigned directives.
+	DirectiveKeys []string
 }
+
+// Equal reports whether n and o say the same.
+func (n NATS) Equal(o NATS) bool {
+	return n.URL == o.URL && n.TokenFile == o.TokenFile && n.NkeySeedFile == o.NkeySeedFile &&
+		n.Credentials == o.Credentials && n.TLS == o.TLS && n.SigningKey == o.SigningKey &&
+		slices.Equal(n.DirectiveKeys, o.DirectiveKeys)
+}
+
+// MaxDirectiveKeys is the most directive keys trusted at once.
+const MaxDirectiveKeys = 4
 
 // NATSTLS is the TLS part of NATS. TLS is on when Enabled.
 type NATSTLS struct {

@@ -616,7 +616,7 @@ func TestCommanderRestartedBehindTheLastTerm(t *testing.T) {
 
 	ahead := time.Now().Add(30 * time.Second)
 	prev := wire.Directive{Version: wire.Version, Cluster: "small", Domain: "payment", Term: uint64(ahead.UnixNano()), Seq: 41,
-		IssuedAt: ahead, TTL: wire.Duration(10 * time.Minute), Share: 0.3, Cores: 190, Urgency: 0.5, Headroom: 0.1,
+		IssuedAt: ahead, TTL: wire.Duration(faultTTL), Share: 0.3, Cores: 192, Urgency: 0.5, Headroom: 0.1,
 		Policy: "forecast", Reason: "from a commander whose clock ran 30s ahead"}
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()

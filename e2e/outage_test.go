@@ -110,7 +110,9 @@ func TestNATSOutageFiveMinutes(t *testing.T) {
 		t.Fatal(err)
 	}
 	cconn := connect("commander")
-	cmd := commander.New(cfg, cpol, cfg.Commander.Policy, cconn, nil, uint64(time.Now().UnixNano()), 0)
+	// The term comes from the clock the Soldiers judge it by (the simulated
+	// one), as in regiment run: they refuse a term past their clock.
+	cmd := commander.New(cfg, cpol, cfg.Commander.Policy, cconn, nil, commander.FirstTerm(simNow()), 0)
 	if _, err := daemon.AttachCommander(cconn, cmd, daemon.NewMetrics(prometheus.NewRegistry(), "commander"), null, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,12 @@
 // Apps are indexed by their position in the domain (App.Index), in config
 // order; the ladder and fallback windows count Soldier ticks.
 //
+// Directives pass a wire.Intake (OnDirective): valid, for the domain, newer
+// than the last accepted while that one is in force, current, and within the
+// bounds a real Commander of the config keeps (IntakeBounds: terms from its
+// clock, one seq a Commander tick, TTL up to twice directive_ttl, cores the
+// share of the pool). A rejected directive leaves the last good one in force.
+//
 // Concurrency: a Soldier's Tick and Run must not be called concurrently with
 // each other; directives and overrides may arrive from any goroutine
 // (OnDirective, OnOverride), and Reload is safe with Tick.

@@ -49,6 +49,7 @@ type Config struct {
 	Ladder      LadderConfig          // rollback ladder of the domain's priority tier
 	Fallback    FallbackConfig        // automatic fallback; Window 0: off
 	Reward      reward.SoldierWeights // reward weights of each recorded step
+	Intake      wire.IntakeBounds     // what a real Commander's directives stay within (IntakeBounds)
 }
 
 // NewConfig builds the Soldier config of domain name from a cluster config.
@@ -67,6 +68,7 @@ func NewConfig(cfg *domains.Config, name string) (Config, error) {
 		SLO: d.SLO.LatencyP99.Seconds(), ErrorBudget: d.SLO.ErrorBudget, Priority: d.Priority,
 		Soldier: sc, Policy: cfg.Soldier.Policy, Ladder: LadderFrom(cfg.Soldier.Ladder(d.Priority)),
 		Fallback: FallbackFrom(cfg.Soldier.Fallback, cfg.Soldier.Tick), Reward: soldierWeights(cfg),
+		Intake: IntakeBounds(cfg),
 	}, nil
 }
 
@@ -122,7 +124,7 @@ func New(cfg Config, policy Policy, observer Observer, act Actuator, pub Publish
 		ladder: NewLadder(cfg.Ladder),
 		obs:    Observation{Apps: make([]AppObservation, n)},
 		act:    act, observer: observer, pub: pub, rec: rec, ov: newOverrides(cfg),
-		intake:   wire.Intake{Domain: cfg.Domain, MaxSkew: time.Minute},
+		intake:   wire.Intake{Domain: cfg.Domain, MaxSkew: time.Minute, Bounds: cfg.Intake},
 		rpsHist:  make([]float64, 0, hist),
 		proposed: make([]int32, n), baseline: make([]int32, n), shadow: make([]int32, n), decided: make([]int32, n),
 		need:    make([]float64, n),
@@ -340,6 +342,7 @@ func (s *Soldier) Reload(cfg *domains.Config) error {
 		s.auto = NewFallback(next.Fallback) // a new window and hold: the old ones were counted in other ticks
 	}
 	s.ladder.SetConfig(next.Ladder) // new thresholds; the rung in force stays until they move it
+	s.setIntakeBounds(next.Intake)
 	s.cfg = next
 	s.exec.cfg = ExecutorConfig{
 		OverageCap: next.Soldier.OverageCap, ScaleDownCooldown: next.Soldier.ScaleDownCooldown,

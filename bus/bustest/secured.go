@@ -74,17 +74,38 @@ func StartSecured(t testing.TB, cfg *domains.Config) *Secured {
 	return s
 }
 
+// SigningKey writes a new directive signing seed into the server's
+// directory as name and returns its public key.
+func (s *Secured) SigningKey(t testing.TB, name string) string {
+	t.Helper()
+	kp, err := nkeys.CreateUser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed, _ := kp.Seed()
+	pub, _ := kp.PublicKey()
+	if err := os.WriteFile(filepath.Join(s.Dir, name), seed, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return pub
+}
+
 // Seed is the path of user's nkey seed file.
 func (s *Secured) Seed(user string) string { return filepath.Join(s.Dir, user+".nk") }
 
-// Connect connects as user, with its seed and inbox prefix; the connection
-// closes at the end of the test.
-func (s *Secured) Connect(t testing.TB, user string) *bus.Conn {
+// Connect connects as user, with its seed and inbox prefix, then whatever
+// mod sets (a Signer, DirectiveKeys); the connection closes at the end of
+// the test.
+func (s *Secured) Connect(t testing.TB, user string, mod ...func(*bus.ConnectOptions)) *bus.Conn {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := bus.Connect(ctx, bus.ConnectOptions{URL: s.URL, Cluster: s.Cluster, Name: user,
-		NkeySeedFile: s.Seed(user), InboxPrefix: bus.InboxPrefix(s.Cluster, user)})
+	o := bus.ConnectOptions{URL: s.URL, Cluster: s.Cluster, Name: user,
+		NkeySeedFile: s.Seed(user), InboxPrefix: bus.InboxPrefix(s.Cluster, user)}
+	for _, m := range mod {
+		m(&o)
+	}
+	c, err := bus.Connect(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,10 @@
 package wire
 
-import "time"
+import (
+	"encoding/base64"
+	"encoding/json"
+	"time"
+)
 
 // Directive is the Commander's order to one domain's Soldier for the next
 // ticks: its share of the contested pool and what that share means in cores.
@@ -23,6 +27,26 @@ type Directive struct {
 	Headroom float64  `json:"headroom"` // spare capacity to keep above demand, fraction [0, 1]
 	Policy   string   `json:"policy"`   // name of the policy that decided; at most MaxName bytes
 	Reason   string   `json:"reason"`   // why, for humans; at most MaxReason bytes
+	// Signer names the key that signed the directive (the Commander's public
+	// nkey, "U..."), for humans and logs; a verifier tries every key it
+	// trusts, not just this one. Empty: unsigned. At most MaxName bytes.
+	Signer string `json:"signer,omitempty"`
+	// Sig is the ed25519 signature of SignedBytes, SigSize bytes in standard
+	// base64 (a string keeps Directive comparable). Empty: unsigned.
+	Sig string `json:"sig,omitempty"`
+}
+
+// SigSize is the size of a directive signature (ed25519), before base64.
+const SigSize = 64
+
+// SignedBytes is what a directive's signature covers: d encoded without
+// Signer and Sig. Encoding is deterministic (fields in struct order, floats
+// and times in their shortest exact form), so a decoded directive yields the
+// bytes its signer signed. It does not validate d.
+func (d Directive) SignedBytes() []byte {
+	d.Signer, d.Sig = "", ""
+	b, _ := json.Marshal(d) // cannot fail: no type here fails to marshal
+	return b
 }
 
 // Validate checks d against the contract. known, when not nil, reports
@@ -42,6 +66,14 @@ func (d Directive) Validate(known func(domain string) bool) error {
 	c.unit("headroom", d.Headroom)
 	c.text("policy", d.Policy, MaxName, false)
 	c.text("reason", d.Reason, MaxReason, false)
+	if d.Signer != "" {
+		c.name("signer", d.Signer)
+	}
+	if d.Sig != "" {
+		if b, err := base64.StdEncoding.DecodeString(d.Sig); err != nil || len(b) != SigSize {
+			c.fail("sig", "not %d bytes of standard base64 (an ed25519 signature)", SigSize)
+		}
+	}
 	return c.result()
 }
 

@@ -5,7 +5,13 @@ import (
 	"time"
 )
 
+// termAt is the term a Commander starting at t takes.
+func termAt(t time.Time) uint64 { return uint64(t.UnixNano()) }
+
 func TestIntakeAccept(t *testing.T) {
+	// bounded is a payment Soldier's intake for a Commander ticking every
+	// 10s with 3m directives over a 12000-core pool.
+	bounded := Intake{Domain: "payment", Bounds: IntakeBounds{TermClock: true, Tick: 10 * time.Second, MaxTTL: 6 * time.Minute, CapacityCores: 12000}}
 	// dir builds a valid directive for payment with a 3m TTL.
 	dir := func(term, seq uint64, issued time.Time) Directive {
 		d := exampleDirective()
@@ -80,6 +86,38 @@ func TestIntakeAccept(t *testing.T) {
 		}},
 		{"invalid directive is rejected", Intake{}, []step{
 			{func() Directive { d := dir(1, 1, t0); d.Share = 2; return d }(), t0, false, RejectInvalid},
+		}},
+		{"an expired directive no longer holds back lower (term, seq): recovery without restart", Intake{}, []step{
+			{dir(1<<40, 1, t0), t0, true, ""},
+			{dir(1, 2, t0.Add(time.Minute)), t0.Add(time.Minute), false, RejectReplayed},
+			{dir(1, 3, t0.Add(3*time.Minute+time.Second)), t0.Add(3*time.Minute + time.Second), true, ""},
+		}},
+		{"a term past the clock-derived terms is refused", bounded, []step{
+			{dir(termAt(t0.Add(time.Minute+time.Nanosecond)), 1, t0), t0, false, RejectTermAhead},
+			{dir(1<<63, 1, t0), t0, false, RejectTermAhead},
+			{dir(termAt(t0.Add(time.Minute)), 1, t0), t0, true, ""},
+		}},
+		{"a seq jump beyond the ticks elapsed is refused", bounded, []step{
+			{dir(termAt(t0), 100, t0), t0, true, ""},
+			{dir(termAt(t0), 100+SeqSlack+2, t0.Add(10*time.Second)), t0.Add(10 * time.Second), false, RejectSeqJump},
+			{dir(termAt(t0), 1100, t0.Add(20*time.Second)), t0.Add(20 * time.Second), false, RejectSeqJump},
+			{dir(termAt(t0), 100+SeqSlack+1, t0.Add(10*time.Second)), t0.Add(10 * time.Second), true, ""},
+		}},
+		{"a long gap allows a long seq jump", bounded, []step{
+			{dir(termAt(t0), 100, t0), t0, true, ""},
+			{dir(termAt(t0), 460, t0.Add(time.Hour)), t0.Add(time.Hour), true, ""},
+		}},
+		{"a new term may start seq anywhere", bounded, []step{
+			{dir(termAt(t0), 100, t0), t0, true, ""},
+			{dir(termAt(t0)+1, 5000, t0.Add(time.Second)), t0.Add(time.Second), true, ""},
+		}},
+		{"a TTL past the bound is refused", bounded, []step{
+			{func() Directive { d := dir(1, 1, t0); d.TTL = Duration(24 * time.Hour); return d }(), t0, false, RejectTTL},
+		}},
+		{"cores that are not the share of the pool are refused", bounded, []step{
+			{func() Directive { d := dir(1, 1, t0); d.Cores = 0.5; return d }(), t0, false, RejectBudget},
+			{func() Directive { d := dir(1, 1, t0); d.Cores += 121; return d }(), t0, false, RejectBudget},
+			{func() Directive { d := dir(1, 1, t0); d.Cores -= 119; return d }(), t0, true, ""},
 		}},
 	}
 	for _, tt := range tests {

@@ -32,6 +32,11 @@ var (
 	ErrMalformed = errors.New("malformed payload")
 	// ErrInvalid: a field breaks a rule of the contract (see FieldError).
 	ErrInvalid = errors.New("invalid message")
+	// ErrUnsigned: a directive carries no signature where one is required.
+	ErrUnsigned = errors.New("unsigned directive")
+	// ErrBadSignature: a directive's signature is not one of a trusted key's
+	// over its SignedBytes.
+	ErrBadSignature = errors.New("bad directive signature")
 )
 
 // FieldError says which rule a message broke. It wraps ErrInvalid.

@@ -37,10 +37,10 @@ func (p *process) lead(ctx context.Context, client kubernetes.Interface, cmd *co
 	log.Info("campaigning for leadership")
 	return kube.LeaderElect(ctx, kube.ElectionConfig{Client: client, Namespace: k.LeaseNamespace}, id,
 		func(lctx context.Context) {
-			term := uint64(time.Now().UnixNano())
+			term := commander.FirstTerm(time.Now())
 			for _, d := range p.cfg.Domains {
 				if last, ok, err := conn.LastDirective(lctx, d.Name); err == nil && ok {
-					term = max(term, last.Term+1)
+					term, _ = commander.ResumeTerm(time.Now(), term, last.Term) // a term past any clock is ignored
 				}
 			}
 			cmd.BeginTerm(term)

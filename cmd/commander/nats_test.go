@@ -20,7 +20,8 @@ import (
 // renders it), authenticating with the nkey seed its config names: its
 // directives reach a Soldier connected with that Soldier's credentials, it
 // answers and stores an operator's share pin, and it never hits a permission
-// violation.
+// violation. It signs its directives with the key its config names, which
+// the Soldier requires.
 func TestCommanderRunsWithItsRolePermissions(t *testing.T) {
 	dir := t.TempDir()
 	src, err := config.ReadPortable("../../examples/small.hcl")
@@ -33,7 +34,9 @@ func TestCommanderRunsWithItsRolePermissions(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := bustest.StartSecured(t, cfg)
-	soldier := srv.Connect(t, bus.SoldierUser("payment"))
+	// The soldier takes only directives signed with the key the config names.
+	pub := srv.SigningKey(t, "directive.nk")
+	soldier := srv.Connect(t, bus.SoldierUser("payment"), func(o *bus.ConnectOptions) { o.DirectiveKeys = []string{pub} })
 	directives := make(chan wire.Directive, 16)
 	if _, err := soldier.SubscribeDirectives("payment", func(d wire.Directive, err error) {
 		if err == nil {
@@ -49,7 +52,7 @@ func TestCommanderRunsWithItsRolePermissions(t *testing.T) {
 	// The config names the seed relative to itself, as a Secret mount would.
 	cfgPath := filepath.Join(srv.Dir, "small.hcl")
 	if err := os.WriteFile(cfgPath, []byte(strings.Replace(fast, `nats  { url = "" }`,
-		"nats {\n  url            = \""+srv.URL+"\"\n  nkey_seed_file = \"commander.nk\"\n}", 1)), 0o644); err != nil {
+		"nats {\n  url            = \""+srv.URL+"\"\n  nkey_seed_file = \"commander.nk\"\n  directive_signing_key_file = \"directive.nk\"\n}", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -61,8 +64,8 @@ func TestCommanderRunsWithItsRolePermissions(t *testing.T) {
 	}()
 	select {
 	case d := <-directives:
-		if d.Domain != "payment" || d.Cluster != "small" {
-			t.Fatalf("directive %+v", d)
+		if d.Domain != "payment" || d.Cluster != "small" || d.Signer != pub {
+			t.Fatalf("directive %+v, want payment's signed by %s", d, pub)
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatalf("the soldier got no directive within 15s:\n%s", stderr.String())

@@ -114,6 +114,9 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	if !embedded {
 		copts.SetAuth(cfg.NATS) // nats { token_file, nkey_seed_file, credentials, tls }; the embedded server has none
 	}
+	if err := daemon.CommanderSigning(&copts, cfg.NATS, p.log); err != nil {
+		return err
+	}
 	conn, err := bus.Connect(cctx, copts)
 	if err != nil {
 		return err
@@ -122,6 +125,10 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	p.Connected(conn)
 	daemon.RegisterConn(reg, "commander", conn)
 	p.log.Info("nats connected", "url", url, "cluster", cfg.Cluster.Name)
+	// Only the Commander's credential may create the buckets; Soldiers bind.
+	if err := conn.EnsureBuckets(cctx); err != nil {
+		return err
+	}
 
 	// Sequence numbers continue from the last directive held in the KV, so
 	// they grow across restarts as well as terms do. The term exceeds the
@@ -134,8 +141,12 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 			return fmt.Errorf("read the last directive for %s: %w", d.Name, err)
 		}
 		if ok {
-			seq0 = max(seq0, last.Seq)
-			term = max(term, last.Term+1)
+			next, usable := commander.ResumeTerm(start, term, last.Term)
+			if !usable {
+				p.log.Warn("ignoring the last directive held by the bus: its term is past any clock", "domain", d.Name, "term", last.Term, "seq", last.Seq)
+				continue
+			}
+			seq0, term = max(seq0, last.Seq), next
 		}
 	}
 	cancel()
@@ -203,7 +214,7 @@ func (p *process) reload(cmd *commander.Commander) {
 		p.log.Error("config reload rejected, keeping the running config", "path", path, "error", err)
 		return
 	}
-	if cfg.NATS != p.cfg.NATS || cfg.Store != p.cfg.Store {
+	if !cfg.NATS.Equal(p.cfg.NATS) || cfg.Store != p.cfg.Store {
 		p.log.Warn("nats and store settings apply on restart", "path", path)
 	}
 	p.cfg = cfg

@@ -30,8 +30,8 @@ func runNATSConfig(_ context.Context, args []string, stdout, stderr io.Writer) i
 	seeds := fs.String("seeds", "", "`dir`ectory of the users' nkey seeds, <user>.nk; missing ones are created (mode 0600); required without --nkey-env")
 	out := fs.String("out", "", "write the server config to this `file` instead of stdout")
 	var sc bus.ServerConfig
-	fs.StringVar(&sc.Listen, "listen", "0.0.0.0:4222", "client `address` of the server")
-	fs.StringVar(&sc.HTTP, "http", "0.0.0.0:8222", "monitoring `address` (/healthz); empty: none")
+	fs.StringVar(&sc.Listen, "listen", "127.0.0.1:4222", "client `address` of the server; loopback by default, 0.0.0.0:4222 for every interface (then use --tls-cert)")
+	fs.StringVar(&sc.HTTP, "http", "", "monitoring `address` (/healthz), e.g. 127.0.0.1:8222; it has no authentication, so keep it off a shared network; empty: none")
 	fs.StringVar(&sc.StoreDir, "store-dir", "/data", "JetStream storage `dir`ectory on the server")
 	fs.StringVar(&sc.TLS.CertFile, "tls-cert", "", "server certificate `file` (PEM) as the server sees it; turns TLS on")
 	fs.StringVar(&sc.TLS.KeyFile, "tls-key", "", "server key `file` (PEM)")
@@ -51,6 +51,14 @@ nkey user per role, each allowed only its subjects
 
 The seeds stay in DIR: give each daemon its own as the file named by
 nats { nkey_seed_file = ... } in its config (a Kubernetes Secret per role).
+DIR also gets directive-signing.nk, the key the Commander signs directives
+with (nats { directive_signing_key_file }); its public key, printed on
+stderr, goes in every Soldier's nats { directive_keys }
+(docs/security.md#signed-directives).
+
+The server listens on 127.0.0.1 unless --listen says otherwise, with
+monitoring off unless --http; across hosts, listen on the network with
+--tls-cert and --tls-key (docs/security.md#tls).
 With --nkey-env the file names environment variables instead of keys
 ($REGIMENT_NKEY_COMMANDER, $REGIMENT_NKEY_SOLDIER_PAYMENT, ...), so it does
 not change when keys do; deploy/overlays/example-secure is made this way.
@@ -83,6 +91,10 @@ Flags:
 	}
 	if !sc.NkeyEnv {
 		if sc.Nkeys, err = seedKeys(*seeds, roles, stderr); err != nil {
+			fmt.Fprintf(stderr, "regiment nats-config: %v\n", err)
+			return 1
+		}
+		if err := signingKey(*seeds, stderr); err != nil {
 			fmt.Fprintf(stderr, "regiment nats-config: %v\n", err)
 			return 1
 		}
@@ -123,6 +135,22 @@ func seedKeys(dir string, roles []bus.Role, stderr io.Writer) (map[string]string
 		keys[r.User] = pub
 	}
 	return keys, nil
+}
+
+// signingKey creates the directive signing key in dir if missing and prints
+// its public key with where it goes.
+func signingKey(dir string, stderr io.Writer) error {
+	path := filepath.Join(dir, "directive-signing.nk")
+	pub, created, err := userKey(path)
+	if err != nil {
+		return err
+	}
+	verb := "using"
+	if created {
+		verb = "created"
+	}
+	fmt.Fprintf(stderr, "%s directive signing key %s (%s): the Commander's nats { directive_signing_key_file }; Soldiers trust it with nats { directive_keys = [%q] }\n", verb, path, pub, pub)
+	return nil
 }
 
 // userKey returns the public key of the user seed at path, creating a new

@@ -54,9 +54,33 @@ func TestNATSConfigRendersOneUserPerRole(t *testing.T) {
 		}
 	}
 
+	t.Run("the server listens on loopback without monitoring by default", func(t *testing.T) {
+		if !strings.Contains(first, `listen: "127.0.0.1:4222"`) || strings.Contains(first, "http:") {
+			t.Fatalf("want listen on 127.0.0.1 and no http:\n%s", first)
+		}
+	})
+
+	t.Run("a directive signing key is made and its public key printed", func(t *testing.T) {
+		seed, err := os.ReadFile(filepath.Join(seeds, "directive-signing.nk"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		kp, err := nkeys.FromSeed(bytes.TrimSpace(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pub, _ := kp.PublicKey()
+		if !strings.Contains(created, `directive_keys = ["`+pub+`"]`) {
+			t.Fatalf("stderr does not give the Soldiers' directive_keys:\n%s", created)
+		}
+		if strings.Contains(first, pub) {
+			t.Fatal("the signing key is a server user")
+		}
+	})
+
 	t.Run("seeds are reused, so the output is stable", func(t *testing.T) {
 		second, created := run()
-		if second != first || created != "" {
+		if second != first || strings.Contains(created, "created ") {
 			t.Fatalf("second run differs (stderr %q)", created)
 		}
 	})
@@ -95,6 +119,7 @@ func TestNATSConfigUsageErrors(t *testing.T) {
 func TestNATSConfigNkeyEnvMatchesTheDeployFile(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	args := []string{"--config", "../../deploy/overlays/example-secure/regiment.hcl", "--nkey-env",
+		"--listen", "0.0.0.0:4222", "--http", "0.0.0.0:8222",
 		"--tls-cert", "/etc/nats/tls/tls.crt", "--tls-key", "/etc/nats/tls/tls.key"}
 	if code := runNATSConfig(context.Background(), args, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())

@@ -148,8 +148,13 @@ func runSystem(ctx context.Context, w *world, dataDir string, speed float64, log
 	}
 	recErr := func(err error) { log.Error("record step", "error", err) }
 
-	// The Commander, on its own connection.
-	cconn, err := bus.Connect(ctx, bus.ConnectOptions{URL: srv.ClientURL(), Name: "commander", Cluster: cfg.Cluster.Name, Logger: log.Named("commander")})
+	// The Commander, on its own connection, signing with a key made for this
+	// run; the Soldiers require it (docs/security.md#signed-directives).
+	signer, err := bus.EphemeralSigner()
+	if err != nil {
+		return sum, err
+	}
+	cconn, err := bus.Connect(ctx, bus.ConnectOptions{URL: srv.ClientURL(), Name: "commander", Cluster: cfg.Cluster.Name, Logger: log.Named("commander"), Signer: signer})
 	if err != nil {
 		return sum, err
 	}
@@ -169,7 +174,7 @@ func runSystem(ctx context.Context, w *world, dataDir string, speed float64, log
 		return sum, err
 	}
 	cmd := commander.New(cfg, cpolicy, cfg.Commander.Policy, cconn,
-		&recording.Commander{Episode: cmdEp.ID, Domains: names, Out: app, Ledger: st.AppendLedger, Err: recErr}, uint64(time.Now().UnixNano()), 0)
+		&recording.Commander{Episode: cmdEp.ID, Domains: names, Out: app, Ledger: st.AppendLedger, Err: recErr}, commander.FirstTerm(simNow()), 0)
 	reports := newCounter(len(cfg.Domains))
 	cmetrics := daemon.NewMetrics(prometheus.NewRegistry(), "commander")
 	if _, err := daemon.AttachCommander(cconn, cmd, cmetrics, log.Named("commander"), func(r wire.DomainReport) {
@@ -187,7 +192,8 @@ func runSystem(ctx context.Context, w *world, dataDir string, speed float64, log
 		if err != nil {
 			return sum, err
 		}
-		conn, err := bus.Connect(ctx, bus.ConnectOptions{URL: srv.ClientURL(), Name: "soldier-" + d.Name, Cluster: cfg.Cluster.Name, Logger: log.Named("soldier").With("domain", d.Name)})
+		conn, err := bus.Connect(ctx, bus.ConnectOptions{URL: srv.ClientURL(), Name: "soldier-" + d.Name, Cluster: cfg.Cluster.Name, Logger: log.Named("soldier").With("domain", d.Name),
+			DirectiveKeys: []string{signer.PublicKey()}})
 		if err != nil {
 			return sum, err
 		}

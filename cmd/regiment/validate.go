@@ -25,7 +25,8 @@ func runValidate(_ context.Context, args []string, stdout, stderr io.Writer) int
 
 Checks a cluster config, and a scenario against it, and reports every problem
 at once as file:line,col: problem; hint. Trace paths in a scenario resolve
-against the scenario file's directory and must exist. Exits 0 and prints a
+against the scenario file's directory; every trace is read and checked as
+regiment sim reads it, with the same errors (file and line). Exits 0 and prints a
 summary if all is well, 1 if there are problems, 2 on a usage error.
 
 Example:
@@ -54,6 +55,12 @@ Flags:
 		// references to domains and app sets (cfg is nil).
 		var err error
 		if sc, err = config.LoadScenarioFile(*scenarioPath, cfg); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		// Every trace is read and checked as regiment sim does, with the
+		// same errors (file and line).
+		if _, err := loadTraffic(cfg, sc); err != nil {
 			fmt.Fprintln(stderr, err)
 			return 1
 		}

@@ -159,3 +159,54 @@ func TestDispatchKnowsValidate(t *testing.T) {
 		t.Errorf("usage does not list validate:\n%s", help.String())
 	}
 }
+
+// TestValidateReadsTracesAsSimDoes: validate --scenario reads every trace the
+// scenario names with sim's loader, so each malformed trace fails both with
+// the same error, naming the file and line.
+func TestValidateReadsTracesAsSimDoes(t *testing.T) {
+	traces := map[string]string{
+		"bad time":        "time,count\nnot-a-time,1\n",
+		"bad count":       "time,count\n1998-06-10T00:00:00Z,abc\n",
+		"negative count":  "time,count\n1998-06-10T00:00:00Z,1\n1998-06-10T00:01:00Z,-5\n",
+		"infinite count":  "time,count\n1998-06-10T00:00:00Z,1e999\n",
+		"missing column":  "time,count\n1998-06-10T00:00:00Z\n",
+		"extra column":    "time,count\n1998-06-10T00:00:00Z,1,2\n",
+		"header only":     "time,count\n",
+		"empty":           "",
+		"wrong header":    "when,how_many\n1998-06-10T00:00:00Z,1\n",
+		"all zero":        "time,count\n1998-06-10T00:00:00Z,0\n1998-06-10T00:01:00Z,0\n",
+		"binary":          "\x00\x01\x02\xff\xfe,\x00\n\x89PNG\r\n",
+		"unquoted quote":  "time,count\n1998-06-10T00:00:00Z,\"1\n",
+		"time going back": "time,count\n1998-06-10T00:01:00Z,1\n1998-06-10T00:00:00Z,1\n",
+	}
+	for name, content := range traces {
+		t.Run(name, func(t *testing.T) {
+			dir := writeFiles(t, map[string]string{
+				"good.hcl":                     validateGoodConfig,
+				"scenarios/flash.hcl":          validateGoodScenario,
+				"scenarios/traces/payment.csv": content,
+			})
+			args := []string{"--config", filepath.Join(dir, "good.hcl"), "--scenario", filepath.Join(dir, "scenarios/flash.hcl")}
+			var vout, verr, sout, serr bytes.Buffer
+			vcode := runValidate(context.Background(), args, &vout, &verr)
+			scode := runSim(context.Background(), args, &sout, &serr)
+			t.Logf("sim exits %d: %s", scode, strings.TrimSpace(serr.String()))
+			if scode == 0 {
+				// sim takes it: validate must too.
+				if vcode != 0 {
+					t.Fatalf("sim accepts the trace, validate exits %d:\n%s", vcode, verr.String())
+				}
+				return
+			}
+			if vcode != 1 {
+				t.Fatalf("sim refuses the trace (%s), validate exits %d", serr.String(), vcode)
+			}
+			if want := "regiment sim: " + verr.String(); serr.String() != want {
+				t.Fatalf("validate says\n%s\nsim says\n%s", verr.String(), serr.String())
+			}
+			if !strings.Contains(verr.String(), "payment.csv") {
+				t.Errorf("the error does not name the trace file:\n%s", verr.String())
+			}
+		})
+	}
+}

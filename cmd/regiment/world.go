@@ -34,11 +34,28 @@ func loadWorld(configPath, scenarioPath string) (*world, error) {
 	if err != nil {
 		return nil, err
 	}
-	traces, err := trace.Load(sc)
+	traces, err := loadTraffic(cfg, sc)
 	if err != nil {
 		return nil, err
 	}
 	return &world{cfg: cfg, sc: sc, traces: traces}, nil
+}
+
+// loadTraffic reads every trace sc names and checks them against the
+// scenario as a simulation would (with cfg; nil skips that): the one loader
+// of sim, run and validate, so that they report the same errors, each trace
+// error with its file and line.
+func loadTraffic(cfg *domains.Config, sc *domains.Scenario) (map[string][]trace.Series, error) {
+	traces, err := trace.Load(sc)
+	if err != nil {
+		return nil, err
+	}
+	if cfg != nil {
+		if err := sim.CheckTraffic(cfg, sc, traces); err != nil {
+			return nil, err
+		}
+	}
+	return traces, nil
 }
 
 // newSim builds a fresh simulation of the world.

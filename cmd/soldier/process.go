@@ -163,6 +163,7 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 		InboxPrefix: bus.InboxPrefix(cfg.Cluster.Name, bus.SoldierUser(domain)),
 		KnownDomain: func(d string) bool { return cfg.Domain(d) >= 0 }, Logger: p.log.Named("bus")}
 	copts.SetAuth(cfg.NATS) // nats { token_file, nkey_seed_file, credentials, tls }; --nats-token wins
+	daemon.SoldierVerification(&copts, cfg.NATS, p.log)
 	conn, err := bus.Connect(cctx, copts)
 	if err != nil {
 		return err
@@ -246,7 +247,7 @@ func (p *process) reload(sd *soldier.Soldier) {
 		p.log.Error("config reload rejected, keeping the running config", "path", path, "error", err)
 		return
 	}
-	if cfg.NATS != p.cfg.NATS || cfg.Store != p.cfg.Store {
+	if !cfg.NATS.Equal(p.cfg.NATS) || cfg.Store != p.cfg.Store {
 		p.log.Warn("nats and store settings apply on restart", "path", path)
 	}
 	p.cfg = cfg

@@ -5,8 +5,10 @@ import (
 	"net/url"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/nats-io/nkeys"
 
 	"github.com/regimentd/regiment/domains"
 )
@@ -19,6 +21,8 @@ import (
 //	  tls {
 //	    ca_file = "/etc/regiment/nats/ca.crt"
 //	  }
+//	  directive_signing_key_file = "/etc/regiment/directive/seed"   # the Commander's
+//	  directive_keys             = ["UD5K..."]                      # what Soldiers trust
 //	}
 //
 // Secrets are named by file, never written inline: a token attribute is
@@ -31,6 +35,8 @@ type natsHCL struct {
 	NkeySeedFile stringAttr
 	Credentials  stringAttr
 	TLS          natsTLSHCL
+	SigningKey   stringAttr // directive_signing_key_file
+	Keys         listAttr   // directive_keys
 }
 
 func (n *natsHCL) fields() []field {
@@ -40,6 +46,8 @@ func (n *natsHCL) fields() []field {
 		{"token_file", &n.TokenFile},
 		{"nkey_seed_file", &n.NkeySeedFile},
 		{"credentials", &n.Credentials},
+		{"directive_signing_key_file", &n.SigningKey},
+		{"directive_keys", &n.Keys},
 	}
 }
 
@@ -82,10 +90,12 @@ func (n *natsHCL) translate() domains.NATS {
 	}
 	t := &n.TLS
 	return domains.NATS{
-		URL:          n.URL.V,
-		TokenFile:    path(n.TokenFile),
-		NkeySeedFile: path(n.NkeySeedFile),
-		Credentials:  path(n.Credentials),
+		URL:           n.URL.V,
+		TokenFile:     path(n.TokenFile),
+		NkeySeedFile:  path(n.NkeySeedFile),
+		Credentials:   path(n.Credentials),
+		SigningKey:    path(n.SigningKey),
+		DirectiveKeys: n.Keys.V,
 		TLS: domains.NATSTLS{
 			Enabled:    t.Def != (hcl.Range{}),
 			CAFile:     path(t.CAFile),
@@ -121,6 +131,16 @@ func validateNATS(n *natsHCL, c checker) {
 	slices.SortFunc(auths, func(a, b *stringAttr) int { return a.Range.Start.Byte - b.Range.Start.Byte })
 	for _, a := range auths[min(1, len(auths)):] {
 		ds.add(a.Range, "Conflicting NATS authentication", "%s and %s exclude each other: a connection authenticates one way (the first is at line %d)", auths[0].Name, a.Name, auths[0].Range.Start.Line)
+	}
+	if n.Keys.ok() {
+		if len(n.Keys.V) > domains.MaxDirectiveKeys {
+			ds.add(n.Keys.Range, "Too many directive keys", "%d keys; at most %d are trusted at once (the old and the new during a rollover)", len(n.Keys.V), domains.MaxDirectiveKeys)
+		}
+		for i, k := range n.Keys.V {
+			if !nkeys.IsValidPublicKey(k) || strings.HasPrefix(k, "X") {
+				ds.add(n.Keys.Ranges[i], "Invalid directive key", "%s is not a public nkey (example: \"UD5K...\", as `regiment nats-config` prints for the directive signing key)", clip(k))
+			}
+		}
 	}
 	t := &n.TLS
 	hasCert, hasKey := t.CertFile.ok() && t.CertFile.V != "", t.KeyFile.ok() && t.KeyFile.V != ""

@@ -2,10 +2,14 @@ package config
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/regimentd/regiment/domains"
 )
+
+// testDirectiveKey is a public user nkey.
+const testDirectiveKey = "UDA7KXTDEW5QEGSBGUYOZD6QL3RLPUWEKWU6QP2LWAMHP6TNS37O2PI6"
 
 func TestNATSBlockRules(t *testing.T) {
 	cases := []ruleCase{
@@ -27,6 +31,15 @@ func TestNATSBlockRules(t *testing.T) {
 		{name: "tls takes no unknown keys",
 			add:  "nats {\n  tls {\n    ca = \"ca.crt\"\n  }\n}\n",
 			line: 14, col: 5, summary: `Unknown key "ca"`},
+		{name: "a directive key must be a public nkey",
+			add:  "nats {\n  directive_keys = [\"" + testDirectiveKey + "\", \"SUAJUNK\"]\n}\n",
+			line: 13, col: 81, summary: "Invalid directive key", hint: "not a public nkey"},
+		{name: "directive keys are a list",
+			add:  "nats {\n  directive_keys = \"" + testDirectiveKey + "\"\n}\n",
+			line: 13, col: 20, summary: "directive_keys", hint: "a list of strings"},
+		{name: "at most four directive keys",
+			add:  "nats {\n  directive_keys = [\"" + strings.Repeat(testDirectiveKey+"\", \"", 4) + testDirectiveKey + "\"]\n}\n",
+			line: 13, col: 20, summary: "Too many directive keys", hint: "at most 4"},
 		{name: "one tls block",
 			add:  "nats {\n  tls {}\n  tls {}\n}\n",
 			line: 14, col: 3, summary: "tls"},
@@ -38,6 +51,8 @@ func TestNATSBlockTranslatesPathsRelativeToTheConfigFile(t *testing.T) {
 	src := base + `nats {
   url            = "tls://nats.regiment:4222"
   nkey_seed_file = "secrets/soldier.nk"
+  directive_signing_key_file = "secrets/directive.nk"
+  directive_keys = ["` + testDirectiveKey + `"]
   tls {
     ca_file     = "/etc/regiment/ca.crt"
     cert_file   = "client.crt"
@@ -53,8 +68,10 @@ func TestNATSBlockTranslatesPathsRelativeToTheConfigFile(t *testing.T) {
 	}
 	dir := filepath.Join("deploy", "conf")
 	want := domains.NATS{
-		URL:          "tls://nats.regiment:4222",
-		NkeySeedFile: filepath.Join(dir, "secrets", "soldier.nk"),
+		URL:           "tls://nats.regiment:4222",
+		NkeySeedFile:  filepath.Join(dir, "secrets", "soldier.nk"),
+		SigningKey:    filepath.Join(dir, "secrets", "directive.nk"),
+		DirectiveKeys: []string{testDirectiveKey},
 		TLS: domains.NATSTLS{
 			Enabled:    true,
 			CAFile:     "/etc/regiment/ca.crt",
@@ -63,7 +80,7 @@ func TestNATSBlockTranslatesPathsRelativeToTheConfigFile(t *testing.T) {
 			ServerName: "nats.regiment",
 		},
 	}
-	if cfg.NATS != want {
+	if !cfg.NATS.Equal(want) {
 		t.Errorf("got  %+v\nwant %+v", cfg.NATS, want)
 	}
 }
@@ -73,7 +90,7 @@ func TestNATSBlockAbsentMeansNoAuthAndNoTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.NATS != (domains.NATS{}) {
+	if !cfg.NATS.Equal(domains.NATS{}) {
 		t.Errorf("got %+v, want the zero NATS", cfg.NATS)
 	}
 	cfg, err = Parse([]byte(base+"nats {\n  tls {}\n}\n"), "cluster.hcl")

@@ -1,0 +1,121 @@
+package bus
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/nats-io/nkeys"
+
+	"github.com/regimentd/regiment/bus/wire"
+)
+
+// Signer signs directives with an ed25519 key held as an nkey seed (the
+// format of `regiment nats-config`'s seeds, "SU..."). Its public key
+// ("U...") is what Soldiers list in nats { directive_keys }.
+type Signer struct {
+	kp  nkeys.KeyPair
+	pub string
+}
+
+// NewSigner returns a Signer for an nkey seed. Curve (encryption) seeds are
+// refused: they do not sign.
+func NewSigner(seed []byte) (*Signer, error) {
+	kp, err := nkeys.FromSeed([]byte(strings.TrimSpace(string(seed))))
+	if err != nil {
+		return nil, fmt.Errorf("signing key: %w", err)
+	}
+	pub, err := kp.PublicKey()
+	if err != nil {
+		return nil, fmt.Errorf("signing key: %w", err)
+	}
+	if strings.HasPrefix(pub, "X") {
+		return nil, errors.New("signing key: a curve key does not sign; use an nkey seed such as `regiment nats-config` writes")
+	}
+	return &Signer{kp: kp, pub: pub}, nil
+}
+
+// LoadSigner reads the nkey seed at path.
+func LoadSigner(path string) (*Signer, error) {
+	seed, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("directive signing key: %w", err)
+	}
+	s, err := NewSigner(seed)
+	if err != nil {
+		return nil, fmt.Errorf("directive signing key %q: %w", path, err)
+	}
+	return s, nil
+}
+
+// EphemeralSigner is a Signer with a key made for this process only, for
+// the embedded single-process `regiment run`, whose Soldiers verify with its
+// PublicKey.
+func EphemeralSigner() (*Signer, error) {
+	kp, err := nkeys.CreateUser()
+	if err != nil {
+		return nil, fmt.Errorf("create a signing key: %w", err)
+	}
+	seed, err := kp.Seed()
+	if err != nil {
+		return nil, fmt.Errorf("create a signing key: %w", err)
+	}
+	return NewSigner(seed)
+}
+
+// PublicKey is the signer's public nkey, "U...".
+func (s *Signer) PublicKey() string { return s.pub }
+
+// Sign returns d with Signer and Sig set.
+func (s *Signer) Sign(d wire.Directive) (wire.Directive, error) {
+	sig, err := s.kp.Sign(d.SignedBytes())
+	if err != nil {
+		return wire.Directive{}, fmt.Errorf("sign directive: %w", err)
+	}
+	d.Signer, d.Sig = s.pub, base64.StdEncoding.EncodeToString(sig)
+	return d, nil
+}
+
+// Verifier checks directive signatures against the public keys it trusts:
+// one, or two during a key rollover (the old and the new Commander key).
+type Verifier struct {
+	keys []nkeys.KeyPair
+}
+
+// NewVerifier trusts each public nkey in pubs. At least one is needed.
+func NewVerifier(pubs []string) (*Verifier, error) {
+	if len(pubs) == 0 {
+		return nil, errors.New("directive keys: none given")
+	}
+	v := &Verifier{}
+	for _, p := range pubs {
+		kp, err := nkeys.FromPublicKey(p)
+		if err != nil || strings.HasPrefix(p, "X") {
+			return nil, fmt.Errorf("directive keys: %q is not a public nkey (\"U...\", as `regiment nats-config` prints)", truncate(p, 80))
+		}
+		v.keys = append(v.keys, kp)
+	}
+	return v, nil
+}
+
+// Verify returns nil if d carries a signature of one of the trusted keys
+// over its SignedBytes, else an error wrapping wire.ErrUnsigned or
+// wire.ErrBadSignature. Every trusted key is tried: d.Signer is only a label.
+func (v *Verifier) Verify(d wire.Directive) error {
+	if d.Sig == "" {
+		return fmt.Errorf("directive %d.%d: %w", d.Term, d.Seq, wire.ErrUnsigned)
+	}
+	sig, err := base64.StdEncoding.DecodeString(d.Sig)
+	if err != nil {
+		return fmt.Errorf("directive %d.%d: sig: %w", d.Term, d.Seq, wire.ErrBadSignature)
+	}
+	msg := d.SignedBytes()
+	for _, k := range v.keys {
+		if k.Verify(msg, sig) == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("directive %d.%d signed by %q: %w", d.Term, d.Seq, truncate(d.Signer, wire.MaxName), wire.ErrBadSignature)
+}

@@ -1,0 +1,39 @@
+package daemon
+
+import (
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/regimentd/regiment/bus"
+	"github.com/regimentd/regiment/domains"
+)
+
+// CommanderSigning sets how the Commander's connection signs directives:
+// with the key of nats { directive_signing_key_file }, or not at all, which
+// is logged at Warn because Soldiers then cannot tell its directives from a
+// forger's.
+func CommanderSigning(o *bus.ConnectOptions, n domains.NATS, log hclog.Logger) error {
+	if n.SigningKey == "" {
+		log.Warn("directives are not signed: set nats { directive_signing_key_file } (docs/security.md#signed-directives)")
+		return nil
+	}
+	s, err := bus.LoadSigner(n.SigningKey)
+	if err != nil {
+		return err
+	}
+	o.Signer = s
+	log.Info("directives signed", "key", s.PublicKey())
+	return nil
+}
+
+// SoldierVerification sets which keys a Soldier's connection requires on
+// directives: those of nats { directive_keys }, or none, which is logged at
+// Warn because anyone who may publish on the directive subject can then
+// steer the Soldier.
+func SoldierVerification(o *bus.ConnectOptions, n domains.NATS, log hclog.Logger) {
+	if len(n.DirectiveKeys) == 0 {
+		log.Warn("directive signatures are not checked: set nats { directive_keys } (docs/security.md#signed-directives)")
+		return
+	}
+	o.DirectiveKeys = n.DirectiveKeys
+	log.Info("directive signatures required", "keys", len(n.DirectiveKeys))
+}
