@@ -19,7 +19,6 @@ import (
 	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/kube"
 	"github.com/regimentd/regiment/recording"
-	"github.com/regimentd/regiment/simcluster"
 	"github.com/regimentd/regiment/store"
 )
 
@@ -45,7 +44,7 @@ func newProcess(o options, cfg *domains.Config, log hclog.Logger) *process {
 // config file.
 func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) {
 	cfg := p.cfg
-	policy, err := simcluster.CommanderPolicy(cfg)
+	policy, err := commander.NewPolicy(cfg)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/eval"
+	"github.com/regimentd/regiment/sim"
 	"github.com/regimentd/regiment/sim/trace"
 )
 
@@ -96,7 +97,7 @@ Flags:
 			fmt.Fprintf(stderr, "regiment eval: %v\n", err)
 			return 1
 		}
-		opts.Scenarios = append(opts.Scenarios, eval.Scenario{Scenario: sc, Traces: traces})
+		opts.Scenarios = append(opts.Scenarios, sim.Scenario{Scenario: sc, Traces: traces})
 	}
 	if err := opts.Validate(); err != nil {
 		return usage("%v", err)

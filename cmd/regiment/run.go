@@ -23,7 +23,7 @@ import (
 	"github.com/regimentd/regiment/daemon"
 	"github.com/regimentd/regiment/recording"
 	"github.com/regimentd/regiment/sim"
-	"github.com/regimentd/regiment/simcluster"
+	"github.com/regimentd/regiment/sim/live"
 	"github.com/regimentd/regiment/soldier"
 	"github.com/regimentd/regiment/store"
 )
@@ -119,7 +119,7 @@ func runSystem(ctx context.Context, w *world, dataDir string, speed float64, log
 	if err != nil {
 		return sum, err
 	}
-	cluster := simcluster.New(s, cfg)
+	cluster := live.New(s, cfg)
 
 	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{StoreDir: filepath.Join(dataDir, "nats"), Logger: log.Named("nats")})
 	if err != nil {
@@ -164,7 +164,7 @@ func runSystem(ctx context.Context, w *world, dataDir string, speed float64, log
 		return sum, err
 	}
 	episodes := []string{cmdEp.ID}
-	cpolicy, err := simcluster.CommanderPolicy(cfg)
+	cpolicy, err := commander.NewPolicy(cfg)
 	if err != nil {
 		return sum, err
 	}
@@ -199,7 +199,7 @@ func runSystem(ctx context.Context, w *world, dataDir string, speed float64, log
 		}
 		episodes = append(episodes, ep.ID)
 		view := cluster.Domain(i)
-		spolicy, err := simcluster.SoldierPolicy(cfg, scfg)
+		spolicy, err := soldier.NewPolicy(cfg, scfg)
 		if err != nil {
 			return sum, err
 		}
@@ -331,7 +331,7 @@ func printSummary(out io.Writer, w *world, sum runSummary) {
 	fmt.Fprintf(out, "cluster %s, scenario %s: %s simulated in %s (%.0fx real time)\n",
 		w.cfg.Cluster.Name, w.sc.Name, time.Duration(m.SimSeconds)*time.Second, sum.wall.Round(time.Millisecond), m.SimSeconds/sum.wall.Seconds())
 	fmt.Fprintf(out, "regiment: commander policy %s, soldier policy %s\n\n",
-		cmp.Or(w.cfg.Commander.Policy, simcluster.ForecastPolicy), cmp.Or(w.cfg.Soldier.Policy, simcluster.ProportionalPolicy))
+		cmp.Or(w.cfg.Commander.Policy, commander.ForecastPolicy), cmp.Or(w.cfg.Soldier.Policy, soldier.ProportionalPolicy))
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "\tregiment\t")
 	for i := range sum.baselines {

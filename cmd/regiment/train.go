@@ -15,10 +15,9 @@ import (
 	"github.com/regimentd/regiment/commander"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/domains/config"
-	"github.com/regimentd/regiment/eval"
 	"github.com/regimentd/regiment/rl"
+	"github.com/regimentd/regiment/sim"
 	"github.com/regimentd/regiment/sim/trace"
-	"github.com/regimentd/regiment/simcluster"
 	"github.com/regimentd/regiment/soldier"
 	"github.com/regimentd/regiment/train"
 )
@@ -111,10 +110,10 @@ Example:
 	}
 	if *stage == "joint" {
 		// The config's policies are resolved paths when they name checkpoints.
-		if *initSoldier == "" && cfg.Soldier.Policy != simcluster.ProportionalPolicy && cfg.Soldier.Policy != "" {
+		if *initSoldier == "" && cfg.Soldier.Policy != soldier.ProportionalPolicy && cfg.Soldier.Policy != "" {
 			*initSoldier = cfg.Soldier.Policy
 		}
-		if *initCommander == "" && cfg.Commander.Policy != simcluster.ForecastPolicy && cfg.Commander.Policy != "" {
+		if *initCommander == "" && cfg.Commander.Policy != commander.ForecastPolicy && cfg.Commander.Policy != "" {
 			*initCommander = cfg.Commander.Policy
 		}
 		if *initSoldier == "" || *initCommander == "" {
@@ -143,7 +142,7 @@ Example:
 		}
 		cfg = cal.Config
 	}
-	var scs []eval.Scenario
+	var scs []sim.Scenario
 	for _, path := range splitList(*scenarios) {
 		sc, err := config.LoadScenarioFile(path, cfg)
 		if err != nil {
@@ -156,7 +155,7 @@ Example:
 		if sc.Duration < *episode {
 			return fail(fmt.Errorf("scenario %s lasts %s, shorter than an episode (--episode %s)", path, sc.Duration, *episode))
 		}
-		scs = append(scs, eval.Scenario{Scenario: sc, Traces: traces})
+		scs = append(scs, sim.Scenario{Scenario: sc, Traces: traces})
 	}
 	csvFile, err := os.Create(filepath.Join(*out, "train.csv"))
 	if err != nil {
@@ -188,7 +187,7 @@ Example:
 	return 0
 }
 
-func trainSoldier(ctx context.Context, cfg *domains.Config, scs []eval.Scenario, initPath string, steps int64, envs int, seed uint64, episode time.Duration, lr float64, out string, csv io.Writer, stdout, stderr io.Writer) error {
+func trainSoldier(ctx context.Context, cfg *domains.Config, scs []sim.Scenario, initPath string, steps int64, envs int, seed uint64, episode time.Duration, lr float64, out string, csv io.Writer, stdout, stderr io.Writer) error {
 	var p *rl.Policy
 	var err error
 	if initPath != "" {
@@ -239,7 +238,7 @@ func trainSoldier(ctx context.Context, cfg *domains.Config, scs []eval.Scenario,
 	return nil
 }
 
-func trainCommander(ctx context.Context, cfg *domains.Config, scs []eval.Scenario, steps int64, envs int, seed uint64, lr float64, out string, csv io.Writer, stdout, stderr io.Writer) error {
+func trainCommander(ctx context.Context, cfg *domains.Config, scs []sim.Scenario, steps int64, envs int, seed uint64, lr float64, out string, csv io.Writer, stdout, stderr io.Writer) error {
 	newEnv := func() (*train.CommanderEnv, error) { return train.NewCommanderEnv(cfg, scs, train.CommanderOptions{}) }
 	st := train.CommanderStage{Steps: steps, Workers: envs, Seed: seed, Progress: stderr, CSV: csv}
 	if lr > 0 {
@@ -310,7 +309,7 @@ type jointRun struct {
 	out                        string
 }
 
-func (j jointRun) train(ctx context.Context, cfg *domains.Config, scs []eval.Scenario, csv io.Writer, stdout, stderr io.Writer) error {
+func (j jointRun) train(ctx context.Context, cfg *domains.Config, scs []sim.Scenario, csv io.Writer, stdout, stderr io.Writer) error {
 	sp, err := loadPolicy(j.initSoldier, soldier.LearnedLayout())
 	if err != nil {
 		return err

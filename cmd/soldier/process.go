@@ -19,8 +19,8 @@ import (
 	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/recording"
 	"github.com/regimentd/regiment/sim"
+	"github.com/regimentd/regiment/sim/live"
 	"github.com/regimentd/regiment/sim/trace"
-	"github.com/regimentd/regiment/simcluster"
 	"github.com/regimentd/regiment/soldier"
 	"github.com/regimentd/regiment/store"
 )
@@ -63,7 +63,7 @@ func (p *process) ready() string {
 
 // newCluster builds the simulated cluster: the whole config replaying the
 // scenario, stepping max(soldier tick, minSimStep) per tick.
-func (p *process) newCluster() (*simcluster.Cluster, error) {
+func (p *process) newCluster() (*live.Cluster, error) {
 	sc, err := config.LoadScenarioFile(p.opts.scenarioPath, p.cfg)
 	if err != nil {
 		return nil, err
@@ -79,7 +79,7 @@ func (p *process) newCluster() (*simcluster.Cluster, error) {
 		return nil, fmt.Errorf("simulate %s: %w", p.opts.scenarioPath, err)
 	}
 	p.log.Info("simulated cluster ready", "scenario", sc.Name, "start", sc.Start, "duration", sc.Duration, "sim_step", simCfg.Soldier.Tick)
-	return simcluster.New(s, &simCfg), nil
+	return live.New(s, &simCfg), nil
 }
 
 // run runs the Soldier until ctx ends. Each value on reload re-reads the
@@ -90,7 +90,7 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 	if err != nil {
 		return err
 	}
-	policy, err := simcluster.SoldierPolicy(cfg, scfg)
+	policy, err := soldier.NewPolicy(cfg, scfg)
 	if err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func (p *process) run(ctx context.Context, reload <-chan os.Signal) (err error) 
 		soldier.Observer
 		soldier.Actuator
 	}
-	var cluster *simcluster.Cluster // nil on a real cluster
+	var cluster *live.Cluster // nil on a real cluster
 	meta := map[string]string{"cluster_adapter": "simulation", "scenario": p.opts.scenarioPath}
 	if p.opts.kubeconfig != "" {
 		ad, err := p.newKube(domain)
