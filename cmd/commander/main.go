@@ -75,6 +75,10 @@ func main() {
 	os.Exit(code)
 }
 
+// embeddedPort is where the dev-mode NATS server listens: NATS's default
+// port, where a Soldier without --nats looks. Tests change it.
+var embeddedPort = daemon.DefaultEmbeddedPort
+
 // options are the parsed flags.
 type options struct {
 	configPath string
@@ -116,7 +120,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-
 		return 1
 	}
 	log := hclog.New(&hclog.LoggerOptions{Name: "commander", Level: o.logLevel, Output: stderr})
-	if err := newProcess(o, cfg, log).run(ctx, reload); err != nil {
+	p := daemon.NewCommander(cfg, daemon.CommanderOptions{ConfigPath: o.configPath, NATSURL: o.natsURL, NATSToken: o.natsToken,
+		Kubeconfig: o.kubeconfig, DataDir: o.dataDir, Listen: o.listen, EmbeddedPort: embeddedPort}, daemon.Deps{}, log)
+	if err := daemon.Serve(ctx, p, reload); err != nil {
 		log.Error("commander failed", "error", err)
 		return 1
 	}

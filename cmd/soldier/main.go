@@ -147,7 +147,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-
 		return usageError(stderr, "--domain: %q is not a domain of %s (domains: %s)", o.domain, o.configPath, strings.Join(names, ", "))
 	}
 	log := hclog.New(&hclog.LoggerOptions{Name: "soldier", Level: o.logLevel, Output: stderr}).With("domain", o.domain)
-	if err := newProcess(o, cfg, log).run(ctx, reload); err != nil {
+	p := daemon.NewSoldier(cfg, daemon.SoldierOptions{ConfigPath: o.configPath, Domain: o.domain, NATSURL: o.natsURL, NATSToken: o.natsToken,
+		Kubeconfig: o.kubeconfig, ScenarioPath: o.scenarioPath, DataDir: o.dataDir, Listen: o.listen}, daemon.Deps{}, nil, log)
+	if err := daemon.Serve(ctx, p, reload); err != nil {
 		log.Error("soldier failed", "error", err)
 		return 1
 	}
