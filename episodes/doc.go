@@ -1,0 +1,13 @@
+// Package episodes reads the episode store (package store) for an operator:
+// the tables and explanations behind `regiment episodes list, show, why,
+// export, stats and prune`. Each function writes plain text (tab-aligned
+// tables) to the writer it is given and returns errors worded for an
+// operator; the command only parses flags and picks the store file.
+//
+// Times print in UTC, RFC 3339; values with four significant digits.
+// ParseTime and ParseDuration take what the flags take: RFC 3339, relative
+// to now ("-5m", "-1d") or "now".
+//
+// It imports store and the standard library; it opens stores read-only
+// except for Prune, and never writes elsewhere but Export's file.
+package episodes
