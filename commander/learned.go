@@ -49,8 +49,8 @@ func ActionLayout(n int) rl.ActionLayout {
 // for the rl action env (laid out as ActionLayout(n)):
 //
 //	shares:   log(s_i / s_reserve) = log(h_i / h_reserve) + log(e_i / e_reserve), then the additive logistic map
-//	urgency:  sigmoid(logit(u_h) + e_urgency_i)
-//	headroom: MaxHeadroom sigmoid(logit(h_h / MaxHeadroom) + e_headroom_i)
+//	urgency:  rl.Sigmoid(rl.Logit(u_h) + e_urgency_i)
+//	headroom: MaxHeadroom rl.Sigmoid(rl.Logit(h_h / MaxHeadroom) + e_headroom_i)
 //
 // with the heuristic's values clipped as in ActionLatent. It does not
 // allocate.
@@ -76,8 +76,8 @@ func ApplyResidual(env []float64, a *Action) {
 	}
 	a.Reserve = math.Exp(-top) / sum
 	for i := range n {
-		a.Urgency[i] = sigmoid(logit(clamp(a.Urgency[i], minLatentLevel, 1-minLatentLevel)) + env[n+1+i])
-		a.Headroom[i] = MaxHeadroom * sigmoid(logit(clamp(a.Headroom[i]/MaxHeadroom, minLatentLevel, 1-minLatentLevel))+env[2*n+1+i])
+		a.Urgency[i] = rl.Sigmoid(rl.Logit(clamp(a.Urgency[i], minLatentLevel, 1-minLatentLevel)) + env[n+1+i])
+		a.Headroom[i] = MaxHeadroom * rl.Sigmoid(rl.Logit(clamp(a.Headroom[i]/MaxHeadroom, minLatentLevel, 1-minLatentLevel))+env[2*n+1+i])
 	}
 }
 
@@ -93,8 +93,8 @@ func ActionLatent(a *Action, z []float64) {
 		z[i] = math.Log(clamp(s, minLatentShare, 1)) - r
 	}
 	for i := range n {
-		z[n+i] = logit(clamp(a.Urgency[i], minLatentLevel, 1-minLatentLevel))
-		z[2*n+i] = logit(clamp(a.Headroom[i]/MaxHeadroom, minLatentLevel, 1-minLatentLevel))
+		z[n+i] = rl.Logit(clamp(a.Urgency[i], minLatentLevel, 1-minLatentLevel))
+		z[2*n+i] = rl.Logit(clamp(a.Headroom[i]/MaxHeadroom, minLatentLevel, 1-minLatentLevel))
 	}
 }
 
@@ -185,7 +185,3 @@ func domainHint(ckpt rl.Layout, cfg *domains.Config) string {
 	}
 	return ""
 }
-
-func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
-
-func logit(p float64) float64 { return math.Log(p / (1 - p)) }

@@ -64,7 +64,7 @@ func NewConfig(cfg *domains.Config, name string) (Config, error) {
 	}
 	return Config{
 		Cluster: cfg.Cluster.Name, Domain: name, Apps: Apps(cfg, di),
-		SLO: d.SLO.LatencyP99.Seconds(), ErrorBudget: d.SLO.ErrorBudget, Priority: d.Priority,
+		SLO: d.SLO.LatencyP99Seconds(), ErrorBudget: d.SLO.ErrorBudget, Priority: d.Priority,
 		Soldier: sc, Policy: cfg.Soldier.Policy, Ladder: LadderFrom(cfg.Soldier.Ladder(d.Priority)),
 		Fallback: FallbackFrom(cfg.Soldier.Fallback, cfg.Soldier.Tick), Reward: soldierWeights(cfg),
 	}, nil
@@ -271,14 +271,14 @@ func (s *Soldier) report(now time.Time, d wire.Directive, valid bool, demand flo
 		r.CoresUsed += float64(o.Ready+o.Starting) * a.CPU
 		s.scratch = append(s.scratch, o.CPUUtil)
 	}
-	r.CPUUtilP75 = percentile(s.scratch, 0.75)
+	r.CPUUtilP75 = Percentile(s.scratch, 0.75)
 	if len(s.rpsHist) == cap(s.rpsHist) {
 		copy(s.rpsHist, s.rpsHist[1:])
 		s.rpsHist = s.rpsHist[:len(s.rpsHist)-1]
 	}
 	s.rpsHist = append(s.rpsHist, r.RPS)
 	s.scratch = append(s.scratch[:0], s.rpsHist...)
-	r.RPSP95 = percentile(s.scratch, 0.95)
+	r.RPSP95 = Percentile(s.scratch, 0.95)
 	if valid {
 		r.BudgetCores = d.Cores
 		r.DirectiveTerm, r.DirectiveSeq = d.Term, d.Seq
@@ -289,8 +289,9 @@ func (s *Soldier) report(now time.Time, d wire.Directive, valid bool, demand flo
 	return r
 }
 
-// percentile sorts xs in place and returns its q-quantile (nearest rank).
-func percentile(xs []float64, q float64) float64 {
+// Percentile reorders xs and returns its q-quantile (nearest rank): the
+// value of a domain report's CPUUtilP75 and RPSP95.
+func Percentile(xs []float64, q float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}

@@ -265,38 +265,12 @@ func checkDomain(cfg *domains.Config, domain string) error {
 }
 
 // hint is "; did you mean X?" for the option closest to name, if close
-// enough to be a likely typo.
+// enough to be a likely typo (config.DidYouMean).
 func hint(name string, options []string) string {
-	best, bestD := "", -1
-	for _, o := range options {
-		if d := editDistance(name, o); bestD < 0 || d < bestD {
-			best, bestD = o, d
-		}
+	if h := config.DidYouMean(name, options); h != "" {
+		return "; " + h
 	}
-	if best == "" || bestD > max(2, len(name)/3) {
-		return ""
-	}
-	return fmt.Sprintf("; did you mean %q?", best)
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			sub := prev[j-1]
-			if a[i-1] != b[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return ""
 }
 
 // connectOperator connects to the cluster's NATS as the operator.
