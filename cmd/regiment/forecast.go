@@ -21,19 +21,8 @@ const (
 	exceedTolerance = 0.05
 )
 
-// runForecast replays a recorded demand trace through the Commander's
-// forecaster and reports its calibration and accuracy. Exit 0 when P80 is
-// calibrated, 1 when it is not or the trace cannot be read, 2 on a usage
-// error.
-func runForecast(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("forecast", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	tracePath := fs.String("trace", "", "demand trace `file` (CSV); required")
-	format := fs.String("format", string(domains.FormatTimeseries), "trace `format`: timeseries or azure-functions")
-	warmupFlag := fs.String("warmup", "1d", "history replayed before forecasts are scored: a `duration` (90m, 36h) or whole days (40d)")
-	jsonOut := fs.String("json", "", "also write the full report as JSON to `file`")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: regiment forecast --trace F [--format timeseries|azure-functions] [--warmup D] [--json F]
+// forecastUsage is what `regiment forecast --help` prints before the flags.
+const forecastUsage = `Usage: regiment forecast --trace F [--format timeseries|azure-functions] [--warmup D] [--json F]
 
 Replays a recorded demand trace through the Commander's demand forecaster
 (package forecast: a seasonal model calibrated per 4-hour time-of-day slice,
@@ -54,7 +43,21 @@ tournament):
   regiment forecast --trace traces/worldcup98/worldcup98_days01-60_per_minute.csv.gz --warmup 40d
 
 Flags:
-`)
+`
+
+// runForecast replays a recorded demand trace through the Commander's
+// forecaster and reports its calibration and accuracy. Exit 0 when P80 is
+// calibrated, 1 when it is not or the trace cannot be read, 2 on a usage
+// error.
+func runForecast(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("forecast", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	tracePath := fs.String("trace", "", "demand trace `file` (CSV); required")
+	format := fs.String("format", string(domains.FormatTimeseries), "trace `format`: timeseries or azure-functions")
+	warmupFlag := fs.String("warmup", "1d", "history replayed before forecasts are scored: a `duration` (90m, 36h) or whole days (40d)")
+	jsonOut := fs.String("json", "", "also write the full report as JSON to `file`")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, forecastUsage)
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args); done {

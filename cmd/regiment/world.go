@@ -41,6 +41,24 @@ func loadWorld(configPath, scenarioPath string) (*world, error) {
 	return &world{cfg: cfg, sc: sc, traces: traces}, nil
 }
 
+// loadScenarios loads the comma-separated scenario files of list for cfg,
+// each with its traces.
+func loadScenarios(cfg *domains.Config, list string) ([]sim.Scenario, error) {
+	var scs []sim.Scenario
+	for _, path := range splitList(list) {
+		sc, err := config.LoadScenarioFile(path, cfg)
+		if err != nil {
+			return nil, err
+		}
+		traces, err := trace.Load(sc)
+		if err != nil {
+			return nil, err
+		}
+		scs = append(scs, sim.Scenario{Scenario: sc, Traces: traces})
+	}
+	return scs, nil
+}
+
 // newSim builds a fresh simulation of the world.
 func (w *world) newSim() (*sim.Sim, error) { return sim.New(w.cfg, w.sc, w.traces) }
 
