@@ -179,9 +179,7 @@ func (p *Commander) openStore(start time.Time) error {
 // the config, else an embedded server under DataDir/nats.
 func (p *Commander) dial(ctx context.Context) error {
 	if p.deps.Conn != nil {
-		p.conn = p.deps.Conn
-		p.onClose(func() error { return p.Stage("nats drained", p.conn.Drain()) })
-		p.Connected(p.conn)
+		p.conn = p.adopt(p.deps.Conn)
 		return nil
 	}
 	cfg := p.cfg
@@ -253,13 +251,9 @@ func (p *Commander) beginEpisode(start time.Time, term uint64) (*store.Appender,
 // Run ticks every Commander tick until ctx ends, only while leading with a
 // Kubeconfig. It returns once the tick loop has stopped; Close shuts down.
 func (p *Commander) Run(ctx context.Context) error {
-	var tickStart time.Time
-	clock := func() time.Time {
-		tickStart = time.Now()
-		return tickStart
-	}
+	var clock tickClock
 	onTick := func(d commander.Decision, err error) {
-		p.metrics.CommanderTick(d, err, time.Since(tickStart))
+		p.metrics.CommanderTick(d, err, clock.since())
 		switch {
 		case err != nil && ctx.Err() == nil:
 			p.log.Warn("tick failed", "error", err)
@@ -272,9 +266,9 @@ func (p *Commander) Run(ctx context.Context) error {
 	p.probes.SetLive(true)
 	var err error
 	if p.kube != nil {
-		err = p.lead(ctx, p.kube, p.cmd, p.conn, clock, onTick)
+		err = p.lead(ctx, p.kube, p.cmd, p.conn, clock.now, onTick)
 	} else {
-		err = p.cmd.Run(ctx, clock, onTick)
+		err = p.cmd.Run(ctx, clock.now, onTick)
 	}
 	p.probes.SetLive(false)
 	p.Stopping()

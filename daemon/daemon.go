@@ -143,15 +143,10 @@ func AttachCommander(conn *bus.Conn, c *commander.Commander, m *Metrics, log hcl
 
 // SoldierTick updates the metrics for one Soldier tick.
 func (m *Metrics) SoldierTick(res soldier.TickResult, err error, took time.Duration) {
-	m.Ticks.Inc()
-	m.TickTime.Observe(took.Seconds())
-	if err != nil {
-		m.TickErrors.Inc()
+	if !m.tick(err, took, res.Guards) {
 		return
 	}
-	m.Decisions.Inc()
 	m.Actuations.Add(float64(res.Writes))
-	m.Guards.Add(float64(res.Guards))
 	if res.Fallback {
 		m.Fallback.Set(1)
 	} else {
@@ -171,14 +166,21 @@ func (m *Metrics) SoldierTick(res soldier.TickResult, err error, took time.Durat
 
 // CommanderTick updates the metrics for one Commander tick.
 func (m *Metrics) CommanderTick(d commander.Decision, err error, took time.Duration) {
+	m.tick(err, took, d.Guards)
+}
+
+// tick counts a tick that took took and failed with err, or decided with
+// guards interventions; it reports whether the tick succeeded.
+func (m *Metrics) tick(err error, took time.Duration, guards int) bool {
 	m.Ticks.Inc()
 	m.TickTime.Observe(took.Seconds())
 	if err != nil {
 		m.TickErrors.Inc()
-		return
+		return false
 	}
 	m.Decisions.Inc()
-	m.Guards.Add(float64(d.Guards))
+	m.Guards.Add(float64(guards))
+	return true
 }
 
 func rejectReason(err error) string {

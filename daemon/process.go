@@ -69,8 +69,7 @@ func (l *Lifecycle) connect(ctx context.Context, copts bus.ConnectOptions, reg p
 	if err != nil {
 		return nil, err
 	}
-	l.onClose(func() error { return l.Stage("nats drained", conn.Drain()) })
-	l.Connected(conn)
+	l.adopt(conn)
 	if reg != nil {
 		RegisterConn(reg, component, conn)
 	}
@@ -206,3 +205,22 @@ func Serve(ctx context.Context, p Process, reload <-chan os.Signal) error {
 	wait()
 	return errors.Join(err, p.Close())
 }
+
+// adopt takes a connection the caller made: it follows it for /readyz and
+// drains it at Close.
+func (l *Lifecycle) adopt(conn *bus.Conn) *bus.Conn {
+	l.onClose(func() error { return l.Stage("nats drained", conn.Drain()) })
+	l.Connected(conn)
+	return conn
+}
+
+// tickClock is a tick loop's clock: time.Now, remembered so that since tells
+// how long the tick has run.
+type tickClock struct{ start time.Time }
+
+func (c *tickClock) now() time.Time {
+	c.start = time.Now()
+	return c.start
+}
+
+func (c *tickClock) since() time.Duration { return time.Since(c.start) }

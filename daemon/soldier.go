@@ -239,9 +239,7 @@ func (p *Soldier) openStore() (*store.Appender, error) {
 // options, the config or DefaultNATS.
 func (p *Soldier) dial(ctx context.Context) error {
 	if p.deps.Conn != nil {
-		p.conn = p.deps.Conn
-		p.onClose(func() error { return p.Stage("nats drained", p.conn.Drain()) })
-		p.Connected(p.conn)
+		p.conn = p.adopt(p.deps.Conn)
 		return nil
 	}
 	cfg, domain := p.cfg, p.opts.Domain
@@ -265,18 +263,14 @@ func (p *Soldier) dial(ctx context.Context) error {
 // steps after each tick. It returns once the Soldier has stopped actuating;
 // Close shuts down.
 func (p *Soldier) Run(ctx context.Context) error {
-	var tickStart time.Time
-	clock := func() time.Time {
-		tickStart = time.Now()
-		return tickStart
-	}
+	var clock tickClock
 	onTick := func(res soldier.TickResult, err error) {
-		p.observe(ctx, res, err, time.Since(tickStart))
+		p.observe(ctx, res, err, clock.since())
 		p.step()
 	}
 	p.log.Info("soldier running", "tick", p.cfg.Soldier.Tick, "mode", p.scfg.Soldier.Mode, "apps", len(p.scfg.Apps))
 	p.probes.SetLive(true)
-	err := p.sd.Run(ctx, clock, onTick)
+	err := p.sd.Run(ctx, clock.now, onTick)
 	p.probes.SetLive(false)
 	p.Stopping()
 	p.log.Info("stopped actuating")

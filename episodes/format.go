@@ -2,11 +2,9 @@ package episodes
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/regimentd/regiment/store"
@@ -70,17 +68,7 @@ func summary(m map[string]float64, preferred []string, limit int) string {
 	if len(m) == 0 {
 		return "-"
 	}
-	var keys []string
-	for _, k := range preferred {
-		if _, ok := m[k]; ok {
-			keys = append(keys, k)
-		}
-	}
-	for _, k := range sortedKeys(m) {
-		if !slices.Contains(keys, k) {
-			keys = append(keys, k)
-		}
-	}
+	keys := orderedKeys(m, preferred)
 	var parts []string
 	for i, k := range keys {
 		if i == limit && len(keys) > limit+1 {
@@ -103,13 +91,21 @@ func guards(gs []store.Guard) string {
 	return strings.Join(parts, ", ")
 }
 
-// table prints m as indented "key value" lines, first keys first.
-func table(w io.Writer, m map[string]float64, first []string) {
-	if len(m) == 0 {
-		fmt.Fprintln(w, "  none recorded")
-		return
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	return fmt.Sprintf("%d B", n)
+}
+
+// orderedKeys are m's keys: those of first that m has, in their order,
+// then the others sorted.
+func orderedKeys(m map[string]float64, first []string) []string {
 	var keys []string
 	for _, k := range first {
 		if _, ok := m[k]; ok {
@@ -121,42 +117,7 @@ func table(w io.Writer, m map[string]float64, first []string) {
 			keys = append(keys, k)
 		}
 	}
-	for _, k := range keys {
-		fmt.Fprintf(tw, "  %s\t%s\n", k, num(m[k]))
-	}
-	tw.Flush()
-}
-
-// printGuards prints the guards that changed an output (keep: nil for all).
-func printGuards(w io.Writer, gs []store.Guard, keep func(store.Guard) bool) {
-	var changed []store.Guard
-	for _, g := range gs {
-		if g.Changed() && (keep == nil || keep(g)) {
-			changed = append(changed, g)
-		}
-	}
-	if len(changed) == 0 {
-		fmt.Fprintln(w, "guards: none changed the policy output")
-		return
-	}
-	fmt.Fprintln(w, "guards that changed it:")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, g := range changed {
-		fmt.Fprintf(tw, "  %s\t%s\t%s -> %s\t%s\n", g.Name, g.Target, num(g.Before), num(g.After), g.Reason)
-	}
-	tw.Flush()
-}
-
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
+	return keys
 }
 
 // sortedKeys returns m's keys, sorted.

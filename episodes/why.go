@@ -210,3 +210,36 @@ func ledger(stdout io.Writer, s *store.Store, domain string, at time.Time, windo
 	}
 	return nil
 }
+
+// table prints m as indented "key value" lines, first keys first.
+func table(w io.Writer, m map[string]float64, first []string) {
+	if len(m) == 0 {
+		fmt.Fprintln(w, "  none recorded")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, k := range orderedKeys(m, first) {
+		fmt.Fprintf(tw, "  %s\t%s\n", k, num(m[k]))
+	}
+	tw.Flush()
+}
+
+// printGuards prints the guards that changed an output (keep: nil for all).
+func printGuards(w io.Writer, gs []store.Guard, keep func(store.Guard) bool) {
+	var changed []store.Guard
+	for _, g := range gs {
+		if g.Changed() && (keep == nil || keep(g)) {
+			changed = append(changed, g)
+		}
+	}
+	if len(changed) == 0 {
+		fmt.Fprintln(w, "guards: none changed the policy output")
+		return
+	}
+	fmt.Fprintln(w, "guards that changed it:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, g := range changed {
+		fmt.Fprintf(tw, "  %s\t%s\t%s -> %s\t%s\n", g.Name, g.Target, num(g.Before), num(g.After), g.Reason)
+	}
+	tw.Flush()
+}
