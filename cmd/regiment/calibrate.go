@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -59,18 +58,13 @@ Flags:
 `
 
 func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("calibrate", calibrateUsage, stderr)
 	configPath := fs.String("config", "", "cluster config `file` (HCL) to calibrate; required")
 	episodes := fs.String("episodes", "", "store `dir`ectory (every *.db in it), a bbolt file, or a comma-separated list; required")
 	out := fs.String("out", "", "write the calibrated config (HCL) to `file`")
 	jsonOut := fs.String("json", "", "write the report as JSON to `file`")
 	target := fs.Float64("target", 0.85, "Pearson r each replayed series must reach")
 	minSamples := fs.Int("min-samples", 30, "fewest samples an estimate needs to replace the configured value")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, calibrateUsage)
-		fs.PrintDefaults()
-	}
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}

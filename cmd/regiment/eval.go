@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -41,8 +40,7 @@ Flags:
 // (package eval). Usage errors exit 2, failures 1.
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	known := eval.Policies()
-	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("eval", fmt.Sprintf(evalUsage, strings.Join(known, ", "), strings.Join(known, ",")), stderr)
 	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
 	scenarios := fs.String("scenario", "", "comma-separated scenario `files` (HCL); required")
 	policies := fs.String("policies", strings.Join(known, ","), "comma-separated `policies` to compare")
@@ -50,18 +48,10 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "report `directory` (created); required")
 	workers := fs.Int("workers", runtime.NumCPU(), "runs simulated at once")
 	duration := fs.Duration("duration", 0, "override every scenario's duration, e.g. 6h (0: keep it)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, evalUsage, strings.Join(known, ", "), strings.Join(known, ","))
-		fs.PrintDefaults()
-	}
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
-	usage := func(format string, args ...any) int {
-		fmt.Fprintf(stderr, "regiment eval: "+format+"\n", args...)
-		fs.Usage()
-		return 2
-	}
+	usage := usageFailer("eval", fs, stderr)
 	if *configPath == "" || *scenarios == "" || *out == "" || fs.NArg() > 0 {
 		return usage("--config, --scenario and --out are required, and nothing else")
 	}

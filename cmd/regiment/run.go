@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -25,17 +24,8 @@ const (
 	defaultScenario = "examples/scenarios/tenth-day.hcl"
 )
 
-func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configPath := fs.String("config", defaultConfig, "cluster config `file` (HCL)")
-	scenarioPath := fs.String("scenario", defaultScenario, "scenario `file` (HCL) driving the simulated cluster")
-	speed := fs.Float64("speed", 0, "simulated seconds per wall second; 0: as fast as possible")
-	duration := fs.Duration("duration", 0, "override the scenario's duration, e.g. 6h")
-	dataDir := fs.String("data", "data", "`dir`ectory for the episode store (regiment.db) and NATS JetStream")
-	logLevel := fs.String("log-level", "warn", "log level: trace, debug, info, warn, error")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: regiment run [--config F] [--scenario F] [--speed N] [--duration D] [--data DIR]
+// runUsage is what `regiment run --help` prints before the flags.
+const runUsage = `Usage: regiment run [--config F] [--scenario F] [--speed N] [--duration D] [--data DIR]
 
 Runs the whole system on one machine: an embedded NATS server, the Commander,
 one Soldier per domain and a simulated cluster replaying the scenario's
@@ -51,9 +41,16 @@ Examples:
   regiment run --config examples/paymentscale.hcl --scenario examples/scenarios/flash-sale.hcl
 
 Flags:
-`)
-		fs.PrintDefaults()
-	}
+`
+
+func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("run", runUsage, stderr)
+	configPath := fs.String("config", defaultConfig, "cluster config `file` (HCL)")
+	scenarioPath := fs.String("scenario", defaultScenario, "scenario `file` (HCL) driving the simulated cluster")
+	speed := fs.Float64("speed", 0, "simulated seconds per wall second; 0: as fast as possible")
+	duration := fs.Duration("duration", 0, "override the scenario's duration, e.g. 6h")
+	dataDir := fs.String("data", "data", "`dir`ectory for the episode store (regiment.db) and NATS JetStream")
+	logLevel := fs.String("log-level", "warn", "log level: trace, debug, info, warn, error")
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}

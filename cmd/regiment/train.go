@@ -114,22 +114,13 @@ func (f *trainFlags) train(ctx context.Context, cfg *domains.Config, scs []sim.S
 }
 
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("train", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("train", trainUsage, stderr)
 	var f trainFlags
 	f.bind(fs)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, trainUsage)
-		fs.PrintDefaults()
-	}
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
-	usage := func(format string, args ...any) int {
-		fmt.Fprintf(stderr, "regiment train: "+format+"\n", args...)
-		fs.Usage()
-		return 2
-	}
+	usage := usageFailer("train", fs, stderr)
 	if why := f.problem(fs.NArg()); why != "" {
 		return usage("%s", why)
 	}
