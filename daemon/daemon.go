@@ -5,7 +5,8 @@
 // down with an idempotent Close. cmd/commander and cmd/soldier are their
 // flags, signals and exit codes (Serve); `regiment run` is an embedded NATS
 // server plus the same processes over a simulated cluster (System), so the
-// three run the same code paths.
+// three run the same code paths. The operator's side of overrides
+// (BuildOverride, ConnectOperator) serves `regiment override`.
 //
 // Shutdown order, owned here: the Soldiers stop actuating (their tick loop
 // has returned), NATS drains (then an embedded server stops), the probes
