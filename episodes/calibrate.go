@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 // Runs are the Soldier episodes read for calibration.
 type Runs struct {
 	Runs     []*calibrate.Run // the episodes grouped into runs of the cluster
+	Spec     string           // the stores asked for, as given to ReadRuns
 	Paths    []string         // the stores read
 	Episodes int              // Soldier episodes with per-app telemetry
 	Steps    int              // steps read
@@ -46,11 +48,28 @@ func ReadRuns(ctx context.Context, cfg *domains.Config, spec string, onRead func
 			return Runs{}, err
 		}
 	}
-	rd := Runs{Paths: paths, Episodes: len(r.series), Steps: r.steps, Without: r.without}
+	rd := Runs{Spec: spec, Paths: paths, Episodes: len(r.series), Steps: r.steps, Without: r.without}
 	if len(r.series) > 0 {
 		rd.Runs = groupRuns(cfg, r.series)
 	}
 	return rd, nil
+}
+
+// Fit fits cfg to the runs read with calibrate.Fit and opt; progress gets
+// what was read and skipped first.
+func (rd Runs) Fit(cfg *domains.Config, opt calibrate.Options, progress io.Writer) (*calibrate.Result, error) {
+	if rd.Without > 0 {
+		fmt.Fprintf(progress, "skipped %d steps without per-app telemetry (recorded by an older Regiment)\n", rd.Without)
+	}
+	if rd.Episodes == 0 {
+		return nil, fmt.Errorf("no Soldier steps with per-app telemetry for cluster %q in %s (%d steps read)", cfg.Cluster.Name, strings.Join(rd.Paths, ", "), rd.Steps)
+	}
+	fmt.Fprintf(progress, "read %d steps of %d Soldier episodes from %d store(s): %d run(s)\n", rd.Steps, rd.Episodes, len(rd.Paths), len(rd.Runs))
+	res, err := calibrate.Fit(cfg, rd.Runs, opt)
+	if err != nil {
+		return nil, fmt.Errorf("calibrate from %s: %w", rd.Spec, err)
+	}
+	return res, nil
 }
 
 // episodeSeries is one Soldier episode's steps, reduced to what calibration

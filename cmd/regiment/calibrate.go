@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/regimentd/regiment/calibrate"
 	"github.com/regimentd/regiment/domains"
@@ -149,16 +148,5 @@ func CalibrateWith(ctx context.Context, cfg *domains.Config, episodesDir string,
 	if err != nil {
 		return nil, err
 	}
-	if rd.Without > 0 {
-		fmt.Fprintf(progress, "skipped %d steps without per-app telemetry (recorded by an older Regiment)\n", rd.Without)
-	}
-	if rd.Episodes == 0 {
-		return nil, fmt.Errorf("no Soldier steps with per-app telemetry for cluster %q in %s (%d steps read)", cfg.Cluster.Name, strings.Join(rd.Paths, ", "), rd.Steps)
-	}
-	fmt.Fprintf(progress, "read %d steps of %d Soldier episodes from %d store(s): %d run(s)\n", rd.Steps, rd.Episodes, len(rd.Paths), len(rd.Runs))
-	res, err := calibrate.Fit(cfg, rd.Runs, opt)
-	if err != nil {
-		return nil, fmt.Errorf("calibrate from %s: %w", episodesDir, err)
-	}
-	return res, nil
+	return rd.Fit(cfg, opt, progress)
 }

@@ -81,14 +81,10 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // runSummary is what a run did.
 type runSummary struct {
+	daemon.SystemStats
 	metrics   sim.Metrics
 	baselines []sim.Metrics // summaryBaselines on the same traffic
-	episodes  int
-	steps     int
-	writes    int
-	rejected  int
 	wall      time.Duration
-	dbPath    string
 	stopped   bool
 }
 
@@ -118,8 +114,7 @@ func runSystem(ctx context.Context, w *world, dataDir string, speed float64, log
 	if err := sys.Close(); err != nil {
 		return sum, err
 	}
-	st := sys.Stats()
-	sum.episodes, sum.steps, sum.writes, sum.rejected, sum.dbPath = st.Episodes, st.Steps, st.Writes, st.Rejected, st.DBPath
+	sum.SystemStats = sys.Stats()
 	sys.Cluster().Sim(func(s *sim.Sim) { sum.metrics = s.Metrics() })
 
 	// The baselines on the same traffic, for comparison.
@@ -179,6 +174,6 @@ func printSummary(out io.Writer, w *world, sum runSummary) {
 	row("pending pod-hours", func(m sim.Metrics) string { return fmt.Sprintf("%.1f", m.PendingPodHours) })
 	tw.Flush()
 	fmt.Fprintf(out, "\n%d episodes, %d steps written to %s; %d replica writes; %d messages rejected\n",
-		sum.episodes, sum.steps, sum.dbPath, sum.writes, sum.rejected)
-	fmt.Fprintf(out, "inspect: regiment episodes list --data %s\n", filepath.Dir(sum.dbPath))
+		sum.Episodes, sum.Steps, sum.DBPath, sum.Writes, sum.Rejected)
+	fmt.Fprintf(out, "inspect: regiment episodes list --data %s\n", filepath.Dir(sum.DBPath))
 }
