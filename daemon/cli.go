@@ -13,6 +13,15 @@ import (
 	"github.com/regimentd/regiment/domains/config"
 )
 
+// NewFlagSet is the flag set of the daemon called name, for ParseFlags:
+// --config binds to configPath and --log-level to the string returned.
+func NewFlagSet(name string, configPath *string) (*flag.FlagSet, *string) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(configPath, "config", "", "cluster config `file` (HCL); required")
+	return fs, fs.String("log-level", "info", "log `level`: trace, debug, info, warn, error")
+}
+
 // ParseFlags parses args into fs (whose output must be io.Discard) for the
 // daemon called name. With --help it prints usage and the flags' defaults
 // to stdout. It returns false and the exit code to end with (0 after help, 2

@@ -261,16 +261,7 @@ func (s *Soldier) report(now time.Time, d wire.Directive, valid bool, demand flo
 		P99Seconds: s.obs.P99, ErrorRate: s.obs.ErrorRate, Mode: string(mode), Fallback: fallback,
 		DemandCores: demand,
 	}
-	s.scratch = s.scratch[:0]
-	for i := range s.obs.Apps {
-		o, a := &s.obs.Apps[i], &s.cfg.Apps[i]
-		r.RPS += o.RPS
-		r.LivePods += int(o.Ready)
-		r.StartingPods += int(o.Starting)
-		r.PendingPods += int(o.Pending)
-		r.CoresUsed += float64(o.Ready+o.Starting) * a.CPU
-		s.scratch = append(s.scratch, o.CPUUtil)
-	}
+	s.scratch = AddApps(&r, s.cfg.Apps, &s.obs, s.scratch[:0])
 	r.CPUUtilP75 = Percentile(s.scratch, 0.75)
 	if len(s.rpsHist) == cap(s.rpsHist) {
 		copy(s.rpsHist, s.rpsHist[1:])
@@ -287,6 +278,22 @@ func (s *Soldier) report(now time.Time, d wire.Directive, valid bool, demand flo
 		}
 	}
 	return r
+}
+
+// AddApps adds the apps' telemetry in obs into r: request rate, live,
+// starting and pending pods, cores used (ready and starting replicas x the
+// app's CPU); it appends each app's CPU utilisation to util and returns it.
+func AddApps(r *wire.DomainReport, apps []App, obs *Observation, util []float64) []float64 {
+	for i := range obs.Apps {
+		o, a := &obs.Apps[i], &apps[i]
+		r.RPS += o.RPS
+		r.LivePods += int(o.Ready)
+		r.StartingPods += int(o.Starting)
+		r.PendingPods += int(o.Pending)
+		r.CoresUsed += float64(o.Ready+o.Starting) * a.CPU
+		util = append(util, o.CPUUtil)
+	}
+	return util
 }
 
 // Percentile reorders xs and returns its q-quantile (nearest rank): the

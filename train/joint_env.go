@@ -56,16 +56,7 @@ func (c *commanderDriver) report() {
 		in := d.in
 		in.BudgetCores, in.Headroom = math.Inf(1), 0
 		r.DemandCores = soldier.DemandCores(in)
-		util := d.scratch[:0]
-		for i := range d.obs.Apps {
-			o, a := &d.obs.Apps[i], &d.cfg.Apps[i]
-			r.RPS += o.RPS
-			r.LivePods += int(o.Ready)
-			r.StartingPods += int(o.Starting)
-			r.PendingPods += int(o.Pending)
-			r.CoresUsed += float64(o.Ready+o.Starting) * a.CPU
-			util = append(util, o.CPUUtil)
-		}
+		util := soldier.AddApps(&r, d.cfg.Apps, &d.obs, d.scratch[:0])
 		r.CPUUtilP75 = soldier.Percentile(util, 0.75)
 		if d.rpsN == len(d.rpsHist) {
 			copy(d.rpsHist, d.rpsHist[1:])
@@ -106,4 +97,3 @@ func (c *commanderDriver) PublishDirective(_ context.Context, dir wire.Directive
 
 // PublishAllocation implements commander.Publisher.
 func (c *commanderDriver) PublishAllocation(context.Context, wire.Allocation) error { return nil }
-

@@ -9,7 +9,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"io"
 	"os"
 	"os/signal"
@@ -79,15 +78,12 @@ var embeddedPort = daemon.DefaultEmbeddedPort
 // code. Each value on reload re-reads the config file.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-chan os.Signal) int {
 	o := daemon.CommanderOptions{EmbeddedPort: embeddedPort}
-	fs := flag.NewFlagSet("commander", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.ConfigPath, "config", "", "cluster config `file` (HCL); required")
+	fs, level := daemon.NewFlagSet("commander", &o.ConfigPath)
 	fs.StringVar(&o.NATSURL, "nats", "", "NATS server `URL`, e.g. nats://127.0.0.1:4222; default: nats.url of the config, else an embedded server")
 	fs.StringVar(&o.NATSToken, "nats-token", "", "NATS authentication `token` (default $REGIMENT_NATS_TOKEN), instead of the config's nats authentication; for the embedded server, the token clients must present")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig `file`, or \"in-cluster\": publish only while leading (leader election)")
 	fs.StringVar(&o.DataDir, "data", "data", "`dir`ectory for commander.db and, in dev mode, the embedded server's JetStream (nats/)")
 	fs.StringVar(&o.Listen, "listen", "127.0.0.1:9464", "`addr`ess for /metrics, /healthz and /readyz")
-	level := fs.String("log-level", "info", "log `level`: trace, debug, info, warn, error")
 	if code, ok := daemon.ParseFlags(fs, args, "commander", usage, stdout, stderr); !ok {
 		return code
 	}

@@ -68,9 +68,7 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return code
 	}
 	if *configPath == "" || *episodes == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "regiment calibrate: --config and --episodes are required, and nothing else")
-		fs.Usage()
-		return 2
+		return usageFailer("calibrate", fs, stderr)("--config and --episodes are required, and nothing else")
 	}
 	src, err := os.ReadFile(*configPath)
 	if err != nil {

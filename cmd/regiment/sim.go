@@ -49,9 +49,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if *configPath == "" || *scenarioPath == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "regiment sim: --config and --scenario are required, and nothing else")
-		fs.Usage()
-		return 2
+		return usageFailer("sim", fs, stderr)("--config and --scenario are required, and nothing else")
 	}
 	w, err := loadWorld(*configPath, *scenarioPath)
 	if err != nil {

@@ -30,15 +30,11 @@ func loadWorld(configPath, scenarioPath string) (*world, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc, err := config.LoadScenarioFile(scenarioPath, cfg)
+	sc, err := loadScenario(cfg, scenarioPath)
 	if err != nil {
 		return nil, err
 	}
-	traces, err := trace.Load(sc)
-	if err != nil {
-		return nil, err
-	}
-	return &world{cfg: cfg, sc: sc, traces: traces}, nil
+	return &world{cfg: cfg, sc: sc.Scenario, traces: sc.Traces}, nil
 }
 
 // loadScenarios loads the comma-separated scenario files of list for cfg,
@@ -46,17 +42,26 @@ func loadWorld(configPath, scenarioPath string) (*world, error) {
 func loadScenarios(cfg *domains.Config, list string) ([]sim.Scenario, error) {
 	var scs []sim.Scenario
 	for _, path := range splitList(list) {
-		sc, err := config.LoadScenarioFile(path, cfg)
+		sc, err := loadScenario(cfg, path)
 		if err != nil {
 			return nil, err
 		}
-		traces, err := trace.Load(sc)
-		if err != nil {
-			return nil, err
-		}
-		scs = append(scs, sim.Scenario{Scenario: sc, Traces: traces})
+		scs = append(scs, sc)
 	}
 	return scs, nil
+}
+
+// loadScenario loads the scenario file at path for cfg, with its traces.
+func loadScenario(cfg *domains.Config, path string) (sim.Scenario, error) {
+	sc, err := config.LoadScenarioFile(path, cfg)
+	if err != nil {
+		return sim.Scenario{}, err
+	}
+	traces, err := trace.Load(sc)
+	if err != nil {
+		return sim.Scenario{}, err
+	}
+	return sim.Scenario{Scenario: sc, Traces: traces}, nil
 }
 
 // newSim builds a fresh simulation of the world.

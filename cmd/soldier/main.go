@@ -14,7 +14,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"io"
 	"os"
 	"os/signal"
@@ -88,9 +87,7 @@ func main() {
 // code. Each value on reload re-reads the config file.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-chan os.Signal) int {
 	var o daemon.SoldierOptions
-	fs := flag.NewFlagSet("soldier", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.ConfigPath, "config", "", "cluster config `file` (HCL); required")
+	fs, level := daemon.NewFlagSet("soldier", &o.ConfigPath)
 	fs.StringVar(&o.Domain, "domain", "", "the domain `name` this Soldier runs; required")
 	fs.StringVar(&o.NATSURL, "nats", "", "NATS server `URL`; default: nats.url of the config, else nats://127.0.0.1:4222")
 	fs.StringVar(&o.NATSToken, "nats-token", "", "NATS authentication `token` (default $REGIMENT_NATS_TOKEN), instead of the config's nats authentication")
@@ -98,7 +95,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-
 	fs.StringVar(&o.ScenarioPath, "scenario", "", "scenario `file` (HCL) driving the simulated cluster; required without --kubeconfig")
 	fs.StringVar(&o.DataDir, "data", "data", "`dir`ectory for soldier-<domain>.db")
 	fs.StringVar(&o.Listen, "listen", "127.0.0.1:9465", "`addr`ess for /metrics, /healthz and /readyz")
-	level := fs.String("log-level", "info", "log `level`: trace, debug, info, warn, error")
 	if code, ok := daemon.ParseFlags(fs, args, "soldier", usage, stdout, stderr); !ok {
 		return code
 	}
