@@ -49,8 +49,8 @@ func ActionLayout(n int) rl.ActionLayout {
 // for the rl action env (laid out as ActionLayout(n)):
 //
 //	shares:   log(s_i / s_reserve) = log(h_i / h_reserve) + log(e_i / e_reserve), then the additive logistic map
-//	urgency:  rl.Sigmoid(rl.Logit(u_h) + e_urgency_i)
-//	headroom: MaxHeadroom rl.Sigmoid(rl.Logit(h_h / MaxHeadroom) + e_headroom_i)
+//	urgency:  sigmoid(logit(u_h) + e_urgency_i)
+//	headroom: MaxHeadroom sigmoid(logit(h_h / MaxHeadroom) + e_headroom_i)
 //
 // with the heuristic's values clipped as in ActionLatent. It does not
 // allocate.

@@ -70,12 +70,11 @@ type Knobs struct {
 	Tolerance float64 // scale down only when desired < current x (1 - Tolerance), [0, ToleranceMax]
 }
 
-
 // DecodeKnobs squashes an action (LearnedActions' three values) into Knobs:
 //
-//	util = UtilMin + (UtilMax - UtilMin) rl.Sigmoid(a0)
+//	util = UtilMin + (UtilMax - UtilMin) sigmoid(a0)
 //	head = HeadroomMax tanh(max(a1, 0))
-//	tol  = ToleranceMax rl.Sigmoid(a2)
+//	tol  = ToleranceMax sigmoid(a2)
 func DecodeKnobs(a []float64) Knobs {
 	return Knobs{
 		Util:      UtilMin + (UtilMax-UtilMin)*rl.Sigmoid(a[0]),
