@@ -5,6 +5,6 @@
 // process is given.
 //
 // A Cluster is safe for concurrent use: every Soldier's Observe and Apply and
-// the driver's Step take one lock. It imports sim, soldier and the standard
-// library.
+// the driver's Step take one lock. It imports domains, sim, soldier and the
+// standard library.
 package live
