@@ -162,7 +162,7 @@ func NewOracle(cfg *domains.Config, s *sim.Sim) *Oracle {
 	for i, a := range apps {
 		o.mu[i] = s.ServiceRate(i)
 		o.cpu[i] = a.CPUPerReplica
-		o.slo[i] = cfg.Domains[a.Domain].SLO.LatencyP99.Seconds()
+		o.slo[i] = cfg.Domains[a.Domain].SLO.LatencyP99Seconds()
 		o.conc[i] = int32(a.Concurrency)
 		o.min[i], o.max[i] = int32(a.MinReplicas), int32(a.MaxReplicas)
 		o.prev[i] = o.min[i]

@@ -90,7 +90,7 @@ func (c *Conn) ServeOverrides(domain string, fn func(o wire.Override, err error)
 			c.log.Warn("override answer not sent: reply subject is not an inbox", "subject", m.Subject, "reply", m.Reply)
 			return
 		}
-		a.Reason = truncate(a.Reason, wire.MaxReason)
+		a.Reason = wire.Clip(a.Reason, wire.MaxReason)
 		b, err := a.Encode()
 		if err != nil {
 			c.log.Warn("override answer not sent", "subject", m.Subject, "error", err)
@@ -261,17 +261,6 @@ func (c *Conn) createOverrides(ctx context.Context) (jetstream.KeyValue, error) 
 		MaxValueSize: wire.MaxPayload,
 		Storage:      jetstream.FileStorage,
 	})
-}
-
-// truncate shortens s to at most n bytes, on a rune boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }
 
 // isInbox reports whether subject is a request's reply inbox: under the

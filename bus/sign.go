@@ -93,7 +93,7 @@ func NewVerifier(pubs []string) (*Verifier, error) {
 	for _, p := range pubs {
 		kp, err := nkeys.FromPublicKey(p)
 		if err != nil || strings.HasPrefix(p, "X") {
-			return nil, fmt.Errorf("directive keys: %q is not a public nkey (\"U...\", as `regiment nats-config` prints)", truncate(p, 80))
+			return nil, fmt.Errorf("directive keys: %q is not a public nkey (\"U...\", as `regiment nats-config` prints)", wire.Clip(p, 80))
 		}
 		v.keys = append(v.keys, kp)
 	}
@@ -117,5 +117,5 @@ func (v *Verifier) Verify(d wire.Directive) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("directive %d.%d signed by %q: %w", d.Term, d.Seq, truncate(d.Signer, wire.MaxName), wire.ErrBadSignature)
+	return fmt.Errorf("directive %d.%d signed by %q: %w", d.Term, d.Seq, wire.Clip(d.Signer, wire.MaxName), wire.ErrBadSignature)
 }

@@ -87,7 +87,7 @@ func Validate(cfg *domains.Config, runs []*Run, target float64) (Validation, err
 			recTotal, simTotal, complete := 0.0, 0.0, true
 			for di := range nd {
 				d := &r.Domains[di]
-				slo := cfg.Domains[di].SLO.LatencyP99.Seconds()
+				slo := cfg.Domains[di].SLO.LatencyP99Seconds()
 				p99[di].add(d.P99[k], simP99[di][k])
 				p99All.add(d.P99[k]/slo, simP99[di][k]/slo)
 				rec := recordedServed(d, k)

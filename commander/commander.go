@@ -152,7 +152,7 @@ func (c *Commander) Tick(ctx context.Context, now time.Time) (Decision, error) {
 		dir := wire.Directive{
 			Version: wire.Version, Cluster: c.cfg.Cluster.Name, Domain: d.Name, Term: c.term, Seq: c.seq,
 			IssuedAt: now, TTL: ttl, Share: c.final.Shares[i], Cores: c.final.Shares[i] * capacity,
-			Urgency: c.final.Urgency[i], Headroom: c.final.Headroom[i], Policy: c.name, Reason: truncate(reason, 200),
+			Urgency: c.final.Urgency[i], Headroom: c.final.Headroom[i], Policy: c.name, Reason: wire.Clip(reason, 200),
 		}
 		// One domain's failure (its directive not stored, say) must not
 		// keep the others' directives from going out.
@@ -273,7 +273,7 @@ func (c *Commander) Reload(cfg *domains.Config) error {
 	for i, d := range cfg.Domains {
 		o := &c.builder.obs.Domains[i]
 		o.Priority, o.Weight, o.Floor, o.Ceiling = d.Priority, d.Weight, d.Floor, d.Ceiling
-		o.SLO, o.ErrorBudget = d.SLO.LatencyP99.Seconds(), d.SLO.ErrorBudget
+		o.SLO, o.ErrorBudget = d.SLO.LatencyP99Seconds(), d.SLO.ErrorBudget
 	}
 	switch p := c.policy.(type) {
 	case *Forecast:
@@ -299,13 +299,6 @@ func copyAction(dst, src *Action) {
 	copy(dst.Urgency, src.Urgency)
 	copy(dst.Headroom, src.Headroom)
 	dst.Reserve = src.Reserve
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
 }
 
 // commanderWeights are the default Commander reward weights with the config's

@@ -76,8 +76,8 @@ func ApplyResidual(env []float64, a *Action) {
 	}
 	a.Reserve = math.Exp(-top) / sum
 	for i := range n {
-		a.Urgency[i] = sigmoid(logit(clamp(a.Urgency[i], minLatentLevel, 1-minLatentLevel)) + env[n+1+i])
-		a.Headroom[i] = MaxHeadroom * sigmoid(logit(clamp(a.Headroom[i]/MaxHeadroom, minLatentLevel, 1-minLatentLevel))+env[2*n+1+i])
+		a.Urgency[i] = rl.Sigmoid(rl.Logit(clamp(a.Urgency[i], minLatentLevel, 1-minLatentLevel)) + env[n+1+i])
+		a.Headroom[i] = MaxHeadroom * rl.Sigmoid(rl.Logit(clamp(a.Headroom[i]/MaxHeadroom, minLatentLevel, 1-minLatentLevel))+env[2*n+1+i])
 	}
 }
 
@@ -93,8 +93,8 @@ func ActionLatent(a *Action, z []float64) {
 		z[i] = math.Log(clamp(s, minLatentShare, 1)) - r
 	}
 	for i := range n {
-		z[n+i] = logit(clamp(a.Urgency[i], minLatentLevel, 1-minLatentLevel))
-		z[2*n+i] = logit(clamp(a.Headroom[i]/MaxHeadroom, minLatentLevel, 1-minLatentLevel))
+		z[n+i] = rl.Logit(clamp(a.Urgency[i], minLatentLevel, 1-minLatentLevel))
+		z[2*n+i] = rl.Logit(clamp(a.Headroom[i]/MaxHeadroom, minLatentLevel, 1-minLatentLevel))
 	}
 }
 
@@ -185,7 +185,3 @@ func domainHint(ckpt rl.Layout, cfg *domains.Config) string {
 	}
 	return ""
 }
-
-func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
-
-func logit(p float64) float64 { return math.Log(p / (1 - p)) }

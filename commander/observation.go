@@ -104,7 +104,7 @@ func NewBuilder(cfg *domains.Config) *Builder {
 	b.obs.Domains = make([]DomainObs, n)
 	for i, d := range cfg.Domains {
 		b.obs.Domains[i] = DomainObs{Name: d.Name, Priority: d.Priority, Weight: d.Weight, Floor: d.Floor, Ceiling: d.Ceiling,
-			SLO: d.SLO.LatencyP99.Seconds(), ErrorBudget: d.SLO.ErrorBudget}
+			SLO: d.SLO.LatencyP99Seconds(), ErrorBudget: d.SLO.ErrorBudget}
 	}
 	b.calls = callMatrix(cfg)
 	b.obs.Vector = make([]float64, 0, len(Layout(cfg)))

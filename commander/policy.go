@@ -86,7 +86,7 @@ func (p *Forecast) allocate(o *Observation, a *Action) (short int, uncertain flo
 		}
 		want[i] = clamp(w, d.Floor, d.Ceiling)
 		uncertain += want[i] * a.Headroom[i]
-		a.Urgency[i] = clamp(math.Max(math.Max((d.P99/d.SLO-0.8)/0.4, d.ErrorRate/d.ErrorBudget-1), 2*(d.ForecastP80[0]-d.RPS)/math.Max(d.RPS, 1)), 0, 1)
+		a.Urgency[i] = urgency(d) // urgency.go
 	}
 	slices.SortStableFunc(order, func(x, y int) int { return o.Domains[x].Priority - o.Domains[y].Priority })
 

@@ -8,7 +8,19 @@ import (
 	"os"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/domains/config"
 )
+
+// NewFlagSet is the flag set of the daemon called name, for ParseFlags:
+// --config binds to configPath and --log-level to the string returned.
+func NewFlagSet(name string, configPath *string) (*flag.FlagSet, *string) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(configPath, "config", "", "cluster config `file` (HCL); required")
+	return fs, fs.String("log-level", "info", "log `level`: trace, debug, info, warn, error")
+}
 
 // ParseFlags parses args into fs (whose output must be io.Discard) for the
 // daemon called name. With --help it prints usage and the flags' defaults
@@ -55,4 +67,26 @@ func NATSToken(flagValue string) string {
 		return flagValue
 	}
 	return os.Getenv("REGIMENT_NATS_TOKEN")
+}
+
+// Setup is what a daemon does once its flags are parsed: it checks
+// --config, parses --log-level (a usage error: exit code 2), takes the NATS
+// token from $REGIMENT_NATS_TOKEN when --nats-token is empty, loads the
+// config file (a failure: exit code 1) and makes the root logger named
+// name. It returns ok false and the exit code when the daemon should not
+// run.
+func Setup(name, configPath, level string, natsToken *string, stderr io.Writer) (cfg *domains.Config, log hclog.Logger, code int, ok bool) {
+	if configPath == "" {
+		return nil, nil, UsageError(stderr, name, "--config is required"), false
+	}
+	l, err := LogLevel(level)
+	if err != nil {
+		return nil, nil, UsageError(stderr, name, "%v", err), false
+	}
+	*natsToken = NATSToken(*natsToken)
+	if cfg, err = config.LoadFile(configPath); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return nil, nil, 1, false
+	}
+	return cfg, hclog.New(&hclog.LoggerOptions{Name: name, Level: l, Output: stderr}), 0, true
 }

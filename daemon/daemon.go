@@ -1,9 +1,23 @@
-// Package daemon wires the Commander and the Soldiers to the bus and to
-// Prometheus metrics. It is shared by cmd/commander, cmd/soldier and
-// `regiment run`, so the three run the same code paths.
+// Package daemon assembles the Commander and Soldier processes: a
+// Commander (NewCommander) or a Soldier (NewSoldier) is built from a config,
+// its settings and its dependencies (bus connection, store, clock, cluster
+// adapter, logger; Deps), each opened with Open, run with Run(ctx) and shut
+// down with an idempotent Close. cmd/commander and cmd/soldier are their
+// flags, signals and exit codes (Serve); `regiment run` is an embedded NATS
+// server plus the same processes over a simulated cluster (System), so the
+// three run the same code paths. The operator's side of overrides
+// (BuildOverride, ConnectOperator) serves `regiment override`.
 //
-// It imports the cores, bus, prometheus and go-hclog; it holds no global state
-// (metrics go to the registerer it is given).
+// Shutdown order, owned here: the Soldiers stop actuating (their tick loop
+// has returned), NATS drains (then an embedded server stops), the probes
+// stop, the steps flush, the episode ends, the store closes last. Reload
+// validates first: a file with problems, or one the running process cannot
+// take without a restart, is refused and the running config kept, with each
+// diagnostic logged (file:line:col).
+//
+// It imports the cores, bus, store, recording, kube, sim/live, prometheus and
+// go-hclog; it holds no global state (metrics go to each process's own
+// registry) and never exits the process or handles signals.
 package daemon
 
 import (
@@ -13,6 +27,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/regimentd/regiment/bus"
 	"github.com/regimentd/regiment/bus/wire"
@@ -146,15 +161,10 @@ func AttachCommander(conn *bus.Conn, c *commander.Commander, m *Metrics, log hcl
 
 // SoldierTick updates the metrics for one Soldier tick.
 func (m *Metrics) SoldierTick(res soldier.TickResult, err error, took time.Duration) {
-	m.Ticks.Inc()
-	m.TickTime.Observe(took.Seconds())
-	if err != nil {
-		m.TickErrors.Inc()
+	if !m.tick(err, took, res.Guards) {
 		return
 	}
-	m.Decisions.Inc()
 	m.Actuations.Add(float64(res.Writes))
-	m.Guards.Add(float64(res.Guards))
 	if res.Fallback {
 		m.Fallback.Set(1)
 	} else {
@@ -174,14 +184,21 @@ func (m *Metrics) SoldierTick(res soldier.TickResult, err error, took time.Durat
 
 // CommanderTick updates the metrics for one Commander tick.
 func (m *Metrics) CommanderTick(d commander.Decision, err error, took time.Duration) {
+	m.tick(err, took, d.Guards)
+}
+
+// tick counts a tick that took took and failed with err, or decided with
+// guards interventions; it reports whether the tick succeeded.
+func (m *Metrics) tick(err error, took time.Duration, guards int) bool {
 	m.Ticks.Inc()
 	m.TickTime.Observe(took.Seconds())
 	if err != nil {
 		m.TickErrors.Inc()
-		return
+		return false
 	}
 	m.Decisions.Inc()
-	m.Guards.Add(float64(d.Guards))
+	m.Guards.Add(float64(guards))
+	return true
 }
 
 func rejectReason(err error) string {
@@ -200,4 +217,18 @@ func rejectReason(err error) string {
 		return wire.RejectInvalid
 	}
 	return "other"
+}
+
+// counterValue is the sum of v's counters.
+func counterValue(v *prometheus.CounterVec) float64 {
+	ch := make(chan prometheus.Metric, 16)
+	go func() { v.Collect(ch); close(ch) }()
+	total := 0.0
+	for m := range ch {
+		var pb dto.Metric
+		if err := m.Write(&pb); err == nil && pb.Counter != nil {
+			total += pb.Counter.GetValue()
+		}
+	}
+	return total
 }

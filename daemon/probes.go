@@ -58,7 +58,15 @@ func ServeProbes(addr string, reg *prometheus.Registry, ready func() string, log
 	return p, nil
 }
 
-// close stops serving, waiting up to 5s for requests in flight.
+// SetLive sets what /healthz answers; on a nil Probes (none served) it does
+// nothing.
+func (p *Probes) SetLive(live bool) {
+	if p != nil {
+		p.Live.Store(live)
+	}
+}
+
+// Close stops serving, waiting up to 5s for requests in flight.
 func (p *Probes) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

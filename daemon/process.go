@@ -6,23 +6,112 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/regimentd/regiment/bus"
+	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/domains/config"
 )
 
 // Lifecycle is what both daemon processes share: the logger, the NATS
-// connection their readiness depends on, and whether they are shutting
-// down. The zero value with Log set is ready for use; it is safe for
-// concurrent use.
+// connection their readiness depends on, whether they are shutting down,
+// and what to close at shutdown. The zero value with Log set is ready for
+// use; it is safe for concurrent use.
 type Lifecycle struct {
 	Log      hclog.Logger
 	conn     atomic.Pointer[bus.Conn]
 	stopping atomic.Bool
+
+	closeMu  sync.Mutex
+	closers  []func() error // run last added first
+	closed   bool
+	closeErr error
+}
+
+// onClose adds f to what Close runs. Close runs them last added first: a
+// process opens its store before it connects, so the connection drains
+// before the store closes.
+func (l *Lifecycle) onClose(f func() error) {
+	l.closeMu.Lock()
+	l.closers = append(l.closers, f)
+	l.closeMu.Unlock()
+}
+
+// Close marks the process as stopping and runs its shutdown stages, last
+// opened first; it returns their errors joined. It is idempotent: later calls
+// return the first call's result.
+func (l *Lifecycle) Close() error {
+	l.closeMu.Lock()
+	defer l.closeMu.Unlock()
+	if l.closed {
+		return l.closeErr
+	}
+	l.closed = true
+	l.Stopping()
+	for i := len(l.closers) - 1; i >= 0; i-- {
+		l.closeErr = errors.Join(l.closeErr, l.closers[i]())
+	}
+	l.closers = nil
+	return l.closeErr
+}
+
+// connect connects with copts within 10 s, follows the connection for
+// /readyz, exports its permission denials on reg (if not nil) and drains it
+// at Close.
+func (l *Lifecycle) connect(ctx context.Context, copts bus.ConnectOptions, reg prometheus.Registerer, component string) (*bus.Conn, error) {
+	cctx, cancel := context.WithTimeout(ctx, connectTimeout)
+	defer cancel()
+	conn, err := bus.Connect(cctx, copts)
+	if err != nil {
+		return nil, err
+	}
+	l.adopt(conn)
+	if reg != nil {
+		RegisterConn(reg, component, conn)
+	}
+	l.Log.Info("nats connected", "url", copts.URL, "cluster", copts.Cluster)
+	return conn, nil
+}
+
+// connectTimeout bounds connecting and the first reads from the bus.
+const connectTimeout = 10 * time.Second
+
+// probes serves /metrics, /healthz and /readyz on listen and stops serving
+// at Close; with listen "" (a process inside `regiment run`) it serves
+// nothing and returns nil.
+func (l *Lifecycle) probes(listen string, reg *prometheus.Registry, ready func() string) (*Probes, error) {
+	if listen == "" {
+		return nil, nil
+	}
+	pr, err := ServeProbes(listen, reg, ready, l.Log)
+	if err != nil {
+		return nil, err
+	}
+	l.onClose(func() error { return l.Stage("http server stopped", pr.Close()) })
+	return pr, nil
+}
+
+// reloadFile re-reads the config file at path and hands it to apply, or
+// keeps the running config cur and logs why: each diagnostic of a file with
+// problems, or apply's refusal. It returns the config applied, or nil.
+func reloadFile(log hclog.Logger, path string, cur *domains.Config, apply func(*domains.Config) error) *domains.Config {
+	cfg, err := config.LoadFile(path)
+	if err != nil {
+		LogReloadRejected(log, path, err)
+		return nil
+	}
+	if err := apply(cfg); err != nil {
+		log.Error("config reload rejected, keeping the running config", "path", path, "error", err)
+		return nil
+	}
+	if !cfg.NATS.Equal(cur.NATS) || cfg.Store != cur.Store {
+		log.Warn("nats and store settings apply on restart", "path", path)
+	}
+	return cfg
 }
 
 // Connected records the NATS connection /readyz follows.
@@ -94,3 +183,44 @@ func NewRegistry() *prometheus.Registry {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return reg
 }
+
+// Process is a Commander or a Soldier process.
+type Process interface {
+	Open(ctx context.Context) error
+	Run(ctx context.Context) error
+	Reload()
+	Close() error
+}
+
+// Serve opens p, runs it until ctx ends, re-reading its config file at every
+// value received on reload (SIGHUP), and closes it, whatever happened.
+func Serve(ctx context.Context, p Process, reload <-chan os.Signal) error {
+	if err := p.Open(ctx); err != nil {
+		return errors.Join(err, p.Close())
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	wait := ServeReloads(rctx, reload, p.Reload)
+	err := p.Run(ctx)
+	cancel()
+	wait()
+	return errors.Join(err, p.Close())
+}
+
+// adopt takes a connection the caller made: it follows it for /readyz and
+// drains it at Close.
+func (l *Lifecycle) adopt(conn *bus.Conn) *bus.Conn {
+	l.onClose(func() error { return l.Stage("nats drained", conn.Drain()) })
+	l.Connected(conn)
+	return conn
+}
+
+// tickClock is a tick loop's clock: time.Now, remembered so that since tells
+// how long the tick has run.
+type tickClock struct{ start time.Time }
+
+func (c *tickClock) now() time.Time {
+	c.start = time.Now()
+	return c.start
+}
+
+func (c *tickClock) since() time.Duration { return time.Since(c.start) }

@@ -179,6 +179,10 @@ type SLO struct {
 	ErrorBudget float64       // tolerated error rate, (0, 1); default 0.001
 }
 
+// LatencyP99Seconds is the p99 objective in seconds, the unit of every
+// latency the cores compare with it.
+func (s SLO) LatencyP99Seconds() float64 { return s.LatencyP99.Seconds() }
+
 // AppSet is Count similar apps described once. Apps of a set are named
 // "<set>" when Count is 1, else "<set>-<i>" with i from 0.
 type AppSet struct {

@@ -13,7 +13,6 @@ import (
 	"github.com/regimentd/regiment/baseline"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/sim"
-	"github.com/regimentd/regiment/sim/trace"
 	"github.com/regimentd/regiment/simcluster"
 )
 
@@ -21,17 +20,10 @@ import (
 // other name is a baseline.
 const Regiment = "regiment"
 
-// Scenario is a loaded scenario with its traces (trace.Load), shared
-// read-only by every run of it.
-type Scenario struct {
-	*domains.Scenario
-	Traces map[string][]trace.Series
-}
-
 // Options says what Run evaluates.
 type Options struct {
 	Config    *domains.Config // validated, defaults applied
-	Scenarios []Scenario      // names must differ
+	Scenarios []sim.Scenario  // names must differ
 	Policies  []string        // names from Policies(), in report order
 	Seeds     int             // runs per scenario x policy, >= 1; run k uses scenario seed + k
 	// Workers is the number of runs simulated at once; <= 0 means
@@ -183,7 +175,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 }
 
 // runOne simulates scenario sc with the named policy at seed index k.
-func runOne(ctx context.Context, o *Options, sc Scenario, policy string, k int) (RunResult, error) {
+func runOne(ctx context.Context, o *Options, sc sim.Scenario, policy string, k int) (RunResult, error) {
 	scn := *sc.Scenario
 	scn.Seed += uint64(k)
 	if o.Duration > 0 {

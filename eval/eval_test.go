@@ -16,6 +16,7 @@ import (
 
 	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/eval"
+	"github.com/regimentd/regiment/sim"
 	"github.com/regimentd/regiment/sim/trace"
 )
 
@@ -35,7 +36,7 @@ func smallOptions(t *testing.T, workers int) eval.Options {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return eval.Options{Config: cfg, Scenarios: []eval.Scenario{{Scenario: sc, Traces: traces}},
+	return eval.Options{Config: cfg, Scenarios: []sim.Scenario{{Scenario: sc, Traces: traces}},
 		Policies: eval.Policies(), Seeds: 2, Workers: workers, Duration: time.Hour}
 }
 

@@ -95,7 +95,7 @@ func newMeter(cfg *domains.Config, s *sim.Sim, sample bool) *meter {
 	}
 	m.outcomes = make([]reward.DomainOutcome, len(cfg.Domains))
 	for di, d := range cfg.Domains {
-		m.outcomes[di] = reward.DomainOutcome{SLO: d.SLO.LatencyP99.Seconds(), ErrorBudget: d.SLO.ErrorBudget, Weight: d.Weight}
+		m.outcomes[di] = reward.DomainOutcome{SLO: d.SLO.LatencyP99Seconds(), ErrorBudget: d.SLO.ErrorBudget, Weight: d.Weight}
 	}
 	m.refCost = cfg.Cluster.CapacityCores * cfg.Cluster.CostPerCoreHour
 	if sample {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/prometheus/client_golang/prometheus"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -20,7 +19,6 @@ import (
 
 	"github.com/regimentd/regiment/bus"
 	"github.com/regimentd/regiment/bus/wire"
-	"github.com/regimentd/regiment/daemon"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/kube/testenv"
@@ -246,7 +244,13 @@ func TestSoldierOverNATSBoundsAnHPAOnFakeNodes(t *testing.T) {
 	var rec lastRecord
 	s := soldier.New(scfg, &soldier.Proportional{}, ad.Observer, ad.Actuator, sconn, &rec)
 	log := hclog.NewNullLogger()
-	if _, err := daemon.AttachSoldier(ctx, sconn, s, "shop", time.Now, daemon.NewMetrics(prometheus.NewRegistry(), "soldier"), log); err != nil {
+	// Directives reach the Soldier as daemon.AttachSoldier feeds them; daemon
+	// assembles the processes around this adapter, so kube cannot import it.
+	if _, err := sconn.SubscribeDirectives("shop", func(d wire.Directive, err error) {
+		if err == nil {
+			s.OnDirective(d, time.Now())
+		}
+	}); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan struct{}, 2)

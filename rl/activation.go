@@ -1,6 +1,9 @@
 package rl
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Activation is an element-wise nonlinearity applied after a layer's affine
 // map.
@@ -91,3 +94,10 @@ func (a Activation) chain(y, d []float64) {
 		}
 	}
 }
+
+// Sigmoid is the logistic function 1 / (1 + e^-x), (0, 1): how a learned
+// policy squashes an unbounded output onto a fraction.
+func Sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+
+// Logit is Sigmoid's inverse, log(p / (1 - p)), for p in (0, 1).
+func Logit(p float64) float64 { return math.Log(p / (1 - p)) }

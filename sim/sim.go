@@ -140,7 +140,7 @@ func New(cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Se
 
 	s.doms = make([]dom, len(cfg.Domains))
 	for i, d := range cfg.Domains {
-		s.doms[i] = dom{slo: d.SLO.LatencyP99.Seconds(), budget: d.SLO.ErrorBudget, prio: d.Priority, name: d.Name, first: -1}
+		s.doms[i] = dom{slo: d.SLO.LatencyP99Seconds(), budget: d.SLO.ErrorBudget, prio: d.Priority, name: d.Name, first: -1}
 	}
 	s.apps = make([]app, len(expanded))
 	maxStartup := int32(1)

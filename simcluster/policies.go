@@ -1,55 +1,28 @@
 package simcluster
 
 import (
-	"fmt"
-
 	"github.com/regimentd/regiment/commander"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/soldier"
 )
 
-// Built-in policy names. Any other value of commander.policy or
-// soldier.policy is the path of a checkpoint (config.Parse has made a
-// relative path relative to the config file's directory).
+// Built-in policy names, kept for callers of this package: the names live
+// with the policies (commander.ForecastPolicy, soldier.ProportionalPolicy).
 const (
-	ForecastPolicy     = "forecast"     // commander.Forecast
-	ProportionalPolicy = "proportional" // soldier.Proportional
+	ForecastPolicy     = commander.ForecastPolicy
+	ProportionalPolicy = soldier.ProportionalPolicy
 )
 
-// CommanderPolicy resolves cfg.Commander.Policy: "forecast" is the Forecast
-// heuristic with the configured reserve_min; anything else is a checkpoint
-// path loaded with commander.LoadLearned. Every place that runs a Commander
-// (NewPolicy, the commander daemon, `regiment run`) resolves through it.
-func CommanderPolicy(cfg *domains.Config) (commander.Policy, error) {
-	switch name := cfg.Commander.Policy; name {
-	case ForecastPolicy, "":
-		return &commander.Forecast{ReserveMin: cfg.Commander.ReserveMin}, nil
-	default:
-		p, err := commander.LoadLearned(name, cfg)
-		if err != nil {
-			return nil, fmt.Errorf("commander policy: %w", err)
-		}
-		return p, nil
-	}
-}
+// CommanderPolicy is commander.NewPolicy.
+//
+// Deprecated: use commander.NewPolicy.
+func CommanderPolicy(cfg *domains.Config) (commander.Policy, error) { return commander.NewPolicy(cfg) }
 
-// SoldierPolicy resolves cfg.Soldier.Policy for the Soldier of scfg's
-// domain: "proportional" is the Proportional heuristic; anything else is a
-// checkpoint path loaded with soldier.LoadLearned. Every place that runs a
-// Soldier (NewPolicy, the soldier daemon, `regiment run`) resolves through
-// it. Each call returns a new policy: policies keep scratch state and are
-// not shared between Soldiers.
+// SoldierPolicy is soldier.NewPolicy.
+//
+// Deprecated: use soldier.NewPolicy.
 func SoldierPolicy(cfg *domains.Config, scfg soldier.Config) (soldier.Policy, error) {
-	switch name := cfg.Soldier.Policy; name {
-	case ProportionalPolicy, "":
-		return &soldier.Proportional{}, nil
-	default:
-		p, err := soldier.LoadLearned(name, scfg)
-		if err != nil {
-			return nil, fmt.Errorf("soldier policy for %s: %w", scfg.Domain, err)
-		}
-		return p, nil
-	}
+	return soldier.NewPolicy(cfg, scfg)
 }
 
 // Option changes how NewPolicy builds the hierarchy.
@@ -87,14 +60,14 @@ func resolve(cfg *domains.Config, opts []Option) (options, error) {
 		opt(&o)
 	}
 	if o.commander == nil {
-		p, err := CommanderPolicy(cfg)
+		p, err := commander.NewPolicy(cfg)
 		if err != nil {
 			return o, err
 		}
 		o.commander = p
 	}
 	if o.soldier == nil {
-		o.soldier = func(scfg soldier.Config) (soldier.Policy, error) { return SoldierPolicy(cfg, scfg) }
+		o.soldier = func(scfg soldier.Config) (soldier.Policy, error) { return soldier.NewPolicy(cfg, scfg) }
 	}
 	return o, nil
 }

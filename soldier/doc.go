@@ -22,8 +22,12 @@
 // automatic fallback, a rolling comparison of the policy against the
 // baseline computed in shadow every tick (Compare, FallbackConfig). Modes:
 // active, shadow (the policy decides and is recorded, the baseline acts),
-// off. Soldier.Tick is the shell that observes, decides, executes, actuates,
-// reports and records.
+// off. Decide is all of that as one function of the observation, the
+// directive in force, the Soldier's State and the time: it returns the
+// writes and, per app, what proposed its target (policy, baseline, ladder
+// rung, automatic fallback, shadow), whether the stabiliser held it, an
+// operator's pin set it, or which guard clipped it. Soldier.Tick is the shell
+// that observes, calls Decide, actuates, reports and records.
 //
 // Units: cores are CPU cores, rates are per second, latencies are seconds.
 // Apps are indexed by their position in the domain (App.Index), in config

@@ -70,9 +70,6 @@ type Knobs struct {
 	Tolerance float64 // scale down only when desired < current x (1 - Tolerance), [0, ToleranceMax]
 }
 
-func sigmoid(z float64) float64 { return 1 / (1 + math.Exp(-z)) }
-func logit(p float64) float64   { return math.Log(p / (1 - p)) }
-
 // DecodeKnobs squashes an action (LearnedActions' three values) into Knobs:
 //
 //	util = UtilMin + (UtilMax - UtilMin) sigmoid(a0)
@@ -80,9 +77,9 @@ func logit(p float64) float64   { return math.Log(p / (1 - p)) }
 //	tol  = ToleranceMax sigmoid(a2)
 func DecodeKnobs(a []float64) Knobs {
 	return Knobs{
-		Util:      UtilMin + (UtilMax-UtilMin)*sigmoid(a[0]),
+		Util:      UtilMin + (UtilMax-UtilMin)*rl.Sigmoid(a[0]),
 		Headroom:  HeadroomMax * math.Tanh(max(a[1], 0)),
-		Tolerance: ToleranceMax * sigmoid(a[2]),
+		Tolerance: ToleranceMax * rl.Sigmoid(a[2]),
 	}
 }
 
@@ -91,7 +88,7 @@ func DecodeKnobs(a []float64) Knobs {
 // exploration reaches positive headroom) and tolerance 0.1.
 func warmKnobs(targetUtil float64) [3]float64 {
 	u := min(max((targetUtil-UtilMin)/(UtilMax-UtilMin), 0.02), 0.98)
-	return [3]float64{logit(u), -0.5, logit(0.1 / ToleranceMax)}
+	return [3]float64{rl.Logit(u), -0.5, rl.Logit(0.1 / ToleranceMax)}
 }
 
 // NewLearnedPolicy returns an untrained learned-Soldier network (two hidden

@@ -81,7 +81,7 @@ func TestUntrainedLearnedSizesAsProportionalBeyondTheDeadband(t *testing.T) {
 func TestLearnedTargetsRules(t *testing.T) {
 	app := App{CPU: 1, Min: 1, Max: 100, Capacity: 100}
 	act := func(util, head, tol float64) []float64 {
-		return []float64{logit((util - UtilMin) / (UtilMax - UtilMin)), math.Atanh(head / HeadroomMax), logit(tol / ToleranceMax)}
+		return []float64{rl.Logit((util - UtilMin) / (UtilMax - UtilMin)), math.Atanh(head / HeadroomMax), rl.Logit(tol / ToleranceMax)}
 	}
 	tests := []struct {
 		name string
@@ -114,7 +114,7 @@ func TestLearnedScaleDownWaitsForTheStabilisationWindow(t *testing.T) {
 	app := App{CPU: 1, Min: 1, Max: 100, Capacity: 100}
 	cfg := Config{SLO: 0.4, ErrorBudget: 0.001, Apps: []App{app}}
 	l := newLearned(t, cfg)
-	act := [][]float64{{logit(0), math.Atanh(0), logit(0.01 / ToleranceMax)}} // util 0.5, no headroom, tolerance 1%
+	act := [][]float64{{rl.Logit(0), math.Atanh(0), rl.Logit(0.01 / ToleranceMax)}} // util 0.5, no headroom, tolerance 1%
 	out := make([]int32, 1)
 	step := func(rps float64, replicas int32) int32 {
 		in := Input{Apps: cfg.Apps, Obs: &Observation{Apps: []AppObservation{{RPS: rps, P99: 0.1, Ready: replicas, Replicas: replicas}}},

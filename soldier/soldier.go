@@ -65,7 +65,7 @@ func NewConfig(cfg *domains.Config, name string) (Config, error) {
 	}
 	return Config{
 		Cluster: cfg.Cluster.Name, Domain: name, Apps: Apps(cfg, di),
-		SLO: d.SLO.LatencyP99.Seconds(), ErrorBudget: d.SLO.ErrorBudget, Priority: d.Priority,
+		SLO: d.SLO.LatencyP99Seconds(), ErrorBudget: d.SLO.ErrorBudget, Priority: d.Priority,
 		Soldier: sc, Policy: cfg.Soldier.Policy, Ladder: LadderFrom(cfg.Soldier.Ladder(d.Priority)),
 		Fallback: FallbackFrom(cfg.Soldier.Fallback, cfg.Soldier.Tick), Reward: soldierWeights(cfg),
 		Intake: IntakeBounds(cfg),
@@ -76,14 +76,7 @@ func NewConfig(cfg *domains.Config, name string) (Config, error) {
 type Soldier struct {
 	tickMu   sync.Mutex // held by Tick and Reload: cfg and exec change between ticks
 	reloaded chan struct{}
-	cfg      Config
-	policy   Policy
-	fallback Policy
-	exec     *Executor
-	stab     Stabiliser // holds small and short-lived changes before the executor
-	need     []float64  // per app, the replicas its load needs (Need), for the stabiliser
-	ladder   *Ladder
-	auto     *Fallback
+	*state   // what Decide reads and advances (decide.go)
 	obs      Observation
 	act      Actuator
 	observer Observer
@@ -96,12 +89,6 @@ type Soldier struct {
 
 	seq      uint64
 	rpsHist  []float64 // domain RPS, last 15 min of ticks (ring)
-	proposed []int32
-	baseline []int32
-	shadow   []int32 // the baseline's targets on the policy's input, every tick the policy decides
-	decided  []int32 // the policy's own targets, before the ladder or the fallback replace them
-	guards   []Guard
-	writes   []Change
 	scratch  []float64
 	weights  reward.SoldierWeights
 	one, two [1]float64 // alignment inputs, domain level
@@ -116,19 +103,11 @@ func New(cfg Config, policy Policy, observer Observer, act Actuator, pub Publish
 	}
 	hist := max(1, int(15*time.Minute/max(cfg.Soldier.Tick, time.Second))) // ticks over 15m keep one
 	return &Soldier{
-		cfg: cfg, policy: policy, fallback: &Proportional{},
-		exec: NewExecutor(ExecutorConfig{
-			OverageCap: cfg.Soldier.OverageCap, ScaleDownCooldown: cfg.Soldier.ScaleDownCooldown,
-			ErrorRateVeto: cfg.Soldier.ErrorRateVeto, MaxWritesPerTick: cfg.Soldier.MaxWritesPerTick,
-		}, n),
-		ladder: NewLadder(cfg.Ladder),
-		obs:    Observation{Apps: make([]AppObservation, n)},
-		act:    act, observer: observer, pub: pub, rec: rec, ov: newOverrides(cfg),
-		intake:   wire.Intake{Domain: cfg.Domain, MaxSkew: time.Minute, Bounds: cfg.Intake},
-		rpsHist:  make([]float64, 0, hist),
-		proposed: make([]int32, n), baseline: make([]int32, n), shadow: make([]int32, n), decided: make([]int32, n),
-		need:    make([]float64, n),
-		auto:    NewFallback(cfg.Fallback),
+		state: NewState(cfg, policy, rec == nil),
+		obs:   Observation{Apps: make([]AppObservation, n)},
+		act:   act, observer: observer, pub: pub, rec: rec, ov: newOverrides(cfg),
+		intake:  wire.Intake{Domain: cfg.Domain, MaxSkew: time.Minute, Bounds: cfg.Intake},
+		rpsHist: make([]float64, 0, hist),
 		weights: cfg.Reward, reloaded: make(chan struct{}, 1),
 	}
 }
@@ -162,7 +141,7 @@ type TickResult struct {
 	Report       wire.DomainReport
 }
 
-// Tick runs one control step at now: observe, decide, execute, actuate,
+// Tick runs one control step at now: observe, decide (Decide), actuate,
 // report, record.
 func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 	s.tickMu.Lock()
@@ -172,120 +151,38 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 	}
 	d, have := s.Directive()
 	valid := have && !d.Expired(now)
-	mode := s.cfg.Soldier.Mode
-	in := InputFor(s.cfg.Soldier)
-	in.Apps, in.Obs, in.BudgetCores, in.SLO, in.Now = s.cfg.Apps, &s.obs, math.Inf(1), s.cfg.SLO, now
-	in.NoReason = s.rec == nil
-	demand := DemandCores(in)
-
-	var reason string
-	fallback := !valid
-	budget := math.Inf(1)
-	if valid {
-		budget, in.BudgetCores, in.Headroom = d.Cores, d.Cores, d.Headroom
-	}
-	s.guards, s.writes = s.guards[:0], s.writes[:0]
-	switch {
-	case mode == domains.ModeOff:
-		reason = "mode off: nothing decided"
-	case fallback:
-		reason = "no valid directive: fallback sizes for demand; " + s.fallback.Decide(in, s.proposed)
-	default:
-		reason = s.policy.Decide(in, s.proposed)
-	}
-	auto, switched := false, FallbackEvent{}
-	if mode == domains.ModeActive && !fallback && s.cfg.Fallback.Window > 0 {
-		// The baseline decides in shadow on the policy's own input, every
-		// tick, for the automatic fallback's comparison.
-		s.fallback.Decide(in, s.shadow)
-		copy(s.decided, s.proposed)
-		sc := Compare(s.cfg.Apps, &s.obs, s.cfg.SLO, s.cfg.ErrorBudget, in.TargetUtil, s.cfg.Fallback.ShortTolerance, s.decided, s.shadow)
-		auto, switched = s.auto.Observe(sc)
-	}
-	rung := RungNone
-	if mode == domains.ModeActive && s.cfg.SLO > 0 && s.cfg.Ladder.Alert > 0 {
-		rung, _ = s.ladder.Observe(now, s.obs.P99/s.cfg.SLO)
-	}
-	if mode == domains.ModeActive && !fallback && rung >= RungFreeze {
-		// The policy is frozen: targets hold, and only the baseline may scale
-		// up; at revert the baseline acts alone. Neither is held to the budget.
-		base := in
-		base.BudgetCores = math.Inf(1)
-		baseReason := s.fallback.Decide(base, s.baseline)
-		budget = math.Inf(1)
-		if rung == RungRevert {
-			fallback = true
-			copy(s.proposed, s.baseline)
-			reason = "ladder at revert: baseline acts; " + baseReason
-		} else {
-			for i := range s.proposed {
-				cur := s.exec.Current(i)
-				if cur < 0 {
-					cur = s.obs.Apps[i].Replicas
-				}
-				s.proposed[i] = max(cur, s.baseline[i])
-			}
-			reason = "ladder at freeze: policy held, baseline may scale up; policy: " + reason
-		}
-	}
-	if auto && !fallback {
-		// The automatic fallback holds the domain: the baseline acts alone,
-		// as at the ladder's revert, while the policy decides in shadow.
-		base := in
-		base.BudgetCores = math.Inf(1)
-		fallback, budget = true, math.Inf(1)
-		reason = "automatic fallback: baseline acts; " + s.fallback.Decide(base, s.proposed)
-	}
-	if mode == domains.ModeShadow {
-		// The policy's targets are recorded; the baseline's are actuated.
-		copy(s.baseline, s.proposed)
-		base := in
-		base.BudgetCores = math.Inf(1)
-		s.fallback.Decide(base, s.proposed)
-		budget = math.Inf(1)
-		reason = "shadow: baseline acts; policy: " + reason
-	}
-	if mode != domains.ModeOff {
-		for i := range s.cfg.Apps {
-			s.need[i] = Need(&s.cfg.Apps[i], &s.obs.Apps[i], &in)
-		}
-		if held := s.stab.Apply(s.proposed, &s.obs, s.need, s.cfg.Soldier.Tolerance); held > 0 && !in.NoReason {
-			reason += fmt.Sprintf("; %d changes held by the stabiliser", held)
-		}
+	inForce := &d
+	if !valid {
+		inForce = nil
 	}
 	s.pinOverrides(now) // operator pins rank above every policy (override.go)
-	if mode != domains.ModeOff {
-		s.guards, s.writes = s.exec.Apply(now, s.cfg.Apps, &s.obs, budget, s.proposed, s.guards, s.writes)
+	dec := Decide(s.state, &s.obs, inForce, now)
+	if dec.Mode != domains.ModeOff {
 		s.overridesApplied(now)
-		if len(s.writes) > 0 {
-			if err := s.act.Apply(ctx, s.writes); err != nil {
-				return TickResult{}, fmt.Errorf("actuate %d apps: %w", len(s.writes), err)
+		if len(dec.Writes) > 0 {
+			if err := s.act.Apply(ctx, dec.Writes); err != nil {
+				return TickResult{}, fmt.Errorf("actuate %d apps: %w", len(dec.Writes), err)
 			}
 		}
 	}
 	s.seq++
-	r := s.report(now, d, valid, demand, mode, fallback)
+	r := s.report(now, d, valid, dec.DemandCores, dec.Mode, dec.Fallback)
 	if s.pub != nil {
 		if err := s.pub.PublishReport(ctx, r); err != nil {
 			return TickResult{}, fmt.Errorf("publish report: %w", err)
 		}
 	}
 	if s.rec != nil {
-		rec := s.record(now, d, valid, r, reason, fallback)
-		rec.Rung = rung
-		rec.AutoFallback, rec.Switch = auto, switched
-		switch {
-		case mode == domains.ModeShadow:
-			rec.PolicyTargets, rec.BaselineTargets = slices.Clone(s.baseline), slices.Clone(s.proposed)
-		case auto: // the baseline's actuated targets
-			rec.PolicyTargets, rec.BaselineTargets = slices.Clone(s.decided), slices.Clone(s.proposed)
-		case switched.Reason != "": // the hand-back: the baseline's shadow targets
-			rec.PolicyTargets, rec.BaselineTargets = slices.Clone(s.decided), slices.Clone(s.shadow)
+		rec := s.record(now, d, valid, r, dec.Reason, dec.Fallback)
+		rec.Rung = dec.Rung
+		rec.AutoFallback, rec.Switch = dec.AutoFallback, dec.Switch
+		if dec.PolicyTargets != nil {
+			rec.PolicyTargets, rec.BaselineTargets = slices.Clone(dec.PolicyTargets), slices.Clone(dec.BaselineTargets)
 		}
 		s.rec.Record(rec)
 	}
-	return TickResult{Writes: len(s.writes), Guards: len(s.guards), Fallback: fallback, Rung: rung,
-		AutoFallback: auto, Switch: switched, Report: r}, nil
+	return TickResult{Writes: len(dec.Writes), Guards: len(dec.Guards), Fallback: dec.Fallback, Rung: dec.Rung,
+		AutoFallback: dec.AutoFallback, Switch: dec.Switch, Report: r}, nil
 }
 
 // Run ticks every Soldier tick until ctx ends; clock gives the time. onTick,
@@ -367,24 +264,15 @@ func (s *Soldier) report(now time.Time, d wire.Directive, valid bool, demand flo
 		P99Seconds: s.obs.P99, ErrorRate: s.obs.ErrorRate, Mode: string(mode), Fallback: fallback,
 		DemandCores: demand,
 	}
-	s.scratch = s.scratch[:0]
-	for i := range s.obs.Apps {
-		o, a := &s.obs.Apps[i], &s.cfg.Apps[i]
-		r.RPS += o.RPS
-		r.LivePods += int(o.Ready)
-		r.StartingPods += int(o.Starting)
-		r.PendingPods += int(o.Pending)
-		r.CoresUsed += float64(o.Ready+o.Starting) * a.CPU
-		s.scratch = append(s.scratch, o.CPUUtil)
-	}
-	r.CPUUtilP75 = percentile(s.scratch, 0.75)
+	s.scratch = AddApps(&r, s.cfg.Apps, &s.obs, s.scratch[:0])
+	r.CPUUtilP75 = Percentile(s.scratch, 0.75)
 	if len(s.rpsHist) == cap(s.rpsHist) {
 		copy(s.rpsHist, s.rpsHist[1:])
 		s.rpsHist = s.rpsHist[:len(s.rpsHist)-1]
 	}
 	s.rpsHist = append(s.rpsHist, r.RPS)
 	s.scratch = append(s.scratch[:0], s.rpsHist...)
-	r.RPSP95 = percentile(s.scratch, 0.95)
+	r.RPSP95 = Percentile(s.scratch, 0.95)
 	if valid {
 		r.BudgetCores = d.Cores
 		r.DirectiveTerm, r.DirectiveSeq = d.Term, d.Seq
@@ -395,8 +283,25 @@ func (s *Soldier) report(now time.Time, d wire.Directive, valid bool, demand flo
 	return r
 }
 
-// percentile sorts xs in place and returns its q-quantile (nearest rank).
-func percentile(xs []float64, q float64) float64 {
+// AddApps adds the apps' telemetry in obs into r: request rate, live,
+// starting and pending pods, cores used (ready and starting replicas x the
+// app's CPU); it appends each app's CPU utilisation to util and returns it.
+func AddApps(r *wire.DomainReport, apps []App, obs *Observation, util []float64) []float64 {
+	for i := range obs.Apps {
+		o, a := &obs.Apps[i], &apps[i]
+		r.RPS += o.RPS
+		r.LivePods += int(o.Ready)
+		r.StartingPods += int(o.Starting)
+		r.PendingPods += int(o.Pending)
+		r.CoresUsed += float64(o.Ready+o.Starting) * a.CPU
+		util = append(util, o.CPUUtil)
+	}
+	return util
+}
+
+// Percentile reorders xs and returns its q-quantile (nearest rank): the
+// value of a domain report's CPUUtilP75 and RPSP95.
+func Percentile(xs []float64, q float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}

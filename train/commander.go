@@ -10,7 +10,6 @@ import (
 
 	"github.com/regimentd/regiment/commander"
 	"github.com/regimentd/regiment/domains"
-	"github.com/regimentd/regiment/eval"
 	"github.com/regimentd/regiment/reward"
 	"github.com/regimentd/regiment/rl"
 	"github.com/regimentd/regiment/sim"
@@ -114,7 +113,7 @@ var CommanderTerms = []string{"adherence", "degradation", "cost", "churn", "proa
 // measured, as in the Commander's records).
 type CommanderEnv struct {
 	cfg   *domains.Config
-	scens []eval.Scenario
+	scens []sim.Scenario
 	opt   CommanderOptions
 	spec  Spec
 	w     reward.CommanderWeights
@@ -149,7 +148,7 @@ type CommanderEnv struct {
 // resolved by simcluster.SoldierPolicy: set it to a checkpoint path to
 // train against learned Soldiers (read once here, so replacing the file
 // during training changes nothing).
-func NewCommanderEnv(cfg *domains.Config, scenarios []eval.Scenario, opt CommanderOptions) (*CommanderEnv, error) {
+func NewCommanderEnv(cfg *domains.Config, scenarios []sim.Scenario, opt CommanderOptions) (*CommanderEnv, error) {
 	opt.defaults()
 	if len(scenarios) == 0 {
 		return nil, fmt.Errorf("commander env: no training scenarios")
@@ -173,7 +172,7 @@ func NewCommanderEnv(cfg *domains.Config, scenarios []eval.Scenario, opt Command
 			}
 			continue
 		default:
-			sp, err = simcluster.SoldierPolicy(cfg, scfg)
+			sp, err = soldier.NewPolicy(cfg, scfg)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("commander env: %w", err)

@@ -12,7 +12,6 @@ import (
 	"github.com/regimentd/regiment/commander"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/domains/config"
-	"github.com/regimentd/regiment/eval"
 	"github.com/regimentd/regiment/rl"
 	"github.com/regimentd/regiment/sim"
 	"github.com/regimentd/regiment/sim/trace"
@@ -20,7 +19,7 @@ import (
 )
 
 // smallWorld loads examples/small.hcl and its day scenario.
-func smallWorld(t testing.TB) (*domains.Config, eval.Scenario) {
+func smallWorld(t testing.TB) (*domains.Config, sim.Scenario) {
 	t.Helper()
 	cfg, err := config.LoadFile("../examples/small.hcl")
 	if err != nil {
@@ -34,13 +33,13 @@ func smallWorld(t testing.TB) (*domains.Config, eval.Scenario) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cfg, eval.Scenario{Scenario: sc, Traces: tr}
+	return cfg, sim.Scenario{Scenario: sc, Traces: tr}
 }
 
 func TestCommanderEnvDrivenByTheHeuristicIsTheForecastHierarchy(t *testing.T) {
 	cfg, sc := smallWorld(t)
 	opt := CommanderOptions{Episode: time.Hour, Warmup: 20 * time.Minute, Scale: [2]float64{1, 1}, TimeseriesScale: [2]float64{1, 1}, EventProb: -1}
-	e, err := NewCommanderEnv(cfg, []eval.Scenario{sc}, opt)
+	e, err := NewCommanderEnv(cfg, []sim.Scenario{sc}, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +101,7 @@ func TestCommanderEnvActionsReachTheSoldiers(t *testing.T) {
 	opt := CommanderOptions{Episode: time.Hour, Warmup: 20 * time.Minute, Scale: [2]float64{1, 1}, TimeseriesScale: [2]float64{1, 1}, EventProb: -1}
 	n := len(cfg.Domains)
 	run := func(headroom float64) (ret, cost, costTerm float64) { // headroom: the residual on every headroom logit
-		e, err := NewCommanderEnv(cfg, []eval.Scenario{sc}, opt)
+		e, err := NewCommanderEnv(cfg, []sim.Scenario{sc}, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +134,7 @@ func TestCommanderEnvActionsReachTheSoldiers(t *testing.T) {
 func TestWarmStartActsAsTheHeuristic(t *testing.T) {
 	cfg, sc := smallWorld(t)
 	opt := CommanderOptions{Episode: time.Hour, Warmup: 20 * time.Minute}
-	e, err := NewCommanderEnv(cfg, []eval.Scenario{sc}, opt)
+	e, err := NewCommanderEnv(cfg, []sim.Scenario{sc}, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +174,7 @@ func TestWarmStartActsAsTheHeuristic(t *testing.T) {
 func TestCommanderGate(t *testing.T) {
 	cfg, sc := smallWorld(t)
 	opt := CommanderOptions{Episode: time.Hour, Warmup: 20 * time.Minute}
-	newEnv := func() (*CommanderEnv, error) { return NewCommanderEnv(cfg, []eval.Scenario{sc}, opt) }
+	newEnv := func() (*CommanderEnv, error) { return NewCommanderEnv(cfg, []sim.Scenario{sc}, opt) }
 	p, res, err := TrainCommander(context.Background(), newEnv, CommanderStage{
 		WarmStart: WarmStartOptions{Episodes: 2}, Steps: 0, Seed: 7, GateEpisodes: 3,
 	})
@@ -226,7 +225,7 @@ func TestCommanderEnvReadsTheLearnedSoldierOnce(t *testing.T) {
 	}
 	c := *cfg
 	c.Soldier.Policy = path
-	e, err := NewCommanderEnv(&c, []eval.Scenario{sc}, CommanderOptions{Episode: 10 * time.Minute, Warmup: 10 * time.Minute})
+	e, err := NewCommanderEnv(&c, []sim.Scenario{sc}, CommanderOptions{Episode: 10 * time.Minute, Warmup: 10 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

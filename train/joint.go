@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/regimentd/regiment/domains"
-	"github.com/regimentd/regiment/eval"
 	"github.com/regimentd/regiment/rl"
+	"github.com/regimentd/regiment/sim"
 )
 
 // JointStage configures TrainJoint: joint fine-tuning of a learned Soldier
@@ -19,7 +19,7 @@ type JointStage struct {
 	Cluster *domains.Config
 	// Scenarios are the training scenarios, the first the base (as the
 	// Soldier and Commander stages' Scenarios).
-	Scenarios []eval.Scenario
+	Scenarios []sim.Scenario
 	// Rounds is the number of alternations; default 2. Each round trains
 	// the Commander level, then the Soldier level.
 	Rounds int
@@ -163,14 +163,14 @@ func TrainJoint(ctx context.Context, sp, cp *rl.Policy, st JointStage, after fun
 		progressf(st.Progress, "joint round %d/%d: soldier level, %d env steps, commander frozen\n", k, st.Rounds, perLevel)
 		frozenC := cp.Clone()
 		frozenC.Norm.Frozen = true
-		envCfg := func(scs []eval.Scenario) func(int) (Env, error) {
+		envCfg := func(scs []sim.Scenario) func(int) (Env, error) {
 			c := SoldierEnvConfig{Cluster: st.Cluster, Scenarios: scs, Episode: st.Episode, Randomise: true, Commander: frozenC}
 			return func(int) (Env, error) { return NewSoldierEnv(c) }
 		}
 		n := int64(len(st.Scenarios))
 		phases := []Phase{{Name: fmt.Sprintf("r%d/soldier/cluster", k), Steps: perLevel / n, NewEnv: envCfg(st.Scenarios[:1])}}
 		for _, sc := range st.Scenarios[1:] {
-			phases = append(phases, Phase{Name: fmt.Sprintf("r%d/soldier/%s", k, sc.Name), Steps: perLevel / n, NewEnv: envCfg([]eval.Scenario{sc})})
+			phases = append(phases, Phase{Name: fmt.Sprintf("r%d/soldier/%s", k, sc.Name), Steps: perLevel / n, NewEnv: envCfg([]sim.Scenario{sc})})
 		}
 		prevS := sp.Provenance
 		cfg := Config{Workers: st.Workers, Horizon: 0, Seed: seed + 3, PPO: st.SoldierPPO, Progress: st.Progress, CSV: csv}

@@ -3,7 +3,6 @@ package train
 import (
 	"context"
 	"math"
-	"slices"
 
 	"github.com/regimentd/regiment/bus/wire"
 	"github.com/regimentd/regiment/commander"
@@ -57,24 +56,15 @@ func (c *commanderDriver) report() {
 		in := d.in
 		in.BudgetCores, in.Headroom = math.Inf(1), 0
 		r.DemandCores = soldier.DemandCores(in)
-		util := d.scratch[:0]
-		for i := range d.obs.Apps {
-			o, a := &d.obs.Apps[i], &d.cfg.Apps[i]
-			r.RPS += o.RPS
-			r.LivePods += int(o.Ready)
-			r.StartingPods += int(o.Starting)
-			r.PendingPods += int(o.Pending)
-			r.CoresUsed += float64(o.Ready+o.Starting) * a.CPU
-			util = append(util, o.CPUUtil)
-		}
-		r.CPUUtilP75 = percentile(util, 0.75)
+		util := soldier.AddApps(&r, d.cfg.Apps, &d.obs, d.scratch[:0])
+		r.CPUUtilP75 = soldier.Percentile(util, 0.75)
 		if d.rpsN == len(d.rpsHist) {
 			copy(d.rpsHist, d.rpsHist[1:])
 			d.rpsN--
 		}
 		d.rpsHist[d.rpsN] = r.RPS
 		d.rpsN++
-		r.RPSP95 = percentile(append(d.scratch[:0], d.rpsHist[:d.rpsN]...), 0.95)
+		r.RPSP95 = soldier.Percentile(append(d.scratch[:0], d.rpsHist[:d.rpsN]...), 0.95)
 		if dir := c.dirs[d.di]; dir.Seq > 0 {
 			r.BudgetCores = dir.Cores
 			r.DirectiveTerm, r.DirectiveSeq = dir.Term, dir.Seq
@@ -107,13 +97,3 @@ func (c *commanderDriver) PublishDirective(_ context.Context, dir wire.Directive
 
 // PublishAllocation implements commander.Publisher.
 func (c *commanderDriver) PublishAllocation(context.Context, wire.Allocation) error { return nil }
-
-// percentile sorts xs in place and returns its q-quantile (nearest rank),
-// as soldier.Soldier's reports compute it.
-func percentile(xs []float64, q float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	slices.Sort(xs)
-	return xs[min(len(xs)-1, int(math.Ceil(q*float64(len(xs))))-1)]
-}

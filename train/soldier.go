@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/regimentd/regiment/domains"
-	"github.com/regimentd/regiment/eval"
 	"github.com/regimentd/regiment/reward"
 	"github.com/regimentd/regiment/rl"
 	"github.com/regimentd/regiment/sim"
@@ -16,12 +15,12 @@ import (
 )
 
 // LoadScenario loads sc's traces.
-func LoadScenario(sc *domains.Scenario) (eval.Scenario, error) {
+func LoadScenario(sc *domains.Scenario) (sim.Scenario, error) {
 	t, err := trace.Load(sc)
 	if err != nil {
-		return eval.Scenario{}, fmt.Errorf("scenario %q: %w", sc.Name, err)
+		return sim.Scenario{}, fmt.Errorf("scenario %q: %w", sc.Name, err)
 	}
-	return eval.Scenario{Scenario: sc, Traces: t}, nil
+	return sim.Scenario{Scenario: sc, Traces: t}, nil
 }
 
 // SoldierEnvConfig configures the Soldier stage's environment.
@@ -33,7 +32,7 @@ type SoldierEnvConfig struct {
 	Domains []string
 	// Scenarios are drawn uniformly at each Reset; each episode starts at a
 	// random minute of its scenario's window [Start, Start+Duration-Episode].
-	Scenarios []eval.Scenario
+	Scenarios []sim.Scenario
 	Episode   time.Duration // simulated time per episode; default 3h
 	// Randomise perturbs every episode (Perturb): traffic scaling, noise,
 	// random events, and the budget's forecast error.

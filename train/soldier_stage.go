@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/regimentd/regiment/domains"
-	"github.com/regimentd/regiment/eval"
 	"github.com/regimentd/regiment/rl"
+	"github.com/regimentd/regiment/sim"
 	"github.com/regimentd/regiment/soldier"
 )
 
@@ -27,7 +27,7 @@ type SoldierStage struct {
 	Cluster *domains.Config
 	// Scenarios are the training scenarios: the first is the base (steady
 	// traffic), the others add events. Episodes are random windows of them.
-	Scenarios []eval.Scenario
+	Scenarios []sim.Scenario
 	Episode   time.Duration // simulated time per episode; default 3h
 	Steps     int64         // environment steps (agent decisions), all phases
 	Workers   int           // parallel environments; default 2
@@ -75,7 +75,7 @@ func (st *SoldierStage) defaults() {
 	}
 }
 
-func (st *SoldierStage) env(domains []string, randomise bool, scenarios []eval.Scenario) func(int) (Env, error) {
+func (st *SoldierStage) env(domains []string, randomise bool, scenarios []sim.Scenario) func(int) (Env, error) {
 	cfg := SoldierEnvConfig{Cluster: st.Cluster, Domains: domains, Scenarios: scenarios, Episode: st.Episode, Randomise: randomise}
 	return func(int) (Env, error) { return NewSoldierEnv(cfg) }
 }
@@ -91,7 +91,7 @@ func (st *SoldierStage) Phases() []Phase {
 		{Name: "cluster", Steps: rest / n, NewEnv: st.env(nil, true, st.Scenarios[:1])},
 	}
 	for _, sc := range st.Scenarios[1:] {
-		ph = append(ph, Phase{Name: sc.Name, Steps: rest / n, NewEnv: st.env(nil, true, []eval.Scenario{sc})})
+		ph = append(ph, Phase{Name: sc.Name, Steps: rest / n, NewEnv: st.env(nil, true, []sim.Scenario{sc})})
 	}
 	return ph
 }

@@ -239,5 +239,5 @@ func truncate(s string) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + "..."
+	return Clip(s, n) + "..."
 }

@@ -9,17 +9,12 @@ package main
 
 import (
 	"context"
-	"flag"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
-	"github.com/hashicorp/go-hclog"
-
 	"github.com/regimentd/regiment/daemon"
-	"github.com/regimentd/regiment/domains/config"
 )
 
 const usage = `Usage: commander --config F [--nats URL] [--kubeconfig F] [--data DIR] [--listen ADDR] [--log-level L]
@@ -75,55 +70,30 @@ func main() {
 	os.Exit(code)
 }
 
-// options are the parsed flags.
-type options struct {
-	configPath string
-	natsURL    string
-	natsToken  string
-	kubeconfig string
-	dataDir    string
-	listen     string
-	logLevel   hclog.Level
-}
+// embeddedPort is where the dev-mode NATS server listens: NATS's default
+// port, where a Soldier without --nats looks. Tests change it.
+var embeddedPort = daemon.DefaultEmbeddedPort
 
 // run parses args, runs the Commander until ctx ends and returns the exit
 // code. Each value on reload re-reads the config file.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-chan os.Signal) int {
-	var o options
-	fs := flag.NewFlagSet("commander", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.configPath, "config", "", "cluster config `file` (HCL); required")
-	fs.StringVar(&o.natsURL, "nats", "", "NATS server `URL`, e.g. nats://127.0.0.1:4222; default: nats.url of the config, else an embedded server")
-	fs.StringVar(&o.natsToken, "nats-token", "", "NATS authentication `token` (default $REGIMENT_NATS_TOKEN), instead of the config's nats authentication; for the embedded server, the token clients must present")
-	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig `file`, or \"in-cluster\": publish only while leading (leader election)")
-	fs.StringVar(&o.dataDir, "data", "data", "`dir`ectory for commander.db and, in dev mode, the embedded server's JetStream (nats/)")
-	fs.StringVar(&o.listen, "listen", "127.0.0.1:9464", "`addr`ess for /metrics, /healthz and /readyz")
-	level := fs.String("log-level", "info", "log `level`: trace, debug, info, warn, error")
+	o := daemon.CommanderOptions{EmbeddedPort: embeddedPort}
+	fs, level := daemon.NewFlagSet("commander", &o.ConfigPath)
+	fs.StringVar(&o.NATSURL, "nats", "", "NATS server `URL`, e.g. nats://127.0.0.1:4222; default: nats.url of the config, else an embedded server")
+	fs.StringVar(&o.NATSToken, "nats-token", "", "NATS authentication `token` (default $REGIMENT_NATS_TOKEN), instead of the config's nats authentication; for the embedded server, the token clients must present")
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig `file`, or \"in-cluster\": publish only while leading (leader election)")
+	fs.StringVar(&o.DataDir, "data", "data", "`dir`ectory for commander.db and, in dev mode, the embedded server's JetStream (nats/)")
+	fs.StringVar(&o.Listen, "listen", "127.0.0.1:9464", "`addr`ess for /metrics, /healthz and /readyz")
 	if code, ok := daemon.ParseFlags(fs, args, "commander", usage, stdout, stderr); !ok {
 		return code
 	}
-	if o.configPath == "" {
-		return usageError(stderr, "--config is required")
+	cfg, log, code, ok := daemon.Setup("commander", o.ConfigPath, *level, &o.NATSToken, stderr)
+	if !ok {
+		return code
 	}
-	var err error
-	if o.logLevel, err = daemon.LogLevel(*level); err != nil {
-		return usageError(stderr, "%v", err)
-	}
-	o.natsToken = daemon.NATSToken(o.natsToken)
-	cfg, err := config.LoadFile(o.configPath)
-	if err != nil {
-		fmt.Fprintf(stderr, "commander: %v\n", err)
-		return 1
-	}
-	log := hclog.New(&hclog.LoggerOptions{Name: "commander", Level: o.logLevel, Output: stderr})
-	if err := newProcess(o, cfg, log).run(ctx, reload); err != nil {
+	if err := daemon.Serve(ctx, daemon.NewCommander(cfg, o, daemon.Deps{}, log), reload); err != nil {
 		log.Error("commander failed", "error", err)
 		return 1
 	}
 	return 0
-}
-
-// usageError reports a usage problem and returns exit code 2.
-func usageError(stderr io.Writer, format string, args ...any) int {
-	return daemon.UsageError(stderr, "commander", format, args...)
 }

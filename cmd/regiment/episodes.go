@@ -1,21 +1,15 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"math"
-	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
-	"text/tabwriter"
 	"time"
 
+	"github.com/regimentd/regiment/episodes"
 	"github.com/regimentd/regiment/store"
 )
 
@@ -130,80 +124,18 @@ func (c *epCmd) path() string {
 	return filepath.Join(c.data, "regiment.db")
 }
 
-// open opens the store, read-only unless write, and words the common
-// failures for an operator.
-func (c *epCmd) open(write bool) (*store.Store, error) {
-	path := c.path()
-	if _, err := os.Stat(path); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("no store at %s (point --data at the directory a commander, soldier or \"regiment run\" wrote, or --db at the file)", path)
-		}
-		return nil, err
+// run opens the store, read-only unless write, runs f on it and returns the
+// exit code: 0, or 1 after reporting f's error.
+func (c *epCmd) run(write bool, f func(s *store.Store) error) int {
+	s, err := episodes.Open(c.path(), write)
+	if err != nil {
+		return c.fail(err)
 	}
-	s, err := store.Open(path, store.Options{ReadOnly: !write})
-	if errors.Is(err, store.ErrLocked) {
-		return nil, fmt.Errorf("%s is locked by another process (a running commander, soldier or \"regiment run\"); stop it and retry", path)
+	defer s.Close()
+	if err := f(s); err != nil {
+		return c.fail(err)
 	}
-	return s, err
-}
-
-// epTime parses an absolute (RFC 3339) or relative-to-now ("-5m") time; ""
-// is the zero time.
-func epTime(s string, now time.Time) (time.Time, error) {
-	switch {
-	case s == "":
-		return time.Time{}, nil
-	case s == "now":
-		return now, nil
-	case strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+"):
-		d, err := epDuration(s)
-		if err == nil {
-			return now.Add(d), nil
-		}
-	default:
-		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
-			if t, err := time.Parse(layout, s); err == nil {
-				return t, nil
-			}
-		}
-	}
-	return time.Time{}, fmt.Errorf("bad time %q: want RFC 3339 (2024-05-01T12:00:00Z), relative to now (-5m, -2h, -1d) or \"now\"", s)
-}
-
-// epDuration is time.ParseDuration plus a whole-day unit ("7d").
-func epDuration(s string) (time.Duration, error) {
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		if n, err := strconv.Atoi(days); err == nil {
-			return time.Duration(n) * 24 * time.Hour, nil
-		}
-	}
-	return time.ParseDuration(s)
-}
-
-func epFormatTime(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.UTC().Format(time.RFC3339)
-}
-
-func epFloat(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
-
-// epSorted returns m's keys, sorted.
-func epSorted(m map[string]float64) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-func epDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
+	return 0
 }
 
 const epListHelp = `Usage: regiment episodes list [--data DIR | --db FILE] [--level L] [--domain D]
@@ -223,41 +155,7 @@ func epList(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if code, ok := c.parse(args, stdout); !ok {
 		return code
 	}
-	s, err := c.open(false)
-	if err != nil {
-		return c.fail(err)
-	}
-	defer s.Close()
-	eps, err := s.Episodes()
-	if err != nil {
-		return c.fail(err)
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tLEVEL\tDOMAIN\tPOLICY\tSTARTED\tENDED\tSTEPS")
-	shown := 0
-	for _, e := range eps {
-		if (*level != "" && e.Level != *level) || (*domain != "" && e.Domain != *domain) {
-			continue
-		}
-		n, err := s.StepCount(e.ID)
-		if err != nil {
-			return c.fail(err)
-		}
-		ended := "running"
-		if !e.Running() {
-			ended = epFormatTime(e.Ended)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\n", e.ID, e.Level, epDash(e.Domain), epDash(e.Policy), epFormatTime(e.Started), ended, n)
-		shown++
-	}
-	if shown == 0 {
-		fmt.Fprintf(stdout, "no episodes in %s\n", c.path())
-		return 0
-	}
-	if err := tw.Flush(); err != nil {
-		return c.fail(err)
-	}
-	return 0
+	return c.run(false, func(s *store.Store) error { return episodes.List(stdout, s, c.path(), *level, *domain) })
 }
 
 const epShowHelp = `Usage: regiment episodes show --episode ID [--from T] [--to T] [--limit N]
@@ -272,9 +170,6 @@ Examples:
   regiment episodes show --episode cmd-7 --from -1h --limit 0
 `
 
-// errEpLimit stops a step walk at --limit.
-var errEpLimit = errors.New("limit reached")
-
 func epShow(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newEpCmd("show", epShowHelp, stderr)
 	id := c.fs.String("episode", "", "episode `id` (see list); required")
@@ -288,99 +183,15 @@ func epShow(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return c.usageError("--episode is required (list shows the ids)")
 	}
 	now := time.Now()
-	from, err := epTime(*fromS, now)
+	from, err := episodes.ParseTime(*fromS, now)
 	if err != nil {
 		return c.usageError("--from: %v", err)
 	}
-	to, err := epTime(*toS, now)
+	to, err := episodes.ParseTime(*toS, now)
 	if err != nil {
 		return c.usageError("--to: %v", err)
 	}
-	s, err := c.open(false)
-	if err != nil {
-		return c.fail(err)
-	}
-	defer s.Close()
-	e, err := s.Episode(*id)
-	if err != nil {
-		return c.fail(err)
-	}
-	fmt.Fprintf(stdout, "episode %s: %s %s, policy %s, cluster %s, %s .. %s, %d observation features (v%d)\n\n",
-		e.ID, e.Level, epDash(e.Domain), epDash(e.Policy), epDash(e.Cluster), epFormatTime(e.Started), epFormatTime(e.Ended), len(e.ObsLayout), e.ObsVersion)
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tSEQ\tACTION\tREWARD\tOUTCOME\tGUARDS")
-	n := 0
-	err = s.Steps(e.ID, from, to, func(st store.Step) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if *limit > 0 && n == *limit {
-			return errEpLimit
-		}
-		n++
-		reward := "-"
-		if r, ok := st.Reward["total"]; ok {
-			reward = epFloat(r)
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", epFormatTime(st.At), st.Seq, epSummary(st.Action, nil, 4),
-			reward, epSummary(st.Outcome, epKeyOutcomes, 3), epGuards(st.Guards))
-		return nil
-	})
-	if err != nil && !errors.Is(err, errEpLimit) {
-		return c.fail(err)
-	}
-	if err := tw.Flush(); err != nil {
-		return c.fail(err)
-	}
-	switch {
-	case n == 0:
-		fmt.Fprintln(stdout, "no steps in that range")
-	case errors.Is(err, errEpLimit):
-		fmt.Fprintf(stdout, "... more steps follow; narrow with --from/--to or raise --limit (0: all)\n")
-	}
-	return 0
-}
-
-// epKeyOutcomes are the outcomes show prefers, in this order.
-var epKeyOutcomes = []string{"p99_seconds", "error_rate", "slo_compliant", "cost_core_hours"}
-
-// epSummary prints up to limit "k=v" pairs of m: the preferred keys first (in
-// their order), then the rest sorted, then how many were left out.
-func epSummary(m map[string]float64, preferred []string, limit int) string {
-	if len(m) == 0 {
-		return "-"
-	}
-	var keys []string
-	for _, k := range preferred {
-		if _, ok := m[k]; ok {
-			keys = append(keys, k)
-		}
-	}
-	for _, k := range epSorted(m) {
-		if !slices.Contains(keys, k) {
-			keys = append(keys, k)
-		}
-	}
-	var parts []string
-	for i, k := range keys {
-		if i == limit && len(keys) > limit+1 {
-			parts = append(parts, fmt.Sprintf("(+%d more)", len(keys)-limit))
-			break
-		}
-		parts = append(parts, k+"="+epFloat(m[k]))
-	}
-	return strings.Join(parts, " ")
-}
-
-func epGuards(gs []store.Guard) string {
-	if len(gs) == 0 {
-		return "-"
-	}
-	var parts []string
-	for _, g := range gs {
-		parts = append(parts, fmt.Sprintf("%s(%s %s->%s)", g.Name, g.Target, epFloat(g.Before), epFloat(g.After)))
-	}
-	return strings.Join(parts, ", ")
+	return c.run(false, func(s *store.Store) error { return episodes.Show(ctx, stdout, s, *id, from, to, *limit) })
 }
 
 const epWhyHelp = `Usage: regiment episodes why --domain D [--at T] [--window D]
@@ -402,14 +213,6 @@ Examples:
   regiment episodes why --domain fraud --at 1998-06-10T14:20:00Z --data runs/worldcup
 `
 
-// epMeanMaxSteps bounds the steps why averages: longer episodes use the
-// epMeanWindow before T instead of the whole episode.
-const (
-	epMeanMaxSteps = 100000
-	epMeanWindow   = 6 * time.Hour
-	epTopInputs    = 8
-)
-
 func epWhy(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newEpCmd("why", epWhyHelp, stderr)
 	domain := c.fs.String("domain", "", "domain `name`; required")
@@ -421,233 +224,11 @@ func epWhy(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *domain == "" {
 		return c.usageError("--domain is required")
 	}
-	at, err := epTime(*atS, time.Now())
+	at, err := episodes.ParseTime(*atS, time.Now())
 	if err != nil {
 		return c.usageError("--at: %v", err)
 	}
-	s, err := c.open(false)
-	if err != nil {
-		return c.fail(err)
-	}
-	defer s.Close()
-	eps, err := s.Episodes()
-	if err != nil {
-		return c.fail(err)
-	}
-	sol, ok := epPick(eps, "soldier", *domain, "", at)
-	if !ok {
-		return c.fail(fmt.Errorf("no soldier episode for domain %q started at or before %s (see: regiment episodes list --domain %s)", *domain, epFormatTime(at), *domain))
-	}
-	st, ok, err := s.StepAt(sol.ID, at)
-	if err != nil {
-		return c.fail(err)
-	}
-	if !ok {
-		return c.fail(fmt.Errorf("soldier episode %s has no step at or before %s", sol.ID, epFormatTime(at)))
-	}
-	fmt.Fprintf(stdout, "decision for domain %s at %s\n", *domain, at.UTC().Format(time.RFC3339Nano))
-	fmt.Fprintf(stdout, "soldier episode %s (policy %s, cluster %s), step %d at %s (%s before)\n\n",
-		sol.ID, epDash(sol.Policy), epDash(sol.Cluster), st.Seq, epFormatTime(st.At), at.Sub(st.At).Round(time.Millisecond))
-
-	if err := epInputs(ctx, stdout, s, sol, st, at); err != nil {
-		return c.fail(err)
-	}
-
-	fmt.Fprintln(stdout, "\npolicy output (acted on):")
-	epTable(stdout, st.Action, nil)
-	epPrintGuards(stdout, st.Guards, nil)
-	fmt.Fprintln(stdout, "\nreward terms:")
-	epTable(stdout, st.Reward, []string{"total"})
-	fmt.Fprintln(stdout, "\noutcome:")
-	epTable(stdout, st.Outcome, epKeyOutcomes)
-
-	if cmd, ok := epPick(eps, "commander", "", sol.Cluster, at); ok {
-		cst, ok, err := s.StepAt(cmd.ID, at)
-		if err != nil {
-			return c.fail(err)
-		}
-		if ok {
-			fmt.Fprintf(stdout, "\ncommander episode %s (policy %s), step %d at %s, outputs for %s:\n", cmd.ID, epDash(cmd.Policy), cst.Seq, epFormatTime(cst.At), *domain)
-			mine := map[string]float64{}
-			for k, v := range cst.Action {
-				if epNamesDomain(k, *domain) {
-					mine[k] = v
-				}
-			}
-			if len(mine) == 0 {
-				fmt.Fprintf(stdout, "  none (no output named like share/%s)\n", *domain)
-			} else {
-				epTable(stdout, mine, nil)
-			}
-			epPrintGuards(stdout, cst.Guards, func(g store.Guard) bool { return epNamesDomain(g.Target, *domain) })
-		} else {
-			fmt.Fprintf(stdout, "\ncommander episode %s has no step at or before T\n", cmd.ID)
-		}
-	} else {
-		fmt.Fprintln(stdout, "\nno commander episode covers T")
-	}
-
-	fmt.Fprintf(stdout, "\nledger for %s (and cluster-wide) from %s to %s:\n", *domain, epFormatTime(at.Add(-*window)), epFormatTime(at.Add(*window)))
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	n := 0
-	err = s.Ledger(at.Add(-*window), at.Add(*window), "", func(e store.LedgerEntry) error {
-		if e.Domain != "" && e.Domain != *domain {
-			return nil
-		}
-		n++
-		vals := ""
-		if len(e.Values) > 0 {
-			vals = epSummary(e.Values, nil, 6)
-		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", epFormatTime(e.At), epDash(e.Domain), e.Kind, e.Detail, vals)
-		return nil
-	})
-	if err != nil {
-		return c.fail(err)
-	}
-	if err := tw.Flush(); err != nil {
-		return c.fail(err)
-	}
-	if n == 0 {
-		fmt.Fprintln(stdout, "  none")
-	}
-	return 0
-}
-
-// epPick finds the episode of a level (and domain, and cluster when both
-// are known) in effect at t: the latest started one covering t, else the
-// latest started before t.
-func epPick(eps []store.Episode, level, domain, cluster string, t time.Time) (store.Episode, bool) {
-	var best store.Episode
-	found, covers := false, false
-	for _, e := range eps { // in start order: later ones win ties
-		if e.Level != level || (domain != "" && e.Domain != domain) || e.Started.After(t) {
-			continue
-		}
-		if cluster != "" && e.Cluster != "" && e.Cluster != cluster {
-			continue
-		}
-		if c := e.Covers(t); c || !covers {
-			best, found, covers = e, true, c
-		}
-	}
-	return best, found
-}
-
-// epNamesDomain reports whether an output key names the domain as one of
-// its "/"-separated parts ("share/payment", "cores/payment").
-func epNamesDomain(key, domain string) bool {
-	return slices.Contains(strings.Split(key, "/"), domain)
-}
-
-// epInputs prints the observation features that moved furthest from the
-// episode's mean.
-func epInputs(ctx context.Context, w io.Writer, s *store.Store, e store.Episode, st store.Step, at time.Time) error {
-	if len(st.Obs) == 0 {
-		fmt.Fprintln(w, "inputs: the step has no observation")
-		return nil
-	}
-	n, err := s.StepCount(e.ID)
-	if err != nil {
-		return err
-	}
-	from, scope := time.Time{}, "the episode"
-	if n > epMeanMaxSteps {
-		from, scope = at.Add(-epMeanWindow), fmt.Sprintf("the %s before T", epMeanWindow)
-	}
-	sum := make([]float64, len(st.Obs))
-	count := 0
-	err = s.Steps(e.ID, from, time.Time{}, func(o store.Step) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if len(o.Obs) != len(sum) {
-			return nil
-		}
-		for i, v := range o.Obs {
-			sum[i] += v
-		}
-		count++
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	type input struct {
-		name              string
-		value, mean, rank float64
-	}
-	inputs := make([]input, len(st.Obs))
-	spread := false
-	for i, v := range st.Obs {
-		mean := sum[i] / float64(max(count, 1))
-		name := strconv.Itoa(i)
-		if i < len(e.ObsLayout) {
-			name = e.ObsLayout[i]
-		}
-		inputs[i] = input{name: name, value: v, mean: mean, rank: math.Abs(v - mean)}
-		spread = spread || inputs[i].rank > 1e-12
-	}
-	by := fmt.Sprintf("|value - mean|, mean over %d steps of %s", count, scope)
-	if !spread {
-		by = "|value| (no spread to compare against)"
-		for i := range inputs {
-			inputs[i].rank = math.Abs(inputs[i].value)
-		}
-	}
-	slices.SortStableFunc(inputs, func(a, b input) int { return cmp.Compare(b.rank, a.rank) })
-	shown := min(epTopInputs, len(inputs))
-	fmt.Fprintf(w, "inputs that mattered (top %d of %d by %s):\n", shown, len(inputs), by)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  FEATURE\tVALUE\tMEAN\tDEVIATION")
-	for _, in := range inputs[:shown] {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%+.4g\n", in.name, epFloat(in.value), epFloat(in.mean), in.value-in.mean)
-	}
-	return tw.Flush()
-}
-
-// epTable prints m as indented "key value" lines, first keys first.
-func epTable(w io.Writer, m map[string]float64, first []string) {
-	if len(m) == 0 {
-		fmt.Fprintln(w, "  none recorded")
-		return
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	var keys []string
-	for _, k := range first {
-		if _, ok := m[k]; ok {
-			keys = append(keys, k)
-		}
-	}
-	for _, k := range epSorted(m) {
-		if !slices.Contains(keys, k) {
-			keys = append(keys, k)
-		}
-	}
-	for _, k := range keys {
-		fmt.Fprintf(tw, "  %s\t%s\n", k, epFloat(m[k]))
-	}
-	tw.Flush()
-}
-
-// epPrintGuards prints the guards that changed an output (keep: nil for all).
-func epPrintGuards(w io.Writer, gs []store.Guard, keep func(store.Guard) bool) {
-	var changed []store.Guard
-	for _, g := range gs {
-		if g.Changed() && (keep == nil || keep(g)) {
-			changed = append(changed, g)
-		}
-	}
-	if len(changed) == 0 {
-		fmt.Fprintln(w, "guards: none changed the policy output")
-		return
-	}
-	fmt.Fprintln(w, "guards that changed it:")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, g := range changed {
-		fmt.Fprintf(tw, "  %s\t%s\t%s -> %s\t%s\n", g.Name, g.Target, epFloat(g.Before), epFloat(g.After), g.Reason)
-	}
-	tw.Flush()
+	return c.run(false, func(s *store.Store) error { return episodes.Why(ctx, stdout, s, *domain, at, *window) })
 }
 
 const epExportHelp = `Usage: regiment episodes export [--episode ID] [--domain D] [--level L]
@@ -683,45 +264,20 @@ func epExport(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	now := time.Now()
 	var err error
-	if f.From, err = epTime(*fromS, now); err != nil {
+	if f.From, err = episodes.ParseTime(*fromS, now); err != nil {
 		return c.usageError("--from: %v", err)
 	}
-	if f.To, err = epTime(*toS, now); err != nil {
+	if f.To, err = episodes.ParseTime(*toS, now); err != nil {
 		return c.usageError("--to: %v", err)
 	}
 	if *format != "jsonl" && *format != "csv" {
 		return c.usageError("--format %q: want jsonl or csv", *format)
 	}
-	s, err := c.open(false)
-	if err != nil {
-		return c.fail(err)
-	}
-	defer s.Close()
-	w := stdout
-	var file *os.File
-	if *out != "" {
-		if file, err = os.Create(*out); err != nil {
-			return c.fail(err)
-		}
-		w = file
-	}
-	if *format == "csv" {
-		err = s.ExportCSV(w, f)
-	} else {
-		err = s.ExportJSONL(w, f)
-	}
-	if file != nil {
-		if cerr := file.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
-		return c.fail(err)
-	}
-	if file != nil {
+	code := c.run(false, func(s *store.Store) error { return episodes.Export(stdout, s, f, *format, *out) })
+	if code == 0 && *out != "" {
 		fmt.Fprintf(stderr, "wrote %s\n", *out)
 	}
-	return 0
+	return code
 }
 
 const epStatsHelp = `Usage: regiment episodes stats [--data DIR | --db FILE]
@@ -740,74 +296,7 @@ func epStats(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if code, ok := c.parse(args, stdout); !ok {
 		return code
 	}
-	s, err := c.open(false)
-	if err != nil {
-		return c.fail(err)
-	}
-	defer s.Close()
-	st, err := s.Stats()
-	if err != nil {
-		return c.fail(err)
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "store\t%s (%s)\n", c.path(), epBytes(st.FileBytes))
-	fmt.Fprintf(tw, "episodes\t%d\n", st.Episodes)
-	fmt.Fprintf(tw, "steps\t%d\n", st.Steps)
-	for _, level := range epSortedInts(st.StepsByLevel) {
-		fmt.Fprintf(tw, "  level %s\t%d\n", level, st.StepsByLevel[level])
-	}
-	for _, d := range epSortedInts(st.StepsByDomain) {
-		fmt.Fprintf(tw, "  domain %s\t%d\n", d, st.StepsByDomain[d])
-	}
-	if st.Steps > 0 {
-		fmt.Fprintf(tw, "span\t%s .. %s (%s)\n", epFormatTime(st.First), epFormatTime(st.Last), st.Last.Sub(st.First))
-		fmt.Fprintf(tw, "guarded steps\t%d (%.1f%%)\n", st.GuardedSteps, 100*float64(st.GuardedSteps)/float64(st.Steps))
-	}
-	if st.RewardSteps > 0 {
-		fmt.Fprintf(tw, "reward mean\t%.4g (total, over %d steps)\n", st.RewardMean, st.RewardSteps)
-	}
-	fmt.Fprintf(tw, "ledger entries\t%d\n", st.LedgerEntries)
-	if err := tw.Flush(); err != nil {
-		return c.fail(err)
-	}
-	if len(st.PerEpisode) == 0 {
-		return 0
-	}
-	fmt.Fprintln(stdout)
-	tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "EPISODE\tLEVEL\tDOMAIN\tSTEPS\tGUARDED\tREWARD_MEAN\tFIRST\tLAST")
-	for _, e := range st.PerEpisode {
-		reward := "-"
-		if e.RewardSteps > 0 {
-			reward = epFloat(e.RewardMean)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", e.ID, e.Level, epDash(e.Domain), e.Steps, e.GuardedSteps, reward, epFormatTime(e.First), epFormatTime(e.Last))
-	}
-	if err := tw.Flush(); err != nil {
-		return c.fail(err)
-	}
-	return 0
-}
-
-func epSortedInts(m map[string]int) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-func epBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
+	return c.run(false, func(s *store.Store) error { return episodes.Stats(stdout, s, c.path()) })
 }
 
 const epPruneHelp = `Usage: regiment episodes prune --older-than D | --before T [--data DIR | --db FILE]
@@ -839,35 +328,16 @@ func epPrune(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var cutoff time.Time
 	if *olderThan != "" {
-		d, err := epDuration(*olderThan)
+		d, err := episodes.ParseDuration(*olderThan)
 		if err != nil || d <= 0 {
 			return c.usageError("--older-than %q: want a positive duration such as 168h or 30d", *olderThan)
 		}
 		cutoff = time.Now().Add(-d)
 	} else {
 		var err error
-		if cutoff, err = epTime(*beforeS, time.Now()); err != nil {
+		if cutoff, err = episodes.ParseTime(*beforeS, time.Now()); err != nil {
 			return c.usageError("--before: %v", err)
 		}
 	}
-	s, err := c.open(true)
-	if err != nil {
-		return c.fail(err)
-	}
-	defer s.Close()
-	before, err := s.Episodes()
-	if err != nil {
-		return c.fail(err)
-	}
-	removed, err := s.Prune(cutoff)
-	if err != nil {
-		return c.fail(err)
-	}
-	after, err := s.Episodes()
-	if err != nil {
-		return c.fail(err)
-	}
-	fmt.Fprintf(stdout, "pruned %d steps and ledger entries before %s; removed %d ended, empty episodes\n",
-		removed, epFormatTime(cutoff), len(before)-len(after))
-	return 0
+	return c.run(true, func(s *store.Store) error { return episodes.Prune(stdout, s, cutoff) })
 }

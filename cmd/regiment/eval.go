@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -13,24 +12,11 @@ import (
 
 	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/eval"
-	"github.com/regimentd/regiment/sim/trace"
 )
 
-// runEval runs policies side by side on scenarios and writes the report
-// (package eval). Usage errors exit 2, failures 1.
-func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	known := eval.Policies()
-	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
-	scenarios := fs.String("scenario", "", "comma-separated scenario `files` (HCL); required")
-	policies := fs.String("policies", strings.Join(known, ","), "comma-separated `policies` to compare")
-	seeds := fs.Int("seeds", 1, "runs per scenario and policy; run k uses the scenario's seed + k")
-	out := fs.String("out", "", "report `directory` (created); required")
-	workers := fs.Int("workers", runtime.NumCPU(), "runs simulated at once")
-	duration := fs.Duration("duration", 0, "override every scenario's duration, e.g. 6h (0: keep it)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: regiment eval --config F --scenario F[,F...] --out DIR [--policies P,...] [--seeds N] [--workers N] [--duration D]
+// evalUsage is what `regiment eval --help` prints before the flags; its
+// verbs take the known policies, twice.
+const evalUsage = `Usage: regiment eval --config F --scenario F[,F...] --out DIR [--policies P,...] [--seeds N] [--workers N] [--duration D]
 
 Runs every scenario x policy x seed on the same traffic (seed k of a scenario
 is its seed + k, for every policy) and writes into DIR:
@@ -48,17 +34,24 @@ Example:
     --policies %s --seeds 3 --out eval-out
 
 Flags:
-`, strings.Join(known, ", "), strings.Join(known, ","))
-		fs.PrintDefaults()
-	}
+`
+
+// runEval runs policies side by side on scenarios and writes the report
+// (package eval). Usage errors exit 2, failures 1.
+func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	known := eval.Policies()
+	fs := newFlagSet("eval", fmt.Sprintf(evalUsage, strings.Join(known, ", "), strings.Join(known, ",")), stderr)
+	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
+	scenarios := fs.String("scenario", "", "comma-separated scenario `files` (HCL); required")
+	policies := fs.String("policies", strings.Join(known, ","), "comma-separated `policies` to compare")
+	seeds := fs.Int("seeds", 1, "runs per scenario and policy; run k uses the scenario's seed + k")
+	out := fs.String("out", "", "report `directory` (created); required")
+	workers := fs.Int("workers", runtime.NumCPU(), "runs simulated at once")
+	duration := fs.Duration("duration", 0, "override every scenario's duration, e.g. 6h (0: keep it)")
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
-	usage := func(format string, args ...any) int {
-		fmt.Fprintf(stderr, "regiment eval: "+format+"\n", args...)
-		fs.Usage()
-		return 2
-	}
+	usage := usageFailer("eval", fs, stderr)
 	if *configPath == "" || *scenarios == "" || *out == "" || fs.NArg() > 0 {
 		return usage("--config, --scenario and --out are required, and nothing else")
 	}
@@ -85,26 +78,23 @@ Flags:
 		return 1
 	}
 	opts := eval.Options{Config: cfg, Policies: pols, Seeds: *seeds, Workers: *workers, Duration: *duration}
-	for _, path := range splitList(*scenarios) {
-		sc, err := config.LoadScenarioFile(path, cfg)
-		if err != nil {
-			fmt.Fprintf(stderr, "regiment eval: %v\n", err)
-			return 1
-		}
-		traces, err := trace.Load(sc)
-		if err != nil {
-			fmt.Fprintf(stderr, "regiment eval: %v\n", err)
-			return 1
-		}
-		opts.Scenarios = append(opts.Scenarios, eval.Scenario{Scenario: sc, Traces: traces})
+	if opts.Scenarios, err = loadScenarios(cfg, *scenarios); err != nil {
+		fmt.Fprintf(stderr, "regiment eval: %v\n", err)
+		return 1
 	}
 	if err := opts.Validate(); err != nil {
 		return usage("%v", err)
 	}
 
+	return evaluate(ctx, opts, *out, stdout, stderr)
+}
+
+// evaluate runs opts with a progress bar on stderr, writes the report into
+// out and returns the exit code.
+func evaluate(ctx context.Context, opts eval.Options, out string, stdout, stderr io.Writer) int {
 	bar := newProgress(stderr)
-	total := len(opts.Scenarios) * len(pols) * *seeds
-	bar.update(true, "evaluating: %s 0/%d runs on %d workers", barCells(0, total), total, min(*workers, total))
+	total := len(opts.Scenarios) * len(opts.Policies) * opts.Seeds
+	bar.update(true, "evaluating: %s 0/%d runs on %d workers", barCells(0, total), total, min(opts.Workers, total))
 	opts.Progress = func(done, total int) {
 		elapsed := time.Since(bar.start)
 		eta := time.Duration(float64(elapsed) / float64(done) * float64(total-done)).Round(time.Second)
@@ -121,8 +111,8 @@ Flags:
 		fmt.Fprintf(stderr, "regiment eval: %v\n", err)
 		return 1
 	}
-	bar.update(true, "writing the report and plots to %s", *out)
-	paths, err := report.Write(*out)
+	bar.update(true, "writing the report and plots to %s", out)
+	paths, err := report.Write(out)
 	bar.done()
 	if err != nil {
 		fmt.Fprintf(stderr, "regiment eval: %v\n", err)
@@ -135,10 +125,10 @@ Flags:
 		}
 	}
 	fmt.Fprintf(stdout, "%d runs (%d scenarios x %d policies x %d seeds) in %s on %d workers\n",
-		len(report.Runs), len(opts.Scenarios), len(pols), *seeds,
-		time.Duration(report.WallSeconds*float64(time.Second)).Round(100*time.Millisecond), min(*workers, total))
-	fmt.Fprintf(stdout, "wrote %s, %s, %s and %d plots\n", filepath.Join(*out, "report.json"),
-		filepath.Join(*out, "report.md"), filepath.Join(*out, "series.csv"), plots)
+		len(report.Runs), len(opts.Scenarios), len(opts.Policies), opts.Seeds,
+		time.Duration(report.WallSeconds*float64(time.Second)).Round(100*time.Millisecond), min(opts.Workers, total))
+	fmt.Fprintf(stdout, "wrote %s, %s, %s and %d plots\n", filepath.Join(out, "report.json"),
+		filepath.Join(out, "report.md"), filepath.Join(out, "series.csv"), plots)
 	return 0
 }
 

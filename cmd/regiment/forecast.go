@@ -2,38 +2,21 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/episodes"
 	"github.com/regimentd/regiment/forecast"
 	"github.com/regimentd/regiment/sim/trace"
 )
 
 // The forecaster's calibration target: P80 exceeded 20% +- 5 of the time,
 // overall and in every time-of-day slice.
-const (
-	exceedTarget    = 0.20
-	exceedTolerance = 0.05
-)
 
-// runForecast replays a recorded demand trace through the Commander's
-// forecaster and reports its calibration and accuracy. Exit 0 when P80 is
-// calibrated, 1 when it is not or the trace cannot be read, 2 on a usage
-// error.
-func runForecast(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("forecast", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	tracePath := fs.String("trace", "", "demand trace `file` (CSV); required")
-	format := fs.String("format", string(domains.FormatTimeseries), "trace `format`: timeseries or azure-functions")
-	warmupFlag := fs.String("warmup", "1d", "history replayed before forecasts are scored: a `duration` (90m, 36h) or whole days (40d)")
-	jsonOut := fs.String("json", "", "also write the full report as JSON to `file`")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: regiment forecast --trace F [--format timeseries|azure-functions] [--warmup D] [--json F]
+// forecastUsage is what `regiment forecast --help` prints before the flags.
+const forecastUsage = `Usage: regiment forecast --trace F [--format timeseries|azure-functions] [--warmup D] [--json F]
 
 Replays a recorded demand trace through the Commander's demand forecaster
 (package forecast: a seasonal model calibrated per 4-hour time-of-day slice,
@@ -54,17 +37,22 @@ tournament):
   regiment forecast --trace traces/worldcup98/worldcup98_days01-60_per_minute.csv.gz --warmup 40d
 
 Flags:
-`)
-		fs.PrintDefaults()
-	}
+`
+
+// runForecast replays a recorded demand trace through the Commander's
+// forecaster and reports its calibration and accuracy. Exit 0 when P80 is
+// calibrated, 1 when it is not or the trace cannot be read, 2 on a usage
+// error.
+func runForecast(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("forecast", forecastUsage, stderr)
+	tracePath := fs.String("trace", "", "demand trace `file` (CSV); required")
+	format := fs.String("format", string(domains.FormatTimeseries), "trace `format`: timeseries or azure-functions")
+	warmupFlag := fs.String("warmup", "1d", "history replayed before forecasts are scored: a `duration` (90m, 36h) or whole days (40d)")
+	jsonOut := fs.String("json", "", "also write the full report as JSON to `file`")
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
-	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "regiment forecast: "+format+"\n", a...)
-		fs.Usage()
-		return 2
-	}
+	usageErr := usageFailer("forecast", fs, stderr)
 	if *tracePath == "" || fs.NArg() > 0 {
 		return usageErr("--trace is required, and takes no arguments")
 	}
@@ -97,7 +85,7 @@ Flags:
 	rep := forecast.Evaluate(demand, time.Minute, series[0].Start, steps)
 
 	fmt.Fprintf(stdout, "%s: %d series, %d minutes from %s\n%v\n", *tracePath, len(series), len(demand), startLabel(series[0].Start), rep)
-	ok := printForecastVerdict(stdout, rep)
+	ok := rep.WriteVerdict(stdout)
 	if *jsonOut != "" {
 		if err := writeJSON(*jsonOut, rep); err != nil {
 			fmt.Fprintf(stderr, "regiment forecast: %v\n", err)
@@ -111,56 +99,12 @@ Flags:
 	return 0
 }
 
-// printForecastVerdict writes whether rep meets the calibration target and
-// how the 15-minute P50 compares with persistence; it reports whether the
-// target is met.
-func printForecastVerdict(w io.Writer, rep forecast.Report) bool {
-	in := func(e float64) bool { return e >= exceedTarget-exceedTolerance && e <= exceedTarget+exceedTolerance }
-	ok := in(rep.Overall.Exceed80)
-	var off []string
-	width := rep.Period / forecast.Slices
-	for s, sc := range rep.Slice {
-		if sc.N > 0 && !in(sc.Exceed80) {
-			from, to := time.Duration(s)*width, time.Duration(s+1)*width
-			off = append(off, fmt.Sprintf("%gh-%gh %.1f%%", from.Hours(), to.Hours(), 100*sc.Exceed80))
-			ok = false
-		}
-	}
-	verdict := "PASS"
-	if !ok {
-		verdict = "FAIL"
-	}
-	fmt.Fprintf(w, "P80 exceeded %.1f%% of the time overall (target 20%% +- 5, overall and in every 4-hour slice): %s\n", 100*rep.Overall.Exceed80, verdict)
-	if len(off) > 0 {
-		fmt.Fprintf(w, "  outside the target: %s\n", strings.Join(off, ", "))
-	}
-	for h, sc := range rep.Horizon {
-		if rep.Horizons[h] == 15*time.Minute {
-			than := "better than"
-			if sc.MAPE >= sc.NaiveMAPE {
-				than = "no better than"
-			}
-			fmt.Fprintf(w, "15-min MAPE of P50 %.1f%%, %s persistence (%.1f%%)\n", 100*sc.MAPE, than, 100*sc.NaiveMAPE)
-		}
-	}
-	return ok
-}
-
 // parseWarmup reads a duration, or whole days as "40d"; it must be >= 0 and
 // a whole number of minutes.
 func parseWarmup(s string) (time.Duration, error) {
-	var d time.Duration
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		n, err := strconv.Atoi(days)
-		if err != nil {
-			return 0, fmt.Errorf("%q is neither a duration (90m, 36h) nor whole days (40d)", s)
-		}
-		d = time.Duration(n) * 24 * time.Hour
-	} else {
-		var err error
-		if d, err = time.ParseDuration(s); err != nil {
-			return 0, fmt.Errorf("%q is neither a duration (90m, 36h) nor whole days (40d)", s)
-		}
+	d, err := episodes.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is neither a duration (90m, 36h) nor whole days (40d)", s)
 	}
 	if d < 0 || d%time.Minute != 0 {
 		return 0, fmt.Errorf("%q must be a whole number of minutes, >= 0", s)

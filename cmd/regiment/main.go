@@ -63,6 +63,28 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return 2
 }
 
+// newFlagSet is the flag set of command name, printing usage and then the
+// flags' defaults to stderr on --help or a usage error.
+func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// usageFailer returns what reports a usage problem of command name: the
+// problem, then the usage; it returns exit code 2.
+func usageFailer(name string, fs *flag.FlagSet, stderr io.Writer) func(format string, args ...any) int {
+	return func(format string, args ...any) int {
+		fmt.Fprintf(stderr, "regiment "+name+": "+format+"\n", args...)
+		fs.Usage()
+		return 2
+	}
+}
+
 // parseFlags parses args into fs. done means the command returns code now:
 // 0 after --help, 2 on a usage error (fs has printed its usage).
 func parseFlags(fs *flag.FlagSet, args []string) (code int, done bool) {

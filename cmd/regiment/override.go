@@ -7,20 +7,17 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/regimentd/regiment/bus"
 	"github.com/regimentd/regiment/bus/wire"
+	"github.com/regimentd/regiment/daemon"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/domains/config"
 )
 
-// defaultOverrideNATS is where `regiment override` looks without --nats or
-// nats.url: a commander's embedded server.
-const defaultOverrideNATS = "nats://127.0.0.1:4222"
-
+// overrideUsage is what `regiment override --help` prints before the flags.
 const overrideUsage = `Usage: regiment override <share|replicas|cancel|list> --config F [flags]
 
 Pins a domain's share of the pool or an app's replicas for a bounded time,
@@ -60,11 +57,9 @@ Flags:
 
 // overrideFlags are the flags of every override subcommand.
 type overrideFlags struct {
+	daemon.OverrideRequest
 	configPath, natsURL, natsToken string
-	domain, app, by, reason        string
-	share                          float64
-	replicas                       int
-	pinFor, timeout                time.Duration
+	timeout                        time.Duration
 }
 
 func runOverride(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -72,15 +67,15 @@ func runOverride(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs := flag.NewFlagSet("override", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.configPath, "config", "", "cluster config `file` (HCL): cluster name, NATS URL and authentication, domains and apps; required")
-	fs.StringVar(&f.natsURL, "nats", "", "NATS server `URL`; default: nats.url of the config, else "+defaultOverrideNATS)
+	fs.StringVar(&f.natsURL, "nats", "", "NATS server `URL`; default: nats.url of the config, else "+daemon.DefaultNATS)
 	fs.StringVar(&f.natsToken, "nats-token", "", "NATS authentication `token` (wins over the config's nats block)")
-	fs.StringVar(&f.domain, "domain", "", "the `domain` to pin or cancel")
-	fs.StringVar(&f.app, "app", "", "the app, as `domain/app` (or app with --domain)")
-	fs.Float64Var(&f.share, "share", -1, "pinned `fraction` of the pool, 0 to 1 (share)")
-	fs.IntVar(&f.replicas, "replicas", -1, "pinned replica `count` (replicas)")
-	fs.DurationVar(&f.pinFor, "for", 0, "how long the pin lasts, e.g. 30m; at most 24h (share, replicas)")
-	fs.StringVar(&f.reason, "reason", "", "why, for the ledger; required for a pin")
-	fs.StringVar(&f.by, "by", defaultOperator(), "who pins, for the ledger")
+	fs.StringVar(&f.Domain, "domain", "", "the `domain` to pin or cancel")
+	fs.StringVar(&f.App, "app", "", "the app, as `domain/app` (or app with --domain)")
+	fs.Float64Var(&f.Share, "share", -1, "pinned `fraction` of the pool, 0 to 1 (share)")
+	fs.IntVar(&f.Replicas, "replicas", -1, "pinned replica `count` (replicas)")
+	fs.DurationVar(&f.For, "for", 0, "how long the pin lasts, e.g. 30m; at most 24h (share, replicas)")
+	fs.StringVar(&f.Reason, "reason", "", "why, for the ledger; required for a pin")
+	fs.StringVar(&f.By, "by", defaultOperator(), "who pins, for the ledger")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "how long to wait for the answer")
 	usage := func(w io.Writer) {
 		fmt.Fprint(w, overrideUsage)
@@ -121,14 +116,14 @@ func runOverride(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return 1
 	}
 	if sub == "list" {
-		if f.domain != "" {
-			if err := checkDomain(cfg, f.domain); err != nil {
+		if f.Domain != "" {
+			if err := daemon.CheckDomain(cfg, f.Domain); err != nil {
 				return overrideUsageError(stderr, "%v", err)
 			}
 		}
 		return listOverrides(ctx, cfg, f, stdout, stderr)
 	}
-	o, err := buildOverride(cfg, sub, f, time.Now().UTC())
+	o, err := daemon.BuildOverride(cfg, sub, f.OverrideRequest, time.Now().UTC())
 	if err != nil {
 		return overrideUsageError(stderr, "%v", err)
 	}
@@ -148,183 +143,9 @@ func defaultOperator() string {
 	return "operator"
 }
 
-// buildOverride turns a subcommand's flags into an override issued at now,
-// checking names against cfg.
-func buildOverride(cfg *domains.Config, sub string, f overrideFlags, now time.Time) (wire.Override, error) {
-	o := wire.Override{Version: wire.Version, Cluster: cfg.Cluster.Name, IssuedAt: now, By: f.by, Reason: f.reason}
-	if f.app != "" {
-		app, err := resolveApp(cfg, f.domain, f.app)
-		if err != nil {
-			return o, err
-		}
-		o.App = app
-		o.Domain, _, _ = strings.Cut(app, "/")
-	} else {
-		if f.domain == "" {
-			return o, fmt.Errorf("--domain is required for %s", sub)
-		}
-		if err := checkDomain(cfg, f.domain); err != nil {
-			return o, err
-		}
-		o.Domain = f.domain
-	}
-	pin := func() error {
-		switch {
-		case f.pinFor <= 0:
-			return errors.New("--for is required: how long the pin lasts, e.g. 30m (at most 24h)")
-		case f.pinFor > wire.MaxOverride:
-			return fmt.Errorf("--for %s is longer than the %s a pin may last; pin again when it lapses", f.pinFor, wire.MaxOverride)
-		case strings.TrimSpace(f.reason) == "":
-			return errors.New("--reason is required for a pin: it goes to the ledger")
-		}
-		o.Until = now.Add(f.pinFor)
-		return nil
-	}
-	switch sub {
-	case "share":
-		switch {
-		case f.app != "":
-			return o, errors.New("share pins a domain: use --domain, not --app (for an app, use replicas)")
-		case f.share < 0 || f.share > 1:
-			return o, fmt.Errorf("--share is required, a fraction of the pool in [0,1] (got %g)", f.share)
-		}
-		o.Share = &f.share
-		if err := pin(); err != nil {
-			return o, err
-		}
-	case "replicas":
-		switch {
-		case f.app == "":
-			return o, errors.New("--app is required for replicas, as domain/app")
-		case f.replicas < 0:
-			return o, errors.New("--replicas is required, a replica count >= 0")
-		}
-		o.Replicas = &f.replicas
-		if err := pin(); err != nil {
-			return o, err
-		}
-	case "cancel":
-		o.Cancel = true
-	}
-	if err := o.Validate(nil); err != nil {
-		var fe *wire.FieldError
-		if errors.As(err, &fe) {
-			if flag, ok := overrideFlagOf[fe.Field]; ok {
-				return o, fmt.Errorf("--%s: %s %s", flag, fe.Field, fe.Problem)
-			}
-		}
-		return o, err
-	}
-	return o, nil
-}
-
-// overrideFlagOf names the flag behind each override field.
-var overrideFlagOf = map[string]string{
-	"domain": "domain", "app": "app", "share": "share", "replicas": "replicas",
-	"until": "for", "by": "by", "reason": "reason",
-}
-
-// resolveApp checks app ("domain/app", or "app" with domain) against cfg and
-// returns its full name.
-func resolveApp(cfg *domains.Config, domain, app string) (string, error) {
-	if !strings.Contains(app, "/") {
-		if domain == "" {
-			return "", fmt.Errorf("--app %q: give it as domain/app, or with --domain", app)
-		}
-		app = domain + "/" + app
-	}
-	d, _, _ := strings.Cut(app, "/")
-	if domain != "" && d != domain {
-		return "", fmt.Errorf("--app %q is not in --domain %s", app, domain)
-	}
-	if err := checkDomain(cfg, d); err != nil {
-		return "", fmt.Errorf("--app %q: %w", app, err)
-	}
-	var names []string
-	for _, a := range cfg.Apps() {
-		if a.Name == app {
-			return app, nil
-		}
-		if strings.HasPrefix(a.Name, d+"/") {
-			names = append(names, a.Name)
-		}
-	}
-	return "", fmt.Errorf("--app: %q is not an app of %s%s", app, d, hint(app, names))
-}
-
-// checkDomain reports an unknown domain with the closest known one.
-func checkDomain(cfg *domains.Config, domain string) error {
-	if cfg.Domain(domain) >= 0 {
-		return nil
-	}
-	names := make([]string, len(cfg.Domains))
-	for i, d := range cfg.Domains {
-		names[i] = d.Name
-	}
-	return fmt.Errorf("--domain: %q is not a domain of cluster %s%s (domains: %s)", domain, cfg.Cluster.Name, hint(domain, names), strings.Join(names, ", "))
-}
-
-// hint is "; did you mean X?" for the option closest to name, if close
-// enough to be a likely typo.
-func hint(name string, options []string) string {
-	best, bestD := "", -1
-	for _, o := range options {
-		if d := editDistance(name, o); bestD < 0 || d < bestD {
-			best, bestD = o, d
-		}
-	}
-	if best == "" || bestD > max(2, len(name)/3) {
-		return ""
-	}
-	return fmt.Sprintf("; did you mean %q?", best)
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			sub := prev[j-1]
-			if a[i-1] != b[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
-// connectOperator connects to the cluster's NATS as the operator.
-func connectOperator(ctx context.Context, cfg *domains.Config, f overrideFlags) (*bus.Conn, string, error) {
-	url := f.natsURL
-	if url == "" {
-		url = cfg.NATS.URL
-	}
-	if url == "" {
-		url = defaultOverrideNATS
-	}
-	cctx, cancel := context.WithTimeout(ctx, f.timeout)
-	defer cancel()
-	opts := bus.ConnectOptions{URL: url, Name: "regiment-override", Cluster: cfg.Cluster.Name,
-		InboxPrefix: bus.InboxPrefix(cfg.Cluster.Name, bus.OperatorUser),
-		KnownDomain: func(d string) bool { return cfg.Domain(d) >= 0 }}
-	opts.SetAuth(cfg.NATS)
-	opts.Token = f.natsToken
-	conn, err := bus.Connect(cctx, opts)
-	if err != nil {
-		return nil, url, err
-	}
-	return conn, url, nil
-}
-
 // sendOverride sends o and prints the answer.
 func sendOverride(ctx context.Context, cfg *domains.Config, f overrideFlags, o wire.Override, stdout, stderr io.Writer) int {
-	conn, url, err := connectOperator(ctx, cfg, f)
+	conn, url, err := daemon.ConnectOperator(ctx, cfg, f.natsURL, f.natsToken, f.timeout)
 	if err != nil {
 		fmt.Fprintf(stderr, "regiment override: %v\n", err)
 		return 1
@@ -362,7 +183,7 @@ func sendOverride(ctx context.Context, cfg *domains.Config, f overrideFlags, o w
 
 // listOverrides prints the pins in force, from the bus's override bucket.
 func listOverrides(ctx context.Context, cfg *domains.Config, f overrideFlags, stdout, stderr io.Writer) int {
-	conn, _, err := connectOperator(ctx, cfg, f)
+	conn, _, err := daemon.ConnectOperator(ctx, cfg, f.natsURL, f.natsToken, f.timeout)
 	if err != nil {
 		fmt.Fprintf(stderr, "regiment override: %v\n", err)
 		return 1
@@ -370,7 +191,7 @@ func listOverrides(ctx context.Context, cfg *domains.Config, f overrideFlags, st
 	defer conn.Close()
 	lctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	pins, err := conn.Overrides(lctx, f.domain)
+	pins, err := conn.Overrides(lctx, f.Domain)
 	code := 0
 	if err != nil {
 		fmt.Fprintf(stderr, "regiment override: %v\n", err)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -23,17 +22,8 @@ type simReport struct {
 	sim.Metrics
 }
 
-func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
-	scenarioPath := fs.String("scenario", "", "scenario `file` (HCL); required")
-	policy := fs.String("policy", "static", "policy that sets replicas: "+policyNames)
-	seed := fs.Uint64("seed", 0, "override the scenario's seed (0: keep it)")
-	duration := fs.Duration("duration", 0, "override the scenario's duration, e.g. 6h (0: keep it)")
-	asJSON := fs.Bool("json", false, "print metrics as JSON on stdout (wall time goes to stderr)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: regiment sim --config F --scenario F [--policy NAME] [--json]
+// simUsage is what `regiment sim --help` prints before the flags.
+const simUsage = `Usage: regiment sim --config F --scenario F [--policy NAME] [--json]
 
 Simulates the scenario on the config's cluster with one policy and prints
 cost_core_hours, slo_compliance, breach_app_minutes, scaling_actions,
@@ -45,16 +35,21 @@ Example:
   regiment sim --config examples/paymentscale.hcl --scenario examples/scenarios/diurnal.hcl --policy static
 
 Flags:
-`)
-		fs.PrintDefaults()
-	}
+`
+
+func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("sim", simUsage, stderr)
+	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
+	scenarioPath := fs.String("scenario", "", "scenario `file` (HCL); required")
+	policy := fs.String("policy", "static", "policy that sets replicas: "+policyNames)
+	seed := fs.Uint64("seed", 0, "override the scenario's seed (0: keep it)")
+	duration := fs.Duration("duration", 0, "override the scenario's duration, e.g. 6h (0: keep it)")
+	asJSON := fs.Bool("json", false, "print metrics as JSON on stdout (wall time goes to stderr)")
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
 	if *configPath == "" || *scenarioPath == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "regiment sim: --config and --scenario are required, and nothing else")
-		fs.Usage()
-		return 2
+		return usageFailer("sim", fs, stderr)("--config and --scenario are required, and nothing else")
 	}
 	w, err := loadWorld(*configPath, *scenarioPath)
 	if err != nil {

@@ -15,33 +15,14 @@ import (
 	"github.com/regimentd/regiment/commander"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/domains/config"
-	"github.com/regimentd/regiment/eval"
 	"github.com/regimentd/regiment/rl"
-	"github.com/regimentd/regiment/sim/trace"
-	"github.com/regimentd/regiment/simcluster"
+	"github.com/regimentd/regiment/sim"
 	"github.com/regimentd/regiment/soldier"
 	"github.com/regimentd/regiment/train"
 )
 
-func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("train", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
-	scenarios := fs.String("scenario", "", "comma-separated training scenario `files` (HCL); the first is the base; required")
-	stage := fs.String("stage", "", "`stage` to train: soldier, commander or joint; required")
-	steps := fs.Int64("steps", 1_000_000, "environment steps (agent decisions) to train on")
-	envs := fs.Int("envs", 2, "parallel environments")
-	seed := fs.Uint64("seed", 1, "training seed")
-	out := fs.String("out", "", "output `directory` (created); required")
-	initPath := fs.String("init", "", "checkpoint `file` to continue training from (soldier stage)")
-	initSoldier := fs.String("init-soldier", "", "Soldier checkpoint `file` the joint stage starts from (default: the config's soldier policy, if a checkpoint)")
-	initCommander := fs.String("init-commander", "", "Commander checkpoint `file` the joint stage starts from (default: the config's commander policy, if a checkpoint)")
-	rounds := fs.Int("rounds", 2, "joint stage: rounds of Commander then Soldier updates; --steps is split equally over rounds and levels")
-	episodes := fs.String("episodes", "", "calibrate the simulator on the episodes recorded in `DIR` first")
-	episode := fs.Duration("episode", 3*time.Hour, "simulated time per training episode")
-	lr := fs.Float64("lr", 0, "PPO learning rate (0: the stage's default)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: regiment train --config F --scenario F[,F...] --stage soldier|commander|joint --out DIR
+// trainUsage is what `regiment train --help` prints before the flags.
+const trainUsage = `Usage: regiment train --config F --scenario F[,F...] --stage soldier|commander|joint --out DIR
                       [--steps N] [--envs N] [--seed S] [--init CKPT] [--episodes DIR] [--episode D] [--lr X]
                       [--init-soldier CKPT] [--init-commander CKPT] [--rounds N]   (joint stage)
 
@@ -68,127 +49,176 @@ DIR/roundN/), gate.json and check.json (one entry per round so far) into DIR.
 Example:
   regiment train --config examples/small.hcl --stage soldier --out out/soldier \
     --scenario examples/scenarios/train/small-base.hcl,examples/scenarios/train/small-flash-batch.hcl,examples/scenarios/train/small-adversarial.hcl
-`)
-		fs.PrintDefaults()
+`
+
+// trainFlags are regiment train's flags: the joint stage's settings and the
+// rest.
+type trainFlags struct {
+	jointRun
+	configPath, scenarios, stage, initPath, episodes string
+}
+
+func (f *trainFlags) bind(fs *flag.FlagSet) {
+	fs.StringVar(&f.configPath, "config", "", "cluster config `file` (HCL); required")
+	fs.StringVar(&f.scenarios, "scenario", "", "comma-separated training scenario `files` (HCL); the first is the base; required")
+	fs.StringVar(&f.stage, "stage", "", "`stage` to train: soldier, commander or joint; required")
+	fs.Int64Var(&f.steps, "steps", 1_000_000, "environment steps (agent decisions) to train on")
+	fs.IntVar(&f.envs, "envs", 2, "parallel environments")
+	fs.Uint64Var(&f.seed, "seed", 1, "training seed")
+	fs.StringVar(&f.out, "out", "", "output `directory` (created); required")
+	fs.StringVar(&f.initPath, "init", "", "checkpoint `file` to continue training from (soldier stage)")
+	fs.StringVar(&f.initSoldier, "init-soldier", "", "Soldier checkpoint `file` the joint stage starts from (default: the config's soldier policy, if a checkpoint)")
+	fs.StringVar(&f.initCommander, "init-commander", "", "Commander checkpoint `file` the joint stage starts from (default: the config's commander policy, if a checkpoint)")
+	fs.IntVar(&f.rounds, "rounds", 2, "joint stage: rounds of Commander then Soldier updates; --steps is split equally over rounds and levels")
+	fs.StringVar(&f.episodes, "episodes", "", "calibrate the simulator on the episodes recorded in `DIR` first")
+	fs.DurationVar(&f.episode, "episode", 3*time.Hour, "simulated time per training episode")
+	fs.Float64Var(&f.lr, "lr", 0, "PPO learning rate (0: the stage's default)")
+}
+
+// problem is what is wrong with the flags, or "".
+func (f *trainFlags) problem(args int) string {
+	switch {
+	case f.configPath == "" || f.scenarios == "" || f.out == "" || f.stage == "" || args > 0:
+		return "--config, --scenario, --stage and --out are required, and nothing else"
+	case f.stage != "soldier" && f.stage != "commander" && f.stage != "joint":
+		return fmt.Sprintf("unknown stage %q (want soldier, commander or joint)", f.stage)
+	case f.steps < 1:
+		return "--steps must be at least 1"
+	case f.envs < 1:
+		return "--envs must be at least 1"
+	case f.episode < 10*time.Minute:
+		return "--episode must be at least 10m"
+	case f.lr < 0:
+		return "--lr must not be negative"
+	case f.rounds < 1:
+		return "--rounds must be at least 1"
+	case f.stage != "joint" && (f.initSoldier != "" || f.initCommander != ""):
+		return "--init-soldier and --init-commander are for the joint stage (the soldier stage continues from --init)"
+	case f.stage == "joint" && f.initPath != "":
+		return "--init is for the soldier stage: the joint stage starts from --init-soldier and --init-commander"
+	case f.stage == "joint" && f.steps < 2*int64(f.rounds):
+		return "--steps must be at least 2 x --rounds for the joint stage"
 	}
+	return ""
+}
+
+// train trains the stage on scs, writing into f.out.
+func (f *trainFlags) train(ctx context.Context, cfg *domains.Config, scs []sim.Scenario, csv io.Writer, stdout, stderr io.Writer) error {
+	switch f.stage {
+	case "soldier":
+		return trainSoldier(ctx, cfg, scs, f.initPath, f.steps, f.envs, f.seed, f.episode, f.lr, f.out, csv, stdout, stderr)
+	case "commander":
+		return trainCommander(ctx, cfg, scs, f.steps, f.envs, f.seed, f.lr, f.out, csv, stdout, stderr)
+	}
+	return f.jointRun.train(ctx, cfg, scs, csv, stdout, stderr)
+}
+
+func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("train", trainUsage, stderr)
+	var f trainFlags
+	f.bind(fs)
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
-	usage := func(format string, args ...any) int {
-		fmt.Fprintf(stderr, "regiment train: "+format+"\n", args...)
-		fs.Usage()
-		return 2
-	}
-	switch {
-	case *configPath == "" || *scenarios == "" || *out == "" || *stage == "" || fs.NArg() > 0:
-		return usage("--config, --scenario, --stage and --out are required, and nothing else")
-	case *stage != "soldier" && *stage != "commander" && *stage != "joint":
-		return usage("unknown stage %q (want soldier, commander or joint)", *stage)
-	case *steps < 1:
-		return usage("--steps must be at least 1")
-	case *envs < 1:
-		return usage("--envs must be at least 1")
-	case *episode < 10*time.Minute:
-		return usage("--episode must be at least 10m")
-	case *lr < 0:
-		return usage("--lr must not be negative")
-	case *rounds < 1:
-		return usage("--rounds must be at least 1")
-	case *stage != "joint" && (*initSoldier != "" || *initCommander != ""):
-		return usage("--init-soldier and --init-commander are for the joint stage (the soldier stage continues from --init)")
-	case *stage == "joint" && *initPath != "":
-		return usage("--init is for the soldier stage: the joint stage starts from --init-soldier and --init-commander")
-	case *stage == "joint" && *steps < 2*int64(*rounds):
-		return usage("--steps must be at least 2 x --rounds for the joint stage")
+	usage := usageFailer("train", fs, stderr)
+	if why := f.problem(fs.NArg()); why != "" {
+		return usage("%s", why)
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "regiment train: %v\n", err)
 		return 1
 	}
-	cfg, err := config.LoadFile(*configPath)
+	cfg, err := config.LoadFile(f.configPath)
 	if err != nil {
 		return fail(err)
 	}
-	if *stage == "joint" {
-		// The config's policies are resolved paths when they name checkpoints.
-		if *initSoldier == "" && cfg.Soldier.Policy != simcluster.ProportionalPolicy && cfg.Soldier.Policy != "" {
-			*initSoldier = cfg.Soldier.Policy
-		}
-		if *initCommander == "" && cfg.Commander.Policy != simcluster.ForecastPolicy && cfg.Commander.Policy != "" {
-			*initCommander = cfg.Commander.Policy
-		}
-		if *initSoldier == "" || *initCommander == "" {
+	if f.stage == "joint" {
+		if f.initSoldier, f.initCommander = jointInit(cfg, f.initSoldier, f.initCommander); f.initSoldier == "" || f.initCommander == "" {
 			return usage("the joint stage needs a Soldier and a Commander checkpoint: give --init-soldier and --init-commander, or name checkpoints in the config's soldier and commander policies")
 		}
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return fail(err)
 	}
-	if *episodes != "" {
-		fmt.Fprintf(stderr, "calibrating the simulator on %s\n", *episodes)
-		cal, err := Calibrate(ctx, cfg, *episodes, stderr)
-		if err != nil {
-			return fail(fmt.Errorf("calibrate on %q: %w", *episodes, err))
-		}
-		if err := writeJSON(filepath.Join(*out, "calibration.json"), cal); err != nil {
+	if f.episodes != "" {
+		if cfg, err = calibrateFirst(ctx, cfg, f.episodes, f.out, stdout, stderr); err != nil {
 			return fail(err)
 		}
-		// What was fitted and how well the calibrated simulator replays the
-		// recording (Pearson r per series), before any training on it.
-		if err := calibrate.WriteReport(stdout, cal); err != nil {
-			return fail(err)
-		}
-		if !cal.After.Pass() {
-			fmt.Fprintf(stdout, "\nWARNING: some replayed series stay below r = %.2f after calibration; training goes on with the calibrated simulator\n\n", cal.After.Target)
-		}
-		cfg = cal.Config
 	}
-	var scs []eval.Scenario
-	for _, path := range splitList(*scenarios) {
-		sc, err := config.LoadScenarioFile(path, cfg)
-		if err != nil {
-			return fail(err)
-		}
-		traces, err := trace.Load(sc)
-		if err != nil {
-			return fail(err)
-		}
-		if sc.Duration < *episode {
-			return fail(fmt.Errorf("scenario %s lasts %s, shorter than an episode (--episode %s)", path, sc.Duration, *episode))
-		}
-		scs = append(scs, eval.Scenario{Scenario: sc, Traces: traces})
+	scs, err := loadTrainScenarios(cfg, f.scenarios, f.episode)
+	if err != nil {
+		return fail(err)
 	}
-	csvFile, err := os.Create(filepath.Join(*out, "train.csv"))
+	csvFile, err := os.Create(filepath.Join(f.out, "train.csv"))
 	if err != nil {
 		return fail(err)
 	}
 	defer csvFile.Close()
-
-	start := time.Now()
-	switch *stage {
-	case "soldier":
-		err = trainSoldier(ctx, cfg, scs, *initPath, *steps, *envs, *seed, *episode, *lr, *out, csvFile, stdout, stderr)
-	case "commander":
-		if *initPath != "" {
-			return usage("--init is for the soldier stage: the commander stage starts from the Forecast heuristic")
-		}
-		err = trainCommander(ctx, cfg, scs, *steps, *envs, *seed, *lr, *out, csvFile, stdout, stderr)
-	case "joint":
-		j := jointRun{initSoldier: *initSoldier, initCommander: *initCommander, rounds: *rounds, steps: *steps, envs: *envs,
-			seed: *seed, episode: *episode, lr: *lr, out: *out}
-		err = j.train(ctx, cfg, scs, csvFile, stdout, stderr)
+	if f.stage == "commander" && f.initPath != "" {
+		return usage("--init is for the soldier stage: the commander stage starts from the Forecast heuristic")
 	}
-	if err != nil {
+	start := time.Now()
+	if err := f.train(ctx, cfg, scs, csvFile, stdout, stderr); err != nil {
 		if ctx.Err() != nil {
 			return fail(errors.New("interrupted"))
 		}
 		return fail(err)
 	}
-	fmt.Fprintf(stdout, "trained in %s; wrote %s\n", time.Since(start).Round(time.Second), *out)
+	fmt.Fprintf(stdout, "trained in %s; wrote %s\n", time.Since(start).Round(time.Second), f.out)
 	return 0
 }
 
-func trainSoldier(ctx context.Context, cfg *domains.Config, scs []eval.Scenario, initPath string, steps int64, envs int, seed uint64, episode time.Duration, lr float64, out string, csv io.Writer, stdout, stderr io.Writer) error {
+// jointInit is where the joint stage starts: the checkpoints given, else the
+// config's policies when they name checkpoints (resolved paths); "" when
+// neither does.
+func jointInit(cfg *domains.Config, initSoldier, initCommander string) (string, string) {
+	if initSoldier == "" && cfg.Soldier.Policy != soldier.ProportionalPolicy && cfg.Soldier.Policy != "" {
+		initSoldier = cfg.Soldier.Policy
+	}
+	if initCommander == "" && cfg.Commander.Policy != commander.ForecastPolicy && cfg.Commander.Policy != "" {
+		initCommander = cfg.Commander.Policy
+	}
+	return initSoldier, initCommander
+}
+
+// calibrateFirst calibrates cfg on the episodes recorded in episodes, writes
+// out/calibration.json and the report, and returns the calibrated config.
+func calibrateFirst(ctx context.Context, cfg *domains.Config, episodes, out string, stdout, stderr io.Writer) (*domains.Config, error) {
+	fmt.Fprintf(stderr, "calibrating the simulator on %s\n", episodes)
+	cal, err := Calibrate(ctx, cfg, episodes, stderr)
+	if err != nil {
+		return nil, fmt.Errorf("calibrate on %q: %w", episodes, err)
+	}
+	if err := writeJSON(filepath.Join(out, "calibration.json"), cal); err != nil {
+		return nil, err
+	}
+	// What was fitted and how well the calibrated simulator replays the
+	// recording (Pearson r per series), before any training on it.
+	if err := calibrate.WriteReport(stdout, cal); err != nil {
+		return nil, err
+	}
+	if !cal.After.Pass() {
+		fmt.Fprintf(stdout, "\nWARNING: some replayed series stay below r = %.2f after calibration; training goes on with the calibrated simulator\n\n", cal.After.Target)
+	}
+	return cal.Config, nil
+}
+
+// loadTrainScenarios loads the comma-separated scenario files of list, each
+// with its traces; every one must outlast a training episode.
+func loadTrainScenarios(cfg *domains.Config, list string, episode time.Duration) ([]sim.Scenario, error) {
+	scs, err := loadScenarios(cfg, list)
+	if err != nil {
+		return nil, err
+	}
+	for i, sc := range scs {
+		if sc.Duration < episode {
+			return nil, fmt.Errorf("scenario %s lasts %s, shorter than an episode (--episode %s)", splitList(list)[i], sc.Duration, episode)
+		}
+	}
+	return scs, nil
+}
+
+func trainSoldier(ctx context.Context, cfg *domains.Config, scs []sim.Scenario, initPath string, steps int64, envs int, seed uint64, episode time.Duration, lr float64, out string, csv io.Writer, stdout, stderr io.Writer) error {
 	var p *rl.Policy
 	var err error
 	if initPath != "" {
@@ -239,7 +269,7 @@ func trainSoldier(ctx context.Context, cfg *domains.Config, scs []eval.Scenario,
 	return nil
 }
 
-func trainCommander(ctx context.Context, cfg *domains.Config, scs []eval.Scenario, steps int64, envs int, seed uint64, lr float64, out string, csv io.Writer, stdout, stderr io.Writer) error {
+func trainCommander(ctx context.Context, cfg *domains.Config, scs []sim.Scenario, steps int64, envs int, seed uint64, lr float64, out string, csv io.Writer, stdout, stderr io.Writer) error {
 	newEnv := func() (*train.CommanderEnv, error) { return train.NewCommanderEnv(cfg, scs, train.CommanderOptions{}) }
 	st := train.CommanderStage{Steps: steps, Workers: envs, Seed: seed, Progress: stderr, CSV: csv}
 	if lr > 0 {
@@ -310,7 +340,7 @@ type jointRun struct {
 	out                        string
 }
 
-func (j jointRun) train(ctx context.Context, cfg *domains.Config, scs []eval.Scenario, csv io.Writer, stdout, stderr io.Writer) error {
+func (j jointRun) train(ctx context.Context, cfg *domains.Config, scs []sim.Scenario, csv io.Writer, stdout, stderr io.Writer) error {
 	sp, err := loadPolicy(j.initSoldier, soldier.LearnedLayout())
 	if err != nil {
 		return err

@@ -30,20 +30,44 @@ func loadWorld(configPath, scenarioPath string) (*world, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc, err := config.LoadScenarioFile(scenarioPath, cfg)
+	sc, err := loadScenario(cfg, scenarioPath)
 	if err != nil {
 		return nil, err
+	}
+	return &world{cfg: cfg, sc: sc.Scenario, traces: sc.Traces}, nil
+}
+
+// loadScenarios loads the comma-separated scenario files of list for cfg,
+// each with its traces.
+func loadScenarios(cfg *domains.Config, list string) ([]sim.Scenario, error) {
+	var scs []sim.Scenario
+	for _, path := range splitList(list) {
+		sc, err := loadScenario(cfg, path)
+		if err != nil {
+			return nil, err
+		}
+		scs = append(scs, sc)
+	}
+	return scs, nil
+}
+
+// loadScenario loads the scenario file at path for cfg, with its traces,
+// checked as a simulation would (loadTraffic).
+func loadScenario(cfg *domains.Config, path string) (sim.Scenario, error) {
+	sc, err := config.LoadScenarioFile(path, cfg)
+	if err != nil {
+		return sim.Scenario{}, err
 	}
 	traces, err := loadTraffic(cfg, sc)
 	if err != nil {
-		return nil, err
+		return sim.Scenario{}, err
 	}
-	return &world{cfg: cfg, sc: sc, traces: traces}, nil
+	return sim.Scenario{Scenario: sc, Traces: traces}, nil
 }
 
 // loadTraffic reads every trace sc names and checks them against the
 // scenario as a simulation would (with cfg; nil skips that): the one loader
-// of sim, run and validate, so that they report the same errors, each trace
+// of sim, run, eval, train and validate, so that they report the same errors, each trace
 // error with its file and line.
 func loadTraffic(cfg *domains.Config, sc *domains.Scenario) (map[string][]trace.Series, error) {
 	traces, err := trace.Load(sc)

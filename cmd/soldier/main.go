@@ -14,18 +14,13 @@ package main
 
 import (
 	"context"
-	"flag"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
 
-	"github.com/hashicorp/go-hclog"
-
 	"github.com/regimentd/regiment/daemon"
-	"github.com/regimentd/regiment/domains/config"
 )
 
 const usage = `Usage: soldier --config F --domain NAME (--scenario F | --kubeconfig F) [--nats URL] [--data DIR] [--listen ADDR] [--log-level L]
@@ -88,66 +83,44 @@ func main() {
 	os.Exit(code)
 }
 
-// options are the parsed flags.
-type options struct {
-	configPath   string
-	domain       string
-	natsURL      string
-	natsToken    string
-	kubeconfig   string
-	scenarioPath string
-	dataDir      string
-	listen       string
-	logLevel     hclog.Level
-}
-
 // run parses args, runs the Soldier until ctx ends and returns the exit
 // code. Each value on reload re-reads the config file.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-chan os.Signal) int {
-	var o options
-	fs := flag.NewFlagSet("soldier", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.configPath, "config", "", "cluster config `file` (HCL); required")
-	fs.StringVar(&o.domain, "domain", "", "the domain `name` this Soldier runs; required")
-	fs.StringVar(&o.natsURL, "nats", "", "NATS server `URL`; default: nats.url of the config, else nats://127.0.0.1:4222")
-	fs.StringVar(&o.natsToken, "nats-token", "", "NATS authentication `token` (default $REGIMENT_NATS_TOKEN), instead of the config's nats authentication")
-	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig `file`, or \"in-cluster\": act on a real cluster instead of a simulation")
-	fs.StringVar(&o.scenarioPath, "scenario", "", "scenario `file` (HCL) driving the simulated cluster; required without --kubeconfig")
-	fs.StringVar(&o.dataDir, "data", "data", "`dir`ectory for soldier-<domain>.db")
-	fs.StringVar(&o.listen, "listen", "127.0.0.1:9465", "`addr`ess for /metrics, /healthz and /readyz")
-	level := fs.String("log-level", "info", "log `level`: trace, debug, info, warn, error")
+	var o daemon.SoldierOptions
+	fs, level := daemon.NewFlagSet("soldier", &o.ConfigPath)
+	fs.StringVar(&o.Domain, "domain", "", "the domain `name` this Soldier runs; required")
+	fs.StringVar(&o.NATSURL, "nats", "", "NATS server `URL`; default: nats.url of the config, else nats://127.0.0.1:4222")
+	fs.StringVar(&o.NATSToken, "nats-token", "", "NATS authentication `token` (default $REGIMENT_NATS_TOKEN), instead of the config's nats authentication")
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig `file`, or \"in-cluster\": act on a real cluster instead of a simulation")
+	fs.StringVar(&o.ScenarioPath, "scenario", "", "scenario `file` (HCL) driving the simulated cluster; required without --kubeconfig")
+	fs.StringVar(&o.DataDir, "data", "data", "`dir`ectory for soldier-<domain>.db")
+	fs.StringVar(&o.Listen, "listen", "127.0.0.1:9465", "`addr`ess for /metrics, /healthz and /readyz")
 	if code, ok := daemon.ParseFlags(fs, args, "soldier", usage, stdout, stderr); !ok {
 		return code
 	}
 	switch {
-	case o.configPath == "":
+	case o.ConfigPath == "":
 		return usageError(stderr, "--config is required")
-	case o.domain == "":
+	case o.Domain == "":
 		return usageError(stderr, "--domain is required")
-	case o.kubeconfig != "" && o.scenarioPath != "":
+	case o.Kubeconfig != "" && o.ScenarioPath != "":
 		return usageError(stderr, "--scenario and --kubeconfig exclude each other: a simulated cluster or a real one")
-	case o.kubeconfig == "" && o.scenarioPath == "":
+	case o.Kubeconfig == "" && o.ScenarioPath == "":
 		return usageError(stderr, "--scenario is required: it drives the simulated cluster (or --kubeconfig for a real one)")
 	}
-	var err error
-	if o.logLevel, err = daemon.LogLevel(*level); err != nil {
-		return usageError(stderr, "%v", err)
+	cfg, log, code, ok := daemon.Setup("soldier", o.ConfigPath, *level, &o.NATSToken, stderr)
+	if !ok {
+		return code
 	}
-	o.natsToken = daemon.NATSToken(o.natsToken)
-	cfg, err := config.LoadFile(o.configPath)
-	if err != nil {
-		fmt.Fprintf(stderr, "soldier: %v\n", err)
-		return 1
-	}
-	if cfg.Domain(o.domain) < 0 {
+	if cfg.Domain(o.Domain) < 0 {
 		names := make([]string, len(cfg.Domains))
 		for i, d := range cfg.Domains {
 			names[i] = d.Name
 		}
-		return usageError(stderr, "--domain: %q is not a domain of %s (domains: %s)", o.domain, o.configPath, strings.Join(names, ", "))
+		return usageError(stderr, "--domain: %q is not a domain of %s (domains: %s)", o.Domain, o.ConfigPath, strings.Join(names, ", "))
 	}
-	log := hclog.New(&hclog.LoggerOptions{Name: "soldier", Level: o.logLevel, Output: stderr}).With("domain", o.domain)
-	if err := newProcess(o, cfg, log).run(ctx, reload); err != nil {
+	log = log.With("domain", o.Domain)
+	if err := daemon.Serve(ctx, daemon.NewSoldier(cfg, o, daemon.Deps{}, nil, log), reload); err != nil {
 		log.Error("soldier failed", "error", err)
 		return 1
 	}

@@ -118,8 +118,12 @@ func (ds Diagnostics) err() error {
 	return ds
 }
 
-// didYouMean returns a hint naming the option closest to name, or "" if none
-// is close enough to be a likely typo.
+// DidYouMean returns `did you mean "x"?` for the option x closest to name
+// (case-insensitive edit distance), or "" if none is close enough to be a
+// likely typo: the hint of config diagnostics and of the command line.
+func DidYouMean(name string, options []string) string { return didYouMean(name, options) }
+
+// didYouMean is DidYouMean.
 func didYouMean(name string, options []string) string {
 	best, d := nearest(name, options)
 	if best == "" || d > max(2, len(name)/3) {

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // publish; while leading it also runs the Reverter, which puts the HPAs of
 // Soldiers whose lease lapsed back to their safe bounds. Each leadership
 // starts a new term, above every term seen in the directives bucket.
-func (p *process) lead(ctx context.Context, client kubernetes.Interface, cmd *commander.Commander, conn *bus.Conn, clock func() time.Time, onTick func(commander.Decision, error)) error {
+func (p *Commander) lead(ctx context.Context, client kubernetes.Interface, cmd *commander.Commander, conn *bus.Conn, clock func() time.Time, onTick func(commander.Decision, error)) error {
 	host, _ := os.Hostname() // the pod's name in Kubernetes
 	id := fmt.Sprintf("%s-%d", host, os.Getpid())
 	k := p.cfg.Kubernetes

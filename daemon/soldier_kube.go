@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -14,9 +14,9 @@ import (
 
 // newKube connects to the cluster of --kubeconfig and maps the domain's
 // apps to their workloads. Its lease holder is the pod (host) name.
-func (p *process) newKube(domain string) (*kube.Adapter, error) {
+func (p *Soldier) newKube(domain string) (*kube.Adapter, error) {
 	kube.RouteKlog(p.log.Named("client-go"))
-	client, err := kube.Client(p.opts.kubeconfig)
+	client, err := kube.Client(p.opts.Kubeconfig)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,365 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/regimentd/regiment/bus"
+	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/recording"
+	"github.com/regimentd/regiment/sim"
+	"github.com/regimentd/regiment/sim/live"
+	"github.com/regimentd/regiment/sim/trace"
+	"github.com/regimentd/regiment/soldier"
+	"github.com/regimentd/regiment/store"
+)
+
+// DefaultNATS is where a Soldier looks without a NATS URL in its options or
+// its config: a commander's embedded server.
+const DefaultNATS = "nats://127.0.0.1:4222"
+
+// minSimStep is the least simulated time one tick advances the simulated
+// cluster: a shorter soldier.tick runs the simulation faster than real time,
+// with pod start-up and telemetry lag in simulated time.
+const minSimStep = 10 * time.Second
+
+// SoldierOptions are a Soldier process's settings besides its config: the
+// soldier daemon's flags.
+type SoldierOptions struct {
+	ConfigPath string // the file Reload re-reads
+	Domain     string // the domain the Soldier runs
+	NATSURL    string // "": nats.url of the config, else DefaultNATS
+	NATSToken  string // instead of the config's nats authentication
+	// The cluster: Kubeconfig (a file, or "in-cluster") for a real one, else
+	// a simulation of the whole config replaying ScenarioPath; a Cluster in
+	// the process's Deps wins over both.
+	Kubeconfig   string
+	ScenarioPath string
+	DataDir      string // soldier-<domain>.db
+	Listen       string // address for /metrics, /healthz and /readyz; "": none
+}
+
+// Cluster is what a Soldier observes and actuates: a real cluster (package
+// kube) or a simulated one (package sim/live).
+type Cluster interface {
+	soldier.Observer
+	soldier.Actuator
+}
+
+// Soldier is one Soldier process: its config, cluster, store, connection,
+// probes and the Soldier core. New starts nothing; Run ticks until its
+// context ends; Close shuts down in order: the tick loop has stopped (no
+// more actuation), NATS drains, the probes stop, the steps flush, the
+// episode ends, the store closes.
+type Soldier struct {
+	Lifecycle
+	opts    SoldierOptions
+	deps    Deps
+	cfg     *domains.Config // in force; only Reload replaces it after start
+	scfg    soldier.Config
+	log     hclog.Logger
+	reg     *prometheus.Registry
+	metrics *Metrics
+	view    Cluster
+	sim     *live.Cluster // the simulated cluster the process steps itself; nil otherwise
+	meta    map[string]string
+	probes  *Probes
+	conn    *bus.Conn
+	st      *store.Store
+	ep      store.Episode
+	sd      *soldier.Soldier
+	ticked  atomic.Bool
+	ended   bool // the scenario of sim ended
+}
+
+// NewSoldier returns the Soldier process of o.Domain in cfg with o's
+// settings and the dependencies in d; view, when not nil, is the cluster it
+// observes and actuates, driven by the caller. It starts nothing.
+func NewSoldier(cfg *domains.Config, o SoldierOptions, d Deps, view Cluster, log hclog.Logger) *Soldier {
+	if d.Clock == nil {
+		d.Clock = time.Now
+	}
+	reg := NewRegistry()
+	return &Soldier{Lifecycle: Lifecycle{Log: log}, opts: o, deps: d, cfg: cfg, log: log, view: view,
+		reg: reg, metrics: NewMetrics(reg, "soldier")}
+}
+
+// ready is /readyz's answer: "" once connected to NATS and after the first
+// tick, until shutdown.
+func (p *Soldier) ready() string {
+	if why := p.Ready(); why != "" {
+		return why
+	}
+	if !p.ticked.Load() {
+		return "no tick yet"
+	}
+	return ""
+}
+
+// Open builds the process: its policy, cluster, store, episode, probes, NATS
+// connection and the Soldier, fed its directives and the operator's replica
+// pins. On an error, Close releases what was opened.
+func (p *Soldier) Open(ctx context.Context) (err error) {
+	cfg, domain := p.cfg, p.opts.Domain
+	if p.scfg, err = soldier.NewConfig(cfg, domain); err != nil {
+		return err
+	}
+	policy, err := soldier.NewPolicy(cfg, p.scfg)
+	if err != nil {
+		return err
+	}
+	if err := p.openCluster(ctx); err != nil {
+		return err
+	}
+	steps, err := p.openStore()
+	if err != nil {
+		return err
+	}
+	if p.probes, err = p.Lifecycle.probes(p.opts.Listen, p.reg, p.ready); err != nil {
+		return err
+	}
+	if err := p.dial(ctx); err != nil {
+		return err
+	}
+	recErr := func(err error) { p.log.Warn("record step failed", "error", err) }
+	p.sd = soldier.New(p.scfg, policy, p.view, p.view, p.conn,
+		&recording.Soldier{Episode: p.ep.ID, Out: steps, Ledger: p.st.AppendLedger, Err: recErr})
+	cctx, cancel := context.WithTimeout(ctx, connectTimeout)
+	defer cancel()
+	if _, err := AttachSoldier(cctx, p.conn, p.sd, domain, p.deps.Clock, p.metrics, p.log); err != nil {
+		return err
+	}
+	// Operator replica pins (regiment override), restored from the bus first.
+	if _, err := AttachSoldierOverrides(cctx, p.conn, p.sd, domain, p.deps.Clock, p.log.Named("override")); err != nil {
+		return err
+	}
+	return nil
+}
+
+// openCluster builds the cluster the Soldier acts on, unless it was given:
+// with a Kubeconfig the real one (its informers run until Close), else a
+// simulation replaying the scenario.
+func (p *Soldier) openCluster(ctx context.Context) error {
+	p.meta = map[string]string{"cluster_adapter": "simulation", "scenario": p.opts.ScenarioPath}
+	switch {
+	case p.view != nil:
+		return nil
+	case p.opts.Kubeconfig != "":
+		ad, err := p.newKube(p.opts.Domain)
+		if err != nil {
+			return err
+		}
+		kctx, stop := context.WithCancel(ctx)
+		var kwg sync.WaitGroup
+		kwg.Go(func() { ad.Run(kctx, p.log.Named("kube")) })
+		p.onClose(func() error { stop(); kwg.Wait(); return nil })
+		p.view = &kubeView{Adapter: ad, log: p.log.Named("kube")}
+		p.meta = map[string]string{"cluster_adapter": "kubernetes", "actuation": string(p.cfg.Soldier.Actuation)}
+		return nil
+	}
+	c, err := p.newCluster()
+	if err != nil {
+		return err
+	}
+	p.sim, p.view = c, c.Domain(p.cfg.Domain(p.opts.Domain))
+	return nil
+}
+
+// newCluster builds the simulated cluster: the whole config replaying the
+// scenario, stepping max(soldier tick, minSimStep) per tick.
+func (p *Soldier) newCluster() (*live.Cluster, error) {
+	sc, err := config.LoadScenarioFile(p.opts.ScenarioPath, p.cfg)
+	if err != nil {
+		return nil, err
+	}
+	traces, err := trace.Load(sc)
+	if err != nil {
+		return nil, err
+	}
+	simCfg := *p.cfg
+	simCfg.Soldier.Tick = max(simCfg.Soldier.Tick, minSimStep)
+	s, err := sim.New(&simCfg, sc, traces)
+	if err != nil {
+		return nil, fmt.Errorf("simulate %s: %w", p.opts.ScenarioPath, err)
+	}
+	p.log.Info("simulated cluster ready", "scenario", sc.Name, "start", sc.Start, "duration", sc.Duration, "sim_step", simCfg.Soldier.Tick)
+	return live.New(s, &simCfg), nil
+}
+
+// openStore opens DataDir/soldier-<domain>.db, unless a store was given, and
+// begins the episode; at Close the steps flush, the episode ends and the
+// store closes. It returns where the steps go.
+func (p *Soldier) openStore() (*store.Appender, error) {
+	domain, start := p.opts.Domain, p.deps.Clock()
+	st, id := p.deps.Store, p.deps.EpisodeID
+	var dbPath string
+	if st == nil {
+		// The store first: a second Soldier of the domain on the same
+		// directory fails here, before it listens or connects.
+		dbPath = filepath.Join(p.opts.DataDir, "soldier-"+domain+".db")
+		var err error
+		if st, err = store.Open(dbPath, store.Options{}); err != nil {
+			return nil, err
+		}
+		p.onClose(func() error { return p.Stage("store closed", st.Close()) })
+		if id, err = st.NewEpisodeID("soldier-"+domain+"-", start); err != nil {
+			return nil, err
+		}
+	}
+	p.st = st
+	p.ep = recording.SoldierEpisode(id, p.cfg, domain, p.cfg.Soldier.Policy)
+	p.ep.Started = start
+	if p.deps.Store == nil {
+		p.ep.Meta = p.meta
+	}
+	if err := st.BeginEpisode(p.ep); err != nil {
+		return nil, err
+	}
+	if p.deps.Store != nil {
+		return p.deps.Steps, nil
+	}
+	p.onClose(func() error { return p.Stage("episode ended", st.EndEpisode(p.ep.ID, time.Now())) })
+	steps := st.NewAppender(64, time.Second)
+	p.onClose(func() error { return p.Stage("steps flushed", steps.Close()) })
+	p.log.Info("store open", "path", dbPath, "episode", p.ep.ID)
+	return steps, nil
+}
+
+// dial connects to the bus: the given connection, else the URL of the
+// options, the config or DefaultNATS.
+func (p *Soldier) dial(ctx context.Context) error {
+	if p.deps.Conn != nil {
+		p.conn = p.adopt(p.deps.Conn)
+		return nil
+	}
+	cfg, domain := p.cfg, p.opts.Domain
+	url := p.opts.NATSURL
+	if url == "" {
+		url = cfg.NATS.URL
+	}
+	if url == "" {
+		url = DefaultNATS
+	}
+	copts := bus.ConnectOptions{URL: url, Name: "soldier-" + domain, Cluster: cfg.Cluster.Name, Token: p.opts.NATSToken,
+		InboxPrefix: bus.InboxPrefix(cfg.Cluster.Name, bus.SoldierUser(domain)),
+		KnownDomain: func(d string) bool { return cfg.Domain(d) >= 0 }, Logger: p.log.Named("bus")}
+	copts.SetAuth(cfg.NATS) // nats { token_file, nkey_seed_file, credentials, tls }; --nats-token wins
+	SoldierVerification(&copts, cfg.NATS, p.log)
+	var err error
+	p.conn, err = p.connect(ctx, copts, p.reg, "soldier")
+	return err
+}
+
+// Run ticks every Soldier tick until ctx ends; a simulated cluster of its own
+// steps after each tick. It returns once the Soldier has stopped actuating;
+// Close shuts down.
+func (p *Soldier) Run(ctx context.Context) error {
+	var clock tickClock
+	onTick := func(res soldier.TickResult, err error) {
+		p.observe(ctx, res, err, clock.since())
+		p.step()
+	}
+	p.log.Info("soldier running", "tick", p.cfg.Soldier.Tick, "mode", p.scfg.Soldier.Mode, "apps", len(p.scfg.Apps))
+	p.probes.SetLive(true)
+	err := p.sd.Run(ctx, clock.now, onTick)
+	p.probes.SetLive(false)
+	p.Stopping()
+	p.log.Info("stopped actuating")
+	return err
+}
+
+// Tick runs one Soldier tick at now, for a caller that drives the clock and
+// the cluster (`regiment run`).
+func (p *Soldier) Tick(ctx context.Context, now time.Time) error {
+	t0 := time.Now()
+	res, err := p.sd.Tick(ctx, now)
+	p.observe(ctx, res, err, time.Since(t0))
+	return err
+}
+
+// observe counts and logs one tick.
+func (p *Soldier) observe(ctx context.Context, res soldier.TickResult, err error, took time.Duration) {
+	p.metrics.SoldierTick(res, err, took)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		p.log.Warn("tick failed", "error", err)
+	case err == nil:
+		p.log.Debug("tick", "writes", res.Writes, "guards", res.Guards, "fallback", res.Fallback, "budget_cores", res.Report.BudgetCores)
+	}
+	if res.Switch.Reason != "" {
+		p.log.Info("automatic fallback switched", "reason", res.Switch.Reason, "detail", res.Switch.Detail)
+	}
+	p.ticked.Store(true)
+}
+
+// step advances a simulated cluster of the process's own after the Soldier
+// acted, as the cluster would between two ticks; a real cluster advances on
+// its own.
+func (p *Soldier) step() {
+	if p.sim == nil {
+		return
+	}
+	done := false
+	p.sim.Sim(func(s *sim.Sim) { done = s.Done() })
+	if done {
+		if !p.ended {
+			p.ended = true
+			p.log.Info("scenario ended, the simulated cluster holds its last state")
+		}
+		return
+	}
+	p.sim.Step()
+}
+
+// Directive is the last directive the Soldier accepted.
+func (p *Soldier) Directive() (seq uint64, ok bool) {
+	d, ok := p.sd.Directive()
+	return d.Seq, ok
+}
+
+// Rejected is how many messages the process rejected.
+func (p *Soldier) Rejected() int { return int(counterValue(p.metrics.Rejected)) }
+
+// Reload re-reads the config file and applies it from the next tick, or
+// keeps the running config and logs why.
+func (p *Soldier) Reload() {
+	cfg := reloadFile(p.log, p.opts.ConfigPath, p.cfg, func(cfg *domains.Config) error {
+		if why := shapeChange(p.cfg, cfg); why != "" {
+			return errors.New(why + ": restart to apply")
+		}
+		return p.sd.Reload(cfg)
+	})
+	if cfg == nil {
+		return
+	}
+	p.cfg = cfg
+	s := cfg.Soldier
+	p.log.Info("config reloaded", "path", p.opts.ConfigPath, "tick", s.Tick, "mode", s.Mode, "target_utilisation", s.TargetUtilisation,
+		"overage_cap", s.OverageCap, "scale_down_cooldown", s.ScaleDownCooldown, "error_rate_veto", s.ErrorRateVeto,
+		"max_writes_per_tick", s.MaxWritesPerTick)
+}
+
+// shapeChange says what in next differs from cur that the simulated cluster,
+// built once from the whole config, cannot take without a restart; "" if
+// nothing.
+func shapeChange(cur, next *domains.Config) string {
+	switch {
+	case next.Cluster != cur.Cluster:
+		return "the cluster block changed"
+	case !slices.EqualFunc(next.Domains, cur.Domains, func(a, b domains.Domain) bool { return a.Name == b.Name }):
+		return "the set of domains changed"
+	case !slices.EqualFunc(next.Apps(), cur.Apps(), func(a, b domains.App) bool { return a.Name == b.Name }):
+		return "the set of apps changed"
+	}
+	return ""
+}

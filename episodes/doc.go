@@ -1,0 +1,16 @@
+// Package episodes reads the episode store (package store) for an operator:
+// the tables and explanations behind `regiment episodes list, show, why,
+// export, stats and prune`. Each function writes plain text (tab-aligned
+// tables) to the writer it is given and returns errors worded for an
+// operator; the command only parses flags and picks the store file.
+// ReadRuns reads recorded Soldier episodes into calibration runs for
+// `regiment calibrate` and `regiment train --episodes`.
+//
+// Times print in UTC, RFC 3339; values with four significant digits.
+// ParseTime and ParseDuration take what the flags take: RFC 3339, relative
+// to now ("-5m", "-1d") or "now".
+//
+// It imports store, recording (the step keys), domains and calibrate (the
+// run type it fills); it opens stores read-only except for Prune, and never
+// writes elsewhere but Export's file.
+package episodes

@@ -1,0 +1,245 @@
+package episodes
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/regimentd/regiment/store"
+)
+
+// meanMaxSteps bounds the steps Why averages: longer episodes use the
+// meanWindow before T instead of the whole episode.
+const (
+	meanMaxSteps = 100000
+	meanWindow   = 6 * time.Hour
+	topInputs    = 8
+)
+
+// pick finds the episode of a level (and domain, and cluster when both
+// are known) in effect at t: the latest started one covering t, else the
+// latest started before t.
+func pick(eps []store.Episode, level, domain, cluster string, t time.Time) (store.Episode, bool) {
+	var best store.Episode
+	found, covers := false, false
+	for _, e := range eps { // in start order: later ones win ties
+		if e.Level != level || (domain != "" && e.Domain != domain) || e.Started.After(t) {
+			continue
+		}
+		if cluster != "" && e.Cluster != "" && e.Cluster != cluster {
+			continue
+		}
+		if c := e.Covers(t); c || !covers {
+			best, found, covers = e, true, c
+		}
+	}
+	return best, found
+}
+
+// namesDomain reports whether an output key names the domain as one of
+// its "/"-separated parts ("share/payment", "cores/payment").
+func namesDomain(key, domain string) bool {
+	return slices.Contains(strings.Split(key, "/"), domain)
+}
+
+// inputs prints the observation features that moved furthest from the
+// episode's mean.
+func inputs(ctx context.Context, w io.Writer, s *store.Store, e store.Episode, st store.Step, at time.Time) error {
+	if len(st.Obs) == 0 {
+		fmt.Fprintln(w, "inputs: the step has no observation")
+		return nil
+	}
+	n, err := s.StepCount(e.ID)
+	if err != nil {
+		return err
+	}
+	from, scope := time.Time{}, "the episode"
+	if n > meanMaxSteps {
+		from, scope = at.Add(-meanWindow), fmt.Sprintf("the %s before T", meanWindow)
+	}
+	sum := make([]float64, len(st.Obs))
+	count := 0
+	err = s.Steps(e.ID, from, time.Time{}, func(o store.Step) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if len(o.Obs) != len(sum) {
+			return nil
+		}
+		for i, v := range o.Obs {
+			sum[i] += v
+		}
+		count++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	type input struct {
+		name              string
+		value, mean, rank float64
+	}
+	inputs := make([]input, len(st.Obs))
+	spread := false
+	for i, v := range st.Obs {
+		mean := sum[i] / float64(max(count, 1))
+		name := strconv.Itoa(i)
+		if i < len(e.ObsLayout) {
+			name = e.ObsLayout[i]
+		}
+		inputs[i] = input{name: name, value: v, mean: mean, rank: math.Abs(v - mean)}
+		spread = spread || inputs[i].rank > 1e-12
+	}
+	by := fmt.Sprintf("|value - mean|, mean over %d steps of %s", count, scope)
+	if !spread {
+		by = "|value| (no spread to compare against)"
+		for i := range inputs {
+			inputs[i].rank = math.Abs(inputs[i].value)
+		}
+	}
+	slices.SortStableFunc(inputs, func(a, b input) int { return cmp.Compare(b.rank, a.rank) })
+	shown := min(topInputs, len(inputs))
+	fmt.Fprintf(w, "inputs that mattered (top %d of %d by %s):\n", shown, len(inputs), by)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  FEATURE\tVALUE\tMEAN\tDEVIATION")
+	for _, in := range inputs[:shown] {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%+.4g\n", in.name, num(in.value), num(in.mean), in.value-in.mean)
+	}
+	return tw.Flush()
+}
+
+// Why explains the decision in effect for domain at time at: the Soldier
+// step at or before it, the inputs that mattered, the output acted on, the
+// guards that changed it, the reward terms and outcome, the Commander's
+// outputs for the domain, and the ledger entries within window of at.
+func Why(ctx context.Context, w io.Writer, s *store.Store, domain string, at time.Time, window time.Duration) error {
+	stdout := w
+	eps, err := s.Episodes()
+	if err != nil {
+		return err
+	}
+	sol, ok := pick(eps, "soldier", domain, "", at)
+	if !ok {
+		return fmt.Errorf("no soldier episode for domain %q started at or before %s (see: regiment episodes list --domain %s)", domain, formatTime(at), domain)
+	}
+	st, ok, err := s.StepAt(sol.ID, at)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("soldier episode %s has no step at or before %s", sol.ID, formatTime(at))
+	}
+	fmt.Fprintf(stdout, "decision for domain %s at %s\n", domain, at.UTC().Format(time.RFC3339Nano))
+	fmt.Fprintf(stdout, "soldier episode %s (policy %s, cluster %s), step %d at %s (%s before)\n\n",
+		sol.ID, dash(sol.Policy), dash(sol.Cluster), st.Seq, formatTime(st.At), at.Sub(st.At).Round(time.Millisecond))
+
+	if err := inputs(ctx, stdout, s, sol, st, at); err != nil {
+		return err
+	}
+
+	fmt.Fprintln(stdout, "\npolicy output (acted on):")
+	table(stdout, st.Action, nil)
+	printGuards(stdout, st.Guards, nil)
+	fmt.Fprintln(stdout, "\nreward terms:")
+	table(stdout, st.Reward, []string{"total"})
+	fmt.Fprintln(stdout, "\noutcome:")
+	table(stdout, st.Outcome, keyOutcomes)
+
+	if cmd, ok := pick(eps, "commander", "", sol.Cluster, at); ok {
+		cst, ok, err := s.StepAt(cmd.ID, at)
+		if err != nil {
+			return err
+		}
+		if ok {
+			fmt.Fprintf(stdout, "\ncommander episode %s (policy %s), step %d at %s, outputs for %s:\n", cmd.ID, dash(cmd.Policy), cst.Seq, formatTime(cst.At), domain)
+			mine := map[string]float64{}
+			for k, v := range cst.Action {
+				if namesDomain(k, domain) {
+					mine[k] = v
+				}
+			}
+			if len(mine) == 0 {
+				fmt.Fprintf(stdout, "  none (no output named like share/%s)\n", domain)
+			} else {
+				table(stdout, mine, nil)
+			}
+			printGuards(stdout, cst.Guards, func(g store.Guard) bool { return namesDomain(g.Target, domain) })
+		} else {
+			fmt.Fprintf(stdout, "\ncommander episode %s has no step at or before T\n", cmd.ID)
+		}
+	} else {
+		fmt.Fprintln(stdout, "\nno commander episode covers T")
+	}
+
+	return ledger(stdout, s, domain, at, window)
+}
+
+// ledger writes the ledger entries for domain (and cluster-wide ones)
+// within window of at.
+func ledger(stdout io.Writer, s *store.Store, domain string, at time.Time, window time.Duration) error {
+	fmt.Fprintf(stdout, "\nledger for %s (and cluster-wide) from %s to %s:\n", domain, formatTime(at.Add(-window)), formatTime(at.Add(window)))
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	n := 0
+	err := s.Ledger(at.Add(-window), at.Add(window), "", func(e store.LedgerEntry) error {
+		if e.Domain != "" && e.Domain != domain {
+			return nil
+		}
+		n++
+		vals := ""
+		if len(e.Values) > 0 {
+			vals = summary(e.Values, nil, 6)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", formatTime(e.At), dash(e.Domain), e.Kind, e.Detail, vals)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if n == 0 {
+		fmt.Fprintln(stdout, "  none")
+	}
+	return nil
+}
+
+// table prints m as indented "key value" lines, first keys first.
+func table(w io.Writer, m map[string]float64, first []string) {
+	if len(m) == 0 {
+		fmt.Fprintln(w, "  none recorded")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, k := range orderedKeys(m, first) {
+		fmt.Fprintf(tw, "  %s\t%s\n", k, num(m[k]))
+	}
+	tw.Flush()
+}
+
+// printGuards prints the guards that changed an output (keep: nil for all).
+func printGuards(w io.Writer, gs []store.Guard, keep func(store.Guard) bool) {
+	var changed []store.Guard
+	for _, g := range gs {
+		if g.Changed() && (keep == nil || keep(g)) {
+			changed = append(changed, g)
+		}
+	}
+	if len(changed) == 0 {
+		fmt.Fprintln(w, "guards: none changed the policy output")
+		return
+	}
+	fmt.Fprintln(w, "guards that changed it:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, g := range changed {
+		fmt.Fprintf(tw, "  %s\t%s\t%s -> %s\t%s\n", g.Name, g.Target, num(g.Before), num(g.After), g.Reason)
+	}
+	tw.Flush()
+}

@@ -1,0 +1,104 @@
+package live
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/sim"
+	"github.com/regimentd/regiment/soldier"
+)
+
+// Cluster is a simulation shared by the Soldiers of every domain.
+type Cluster struct {
+	mu      sync.Mutex
+	s       *sim.Sim
+	first   []int // first app id per domain
+	count   []int // apps per domain
+	written int   // replica writes applied
+}
+
+// New wraps s, a simulation of cfg.
+func New(s *sim.Sim, cfg *domains.Config) *Cluster {
+	c := &Cluster{s: s, first: make([]int, len(cfg.Domains)), count: make([]int, len(cfg.Domains))}
+	for i := range c.first {
+		c.first[i] = -1
+	}
+	for _, a := range cfg.Apps() {
+		if c.first[a.Domain] < 0 {
+			c.first[a.Domain] = a.ID
+		}
+		c.count[a.Domain]++
+	}
+	return c
+}
+
+// Domain is the view of one domain: an Observer and an Actuator.
+func (c *Cluster) Domain(di int) *Domain { return &Domain{c: c, di: di} }
+
+// Step advances the simulation one tick.
+func (c *Cluster) Step() {
+	c.mu.Lock()
+	c.s.Step()
+	c.mu.Unlock()
+}
+
+// Sim runs fn with the simulation locked.
+func (c *Cluster) Sim(fn func(s *sim.Sim)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fn(c.s)
+}
+
+// Writes is how many replica writes Soldiers applied.
+func (c *Cluster) Writes() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.written
+}
+
+// Domain is one domain's Observer and Actuator on the shared simulation.
+type Domain struct {
+	c  *Cluster
+	di int
+}
+
+// Observe implements soldier.Observer: metrics are the simulation's lagged
+// telemetry; Replicas is the target in force now, as a workload's spec is.
+func (d *Domain) Observe(_ context.Context, obs *soldier.Observation) error {
+	c := d.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.s.Telemetry()
+	first, n := c.first[d.di], c.count[d.di]
+	if len(obs.Apps) != n {
+		return fmt.Errorf("observation has %d apps, domain has %d", len(obs.Apps), n)
+	}
+	targets := c.s.Targets()
+	for i := range n {
+		a := &t.Apps[first+i]
+		obs.Apps[i] = soldier.AppObservation{
+			RPS: a.RPS, P99: a.P99, ErrorRate: a.ErrorRate, CPUUtil: a.CPURequestUtil,
+			Ready: a.Ready, Starting: a.Starting, Pending: a.Pending, Replicas: targets[first+i],
+		}
+	}
+	obs.P99, obs.ErrorRate = t.Domains[d.di].P99, t.Domains[d.di].ErrorRate
+	return nil
+}
+
+// Apply implements soldier.Actuator.
+func (d *Domain) Apply(_ context.Context, changes []soldier.Change) error {
+	c := d.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	targets := c.s.Targets()
+	for _, ch := range changes {
+		if ch.App < 0 || ch.App >= c.count[d.di] {
+			return fmt.Errorf("app index %d out of range for domain %d", ch.App, d.di)
+		}
+		targets[c.first[d.di]+ch.App] = ch.Replicas
+		c.written++
+	}
+	return nil
+}

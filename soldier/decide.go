@@ -1,0 +1,230 @@
+package soldier
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/regimentd/regiment/bus/wire"
+	"github.com/regimentd/regiment/domains"
+)
+
+// State is what a Soldier's decision carries from one tick to the next: the
+// config in force, the policy and the baseline, the executor (targets in
+// force, cooldowns, operator pins), the stabiliser's window, the rollback
+// ladder's rung and the automatic fallback's window, and per-app buffers.
+// Only Decide changes it during a tick; Reload and the operator's pins change
+// it between ticks.
+type State struct {
+	cfg      Config
+	policy   Policy
+	fallback Policy
+	exec     *Executor
+	stab     Stabiliser // holds small and short-lived changes before the executor
+	need     []float64  // per app, the replicas its load needs (Need), for the stabiliser
+	ladder   *Ladder
+	auto     *Fallback
+	// noReason says nobody reads the reasons (the Soldier records nothing).
+	noReason bool
+
+	proposed []int32
+	baseline []int32
+	shadow   []int32 // the baseline's targets on the policy's input, every tick the policy decides
+	decided  []int32 // the policy's own targets, before the ladder or the fallback replace them
+	unheld   []int32 // the targets before the stabiliser, to tell which it held
+	guards   []Guard
+	writes   []Change
+	apps     []AppDecision
+}
+
+// state is State under a name Soldier can embed without exporting it.
+type state = State
+
+// NewState is the decision state of a Soldier for cfg deciding with policy,
+// with Proportional as its baseline. noReason says nobody reads the reasons.
+func NewState(cfg Config, policy Policy, noReason bool) *State {
+	n := len(cfg.Apps)
+	return &State{
+		cfg: cfg, policy: policy, fallback: &Proportional{},
+		exec: NewExecutor(ExecutorConfig{
+			OverageCap: cfg.Soldier.OverageCap, ScaleDownCooldown: cfg.Soldier.ScaleDownCooldown,
+			ErrorRateVeto: cfg.Soldier.ErrorRateVeto, MaxWritesPerTick: cfg.Soldier.MaxWritesPerTick,
+		}, n),
+		ladder:   NewLadder(cfg.Ladder),
+		noReason: noReason,
+		proposed: make([]int32, n), baseline: make([]int32, n), shadow: make([]int32, n), decided: make([]int32, n),
+		unheld: make([]int32, n), apps: make([]AppDecision, n),
+		need: make([]float64, n),
+		auto: NewFallback(cfg.Fallback),
+	}
+}
+
+// Source is what set an app's proposed target, before the stabiliser, the
+// operator's pin and the executor's guards.
+type Source string
+
+// Sources of a target.
+const (
+	SourceOff          Source = "off"           // mode off: nothing decided
+	SourcePolicy       Source = "policy"        // the domain's policy, within its budget
+	SourceFallback     Source = "fallback"      // no valid directive: the baseline sizes for demand
+	SourceLadderFreeze Source = "ladder-freeze" // the ladder froze the policy: held, the baseline may scale up
+	SourceLadderRevert Source = "ladder-revert" // the ladder reverted: the baseline acts
+	SourceAutoFallback Source = "auto-fallback" // the automatic fallback holds the domain on the baseline
+	SourceShadow       Source = "shadow"        // shadow mode: the baseline acts, the policy is recorded
+)
+
+// AppDecision is one app's target and why.
+type AppDecision struct {
+	Target int32  // proposed target after the stabiliser and the pin, before the guards
+	Source Source // what proposed it
+	Held   bool   // the stabiliser changed the proposal
+	Pinned bool   // an operator's pin set the target
+	Guard  string // the last executor guard that changed it ("" if none)
+}
+
+// Decision is one tick's decision: the replica writes the executor let
+// through, and why. Its slices belong to the State and hold until the next
+// Decide.
+type Decision struct {
+	Mode domains.Mode
+	// Valid says a directive was in force; Fallback says the baseline acts
+	// (no valid directive, the ladder at revert, the automatic fallback, or
+	// shadow mode's actuated targets).
+	Valid, Fallback bool
+	DemandCores     float64 // the domain's demand, cores
+	Rung            Rung    // the rollback ladder's rung
+	// AutoFallback is true while the automatic fallback holds the domain on
+	// the baseline; Switch is its switch at this tick, if any.
+	AutoFallback bool
+	Switch       FallbackEvent
+	Reason       string
+	Apps         []AppDecision // per app, in config order
+	Guards       []Guard
+	Writes       []Change
+	// PolicyTargets and BaselineTargets are recorded beside the actuated
+	// targets when both decided: in shadow mode, while the automatic fallback
+	// holds the domain, and at its hand-back; nil otherwise.
+	PolicyTargets, BaselineTargets []int32
+}
+
+// Decide decides one tick at now from the observation obs and the directive
+// in force d (nil: none, or it expired): the targets every app should have,
+// through the policy or the baseline, the rollback ladder, the automatic
+// fallback, the mode, the stabiliser, the operator's pins and the executor's
+// guards. It does no I/O; it advances st (ladder, fallback window,
+// stabiliser, executor) and returns slices st owns.
+func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decision {
+	dec := Decision{Mode: st.cfg.Soldier.Mode, Valid: d != nil}
+	mode := dec.Mode
+	in := InputFor(st.cfg.Soldier)
+	in.Apps, in.Obs, in.BudgetCores, in.SLO, in.Now = st.cfg.Apps, obs, math.Inf(1), st.cfg.SLO, now
+	in.NoReason = st.noReason
+	dec.DemandCores = DemandCores(in)
+
+	var reason string
+	fallback := !dec.Valid
+	budget := math.Inf(1)
+	if dec.Valid {
+		budget, in.BudgetCores, in.Headroom = d.Cores, d.Cores, d.Headroom
+	}
+	source := SourcePolicy
+	st.guards, st.writes = st.guards[:0], st.writes[:0]
+	switch {
+	case mode == domains.ModeOff:
+		reason, source = "mode off: nothing decided", SourceOff
+	case fallback:
+		reason, source = "no valid directive: fallback sizes for demand; "+st.fallback.Decide(in, st.proposed), SourceFallback
+	default:
+		reason = st.policy.Decide(in, st.proposed)
+	}
+	auto, switched := false, FallbackEvent{}
+	if mode == domains.ModeActive && !fallback && st.cfg.Fallback.Window > 0 {
+		// The baseline decides in shadow on the policy's own input, every
+		// tick, for the automatic fallback's comparison.
+		st.fallback.Decide(in, st.shadow)
+		copy(st.decided, st.proposed)
+		sc := Compare(st.cfg.Apps, obs, st.cfg.SLO, st.cfg.ErrorBudget, in.TargetUtil, st.cfg.Fallback.ShortTolerance, st.decided, st.shadow)
+		auto, switched = st.auto.Observe(sc)
+	}
+	rung := RungNone
+	if mode == domains.ModeActive && st.cfg.SLO > 0 && st.cfg.Ladder.Alert > 0 {
+		rung, _ = st.ladder.Observe(now, obs.P99/st.cfg.SLO)
+	}
+	if mode == domains.ModeActive && !fallback && rung >= RungFreeze {
+		// The policy is frozen: targets hold, and only the baseline may scale
+		// up; at revert the baseline acts alone. Neither is held to the budget.
+		base := in
+		base.BudgetCores = math.Inf(1)
+		baseReason := st.fallback.Decide(base, st.baseline)
+		budget = math.Inf(1)
+		if rung == RungRevert {
+			fallback, source = true, SourceLadderRevert
+			copy(st.proposed, st.baseline)
+			reason = "ladder at revert: baseline acts; " + baseReason
+		} else {
+			source = SourceLadderFreeze
+			for i := range st.proposed {
+				cur := st.exec.Current(i)
+				if cur < 0 {
+					cur = obs.Apps[i].Replicas
+				}
+				st.proposed[i] = max(cur, st.baseline[i])
+			}
+			reason = "ladder at freeze: policy held, baseline may scale up; policy: " + reason
+		}
+	}
+	if auto && !fallback {
+		// The automatic fallback holds the domain: the baseline acts alone,
+		// as at the ladder's revert, while the policy decides in shadow.
+		base := in
+		base.BudgetCores = math.Inf(1)
+		fallback, budget, source = true, math.Inf(1), SourceAutoFallback
+		reason = "automatic fallback: baseline acts; " + st.fallback.Decide(base, st.proposed)
+	}
+	if mode == domains.ModeShadow {
+		// The policy's targets are recorded; the baseline's are actuated.
+		copy(st.baseline, st.proposed)
+		base := in
+		base.BudgetCores = math.Inf(1)
+		st.fallback.Decide(base, st.proposed)
+		budget, source = math.Inf(1), SourceShadow
+		reason = "shadow: baseline acts; policy: " + reason
+	}
+	copy(st.unheld, st.proposed)
+	if mode != domains.ModeOff {
+		for i := range st.cfg.Apps {
+			st.need[i] = Need(&st.cfg.Apps[i], &obs.Apps[i], &in)
+		}
+		if held := st.stab.Apply(st.proposed, obs, st.need, st.cfg.Soldier.Tolerance); held > 0 && !in.NoReason {
+			reason += fmt.Sprintf("; %d changes held by the stabiliser", held)
+		}
+		st.guards, st.writes = st.exec.Apply(now, st.cfg.Apps, obs, budget, st.proposed, st.guards, st.writes)
+	}
+	st.explain(source, mode)
+	dec.Fallback, dec.Rung, dec.AutoFallback, dec.Switch, dec.Reason = fallback, rung, auto, switched, reason
+	dec.Apps, dec.Guards, dec.Writes = st.apps, st.guards, st.writes
+	switch {
+	case mode == domains.ModeShadow:
+		dec.PolicyTargets, dec.BaselineTargets = st.baseline, st.proposed
+	case auto: // the baseline's actuated targets
+		dec.PolicyTargets, dec.BaselineTargets = st.decided, st.proposed
+	case switched.Reason != "": // the hand-back: the baseline's shadow targets
+		dec.PolicyTargets, dec.BaselineTargets = st.decided, st.shadow
+	}
+	return dec
+}
+
+// explain fills st.apps: per app, the target proposed, its source and what
+// changed it afterwards.
+func (st *State) explain(source Source, mode domains.Mode) {
+	for i := range st.apps {
+		st.apps[i] = AppDecision{Target: st.proposed[i], Source: source, Held: mode != domains.ModeOff && st.proposed[i] != st.unheld[i]}
+		if p := st.exec.Pinned(i); p >= 0 && mode != domains.ModeOff {
+			st.apps[i].Target, st.apps[i].Pinned = p, true
+		}
+	}
+	for _, g := range st.guards {
+		st.apps[g.App].Guard = g.Name
+	}
+}

@@ -1,0 +1,139 @@
+package soldier
+
+import (
+	"testing"
+	"time"
+
+	"github.com/regimentd/regiment/bus/wire"
+	"github.com/regimentd/regiment/domains"
+)
+
+func decideConfig(mode domains.Mode) Config {
+	return Config{
+		Cluster: "c", Domain: "d", SLO: 0.2, ErrorBudget: 0.001, Policy: "proportional",
+		Apps: []App{{Index: 0, Name: "d/a", CPU: 1, Min: 1, Max: 50, Capacity: 100}, {Index: 1, Name: "d/b", CPU: 1, Min: 1, Max: 50, Capacity: 100}},
+		Soldier: domains.Soldier{Tick: 10 * time.Second, OverageCap: 0.1, ScaleDownCooldown: 5 * time.Minute,
+			Mode: mode, TargetUtilisation: 0.7, ErrorRateVeto: 0.01},
+	}
+}
+
+// decideObservation is two apps at 1400 rps each on 4 replicas: 20 replicas
+// each at 70% of 100 rps per replica, 40 cores in all.
+func decideObservation(p99 float64) *Observation {
+	return &Observation{P99: p99, Apps: []AppObservation{
+		{RPS: 1400, P99: p99, Ready: 4, Replicas: 4}, {RPS: 1400, P99: p99, Ready: 4, Replicas: 4}}}
+}
+
+// TestDecide pins Decide's rules, one per case: which source proposes the
+// targets, when the baseline acts, and what the pins and guards change.
+func TestDecide(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	budget := func(cores float64) *wire.Directive { d := directive(1, cores, now); return &d }
+	tests := []struct {
+		name      string
+		mode      domains.Mode
+		setup     func(st *State)
+		directive *wire.Directive
+		p99       float64
+		// want
+		source    Source
+		fallback  bool
+		rung      Rung
+		guard     string // on app 0
+		pinned    bool   // app 0
+		writes    int
+		maxCores  int32 // the sum of the writes at most (0: no check)
+		recorded  bool  // policy and baseline targets both returned
+		minTarget int32 // app 0's target at least (0: no check)
+	}{
+		{name: "a directive in force: the policy decides within the budget", mode: domains.ModeActive,
+			directive: budget(30), p99: 0.05, source: SourcePolicy, writes: 2, maxCores: 33},
+		{name: "no directive in force: the baseline sizes for demand", mode: domains.ModeActive,
+			p99: 0.05, source: SourceFallback, fallback: true, writes: 2, minTarget: 20},
+		{name: "mode off decides nothing", mode: domains.ModeOff,
+			directive: budget(30), p99: 0.05, source: SourceOff},
+		{name: "shadow mode: the baseline acts and the policy is recorded", mode: domains.ModeShadow,
+			directive: budget(10), p99: 0.05, source: SourceShadow, writes: 2, recorded: true, minTarget: 20},
+		{name: "the ladder at revert hands the domain to the baseline", mode: domains.ModeActive,
+			setup: func(st *State) {
+				st.cfg.Ladder = LadderConfig{Alert: 1.2, Freeze: 1.5, Revert: 2, CoolOff: time.Minute}
+				st.ladder = NewLadder(st.cfg.Ladder)
+			},
+			directive: budget(10), p99: 0.5, source: SourceLadderRevert, fallback: true, rung: RungRevert, writes: 2, minTarget: 20},
+		{name: "the ladder at freeze holds the policy and lets the baseline scale up", mode: domains.ModeActive,
+			setup: func(st *State) {
+				st.cfg.Ladder = LadderConfig{Alert: 1.2, Freeze: 1.5, Revert: 20, CoolOff: time.Minute}
+				st.ladder = NewLadder(st.cfg.Ladder)
+			},
+			directive: budget(10), p99: 0.5, source: SourceLadderFreeze, rung: RungFreeze, writes: 2, minTarget: 20},
+		{name: "an operator's pin sets the target above the policy", mode: domains.ModeActive,
+			setup: func(st *State) { st.exec.Pin(0, 7) }, directive: budget(30), p99: 0.05,
+			source: SourcePolicy, pinned: true, guard: GuardOverride, writes: 2},
+		{name: "the budget guard trims scale-ups beyond the overage cap", mode: domains.ModeActive,
+			setup: func(st *State) { st.policy = greedy{} }, directive: budget(10), p99: 0.05,
+			source: SourcePolicy, guard: GuardBudget, maxCores: 11},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := NewState(decideConfig(tt.mode), &Proportional{}, false)
+			if tt.setup != nil {
+				tt.setup(st)
+			}
+			dec := Decide(st, decideObservation(tt.p99), tt.directive, now)
+			if got := dec.Apps[0].Source; got != tt.source {
+				t.Errorf("source %q, want %q (reason %q)", got, tt.source, dec.Reason)
+			}
+			if dec.Fallback != tt.fallback || dec.Rung != tt.rung || dec.Valid != (tt.directive != nil) {
+				t.Errorf("fallback %v, rung %s, valid %v; want %v, %s, %v", dec.Fallback, dec.Rung, dec.Valid, tt.fallback, tt.rung, tt.directive != nil)
+			}
+			if dec.Apps[0].Pinned != tt.pinned || (tt.guard != "" && dec.Apps[0].Guard != tt.guard) {
+				t.Errorf("app 0: %+v, want pinned %v, guard %q", dec.Apps[0], tt.pinned, tt.guard)
+			}
+			if tt.writes > 0 && len(dec.Writes) != tt.writes {
+				t.Errorf("%d writes %v, want %d", len(dec.Writes), dec.Writes, tt.writes)
+			}
+			if tt.mode == domains.ModeOff && len(dec.Writes) != 0 {
+				t.Errorf("mode off wrote %v", dec.Writes)
+			}
+			var cores int32
+			for _, w := range dec.Writes {
+				cores += w.Replicas
+			}
+			if tt.maxCores > 0 && cores > tt.maxCores {
+				t.Errorf("writes %v: %d cores, want at most %d", dec.Writes, cores, tt.maxCores)
+			}
+			if tt.minTarget > 0 && dec.Apps[0].Target < tt.minTarget {
+				t.Errorf("app 0's target %d, want at least %d", dec.Apps[0].Target, tt.minTarget)
+			}
+			if (dec.PolicyTargets != nil) != tt.recorded {
+				t.Errorf("policy targets %v, baseline targets %v; want both: %v", dec.PolicyTargets, dec.BaselineTargets, tt.recorded)
+			}
+		})
+	}
+}
+
+// TestDecideIsDeterministic: two states fed the same ticks decide the same.
+func TestDecideIsDeterministic(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	a := NewState(decideConfig(domains.ModeActive), &Proportional{}, false)
+	b := NewState(decideConfig(domains.ModeActive), &Proportional{}, false)
+	d := directive(1, 25, now)
+	for k := range 20 {
+		at := now.Add(time.Duration(k) * 10 * time.Second)
+		obs := decideObservation(0.05 + 0.02*float64(k%5))
+		da, db := Decide(a, obs, &d, at), Decide(b, obs, &d, at)
+		if da.Reason != db.Reason || len(da.Writes) != len(db.Writes) {
+			t.Fatalf("tick %d: %q %v vs %q %v", k, da.Reason, da.Writes, db.Reason, db.Writes)
+		}
+	}
+}
+
+// greedy ignores the budget: every app gets 20 replicas.
+type greedy struct{}
+
+func (greedy) Decide(_ Input, out []int32) string {
+	for i := range out {
+		out[i] = 20
+	}
+	return "greedy"
+}
