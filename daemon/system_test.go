@@ -1,0 +1,139 @@
+package daemon
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/regimentd/regiment/bus"
+	"github.com/regimentd/regiment/bus/wire"
+	"github.com/regimentd/regiment/commander"
+	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/sim"
+	"github.com/regimentd/regiment/sim/trace"
+)
+
+// TestSystemSignsWithARunKeyOnTheSimulatedClock: regiment run's system
+// signs every directive with a key made for the run, which its Soldiers
+// require (an unsigned directive on its server is refused and counted as
+// unsigned), and its Commander's term comes from the simulated clock the
+// Soldiers judge terms by, not from the wall clock.
+func TestSystemSignsWithARunKeyOnTheSimulatedClock(t *testing.T) {
+	cfg, err := config.LoadFile("../examples/small.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := config.LoadScenarioFile("../cmd/regiment/testdata/small-sample.hcl", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	traces, err := trace.Load(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Duration = 3 * cfg.Commander.Tick
+	s, err := sim.New(cfg, sc, traces)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := NewSystem(cfg, s, t.TempDir(), hclog.NewNullLogger())
+	defer y.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	begin := y.simNow()
+	if err := y.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if want := commander.FirstTerm(begin); y.cmd.term != want {
+		t.Fatalf("term %d, want %d: the simulated clock's (%s)", y.cmd.term, want, begin)
+	}
+	if stopped, err := y.Run(ctx, 0, nil); err != nil || stopped {
+		t.Fatalf("Run: stopped %v, %v", stopped, err)
+	}
+	for _, p := range y.soldiers {
+		if n := p.Rejected(); n != 0 {
+			t.Fatalf("soldier %s rejected %d of the system's own messages", p.opts.Domain, n)
+		}
+	}
+
+	plain := connectTest(t, y.srv.ClientURL(), "commander", cfg)
+	last, ok, err := plain.LastDirective(ctx, "payment")
+	if err != nil || !ok {
+		t.Fatalf("last directive: %v, %v", ok, err)
+	}
+	if last.Sig == "" || last.Signer == "" || last.Term != y.cmd.term {
+		t.Fatalf("last directive %+v: want one signed, of term %d", last, y.cmd.term)
+	}
+
+	// The same directive, newer, from a connection without the run's key.
+	forged := last
+	forged.Seq, forged.IssuedAt, forged.Sig, forged.Signer = last.Seq+1, y.simNow(), "", ""
+	if err := plain.PublishDirective(ctx, forged); err != nil {
+		t.Fatal(err)
+	}
+	payment := y.soldiers[cfg.Domain("payment")]
+	key := "regiment_soldier_rejected_messages_total{reason=" + wire.RejectUnsigned + "}"
+	deadline := time.Now().Add(10 * time.Second)
+	for gathered(t, payment.reg)[key] != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the unsigned directive was not rejected as unsigned: %v", gathered(t, payment.reg))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if seq, _ := payment.Directive(); seq != last.Seq {
+		t.Fatalf("the soldier follows seq %d, want the signed %d", seq, last.Seq)
+	}
+}
+
+// TestCommanderProcessResumesOnlyFromATermOfSomeClock: a Commander process
+// continues the seq and term of the last directive the bus holds, unless
+// that term is past any clock (a forged or corrupt directive), which it
+// ignores rather than push every later term past what Soldiers accept.
+func TestCommanderProcessResumesOnlyFromATermOfSomeClock(t *testing.T) {
+	cfg, err := config.LoadFile("../examples/small.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{Port: bus.RandomPort, StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	now := time.Now().UTC()
+	clock := func() time.Time { return now }
+	plain := connectTest(t, srv.ClientURL(), "previous", cfg)
+	hold := func(domain string, term, seq uint64) {
+		t.Helper()
+		d := wire.Directive{Version: wire.Version, Cluster: cfg.Cluster.Name, Domain: domain, Term: term, Seq: seq, IssuedAt: now,
+			TTL: wire.Duration(cfg.Commander.DirectiveTTL), Share: 0.5, Cores: 0.5 * cfg.Cluster.CapacityCores, Policy: "test", Reason: "held"}
+		if err := plain.PublishDirective(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	open := func() *Commander {
+		t.Helper()
+		p := NewCommander(cfg, CommanderOptions{NATSURL: srv.ClientURL(), DataDir: t.TempDir()}, Deps{Clock: clock}, hclog.NewNullLogger())
+		t.Cleanup(func() { p.Close() })
+		if err := p.Open(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+
+	// A previous Commander whose clock ran a second ahead: its term + 1.
+	ahead := commander.FirstTerm(now.Add(time.Second))
+	hold("payment", ahead, 40)
+	if p := open(); p.term != ahead+1 || p.seq0 != 40 {
+		t.Fatalf("after a held term %d seq 40: term %d seq %d, want %d and 40", ahead, p.term, p.seq0, ahead+1)
+	}
+	// A term no clock gives (issue 16's 2^63) is ignored, with its seq.
+	hold("merchant", 1<<63, 1000)
+	hold("payment", commander.FirstTerm(now)-1, 41)
+	if p := open(); p.term != commander.FirstTerm(now) || p.seq0 != 41 {
+		t.Fatalf("after a held term of 2^63: term %d seq %d, want %d and 41", p.term, p.seq0, commander.FirstTerm(now))
+	}
+}
