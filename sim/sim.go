@@ -57,11 +57,6 @@ type Sim struct {
 	queues    []Queue
 	waitProb  []float64
 	byServers []int32
-	// serving lists the apps with servers this tick, sojs their sojourns
-	// and p99s their sojourns' p99s, for solveP99s.
-	serving []int32
-	sojs    []sojourn
-	p99s    []float64
 }
 
 // app is one app's static description and dynamic state.
@@ -209,9 +204,6 @@ func New(cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Se
 	s.queues = make([]Queue, len(s.apps))
 	s.waitProb = make([]float64, len(s.apps))
 	s.byServers = slices.Clone(s.order)
-	s.serving = make([]int32, len(s.apps))
-	s.sojs = make([]sojourn, len(s.apps))
-	s.p99s = make([]float64, len(s.apps))
 	s.tel = make([]Telemetry, s.lag+1)
 	for i := range s.tel {
 		s.tel[i] = Telemetry{Apps: make([]AppTelemetry, len(s.apps)), Domains: make([]DomainTelemetry, len(s.doms))}
@@ -497,20 +489,12 @@ func (s *Sim) steadyQueues() {
 	erlangCs(s.queues, s.byServers, s.waitProb)
 }
 
-// solveP99s adds each serving app's steady-state p99 to its backlog wait,
-// solving four apps' p99s at a time (quantiles).
+// solveP99s adds each serving app's steady-state p99 to its backlog wait.
 func (s *Sim) solveP99s() {
-	n := 0
 	for i := range s.apps {
 		if a := &s.apps[i]; a.servers() > 0 {
-			s.serving[n], s.sojs[n] = int32(i), a.soj
-			n++
+			a.p99 += a.soj.quantile(&p99Tail)
 		}
-	}
-	quantiles(s.sojs[:n], &p99Tail, s.p99s[:n])
-	for k, id := range s.serving[:n] {
-		a := &s.apps[id]
-		a.p99 = s.p99s[k] + a.p99
 	}
 }
 
