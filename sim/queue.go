@@ -141,6 +141,12 @@ func (m *expMemo) exp(x float64) float64 {
 }
 
 // survivalGiven is survival at t > 0 given em = e^{-mu t}.
+//
+// When (theta - mu) t >= separated, et = e^{-theta t} = em e^{-(theta-mu) t}
+// is taken as 0 without its exponential: with b = C mu / (theta - mu), p is
+// (1+b) em - b et (separatedQuantile), so the term moves p by under
+// e^-37 = 8.5e-17 relative, below float64's rounding, and f by under
+// 8.5e-17 theta/mu relative.
 func (s sojourn) survivalGiven(t, em float64) (p, f float64) {
 	d := s.theta - s.mu
 	if math.Abs(d) < 1e-9*s.mu {
@@ -148,7 +154,10 @@ func (s sojourn) survivalGiven(t, em float64) (p, f float64) {
 		f = (1-s.c)*s.mu*em + s.c*s.mu*s.mu*t*em
 		return p, f
 	}
-	et := math.Exp(-s.theta * t)
+	et := 0.0
+	if d*t < separated {
+		et = math.Exp(-s.theta * t)
+	}
 	p = (1-s.c)*em + s.c*(s.theta*em-s.mu*et)/d
 	f = (1-s.c)*s.mu*em + s.c*s.theta*s.mu*(em-et)/d
 	return p, f
