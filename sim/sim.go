@@ -47,8 +47,9 @@ type Sim struct {
 	lagRing []float64
 
 	tel    []Telemetry // ring of lag+1 snapshots
+	mixes  []mixture   // tel[k].mix, the inputs of its domain p99s
 	lag    int         // ticks of telemetry staleness
-	mix    []mixTerm   // scratch for the domain p99
+	terms  []mixTerm   // scratch for the domain p99s
 	metric accum
 
 	// queues[id] is app id's steady-state queue this tick, waitProb[id] its
@@ -105,7 +106,6 @@ type dom struct {
 	prio       int
 	name       string
 	multiplier float64 // demand multiplier from events this tick
-	p99Now     float64 // merged p99 this tick, seconds
 	errNow     float64 // error rate this tick
 }
 
@@ -200,13 +200,15 @@ func New(cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Se
 	s.startRing = make([]int32, len(s.apps)*s.ringLen)
 	s.targets = make([]int32, len(s.apps))
 	s.lagRing = make([]float64, lagSlots)
-	s.mix = make([]mixTerm, 0, len(s.apps))
+	s.terms = make([]mixTerm, 0, len(s.apps))
 	s.queues = make([]Queue, len(s.apps))
 	s.waitProb = make([]float64, len(s.apps))
 	s.byServers = slices.Clone(s.order)
 	s.tel = make([]Telemetry, s.lag+1)
+	s.mixes = make([]mixture, s.lag+1)
 	for i := range s.tel {
-		s.tel[i] = Telemetry{Apps: make([]AppTelemetry, len(s.apps)), Domains: make([]DomainTelemetry, len(s.doms))}
+		s.mixes[i] = newMixture(s)
+		s.tel[i] = Telemetry{Apps: make([]AppTelemetry, len(s.apps)), Domains: make([]DomainTelemetry, len(s.doms)), mix: &s.mixes[i]}
 	}
 	s.metric.init(s)
 	s.pool = newPool(&cfg.Cluster, s.dt)
@@ -565,13 +567,11 @@ func (s *Sim) addCallees(a *app) {
 	}
 }
 
-// aggregate sums domain di's apps and finds the p99 of their merged
-// response-time distribution, weighting each app by its arrival rate.
+// aggregate sets domain di's error rate, weighting each app by its arrival
+// rate. Its p99 waits for a reader (Telemetry.DomainP99).
 func (s *Sim) aggregate(di int) {
 	d := &s.doms[di]
-	s.mix = s.mix[:0]
-	lo, hi := math.Inf(1), 0.0
-	total, errs, guess := 0.0, 0.0, 0.0
+	total, errs := 0.0, 0.0
 	for id := d.first; id < d.first+d.n; id++ {
 		a := &s.apps[id]
 		if a.lambda <= 0 {
@@ -579,54 +579,11 @@ func (s *Sim) aggregate(di int) {
 		}
 		total += a.lambda
 		errs += a.lambda * a.errs
-		s.mix = append(s.mix, mixTerm{w: a.lambda, soj: a.soj, shift: a.shift})
-		lo, hi = min(lo, a.p99), max(hi, a.p99)
-		guess += a.lambda * a.p99
 	}
-	if total == 0 {
-		d.p99Now, d.errNow = 0, 0
-		return
+	d.errNow = 0
+	if total > 0 {
+		d.errNow = errs / total
 	}
-	for k := range s.mix {
-		s.mix[k].w /= total
-	}
-	d.errNow = errs / total
-	if hi-lo <= 1e-9*hi {
-		d.p99Now = hi
-		return
-	}
-	// Start from the arrival-weighted mean of the apps' p99s: the merged p99
-	// lies between the smallest and the largest, usually near the mean.
-	d.p99Now = solveSurvival(lo, hi, guess/total, &p99Tail, s.mixSurvival)
-}
-
-type mixTerm struct {
-	w     float64 // share of the domain's arrivals
-	soj   sojourn
-	shift float64 // seconds added to the steady-state response time
-}
-
-// mixSurvival is P(T > t) of the current mixture and its density.
-//
-// Neighbouring terms are mostly apps of one app set, with one service rate
-// and no shift (no backlog, no callees): they share e^{-mu t}, computed once
-// for the run of them.
-func (s *Sim) mixSurvival(t float64) (p, f float64) {
-	emX, em := math.NaN(), 0.0 // e^emX = em
-	for k := range s.mix {
-		m := &s.mix[k]
-		tt := t - m.shift
-		sp, sf := 1.0, 0.0 // survival's at tt <= 0
-		if tt > 0 {
-			if x := -m.soj.mu * tt; x != emX {
-				emX, em = x, math.Exp(x)
-			}
-			sp, sf = m.soj.survivalGiven(tt, em)
-		}
-		p += m.w * sp
-		f += m.w * sf
-	}
-	return p, f
 }
 
 // record accumulates metrics and writes this tick's telemetry.
@@ -636,6 +593,7 @@ func (s *Sim) record() {
 	for di := range s.doms {
 		tel.Domains[di] = DomainTelemetry{}
 	}
+	tel.mix.forget()
 	for i := range s.apps {
 		a := &s.apps[i]
 		d := &s.doms[a.domain]
@@ -643,6 +601,7 @@ func (s *Sim) record() {
 			RPS: a.lambda, P99: a.p99, ErrorRate: a.errs, CPUUtil: a.util, CPURequestUtil: a.reqUtil, Backlog: a.backlog,
 			Ready: a.ready, Starting: a.starting, Pending: a.pending, Target: a.lastTarget,
 		}
+		tel.mix.apps[i] = mixApp{soj: a.soj, shift: a.shift}
 		dt := &tel.Domains[a.domain]
 		dt.RPS += a.lambda
 		dt.CoresUsed += float64(a.ready+a.starting) * a.cpu
@@ -665,7 +624,7 @@ func (s *Sim) record() {
 		if readyCores > 0 {
 			dt.CPUUtil /= readyCores
 		}
-		dt.P99, dt.ErrorRate = s.doms[di].p99Now, s.doms[di].errNow
+		dt.ErrorRate = s.doms[di].errNow
 	}
 	p := &s.pool
 	tel.Cluster = ClusterTelemetry{
