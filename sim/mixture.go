@@ -18,10 +18,19 @@ type mixApp struct {
 	shift float64 // seconds added to the steady-state response time
 }
 
+// mixTerm is one app's share of a domain's response-time distribution:
+// with tt = t - shift and d = theta - mu, for d not within 1e-9 mu of 0,
+//
+//	w P(T > tt) = a e^{-mu tt} - b e^{-theta tt},   b = w C mu / d,  a = w + b
+//
+// (survival regrouped, as separatedQuantile does), and the limit form of
+// survivalGiven otherwise.
 type mixTerm struct {
 	w     float64 // share of the domain's arrivals
 	soj   sojourn
 	shift float64 // seconds added to the steady-state response time
+	a, b  float64
+	limit bool // d within 1e-9 mu of 0
 }
 
 func newMixture(s *Sim) mixture {
@@ -75,35 +84,95 @@ func (m *mixture) solve(apps []AppTelemetry, di int) float64 {
 		return 0
 	}
 	for k := range terms {
-		terms[k].w /= total
+		m := &terms[k]
+		m.w /= total
+		d := m.soj.theta - m.soj.mu
+		m.limit = math.Abs(d) < 1e-9*m.soj.mu
+		if !m.limit {
+			m.b = m.w * m.soj.c * m.soj.mu / d
+			m.a = m.w + m.b
+		}
 	}
 	if hi-lo <= 1e-9*hi {
 		return hi
 	}
 	// Start from the arrival-weighted mean of the apps' p99s: the merged p99
 	// lies between the smallest and the largest, usually near the mean.
-	return solveSurvival(lo, hi, guess/total, &p99Tail, func(t float64) (float64, float64) { return mixSurvival(terms, t) })
+	return solveMixture(terms, lo, hi, guess/total, &p99Tail)
 }
 
-// mixSurvival is P(T > t) of the mixture terms and its density.
+// solveMixture finds t in [lo, hi] where the mixture's survival is q.p, from
+// the guess t: Newton's method on g(t) = log P(T > t) - log p, with
 //
-// Neighbouring terms are mostly apps of one app set, with one service rate
-// and no shift (no backlog, no callees): they share e^{-mu t}, computed once
-// for the run of them.
-func mixSurvival(terms []mixTerm, t float64) (p, f float64) {
+//	g'  = -f/P,   g'' = (P'' P - f^2) / P^2,   f = -P' the density
+//
+// falling back to bisection whenever a step leaves the bracket. After a step
+// h its error is about h^2 |g”| / (2 |g'|) (quadratic convergence); it stops
+// once that is under 1e-15 relative, which saves the confirming step a
+// stop on the step's own size (under 1e-9 relative, solveSurvival's) takes.
+func solveMixture(terms []mixTerm, lo, hi, t float64, q *tail) float64 {
+	for range 100 {
+		p, f, p2 := mixSums(terms, t)
+		if p > q.p {
+			lo = t
+		} else {
+			hi = t
+		}
+		next := t + (math.Log(p)-q.logP)*p/f
+		if f > 0 {
+			h := next - t
+			if h*h*math.Abs(p2*p-f*f) <= 2e-15*t*f*p || math.Abs(h) <= 1e-15*t {
+				return next
+			}
+		}
+		if !(f > 0) || !(next > lo && next < hi) {
+			next = 0.5 * (lo + hi)
+			if hi-lo <= 1e-12*hi {
+				return next
+			}
+		}
+		t = next
+	}
+	return t
+}
+
+// mixSums is the mixture's P(T > t), its density f = -dP/dt and its second
+// derivative P” at t. Neighbouring terms are mostly apps of one app set,
+// with one service rate and no shift (no backlog, no callees): they share
+// e^{-mu t}, computed once for the run of them. As in survivalGiven, a wait
+// term e^{-theta tt} with (theta - mu) tt >= separated is below rounding
+// beside its e^{-mu tt} and is not computed.
+func mixSums(terms []mixTerm, t float64) (p, f, p2 float64) {
 	emX, em := math.NaN(), 0.0 // e^emX = em
 	for k := range terms {
 		m := &terms[k]
 		tt := t - m.shift
-		sp, sf := 1.0, 0.0 // survival's at tt <= 0
-		if tt > 0 {
-			if x := -m.soj.mu * tt; x != emX {
-				emX, em = x, math.Exp(x)
-			}
-			sp, sf = m.soj.survivalGiven(tt, em)
+		if tt <= 0 {
+			p += m.w // survival 1, density 0
+			continue
 		}
-		p += m.w * sp
-		f += m.w * sf
+		mu := m.soj.mu
+		if x := -mu * tt; x != emX {
+			emX, em = x, math.Exp(x)
+		}
+		if m.limit {
+			// w (1 + C mu tt) e^{-mu tt} and its derivatives.
+			c := m.soj.c
+			p += m.w * (1 + c*mu*tt) * em
+			f += m.w * mu * (1 - c + c*mu*tt) * em
+			p2 += m.w * mu * mu * (1 - 2*c + c*mu*tt) * em
+			continue
+		}
+		ae := m.a * em
+		p += ae
+		f += ae * mu
+		p2 += ae * mu * mu
+		if th := m.soj.theta; (th-mu)*tt < separated {
+			be := m.b * math.Exp(-th*tt)
+			p -= be
+			f -= be * th
+			p2 -= be * th * th
+		}
 	}
-	return p, f
+	return p, f, p2
 }
