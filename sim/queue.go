@@ -223,8 +223,9 @@ const separated = 37
 //	P(T > t) = (1 + b) e^{-mu t} (1 - r(t)),   r(t) = b/(1+b) e^{-(theta-mu) t}
 //
 // and r, in [0, 0.99) and decreasing, is the wait's share. Its logarithm
-// needs one exponential and one logarithm, where survival needs two
-// exponentials and the solve a third logarithm:
+// needs one exponential and log(1 - r), where survival needs two
+// exponentials and the solve a logarithm of the sum (log(1 + b) and
+// log(1 - r) come from log1pSmall's series when small, as they mostly are):
 //
 //	g(t)  = log P(T > t) - log p = mu (t0 - t) + log(1 - r(t))
 //	g'(t) = -mu + (theta - mu) r(t) / (1 - r(t))
@@ -248,7 +249,7 @@ func (s sojourn) separatedQuantile(q *tail) (t float64, ok bool) {
 		return 0, false
 	}
 	b := s.c * s.mu / d
-	t0 := (q.log1P + math.Log(1+b)) / s.mu
+	t0 := (q.log1P + log1pSmall(b)) / s.mu
 	if d*t0 >= separated {
 		return t0, true
 	}
@@ -256,7 +257,7 @@ func (s sojourn) separatedQuantile(q *tail) (t float64, ok bool) {
 	t = t0
 	for range 100 {
 		r := share * math.Exp(-d*t)
-		g := s.mu*(t0-t) + math.Log(1-r)
+		g := s.mu*(t0-t) + log1pSmall(-r)
 		dg := d*r/(1-r) - s.mu
 		h := g / dg
 		// Newton's error after the step h, h^2 |g2| / (2 |g'|), against
