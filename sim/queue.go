@@ -211,8 +211,8 @@ func (s sojourn) quantile(q *tail) float64 {
 }
 
 // separated is how far apart, in e-folds, survival's two exponentials must
-// be at t0 (separatedQuantile) for the wait's to be dropped: below e^-37 =
-// 8.5e-17 of the service's, under float64's rounding.
+// be for the wait's to be dropped: below e^-37 = 8.5e-17 of the service's,
+// under float64's rounding.
 const separated = 37
 
 // separatedQuantile is quantile for a queue whose waits clear faster than a
@@ -225,7 +225,7 @@ const separated = 37
 // and r, in [0, 0.99) and decreasing, is the wait's share. Its logarithm
 // needs one exponential and log(1 - r), where survival needs two
 // exponentials and the solve a logarithm of the sum (log(1 + b) and
-// log(1 - r) come from log1pSmall's series when small, as they mostly are):
+// log(1 - r) come from log1p's series when small, as they mostly are):
 //
 //	g(t)  = log P(T > t) - log p = mu (t0 - t) + log(1 - r(t))
 //	g'(t) = -mu + (theta - mu) r(t) / (1 - r(t))
@@ -239,25 +239,41 @@ const separated = 37
 //	g2(t) = -(theta - mu)^2 r(t) / (1 - r(t))^2
 //
 // It stops once that is under 1e-15 relative, mostly after one step (three
-// transcendentals in all). When (theta - mu) t0 >= separated
-// (waits clearing nine or more times faster than service: about a quarter
-// of the seed-scale world's apps), r(t0) < 8.5e-17 moves the root by under
-// 2e-17 relative: t0 is the answer, at one logarithm.
+// transcendentals in all). Once r(t0) < e^-37 = 8.5e-17 (with the bound
+// r(t0) < min(1, b) e^{-(theta - mu) t0}: waits clearing several times
+// faster than service, 40% of the seed-scale world's apps), the root is
+// within 2e-17 relative of t0: t0 is the answer, at one logarithm.
 func (s sojourn) separatedQuantile(q *tail) (t float64, ok bool) {
 	d := s.theta - s.mu
 	if !(d > 0.01*s.mu) { // b < 100: 1 - r keeps all but two digits
 		return 0, false
 	}
 	b := s.c * s.mu / d
-	t0 := (q.log1P + log1pSmall(b)) / s.mu
-	if d*t0 >= separated {
+	lb := 0.0 // log(1 + b)
+	if b < smallLog1p {
+		lb = log1p6(b)
+	} else {
+		lb = log1p(b)
+	}
+	t0 := (q.log1P + lb) / s.mu
+	// r(t0) = b/(1+b) e^{-d t0} < min(1, b) e^{-d t0}, with log b under
+	// (e+1) log 2 for b's binary exponent e: r(t0) < e^-37 once d t0 >=
+	// separated + min(0, e+1) log 2.
+	e := int((math.Float64bits(b)>>52)&0x7ff) - 1023
+	if d*t0 >= separated+float64(min(0, e+1))*math.Ln2 {
 		return t0, true
 	}
 	share := b / (1 + b)
 	t = t0
 	for range 100 {
 		r := share * math.Exp(-d*t)
-		g := s.mu*(t0-t) + log1pSmall(-r)
+		lr := 0.0 // log(1 - r)
+		if r < smallLog1p {
+			lr = log1p6(-r)
+		} else {
+			lr = log1p(-r)
+		}
+		g := s.mu*(t0-t) + lr
 		dg := d*r/(1-r) - s.mu
 		h := g / dg
 		// Newton's error after the step h, h^2 |g2| / (2 |g'|), against
