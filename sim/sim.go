@@ -51,6 +51,9 @@ type Sim struct {
 	lag    int         // ticks of telemetry staleness
 	terms  []mixTerm   // scratch for the domain p99s
 	metric accum
+	// readyCores and failing are record's per-domain sums: cores of ready
+	// replicas, and arrivals that fail (1/s).
+	readyCores, failing []float64
 
 	// queues[id] is app id's steady-state queue this tick, waitProb[id] its
 	// Erlang C; byServers lists the app ids by their queue's servers, for
@@ -106,7 +109,6 @@ type dom struct {
 	prio       int
 	name       string
 	multiplier float64 // demand multiplier from events this tick
-	errNow     float64 // error rate this tick
 }
 
 type event struct {
@@ -201,6 +203,7 @@ func New(cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Se
 	s.targets = make([]int32, len(s.apps))
 	s.lagRing = make([]float64, lagSlots)
 	s.terms = make([]mixTerm, 0, len(s.apps))
+	s.readyCores, s.failing = make([]float64, len(s.doms)), make([]float64, len(s.doms))
 	s.queues = make([]Queue, len(s.apps))
 	s.waitProb = make([]float64, len(s.apps))
 	s.byServers = slices.Clone(s.order)
@@ -445,7 +448,7 @@ func (s *Sim) lagged(a *app, t int) float64 {
 	return ring[(t+1)%len(ring)] // t - callLag, modulo callLag + 1
 }
 
-// measure runs every app's queue for one tick, then aggregates domains and
+// measure runs every app's queue for one tick; record sums the domains and
 // the cluster. Each app's own queue comes first (steadyQueues, queue,
 // solveP99s: independent of the other apps, so batched), then its callees'
 // share, callees before callers.
@@ -458,9 +461,6 @@ func (s *Sim) measure() {
 	s.solveP99s()
 	for k := len(s.order) - 1; k >= 0; k-- {
 		s.addCallees(&s.apps[s.order[k]])
-	}
-	for di := range s.doms {
-		s.aggregate(di)
 	}
 }
 
@@ -567,33 +567,16 @@ func (s *Sim) addCallees(a *app) {
 	}
 }
 
-// aggregate sets domain di's error rate, weighting each app by its arrival
-// rate. Its p99 waits for a reader (Telemetry.DomainP99).
-func (s *Sim) aggregate(di int) {
-	d := &s.doms[di]
-	total, errs := 0.0, 0.0
-	for id := d.first; id < d.first+d.n; id++ {
-		a := &s.apps[id]
-		if a.lambda <= 0 {
-			continue
-		}
-		total += a.lambda
-		errs += a.lambda * a.errs
-	}
-	d.errNow = 0
-	if total > 0 {
-		d.errNow = errs / total
-	}
-}
-
 // record accumulates metrics and writes this tick's telemetry.
 func (s *Sim) record() {
 	tel := &s.tel[s.step%len(s.tel)]
 	tel.At = s.Now()
 	for di := range s.doms {
 		tel.Domains[di] = DomainTelemetry{}
+		s.readyCores[di], s.failing[di] = 0, 0
 	}
 	tel.mix.forget()
+	pending := int32(0)
 	for i := range s.apps {
 		a := &s.apps[i]
 		d := &s.doms[a.domain]
@@ -609,6 +592,9 @@ func (s *Sim) record() {
 		dt.Ready += a.ready
 		dt.Starting += a.starting
 		dt.Pending += a.pending
+		s.readyCores[a.domain] += float64(a.ready) * a.cpu
+		s.failing[a.domain] += a.lambda * a.errs
+		pending += a.pending
 		breach := a.lambda > 0 && (a.p99 > d.slo || a.errs > d.budget)
 		if breach {
 			dt.BreachedApps++
@@ -617,26 +603,22 @@ func (s *Sim) record() {
 	}
 	for di := range s.doms {
 		dt := &tel.Domains[di]
-		readyCores := 0.0
-		for id := s.doms[di].first; id < s.doms[di].first+s.doms[di].n; id++ {
-			readyCores += float64(s.apps[id].ready) * s.apps[id].cpu
+		if s.readyCores[di] > 0 {
+			dt.CPUUtil /= s.readyCores[di]
 		}
-		if readyCores > 0 {
-			dt.CPUUtil /= readyCores
+		if dt.RPS > 0 {
+			dt.ErrorRate = s.failing[di] / dt.RPS // arrival-weighted
 		}
-		dt.ErrorRate = s.doms[di].errNow
 	}
 	p := &s.pool
 	tel.Cluster = ClusterTelemetry{
 		Nodes: p.nodes, ProvisioningNodes: p.provisioning, QueuedNodes: p.queued,
 		FreeCores:           float64(p.nodes)*p.nodeCores - p.scheduled,
+		PendingPods:         pending,
 		CostPerHour:         float64(p.nodes+p.provisioning) * p.nodeCores * p.costPerCoreHour,
 		CapacityTargetCores: p.targetCores,
 	}
-	for i := range s.apps {
-		tel.Cluster.PendingPods += s.apps[i].pending
-	}
-	s.metric.tick(p, tel.Cluster.PendingPods, s.step)
+	s.metric.tick(p, pending, s.step)
 }
 
 // topoOrder orders app ids so that every caller comes before its callees.
