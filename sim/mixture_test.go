@@ -7,7 +7,7 @@ import (
 )
 
 // TestMixtureP99MatchesSurvivalSolve pins the domain p99 solve (regrouped
-// terms, skipped wait terms, the quadratic stopping rule) to the bracketed
+// terms, skipped wait terms, Halley steps and their stopping rule) to the bracketed
 // Newton solve of the plain mixture of survivals, to 1e-12 relative, over
 // mixtures of light and saturated apps, with and without shifts (backlog
 // waits, callees' p99s).
