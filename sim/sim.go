@@ -24,6 +24,9 @@ type Sim struct {
 	apps  []app
 	doms  []dom
 	order []int32 // app ids, callers before callees
+	// callers is order's apps with dependencies: the ones whose calls
+	// arrivals adds and whose callees addCallees adds.
+	callers []int32
 	byPri []int32 // app ids, highest priority (lowest tier) first: the scheduling order
 	evs   []event
 
@@ -172,6 +175,11 @@ func New(cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Se
 	}
 	if s.order, err = topoOrder(s.apps); err != nil {
 		return nil, err
+	}
+	for _, id := range s.order {
+		if len(s.apps[id].deps) > 0 {
+			s.callers = append(s.callers, id)
+		}
 	}
 	s.byPri = make([]int32, len(s.apps))
 	for i := range s.byPri {
@@ -422,7 +430,7 @@ func (s *Sim) arrivals(t, m int, frac float64, noisy bool) {
 		}
 		a.lambda = l
 	}
-	for _, id := range s.order {
+	for _, id := range s.callers {
 		a := &s.apps[id]
 		calls := a.lambda
 		if a.callLag > 0 && t != noHistory {
@@ -459,8 +467,8 @@ func (s *Sim) measure() {
 		s.queue(int32(i), &em)
 	}
 	s.solveP99s()
-	for k := len(s.order) - 1; k >= 0; k-- {
-		s.addCallees(&s.apps[s.order[k]])
+	for k := len(s.callers) - 1; k >= 0; k-- {
+		s.addCallees(&s.apps[s.callers[k]])
 	}
 }
 
