@@ -27,8 +27,8 @@ type Sim struct {
 	// callers is order's apps with dependencies: the ones whose calls
 	// arrivals adds and whose callees addCallees adds.
 	callers []int32
-	byPri []int32 // app ids, highest priority (lowest tier) first: the scheduling order
-	evs   []event
+	byPri   []int32 // app ids, highest priority (lowest tier) first: the scheduling order
+	evs     []event
 
 	tick  time.Duration
 	dt    float64 // tick, seconds
