@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -73,4 +74,41 @@ func plainMixture(terms []mixTerm, t float64) (p, f float64) {
 		f += m.w * sf
 	}
 	return p, f
+}
+
+// BenchmarkMixtureP99 is one domain p99 solve (mixture.solve's), by the
+// domain's app count, over seeded apps of 5 app sets, a fifth of them
+// shifted by a callee or a backlog.
+func BenchmarkMixtureP99(b *testing.B) {
+	for _, n := range []int{30, 310, 3000} {
+		b.Run(fmt.Sprintf("apps=%d", n), func(b *testing.B) {
+			r := rand.New(rand.NewPCG(21, 22))
+			terms := make([]mixTerm, n)
+			lo, hi, total, guess := math.Inf(1), 0.0, 0.0, 0.0
+			for k := range terms {
+				c := 4 + r.IntN(60)
+				mu := 1 / (0.008 + 0.01*float64(k*5/n))
+				soj := Queue{Lambda: 0.65 * (0.8 + 0.4*r.Float64()) * float64(c) * mu, Mu: mu, C: c}.sojourn()
+				shift := 0.0
+				if r.IntN(5) == 0 {
+					shift = 0.05 * r.Float64()
+				}
+				w := math.Exp(3 * r.NormFloat64())
+				p99 := soj.quantile(&p99Tail) + shift
+				terms[k] = mixTerm{w: w, soj: soj, shift: shift}
+				total += w
+				lo, hi, guess = min(lo, p99), max(hi, p99), guess+w*p99
+			}
+			for k := range terms {
+				m := &terms[k]
+				m.w /= total
+				m.b = m.w * m.soj.c * m.soj.mu / (m.soj.theta - m.soj.mu)
+				m.a = m.w + m.b
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				solveMixture(terms, lo, hi, guess/total, &p99Tail)
+			}
+		})
+	}
 }
