@@ -12,8 +12,9 @@ import (
 // TestDomainP99IsTheSameWhenEverRead pins the lazy domain p99 to its tick:
 // one run reads every domain's p99 of the newest telemetry (Current) at
 // every tick, another only when that telemetry reaches policies
-// (Telemetry, telemetry_lag later), and they read the same bits; each lies
-// between its domain's smallest and largest app p99.
+// (Telemetry, telemetry_lag later), and they read the same bits (each
+// solve warm-started from the previous tick's); each lies between its
+// domain's smallest and largest app p99.
 func TestDomainP99IsTheSameWhenEverRead(t *testing.T) {
 	cfg, eager := simtest.World(t, "../examples/paymentscale.hcl", "../examples/scenarios/diurnal.hcl")
 	_, lazy := simtest.World(t, "../examples/paymentscale.hcl", "../examples/scenarios/diurnal.hcl")

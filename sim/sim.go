@@ -53,6 +53,7 @@ type Sim struct {
 	mixes  []mixture   // tel[k].mix, the inputs of its domain p99s
 	lag    int         // ticks of telemetry staleness
 	terms  []mixTerm   // scratch for the domain p99s
+	solved []solved    // each domain's latest p99 solve
 	metric accum
 	// readyCores and failing are record's per-domain sums: cores of ready
 	// replicas, and arrivals that fail (1/s).
@@ -217,6 +218,10 @@ func New(cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Se
 	s.byServers = slices.Clone(s.order)
 	s.tel = make([]Telemetry, s.lag+1)
 	s.mixes = make([]mixture, s.lag+1)
+	s.solved = make([]solved, len(s.doms))
+	for di := range s.solved {
+		s.solved[di].tick = -2
+	}
 	for i := range s.tel {
 		s.mixes[i] = newMixture(s)
 		s.tel[i] = Telemetry{Apps: make([]AppTelemetry, len(s.apps)), Domains: make([]DomainTelemetry, len(s.doms)), mix: &s.mixes[i]}
@@ -584,6 +589,7 @@ func (s *Sim) record() {
 		s.readyCores[di], s.failing[di] = 0, 0
 	}
 	tel.mix.forget()
+	tel.mix.tick = s.step
 	pending := int32(0)
 	for i := range s.apps {
 		a := &s.apps[i]

@@ -21,6 +21,11 @@ type Telemetry struct {
 // never reads it (hpa, oracle) does not pay for it; like the rest of the
 // telemetry, it is not safe for concurrent use. 0 for telemetry built
 // outside a Sim.
+//
+// The solve starts from the previous tick's p99 when that was solved, so
+// its last bits (within 1e-15 relative) depend on whether it was: a run
+// that reads every tick's, as the regiment policy and the evaluation do,
+// reads the same bits whenever it reads them.
 func (t *Telemetry) DomainP99(di int) float64 {
 	if t.mix == nil {
 		return 0
