@@ -91,8 +91,6 @@ type app struct {
 
 	// this tick
 	lambda float64 // arrivals, 1/s
-	soj    sojourn // steady-state response time distribution
-	shift  float64 // backlog wait plus callee p99, seconds
 	p99    float64
 	errs   float64 // error rate
 	// util is the busy share of the ready replicas' serving capacity, in
@@ -466,16 +464,23 @@ func (s *Sim) lagged(a *app, t int) float64 {
 // solveP99s: independent of the other apps, so batched), then its callees'
 // share, callees before callers.
 func (s *Sim) measure() {
+	mix := s.mixNow().apps
 	s.steadyQueues()
 	em := newExpMemo() // apps of one app set share e^{-mu timeout}
 	for i := range s.apps {
-		s.queue(int32(i), &em)
+		s.queue(int32(i), &em, &mix[i])
 	}
-	s.solveP99s()
+	s.solveP99s(mix)
 	for k := len(s.callers) - 1; k >= 0; k-- {
-		s.addCallees(&s.apps[s.callers[k]])
+		id := s.callers[k]
+		s.addCallees(&s.apps[id], &mix[id])
 	}
 }
+
+// mixNow is the mixture of the telemetry this tick records: measure writes
+// each app's sojourn and shift there, which the domain p99 and
+// AddCascades read.
+func (s *Sim) mixNow() *mixture { return s.tel[s.step%len(s.tel)].mix }
 
 // steadyQueues sets every app's steady-state queue and its Erlang C, the
 // probability that a request waits; see queue. The Erlang C recursions, one
@@ -505,17 +510,19 @@ func (s *Sim) steadyQueues() {
 }
 
 // solveP99s adds each serving app's steady-state p99 to its backlog wait.
-func (s *Sim) solveP99s() {
+func (s *Sim) solveP99s(mix []mixApp) {
 	for i := range s.apps {
 		if a := &s.apps[i]; a.servers() > 0 {
-			a.p99 += a.soj.quantile(&p99Tail)
+			a.p99 += mix[i].soj.quantile(&p99Tail)
 		}
 	}
 }
 
 // queue advances app id's own queue by a tick, all but the steady-state p99
 // (solveP99s) and its callees' share (addCallees); em is the timeout check's
-// e^{-mu t}, shared along a run of apps. The steady state is an
+// e^{-mu t}, shared along a run of apps, and m receives the app's sojourn
+// and shift (its backlog wait; addCallees adds its callees' p99s), in the
+// telemetry this tick records (mixNow). The steady state is an
 // M/M/c queue with c = ready x concurrency; demand beyond maxRho of capacity
 // builds a backlog that carries over and delays every request by
 // backlog/capacity; requests that would wait longer than the timeout fail,
@@ -529,7 +536,7 @@ func (s *Sim) solveP99s() {
 // the request shows as usage above 100% of it, up to the limit. The service
 // capacity stays the request's (see doc.go): bursting changes what the
 // metrics show, not how fast requests are served.
-func (s *Sim) queue(id int32, em *expMemo) {
+func (s *Sim) queue(id int32, em *expMemo, m *mixApp) {
 	a := &s.apps[id]
 	dt := s.dt
 	mu := a.mu / a.slow
@@ -539,8 +546,7 @@ func (s *Sim) queue(id int32, em *expMemo) {
 	if c == 0 {
 		// Nobody serves: every request times out.
 		a.backlog = min(a.backlog+arrived, a.lambda*a.timeout)
-		a.soj = sojourn{c: 0, mu: 1e6, theta: 1e6}
-		a.shift = a.timeout
+		*m = mixApp{soj: sojourn{c: 0, mu: 1e6, theta: 1e6}, shift: a.timeout}
 		a.p99 = a.timeout
 		a.util, a.reqUtil = 0, 0
 		a.errs = 0
@@ -556,14 +562,14 @@ func (s *Sim) queue(id int32, em *expMemo) {
 			a.backlog = a.timeout * capacity
 			wait = a.timeout
 		}
-		a.soj = s.queues[id].sojournWaiting(s.waitProb[id])
-		a.shift = wait
+		soj := s.queues[id].sojournWaiting(s.waitProb[id])
+		*m = mixApp{soj: soj, shift: wait}
 		a.p99 = wait // solveP99s adds the sojourn's p99
 		load := a.lambda / capacity
 		a.util, a.reqUtil = min(load, 1), min(load, a.cpuLimit)
 		a.errs = 0
 		if arrived > 0 {
-			late, _ := a.soj.survivalMemo(a.timeout-wait, em)
+			late, _ := soj.survivalMemo(a.timeout-wait, em)
 			a.errs = min(1, dropped/arrived+late)
 		}
 	}
@@ -571,11 +577,11 @@ func (s *Sim) queue(id int32, em *expMemo) {
 
 // addCallees adds app a's callees' p99s to its p99 and their errors to its
 // own: a call waits for its callee and fails with it. Callees come first.
-func (s *Sim) addCallees(a *app) {
+func (s *Sim) addCallees(a *app, m *mixApp) {
 	for _, d := range a.deps {
 		callee := &s.apps[d]
 		a.p99 += callee.p99
-		a.shift += callee.p99
+		m.shift += callee.p99
 		a.errs = 1 - (1-a.errs)*(1-callee.errs)
 	}
 }
@@ -598,7 +604,6 @@ func (s *Sim) record() {
 			RPS: a.lambda, P99: a.p99, ErrorRate: a.errs, CPUUtil: a.util, CPURequestUtil: a.reqUtil, Backlog: a.backlog,
 			Ready: a.ready, Starting: a.starting, Pending: a.pending, Target: a.lastTarget,
 		}
-		tel.mix.apps[i] = mixApp{soj: a.soj, shift: a.shift}
 		dt := &tel.Domains[a.domain]
 		dt.RPS += a.lambda
 		dt.CoresUsed += float64(a.ready+a.starting) * a.cpu
