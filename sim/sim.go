@@ -488,7 +488,10 @@ func (s *Sim) mixNow() *mixture { return s.tel[s.step%len(s.tel)].mix }
 func (s *Sim) steadyQueues() {
 	for i := range s.apps {
 		a := &s.apps[i]
-		mu := a.mu / a.slow
+		mu := a.mu
+		if a.slow != 1 {
+			mu /= a.slow
+		}
 		c := a.servers()
 		s.queues[i] = Queue{}
 		if c > 0 {
@@ -539,7 +542,10 @@ func (s *Sim) solveP99s(mix []mixApp) {
 func (s *Sim) queue(id int32, em *expMemo, m *mixApp) {
 	a := &s.apps[id]
 	dt := s.dt
-	mu := a.mu / a.slow
+	mu := a.mu
+	if a.slow != 1 { // divisions only where they change something
+		mu /= a.slow
+	}
 	c := a.servers()
 	arrived := a.lambda * dt
 	dropped := 0.0
@@ -556,7 +562,10 @@ func (s *Sim) queue(id int32, em *expMemo, m *mixApp) {
 	} else {
 		capacity := float64(c) * mu
 		a.backlog = max(0, a.backlog+(a.lambda-maxRho*capacity)*dt)
-		wait := a.backlog / capacity
+		wait := 0.0
+		if a.backlog > 0 {
+			wait = a.backlog / capacity
+		}
 		if wait > a.timeout {
 			dropped = (wait - a.timeout) * capacity
 			a.backlog = a.timeout * capacity
@@ -570,7 +579,11 @@ func (s *Sim) queue(id int32, em *expMemo, m *mixApp) {
 		a.errs = 0
 		if arrived > 0 {
 			late, _ := soj.survivalMemo(a.timeout-wait, em)
-			a.errs = min(1, dropped/arrived+late)
+			timedOut := 0.0
+			if dropped > 0 {
+				timedOut = dropped / arrived
+			}
+			a.errs = min(1, timedOut+late)
 		}
 	}
 }
