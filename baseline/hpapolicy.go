@@ -77,7 +77,9 @@ func LegacyHPASettings(cfg *domains.Config) HPASettings {
 // its initial replicas, as for an HPA that has been holding that count.
 //
 // History and scale events live in rings preallocated per app: Decide does
-// not allocate.
+// not allocate. Each app's window bounds are kept between reconciles
+// (extreme) and its history rescanned only when the entry holding one leaves
+// its window.
 type HPA struct {
 	set      HPASettings
 	min, max []int32
@@ -87,10 +89,15 @@ type HPA struct {
 	histAt  []int64
 	histRep []int32
 	histLen int
-	events  []ScaleEvent // per app, evLen entries
-	evLen   int
-	syncs   int // reconciles done; selects the ring slot
-	reasons []string
+	// Per app, the history's lowest entry in the scale-up window, its
+	// highest in the scale-down window (spec.behavior) and its highest in
+	// the downscale window (legacy path); only those the settings use.
+	up, down, peak []extreme
+	fullScan       bool         // rescan every reconcile, as a test's reference
+	events         []ScaleEvent // per app, evLen entries
+	evLen          int
+	syncs          int // reconciles done; selects the ring slot
+	reasons        []string
 
 	started bool
 	next    time.Time // next sync mark
@@ -118,6 +125,7 @@ func NewHPA(cfg *domains.Config, set HPASettings) *HPA {
 		h.histAt[i] = math.MinInt64
 	}
 	h.histRep = make([]int32, len(apps)*h.histLen)
+	h.up, h.down, h.peak = make([]extreme, len(apps)), make([]extreme, len(apps)), make([]extreme, len(apps))
 	h.events = make([]ScaleEvent, len(apps)*h.evLen)
 	return h
 }
@@ -133,6 +141,8 @@ func (h *HPA) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 		h.next = now
 		for i := range targets {
 			h.histAt[i*h.histLen], h.histRep[i*h.histLen] = now.UnixNano(), targets[i]
+			e := extreme{rep: targets[i], at: now.UnixNano()}
+			h.up[i], h.down[i], h.peak[i] = e, e, e
 		}
 		h.syncs = 1
 	}
@@ -148,7 +158,9 @@ func (h *HPA) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 	h.syncs++
 	upCut := at.Add(-h.set.Behaviour.ScaleUp.StabilizationWindow).UnixNano()
 	downCut := at.Add(-h.set.Behaviour.ScaleDown.StabilizationWindow).UnixNano()
-	peakCut := at.Add(-h.set.DownscaleWindow).UnixNano()
+	peakCut := at.Add(-h.set.DownscaleWindow).UnixNano() - 1 // entries at the cut count
+	// Entries are recorded at earlier marks: a zero scale-up window holds none.
+	upUsed := !h.set.NoBehaviour && h.set.Behaviour.ScaleUp.StabilizationWindow > 0
 	// One input for every app, its per-app fields set in turn.
 	in := HPAInput{
 		Now: at, Target: h.set.Target, Tolerance: h.set.Tolerance,
@@ -169,23 +181,25 @@ func (h *HPA) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 		histAt := h.histAt[i*h.histLen : (i+1)*h.histLen]
 		histRep := h.histRep[i*h.histLen : (i+1)*h.histLen]
 		b := noBounds
-		for k, ns := range histAt {
-			if ns > upCut {
-				b.up = min(b.up, histRep[k])
+		switch {
+		case h.set.NoBehaviour:
+			b.peak = h.peak[i].highest(histAt, histRep, peakCut, h.fullScan)
+		default:
+			if upUsed {
+				b.up = h.up[i].lowest(histAt, histRep, upCut, h.fullScan)
 			}
-			if ns > downCut {
-				b.down = max(b.down, histRep[k])
-			}
-			if ns >= peakCut {
-				b.peak = max(b.peak, histRep[k])
-			}
+			b.down = h.down[i].highest(histAt, histRep, downCut, h.fullScan)
 		}
 		evs := h.events[i*h.evLen : (i+1)*h.evLen]
 		in.Current, in.Ready, in.NotReady, in.Utilisation = cur, ready, notReady, a.CPURequestUtil
 		in.Min, in.Max, in.Events = h.min[i], h.max[i], evs
 		n, desired, record, reason := recommendWithin(&in, b)
 		if record {
-			histAt[hs], histRep[hs] = at.UnixNano(), desired
+			ns := at.UnixNano()
+			histAt[hs], histRep[hs] = ns, desired
+			h.up[i].lower(desired, ns)
+			h.down[i].raise(desired, ns)
+			h.peak[i].raise(desired, ns)
 		} else {
 			histAt[hs] = math.MinInt64
 		}
@@ -196,5 +210,59 @@ func (h *HPA) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 		}
 		h.reasons[i] = reason
 		targets[i] = n
+	}
+}
+
+// extreme is an app's highest (or lowest) recommendation in a window and
+// the time of the newest history entry holding it, Unix nanoseconds
+// (math.MinInt64: none). While that entry stays in the window, the window's
+// extreme is that value or an entry recorded since (raise, lower): the
+// history needs a scan only when it leaves. The ring overwrites only entries
+// older than every window it serves (NewHPA sizes it so), so a kept entry is
+// never one the ring has lost.
+type extreme struct {
+	rep int32
+	at  int64
+}
+
+// highest is the highest entry of the history (at, rep) recorded after
+// cut, math.MinInt32 for none; rescanning when its kept entry is not (or
+// always, with full).
+func (e *extreme) highest(at []int64, rep []int32, cut int64, full bool) int32 {
+	if e.at <= cut || full {
+		*e = extreme{rep: math.MinInt32, at: math.MinInt64}
+		for k, ns := range at {
+			if ns > cut && (rep[k] > e.rep || rep[k] == e.rep && ns > e.at) {
+				e.rep, e.at = rep[k], ns
+			}
+		}
+	}
+	return e.rep
+}
+
+// lowest is highest for the lowest entry, math.MaxInt32 for none.
+func (e *extreme) lowest(at []int64, rep []int32, cut int64, full bool) int32 {
+	if e.at <= cut || full {
+		*e = extreme{rep: math.MaxInt32, at: math.MinInt64}
+		for k, ns := range at {
+			if ns > cut && (rep[k] < e.rep || rep[k] == e.rep && ns > e.at) {
+				e.rep, e.at = rep[k], ns
+			}
+		}
+	}
+	return e.rep
+}
+
+// raise notes an entry of r recorded at ns for a highest.
+func (e *extreme) raise(r int32, ns int64) {
+	if r >= e.rep || e.at == math.MinInt64 {
+		e.rep, e.at = r, ns
+	}
+}
+
+// lower notes an entry of r recorded at ns for a lowest.
+func (e *extreme) lower(r int32, ns int64) {
+	if r <= e.rep || e.at == math.MinInt64 {
+		e.rep, e.at = r, ns
 	}
 }

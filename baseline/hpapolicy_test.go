@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -237,5 +238,54 @@ func BenchmarkHPADecide(b *testing.B) {
 				now = now.Add(DefaultSyncPeriod)
 			}
 		})
+	}
+}
+
+// TestHPAKeptBoundsMatchAFullScan pins the bounds Decide keeps between
+// reconciles to a scan of the whole history at every reconcile, target for
+// target, over random utilisation, with and without spec.behavior, with
+// scale-up and scale-down windows of 0 to 5 minutes and ticks of 5 to 60 s.
+func TestHPAKeptBoundsMatchAFullScan(t *testing.T) {
+	const seed = 13
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 14))
+	const n = 40
+	for trial := range 60 {
+		cfg := oneSet(n)
+		set := DefaultHPASettings(cfg)
+		if trial%3 == 0 {
+			set = LegacyHPASettings(cfg)
+		}
+		set.Behaviour.ScaleUp.StabilizationWindow = time.Duration(r.IntN(5)) * time.Minute
+		set.Behaviour.ScaleDown.StabilizationWindow = time.Duration(r.IntN(6)) * time.Minute
+		set.DownscaleWindow = time.Duration(1+r.IntN(5)) * time.Minute
+		tick := time.Duration(5+5*r.IntN(12)) * time.Second
+		kept, full := NewHPA(cfg, set), NewHPA(cfg, set)
+		full.fullScan = true
+		a, b := make([]int32, n), make([]int32, n)
+		for i := range a {
+			a[i] = int32(1 + r.IntN(20))
+			b[i] = a[i]
+		}
+		tel := flat(n, 1, 0.5)
+		now := t0
+		for k := range 400 {
+			for i := range tel.Apps {
+				tel.Apps[i].Ready = a[i]
+				tel.Apps[i].CPURequestUtil = 0.1 + 1.5*r.Float64()
+				if r.IntN(10) == 0 {
+					tel.Apps[i].Ready = 0 // no metric: recommendation not recorded
+				}
+			}
+			kept.Decide(now, tel, a)
+			full.Decide(now, tel, b)
+			for i := range a {
+				if a[i] != b[i] {
+					t.Fatalf("trial %d (%+v, tick %v), reconcile %d, app %d: kept bounds give %d replicas, full scan %d",
+						trial, set, tick, k, i, a[i], b[i])
+				}
+			}
+			now = now.Add(tick)
+		}
 	}
 }

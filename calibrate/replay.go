@@ -253,7 +253,7 @@ func replay(cfg *domains.Config, l layout, r *Run) (p99, served [][]float64, err
 				continue
 			}
 			dt := &t.Domains[di]
-			p99[di][k] = dt.P99
+			p99[di][k] = t.DomainP99(di)
 			served[di][k] = dt.RPS * (1 - dt.ErrorRate)
 		}
 	}

@@ -151,7 +151,7 @@ func (m *meter) reward(cur *sim.Telemetry) {
 	for di := range m.outcomes {
 		d := &cur.Domains[di]
 		o := &m.outcomes[di]
-		o.P99, o.ErrorRate, o.Share = d.P99, d.ErrorRate, d.CoresUsed/capacity
+		o.P99, o.ErrorRate, o.Share = cur.DomainP99(di), d.ErrorRate, d.CoresUsed/capacity
 	}
 	b := reward.Commander(reward.CommanderInput{
 		Domains:       m.outcomes,

@@ -18,7 +18,9 @@
 // cores) asks for nodes ahead of the pods, through the same provisioner, and
 // holds them against scale-down: the placeholder pods of a real cluster's
 // overprovisioning. Telemetry is what a metrics pipeline
-// would show, telemetry_lag old.
+// would show, telemetry_lag old; a domain's p99, that of its apps' merged
+// response times, is solved when first read (Telemetry.DomainP99), so a
+// policy that reads none does not pay for it.
 //
 // CPU: an app's replicas serve at most their request's worth, ready x
 // concurrency slots at the service time, whatever the app set's

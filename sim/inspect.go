@@ -51,23 +51,23 @@ func (s *Sim) AddCascades(perDomain []int) {
 		if !calleeBreach {
 			continue
 		}
-		if s.ownBreach(a, d, calleeP99) {
+		if s.ownBreach(a, &s.mixNow().apps[i], d, calleeP99) {
 			continue
 		}
 		perDomain[a.domain]++
 	}
 }
 
-// ownBreach reports whether app a's own queue, without the calleeP99 its
-// callees add, is over domain d's SLO.
-func (s *Sim) ownBreach(a *app, d *dom, calleeP99 float64) bool {
+// ownBreach reports whether app a's own queue (m, its sojourn and shift),
+// without the calleeP99 its callees add, is over domain d's SLO.
+func (s *Sim) ownBreach(a *app, m *mixApp, d *dom, calleeP99 float64) bool {
 	if a.ready*a.conc == 0 {
 		return true // nobody serves: every request times out
 	}
 	if a.p99-calleeP99 > d.slo {
 		return true
 	}
-	wait := math.Max(0, a.shift-calleeP99)
-	late, _ := a.soj.survival(a.timeout - wait)
+	wait := math.Max(0, m.shift-calleeP99)
+	late, _ := m.soj.survival(a.timeout - wait)
 	return math.Min(1, late) > d.budget
 }

@@ -24,8 +24,11 @@ type Sim struct {
 	apps  []app
 	doms  []dom
 	order []int32 // app ids, callers before callees
-	byPri []int32 // app ids, highest priority (lowest tier) first: the scheduling order
-	evs   []event
+	// callers is order's apps with dependencies: the ones whose calls
+	// arrivals adds and whose callees addCallees adds.
+	callers []int32
+	byPri   []int32 // app ids, highest priority (lowest tier) first: the scheduling order
+	evs     []event
 
 	tick  time.Duration
 	dt    float64 // tick, seconds
@@ -47,9 +50,14 @@ type Sim struct {
 	lagRing []float64
 
 	tel    []Telemetry // ring of lag+1 snapshots
+	mixes  []mixture   // tel[k].mix, the inputs of its domain p99s
 	lag    int         // ticks of telemetry staleness
-	mix    []mixTerm   // scratch for the domain p99
+	terms  []mixTerm   // scratch for the domain p99s
+	solved []solved    // each domain's latest p99 solve
 	metric accum
+	// readyCores and failing are record's per-domain sums: cores of ready
+	// replicas, and arrivals that fail (1/s).
+	readyCores, failing []float64
 
 	// queues[id] is app id's steady-state queue this tick, waitProb[id] its
 	// Erlang C; byServers lists the app ids by their queue's servers, for
@@ -57,11 +65,6 @@ type Sim struct {
 	queues    []Queue
 	waitProb  []float64
 	byServers []int32
-	// serving lists the apps with servers this tick, sojs their sojourns
-	// and p99s their sojourns' p99s, for solveP99s.
-	serving []int32
-	sojs    []sojourn
-	p99s    []float64
 }
 
 // app is one app's static description and dynamic state.
@@ -88,8 +91,6 @@ type app struct {
 
 	// this tick
 	lambda float64 // arrivals, 1/s
-	soj    sojourn // steady-state response time distribution
-	shift  float64 // backlog wait plus callee p99, seconds
 	p99    float64
 	errs   float64 // error rate
 	// util is the busy share of the ready replicas' serving capacity, in
@@ -110,8 +111,6 @@ type dom struct {
 	prio       int
 	name       string
 	multiplier float64 // demand multiplier from events this tick
-	p99Now     float64 // merged p99 this tick, seconds
-	errNow     float64 // error rate this tick
 }
 
 type event struct {
@@ -176,6 +175,11 @@ func New(cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Se
 	if s.order, err = topoOrder(s.apps); err != nil {
 		return nil, err
 	}
+	for _, id := range s.order {
+		if len(s.apps[id].deps) > 0 {
+			s.callers = append(s.callers, id)
+		}
+	}
 	s.byPri = make([]int32, len(s.apps))
 	for i := range s.byPri {
 		s.byPri[i] = int32(i)
@@ -205,16 +209,20 @@ func New(cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Se
 	s.startRing = make([]int32, len(s.apps)*s.ringLen)
 	s.targets = make([]int32, len(s.apps))
 	s.lagRing = make([]float64, lagSlots)
-	s.mix = make([]mixTerm, 0, len(s.apps))
+	s.terms = make([]mixTerm, 0, len(s.apps))
+	s.readyCores, s.failing = make([]float64, len(s.doms)), make([]float64, len(s.doms))
 	s.queues = make([]Queue, len(s.apps))
 	s.waitProb = make([]float64, len(s.apps))
 	s.byServers = slices.Clone(s.order)
-	s.serving = make([]int32, len(s.apps))
-	s.sojs = make([]sojourn, len(s.apps))
-	s.p99s = make([]float64, len(s.apps))
 	s.tel = make([]Telemetry, s.lag+1)
+	s.mixes = make([]mixture, s.lag+1)
+	s.solved = make([]solved, len(s.doms))
+	for di := range s.solved {
+		s.solved[di].tick = -2
+	}
 	for i := range s.tel {
-		s.tel[i] = Telemetry{Apps: make([]AppTelemetry, len(s.apps)), Domains: make([]DomainTelemetry, len(s.doms))}
+		s.mixes[i] = newMixture(s)
+		s.tel[i] = Telemetry{Apps: make([]AppTelemetry, len(s.apps)), Domains: make([]DomainTelemetry, len(s.doms)), mix: &s.mixes[i]}
 	}
 	s.metric.init(s)
 	s.pool = newPool(&cfg.Cluster, s.dt)
@@ -425,7 +433,7 @@ func (s *Sim) arrivals(t, m int, frac float64, noisy bool) {
 		}
 		a.lambda = l
 	}
-	for _, id := range s.order {
+	for _, id := range s.callers {
 		a := &s.apps[id]
 		calls := a.lambda
 		if a.callLag > 0 && t != noHistory {
@@ -451,24 +459,28 @@ func (s *Sim) lagged(a *app, t int) float64 {
 	return ring[(t+1)%len(ring)] // t - callLag, modulo callLag + 1
 }
 
-// measure runs every app's queue for one tick, then aggregates domains and
+// measure runs every app's queue for one tick; record sums the domains and
 // the cluster. Each app's own queue comes first (steadyQueues, queue,
 // solveP99s: independent of the other apps, so batched), then its callees'
 // share, callees before callers.
 func (s *Sim) measure() {
+	mix := s.mixNow().apps
 	s.steadyQueues()
 	em := newExpMemo() // apps of one app set share e^{-mu timeout}
 	for i := range s.apps {
-		s.queue(int32(i), &em)
+		s.queue(int32(i), &em, &mix[i])
 	}
-	s.solveP99s()
-	for k := len(s.order) - 1; k >= 0; k-- {
-		s.addCallees(&s.apps[s.order[k]])
-	}
-	for di := range s.doms {
-		s.aggregate(di)
+	s.solveP99s(mix)
+	for k := len(s.callers) - 1; k >= 0; k-- {
+		id := s.callers[k]
+		s.addCallees(&s.apps[id], &mix[id])
 	}
 }
+
+// mixNow is the mixture of the telemetry this tick records: measure writes
+// each app's sojourn and shift there, which the domain p99 and
+// AddCascades read.
+func (s *Sim) mixNow() *mixture { return s.tel[s.step%len(s.tel)].mix }
 
 // steadyQueues sets every app's steady-state queue and its Erlang C, the
 // probability that a request waits; see queue. The Erlang C recursions, one
@@ -476,7 +488,10 @@ func (s *Sim) measure() {
 func (s *Sim) steadyQueues() {
 	for i := range s.apps {
 		a := &s.apps[i]
-		mu := a.mu / a.slow
+		mu := a.mu
+		if a.slow != 1 {
+			mu /= a.slow
+		}
 		c := a.servers()
 		s.queues[i] = Queue{}
 		if c > 0 {
@@ -497,26 +512,20 @@ func (s *Sim) steadyQueues() {
 	erlangCs(s.queues, s.byServers, s.waitProb)
 }
 
-// solveP99s adds each serving app's steady-state p99 to its backlog wait,
-// solving four apps' p99s at a time (quantiles).
-func (s *Sim) solveP99s() {
-	n := 0
+// solveP99s adds each serving app's steady-state p99 to its backlog wait.
+func (s *Sim) solveP99s(mix []mixApp) {
 	for i := range s.apps {
 		if a := &s.apps[i]; a.servers() > 0 {
-			s.serving[n], s.sojs[n] = int32(i), a.soj
-			n++
+			a.p99 += mix[i].soj.quantile(&p99Tail)
 		}
-	}
-	quantiles(s.sojs[:n], &p99Tail, s.p99s[:n])
-	for k, id := range s.serving[:n] {
-		a := &s.apps[id]
-		a.p99 = s.p99s[k] + a.p99
 	}
 }
 
 // queue advances app id's own queue by a tick, all but the steady-state p99
 // (solveP99s) and its callees' share (addCallees); em is the timeout check's
-// e^{-mu t}, shared along a run of apps. The steady state is an
+// e^{-mu t}, shared along a run of apps, and m receives the app's sojourn
+// and shift (its backlog wait; addCallees adds its callees' p99s), in the
+// telemetry this tick records (mixNow). The steady state is an
 // M/M/c queue with c = ready x concurrency; demand beyond maxRho of capacity
 // builds a backlog that carries over and delays every request by
 // backlog/capacity; requests that would wait longer than the timeout fail,
@@ -530,18 +539,20 @@ func (s *Sim) solveP99s() {
 // the request shows as usage above 100% of it, up to the limit. The service
 // capacity stays the request's (see doc.go): bursting changes what the
 // metrics show, not how fast requests are served.
-func (s *Sim) queue(id int32, em *expMemo) {
+func (s *Sim) queue(id int32, em *expMemo, m *mixApp) {
 	a := &s.apps[id]
 	dt := s.dt
-	mu := a.mu / a.slow
+	mu := a.mu
+	if a.slow != 1 { // divisions only where they change something
+		mu /= a.slow
+	}
 	c := a.servers()
 	arrived := a.lambda * dt
 	dropped := 0.0
 	if c == 0 {
 		// Nobody serves: every request times out.
 		a.backlog = min(a.backlog+arrived, a.lambda*a.timeout)
-		a.soj = sojourn{c: 0, mu: 1e6, theta: 1e6}
-		a.shift = a.timeout
+		*m = mixApp{soj: sojourn{c: 0, mu: 1e6, theta: 1e6}, shift: a.timeout}
 		a.p99 = a.timeout
 		a.util, a.reqUtil = 0, 0
 		a.errs = 0
@@ -551,98 +562,41 @@ func (s *Sim) queue(id int32, em *expMemo) {
 	} else {
 		capacity := float64(c) * mu
 		a.backlog = max(0, a.backlog+(a.lambda-maxRho*capacity)*dt)
-		wait := a.backlog / capacity
+		wait := 0.0
+		if a.backlog > 0 {
+			wait = a.backlog / capacity
+		}
 		if wait > a.timeout {
 			dropped = (wait - a.timeout) * capacity
 			a.backlog = a.timeout * capacity
 			wait = a.timeout
 		}
-		a.soj = s.queues[id].sojournWaiting(s.waitProb[id])
-		a.shift = wait
+		soj := s.queues[id].sojournWaiting(s.waitProb[id])
+		*m = mixApp{soj: soj, shift: wait}
 		a.p99 = wait // solveP99s adds the sojourn's p99
 		load := a.lambda / capacity
 		a.util, a.reqUtil = min(load, 1), min(load, a.cpuLimit)
 		a.errs = 0
 		if arrived > 0 {
-			late, _ := a.soj.survivalMemo(a.timeout-wait, em)
-			a.errs = min(1, dropped/arrived+late)
+			late, _ := soj.survivalMemo(a.timeout-wait, em)
+			timedOut := 0.0
+			if dropped > 0 {
+				timedOut = dropped / arrived
+			}
+			a.errs = min(1, timedOut+late)
 		}
 	}
 }
 
 // addCallees adds app a's callees' p99s to its p99 and their errors to its
 // own: a call waits for its callee and fails with it. Callees come first.
-func (s *Sim) addCallees(a *app) {
+func (s *Sim) addCallees(a *app, m *mixApp) {
 	for _, d := range a.deps {
 		callee := &s.apps[d]
 		a.p99 += callee.p99
-		a.shift += callee.p99
+		m.shift += callee.p99
 		a.errs = 1 - (1-a.errs)*(1-callee.errs)
 	}
-}
-
-// aggregate sums domain di's apps and finds the p99 of their merged
-// response-time distribution, weighting each app by its arrival rate.
-func (s *Sim) aggregate(di int) {
-	d := &s.doms[di]
-	s.mix = s.mix[:0]
-	lo, hi := math.Inf(1), 0.0
-	total, errs, guess := 0.0, 0.0, 0.0
-	for id := d.first; id < d.first+d.n; id++ {
-		a := &s.apps[id]
-		if a.lambda <= 0 {
-			continue
-		}
-		total += a.lambda
-		errs += a.lambda * a.errs
-		s.mix = append(s.mix, mixTerm{w: a.lambda, soj: a.soj, shift: a.shift})
-		lo, hi = min(lo, a.p99), max(hi, a.p99)
-		guess += a.lambda * a.p99
-	}
-	if total == 0 {
-		d.p99Now, d.errNow = 0, 0
-		return
-	}
-	for k := range s.mix {
-		s.mix[k].w /= total
-	}
-	d.errNow = errs / total
-	if hi-lo <= 1e-9*hi {
-		d.p99Now = hi
-		return
-	}
-	// Start from the arrival-weighted mean of the apps' p99s: the merged p99
-	// lies between the smallest and the largest, usually near the mean.
-	d.p99Now = solveSurvival(lo, hi, guess/total, &p99Tail, s.mixSurvival)
-}
-
-type mixTerm struct {
-	w     float64 // share of the domain's arrivals
-	soj   sojourn
-	shift float64 // seconds added to the steady-state response time
-}
-
-// mixSurvival is P(T > t) of the current mixture and its density.
-//
-// Neighbouring terms are mostly apps of one app set, with one service rate
-// and no shift (no backlog, no callees): they share e^{-mu t}, computed once
-// for the run of them.
-func (s *Sim) mixSurvival(t float64) (p, f float64) {
-	emX, em := math.NaN(), 0.0 // e^emX = em
-	for k := range s.mix {
-		m := &s.mix[k]
-		tt := t - m.shift
-		sp, sf := 1.0, 0.0 // survival's at tt <= 0
-		if tt > 0 {
-			if x := -m.soj.mu * tt; x != emX {
-				emX, em = x, math.Exp(x)
-			}
-			sp, sf = m.soj.survivalGiven(tt, em)
-		}
-		p += m.w * sp
-		f += m.w * sf
-	}
-	return p, f
 }
 
 // record accumulates metrics and writes this tick's telemetry.
@@ -651,7 +605,11 @@ func (s *Sim) record() {
 	tel.At = s.Now()
 	for di := range s.doms {
 		tel.Domains[di] = DomainTelemetry{}
+		s.readyCores[di], s.failing[di] = 0, 0
 	}
+	tel.mix.forget()
+	tel.mix.tick = s.step
+	pending := int32(0)
 	for i := range s.apps {
 		a := &s.apps[i]
 		d := &s.doms[a.domain]
@@ -666,6 +624,9 @@ func (s *Sim) record() {
 		dt.Ready += a.ready
 		dt.Starting += a.starting
 		dt.Pending += a.pending
+		s.readyCores[a.domain] += float64(a.ready) * a.cpu
+		s.failing[a.domain] += a.lambda * a.errs
+		pending += a.pending
 		breach := a.lambda > 0 && (a.p99 > d.slo || a.errs > d.budget)
 		if breach {
 			dt.BreachedApps++
@@ -674,26 +635,22 @@ func (s *Sim) record() {
 	}
 	for di := range s.doms {
 		dt := &tel.Domains[di]
-		readyCores := 0.0
-		for id := s.doms[di].first; id < s.doms[di].first+s.doms[di].n; id++ {
-			readyCores += float64(s.apps[id].ready) * s.apps[id].cpu
+		if s.readyCores[di] > 0 {
+			dt.CPUUtil /= s.readyCores[di]
 		}
-		if readyCores > 0 {
-			dt.CPUUtil /= readyCores
+		if dt.RPS > 0 {
+			dt.ErrorRate = s.failing[di] / dt.RPS // arrival-weighted
 		}
-		dt.P99, dt.ErrorRate = s.doms[di].p99Now, s.doms[di].errNow
 	}
 	p := &s.pool
 	tel.Cluster = ClusterTelemetry{
 		Nodes: p.nodes, ProvisioningNodes: p.provisioning, QueuedNodes: p.queued,
 		FreeCores:           float64(p.nodes)*p.nodeCores - p.scheduled,
+		PendingPods:         pending,
 		CostPerHour:         float64(p.nodes+p.provisioning) * p.nodeCores * p.costPerCoreHour,
 		CapacityTargetCores: p.targetCores,
 	}
-	for i := range s.apps {
-		tel.Cluster.PendingPods += s.apps[i].pending
-	}
-	s.metric.tick(p, tel.Cluster.PendingPods, s.step)
+	s.metric.tick(p, pending, s.step)
 }
 
 // topoOrder orders app ids so that every caller comes before its callees.

@@ -11,6 +11,26 @@ type Telemetry struct {
 	Apps    []AppTelemetry
 	Domains []DomainTelemetry
 	Cluster ClusterTelemetry
+
+	mix *mixture // DomainP99's inputs; nil outside a Sim
+}
+
+// DomainP99 is the p99 of domain di's merged response-time distribution at
+// this tick, seconds: its apps' response times, each weighted by its
+// arrival rate. It is solved on the first call and kept, so a policy that
+// never reads it (hpa, oracle) does not pay for it; like the rest of the
+// telemetry, it is not safe for concurrent use. 0 for telemetry built
+// outside a Sim.
+//
+// The solve starts from the previous tick's p99 when that was solved, so
+// its last bits (within 1e-15 relative) depend on whether it was: a run
+// that reads every tick's, as the regiment policy and the evaluation do,
+// reads the same bits whenever it reads them.
+func (t *Telemetry) DomainP99(di int) float64 {
+	if t.mix == nil {
+		return 0
+	}
+	return t.mix.p99(t.Apps, di)
 }
 
 // AppTelemetry is one app's state over one tick.
@@ -39,7 +59,6 @@ func (a *AppTelemetry) Replicas() int32 { return a.Ready + a.Starting + a.Pendin
 // DomainTelemetry aggregates one domain's apps over one tick.
 type DomainTelemetry struct {
 	RPS          float64 // external arrivals plus calls into the domain, 1/s
-	P99          float64 // p99 of the domain's merged response-time distribution, seconds
 	ErrorRate    float64 // failed share of the domain's arrivals, [0, 1]
 	CoresUsed    float64 // cores of scheduled (ready and starting) replicas
 	CPUUtil      float64 // busy cores over ready cores, [0, 1]
@@ -68,4 +87,5 @@ func (t *Telemetry) copyFrom(src *Telemetry) {
 	copy(t.Apps, src.Apps)
 	copy(t.Domains, src.Domains)
 	t.Cluster = src.Cluster
+	t.mix.copyFrom(src.mix)
 }

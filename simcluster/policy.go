@@ -139,7 +139,7 @@ func (v *view) Observe(_ context.Context, obs *soldier.Observation) error {
 		obs.Apps[i] = soldier.AppObservation{RPS: a.RPS, P99: a.P99, ErrorRate: a.ErrorRate, CPUUtil: a.CPURequestUtil,
 			Ready: a.Ready, Starting: a.Starting, Pending: a.Pending, Replicas: v.targets[v.first+i]}
 	}
-	obs.P99, obs.ErrorRate = v.t.Domains[v.di].P99, v.t.Domains[v.di].ErrorRate
+	obs.P99, obs.ErrorRate = v.t.DomainP99(v.di), v.t.Domains[v.di].ErrorRate
 	return nil
 }
 

@@ -309,7 +309,7 @@ func (e *CommanderEnv) Step(act [][]float64, obs [][]float64, rew []float64) (bo
 		s.Step()
 		cur := s.Current()
 		for di := range n {
-			e.p99[k*n+di], e.errs[k*n+di] = cur.Domains[di].P99, cur.Domains[di].ErrorRate
+			e.p99[k*n+di], e.errs[k*n+di] = cur.DomainP99(di), cur.Domains[di].ErrorRate
 		}
 		e.cost[k] = float64(cur.Cluster.Nodes+cur.Cluster.ProvisioningNodes) * nodeCores
 		out.CostCoreHours += e.cost[k] * s.Tick().Hours()

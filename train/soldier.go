@@ -296,7 +296,7 @@ func (e *SoldierEnv) observe() {
 			d.obs.Apps[i] = soldier.AppObservation{RPS: a.RPS, P99: a.P99, ErrorRate: a.ErrorRate, CPUUtil: a.CPURequestUtil,
 				Ready: a.Ready, Starting: a.Starting, Pending: a.Pending, Replicas: targets[d.first+i]}
 		}
-		d.obs.P99, d.obs.ErrorRate = t.Domains[d.di].P99, t.Domains[d.di].ErrorRate
+		d.obs.P99, d.obs.ErrorRate = t.DomainP99(d.di), t.Domains[d.di].ErrorRate
 		d.in.Now = e.s.Now()
 	}
 }

@@ -83,7 +83,7 @@ func (d *Domain) Observe(_ context.Context, obs *soldier.Observation) error {
 			Ready: a.Ready, Starting: a.Starting, Pending: a.Pending, Replicas: targets[first+i],
 		}
 	}
-	obs.P99, obs.ErrorRate = t.Domains[d.di].P99, t.Domains[d.di].ErrorRate
+	obs.P99, obs.ErrorRate = t.DomainP99(d.di), t.Domains[d.di].ErrorRate
 	return nil
 }
 
