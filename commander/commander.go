@@ -39,6 +39,9 @@ type Record struct {
 	Guards   []Applied
 	Stale    []string                  // domains without a fresh report
 	Reward   reward.CommanderBreakdown // of the outcome observed at this tick
+	// CapacityTarget is the capacity plan asked of the pool, cores (0: no
+	// plan: no Pool, or capacity_plan off).
+	CapacityTarget float64
 }
 
 // Commander allocates the pool. New starts nothing; Run ticks until its
@@ -53,6 +56,7 @@ type Commander struct {
 	builder  *Builder
 	pub      Publisher
 	rec      Recorder
+	pool     Pool       // nil: no capacity plan
 	ov       *overrides // operator share pins, see override.go
 	term     uint64
 	seq      uint64
@@ -90,6 +94,14 @@ func (c *Commander) BeginTerm(term uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.term, c.seq = term, 0
+}
+
+// SetPool makes the Commander ask p for its capacity plan (PlanCapacity)
+// every tick, when the config's capacity_plan is on. Call it before Run.
+func (c *Commander) SetPool(p Pool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pool = p
 }
 
 // OnReport takes a Soldier's report; false means its domain is unknown.
@@ -161,6 +173,12 @@ func (c *Commander) Tick(ctx context.Context, now time.Time) (Decision, error) {
 		}
 		alloc.Shares[d.Name] = c.final.Shares[i]
 	}
+	if c.pool != nil && c.cfg.Commander.CapacityPlan == domains.PlanForecast {
+		alloc.CapacityTargetCores = PlanCapacity(o, c.cfg.Commander.PoolSpare)
+		if err := c.pool.SetCapacityTarget(ctx, alloc.CapacityTargetCores); err != nil {
+			errs = append(errs, fmt.Errorf("capacity plan: %w", err))
+		}
+	}
 	if err := c.pub.PublishAllocation(ctx, alloc); err != nil {
 		errs = append(errs, fmt.Errorf("publish allocation: %w", err))
 	}
@@ -171,7 +189,7 @@ func (c *Commander) Tick(ctx context.Context, now time.Time) (Decision, error) {
 	if c.rec != nil {
 		r := Record{At: now, Term: c.term, Seq: c.seq, Policy: c.name, Reason: reason,
 			Features: append([]float64(nil), o.Vector...), Guards: append([]Applied(nil), c.applied...),
-			Reward: c.rewardOf(o, &c.final)}
+			Reward: c.rewardOf(o, &c.final), CapacityTarget: alloc.CapacityTargetCores}
 		r.Proposed, r.Final = NewAction(len(c.prev)), NewAction(len(c.prev))
 		copyAction(&r.Proposed, &c.proposed)
 		copyAction(&r.Final, &c.final)

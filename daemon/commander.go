@@ -51,6 +51,9 @@ type Deps struct {
 	// Clock is the time of a tick and of the episode's start; default
 	// time.Now.
 	Clock func() time.Time
+	// Pool, for a Commander, is the node pool it asks for its capacity
+	// plan (commander.Pool); nil: none, the plan is only published.
+	Pool commander.Pool
 }
 
 // Commander is one Commander process: its config, store, connection,
@@ -139,6 +142,9 @@ func (p *Commander) Open(ctx context.Context) error {
 	recErr := func(err error) { p.log.Warn("record step failed", "error", err) }
 	p.cmd = commander.New(cfg, policy, cfg.Commander.Policy, p.conn,
 		&recording.Commander{Episode: p.ep.ID, Domains: names, Out: steps, Ledger: p.st.AppendLedger, Err: recErr}, p.term, p.seq0)
+	if p.deps.Pool != nil {
+		p.cmd.SetPool(p.deps.Pool)
+	}
 	if _, err := AttachCommander(p.conn, p.cmd, p.metrics, p.log.Named("reports"), p.onReport); err != nil {
 		return err
 	}

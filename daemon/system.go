@@ -104,7 +104,9 @@ func (y *System) Open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	y.cmd = NewCommander(cfg, CommanderOptions{}, deps(conn, runID+"-commander"), clog)
+	cdeps := deps(conn, runID+"-commander")
+	cdeps.Pool = y.cluster // the Commander plans the simulated pool's capacity
+	y.cmd = NewCommander(cfg, CommanderOptions{}, cdeps, clog)
 	y.reports = newCounter(len(cfg.Domains))
 	y.cmd.onReport = func(r wire.DomainReport) { y.reports.set(cfg.Domain(r.Domain), r.Seq) }
 	if err := y.cmd.Open(ctx); err != nil {

@@ -22,6 +22,9 @@ func (c *Config) Defaults() {
 	setF(&cm.ReserveMin, 0.02)
 	setF(&cm.MaxShareChange, 0.10)
 	setD(&cm.DirectiveTTL, 3*cm.Tick)
+	if cm.CapacityPlan == "" {
+		cm.CapacityPlan = PlanForecast
+	}
 
 	s := &c.Soldier
 	setD(&s.Tick, 10*time.Second)

@@ -62,7 +62,21 @@ type Commander struct {
 	MaxShareChange float64
 	// DirectiveTTL is how long a directive stays valid. Default 3 x Tick.
 	DirectiveTTL time.Duration
+	// CapacityPlan is PlanForecast (the default) or PlanOff: whether the
+	// Commander asks the node pool, every tick, to hold the cores its
+	// forecasts say the domains need over the next 15 minutes
+	// (commander.PlanCapacity), where it has a pool to ask.
+	CapacityPlan string
+	// PoolSpare is the share of the planned cores held free on top, as a
+	// buffer any domain's new replicas schedule on at once, [0, 1].
+	PoolSpare float64
 }
+
+// Capacity plans (Commander.CapacityPlan).
+const (
+	PlanForecast = "forecast" // hold the forecast's cores ahead of demand
+	PlanOff      = "off"      // nodes come only for pending pods
+)
 
 // Actuation says how a Soldier applies replica decisions.
 type Actuation string

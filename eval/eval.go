@@ -43,7 +43,7 @@ func Policies() []string { return append(slices.Clone(baseline.Names), Regiment)
 // NewPolicy builds the named policy for simulation s of cfg.
 func NewPolicy(name string, cfg *domains.Config, s *sim.Sim) (sim.Policy, error) {
 	if name == Regiment {
-		return simcluster.NewPolicy(cfg, nil, nil)
+		return simcluster.NewPolicy(cfg, nil, nil, simcluster.WithPool(s))
 	}
 	if !slices.Contains(baseline.Names, name) {
 		return nil, fmt.Errorf("unknown policy %q (known: %s)", name, strings.Join(Policies(), ", "))

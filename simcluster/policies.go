@@ -1,8 +1,11 @@
 package simcluster
 
 import (
+	"context"
+
 	"github.com/regimentd/regiment/commander"
 	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/sim"
 	"github.com/regimentd/regiment/soldier"
 )
 
@@ -29,6 +32,7 @@ func SoldierPolicy(cfg *domains.Config, scfg soldier.Config) (soldier.Policy, er
 type Option func(*options)
 
 type options struct {
+	pool      commander.Pool // WithPool
 	commander commander.Policy
 	soldier   func(scfg soldier.Config) (soldier.Policy, error)
 	edit      func(scfg *soldier.Config) // WithSoldierConfig
@@ -38,6 +42,19 @@ type options struct {
 // configured policy (training drives the Commander through it).
 func WithCommander(p commander.Policy) Option {
 	return func(o *options) { o.commander = p }
+}
+
+// WithPool gives the Commander s's node pool to plan (Commander.SetPool):
+// without it, nodes come only for pending pods, whatever capacity_plan says.
+func WithPool(s *sim.Sim) Option {
+	return func(o *options) { o.pool = simPool{s} }
+}
+
+// simPool is a simulation's node pool as a commander.Pool.
+type simPool struct{ s *sim.Sim }
+
+func (p simPool) SetCapacityTarget(_ context.Context, cores float64) error {
+	return p.s.SetCapacityTarget(cores)
 }
 
 // WithSoldiers makes every domain's Soldier run the policy newPolicy returns

@@ -50,6 +50,9 @@ func NewPolicy(cfg *domains.Config, rec commander.Recorder, srec func(domain str
 	}
 	pub := &handover{p: p}
 	p.cmd = commander.New(cfg, pol.commander, cfg.Commander.Policy, pub, rec, 1, 0)
+	if pol.pool != nil {
+		p.cmd.SetPool(pol.pool)
+	}
 	for i, d := range cfg.Domains {
 		scfg, err := soldier.NewConfig(cfg, d.Name)
 		if err != nil {

@@ -50,3 +50,55 @@ func TestRegimentPolicyIsDeterministicAndServes(t *testing.T) {
 		t.Fatalf("regiment on the small example: compliance %.4f, %d actions", a.SLOCompliance, a.ScalingActions)
 	}
 }
+
+// TestCommanderPlansTheSimulatedPool runs the hierarchy with the pool
+// (WithPool): the Commander's capacity plan becomes the simulation's
+// capacity target once the Soldiers have reported and follows the cores in use; with
+// capacity_plan = "off" the pool has no target.
+func TestCommanderPlansTheSimulatedPool(t *testing.T) {
+	for _, plan := range []string{"forecast", "off"} {
+		t.Run(plan, func(t *testing.T) {
+			cfg, err := config.LoadFile("../examples/small.hcl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Commander.CapacityPlan = plan
+			sc, err := config.LoadScenarioFile("../cmd/regiment/testdata/small-sample.hcl", cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc.Duration = 30 * time.Minute
+			traces, err := trace.Load(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := sim.New(cfg, sc, traces)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := simcluster.NewPolicy(cfg, nil, nil, simcluster.WithPool(s))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The Commander's second tick, its first with the Soldiers' reports.
+			for range int(cfg.Commander.Tick/cfg.Soldier.Tick) + 1 {
+				p.Decide(s.Now(), s.Telemetry(), s.Targets())
+				s.Step()
+			}
+			if got := s.CapacityTarget(); (got > 0) != (plan == "forecast") {
+				t.Fatalf("capacity_plan %q: the pool's target after the second tick is %v cores", plan, got)
+			}
+			s.Run(p)
+			if p.Err() != nil {
+				t.Fatal(p.Err())
+			}
+			used := 0.0
+			for _, d := range s.Telemetry().Domains {
+				used += d.CoresUsed
+			}
+			if got := s.CapacityTarget(); plan == "forecast" && (got < 0.5*used || got > 3*used) {
+				t.Fatalf("after 30 minutes the plan is %v cores for %v cores in use", got, used)
+			}
+		})
+	}
+}

@@ -219,7 +219,7 @@ func (e *CommanderEnv) Reset(r *rand.Rand, obs [][]float64) {
 	if err != nil {
 		panic(fmt.Sprintf("train: commander env: %v", err))
 	}
-	opts := []simcluster.Option{simcluster.WithCommander(e.drv)}
+	opts := []simcluster.Option{simcluster.WithCommander(e.drv), simcluster.WithPool(s)}
 	if e.soldierPol != nil {
 		opts = append(opts, simcluster.WithSoldiers(func(scfg soldier.Config) (soldier.Policy, error) {
 			return soldier.NewLearned(e.soldierPol, scfg)

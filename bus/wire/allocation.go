@@ -17,6 +17,9 @@ type Allocation struct {
 	IssuedAt time.Time          `json:"issued_at"`
 	Shares   map[string]float64 `json:"shares"`  // domain -> fraction of the pool, each [0, 1]
 	Reserve  float64            `json:"reserve"` // unallocated fraction, [0, 1]
+	// CapacityTargetCores is the Commander's capacity plan, the node cores
+	// it asked the pool to hold (commander.PlanCapacity); 0 without a plan.
+	CapacityTargetCores float64 `json:"capacity_target_cores,omitempty"`
 }
 
 // Validate checks a against the contract, including that the shares and the
@@ -31,6 +34,7 @@ func (a Allocation) Validate(known func(domain string) bool) error {
 		c.fail("shares", "has %d domains, limit %d", len(a.Shares), MaxDomains)
 	}
 	c.unit("reserve", a.Reserve)
+	c.nonNeg("capacity_target_cores", a.CapacityTargetCores)
 	if c.err != nil {
 		return c.result()
 	}

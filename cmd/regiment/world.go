@@ -91,7 +91,7 @@ var policyNames = "regiment, " + strings.Join(baseline.Names, ", ")
 // newPolicy builds the named sim policy for s.
 func (w *world) newPolicy(name string, s *sim.Sim) (sim.Policy, error) {
 	if name == "regiment" {
-		return simcluster.NewPolicy(w.cfg, nil, nil)
+		return simcluster.NewPolicy(w.cfg, nil, nil, simcluster.WithPool(s))
 	}
 	p, err := baseline.New(name, w.cfg, s)
 	if err != nil {

@@ -174,6 +174,8 @@ type commanderHCL struct {
 	ReserveMin     numberAttr
 	MaxShareChange numberAttr
 	DirectiveTTL   durationAttr
+	CapacityPlan   stringAttr
+	PoolSpare      numberAttr
 }
 
 func (c *commanderHCL) fields() []field {
@@ -184,6 +186,8 @@ func (c *commanderHCL) fields() []field {
 		{"reserve_min", &c.ReserveMin},
 		{"max_share_change", &c.MaxShareChange},
 		{"directive_ttl", &c.DirectiveTTL},
+		{"capacity_plan", &c.CapacityPlan},
+		{"pool_spare", &c.PoolSpare},
 	}
 }
 
@@ -197,6 +201,8 @@ func (c *commanderHCL) translate() domains.Commander {
 		ReserveMin:     c.ReserveMin.V,
 		MaxShareChange: c.MaxShareChange.V,
 		DirectiveTTL:   c.DirectiveTTL.V,
+		CapacityPlan:   c.CapacityPlan.V,
+		PoolSpare:      c.PoolSpare.V,
 	}
 }
 

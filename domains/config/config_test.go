@@ -261,6 +261,12 @@ func TestParseRules(t *testing.T) {
 		{name: "max_utilisation below target_utilisation",
 			add:  "soldier {\n  target_utilisation = 0.8\n  max_utilisation    = 0.75\n}\n",
 			line: 14, col: 24, summary: "Invalid max_utilisation", hint: "below target_utilisation 0.8"},
+		{name: "capacity_plan is forecast or off",
+			add:  "commander {\n  capacity_plan = \"balloons\"\n}\n",
+			line: 13, col: 19, summary: "Invalid capacity_plan", hint: "forecast"},
+		{name: "pool_spare must be in [0, 1]",
+			add:  "commander {\n  pool_spare = 1.5\n}\n",
+			line: 13, col: 16, summary: "Invalid pool_spare", hint: "got 1.5"},
 		{name: "staffing_safety must be in (0, 10]",
 			add:  "soldier {\n  staffing_safety = 12\n}\n",
 			line: 13, col: 21, summary: "Invalid staffing_safety", hint: "must be in (0, 10], got 12"},
@@ -446,7 +452,7 @@ func TestParseTranslatesWithDefaults(t *testing.T) {
 		},
 		Commander: domains.Commander{
 			Tick: time.Minute, Policy: "forecast", DeadZone: 0.02, ReserveMin: 0.02, MaxShareChange: 0.10,
-			DirectiveTTL: 3 * time.Minute,
+			DirectiveTTL: 3 * time.Minute, CapacityPlan: domains.PlanForecast,
 		},
 		Soldier: domains.Soldier{
 			Tick: 10 * time.Second, Policy: "proportional", Actuation: domains.ActuateHPABounds, OverageCap: 0.10,

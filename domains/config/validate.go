@@ -48,6 +48,8 @@ func validateConfig(cfg *domains.Config, h *configHCL, ds *Diagnostics) {
 	c.number(&hm.ReserveMin, cm.ReserveMin, unitRightOpen)
 	c.number(&hm.MaxShareChange, cm.MaxShareChange, unitLeftOpen)
 	c.duration(&hm.DirectiveTTL, cm.DirectiveTTL, positive)
+	c.oneOf(&hm.CapacityPlan, cm.CapacityPlan, []string{domains.PlanForecast, domains.PlanOff})
+	c.number(&hm.PoolSpare, cm.PoolSpare, unit)
 	if hm.DirectiveTTL.ok() && !hm.Tick.Bad && cm.DirectiveTTL > 0 && cm.DirectiveTTL < cm.Tick {
 		ds.add(hm.DirectiveTTL.Range, "Invalid directive_ttl", "directive_ttl %s is shorter than the commander tick %s, so directives expire before the next one", cm.DirectiveTTL, cm.Tick)
 	}

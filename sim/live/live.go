@@ -51,6 +51,14 @@ func (c *Cluster) Sim(fn func(s *sim.Sim)) {
 	fn(c.s)
 }
 
+// SetCapacityTarget implements commander.Pool on the simulation's pool
+// (Sim.SetCapacityTarget), for a Commander that plans capacity.
+func (c *Cluster) SetCapacityTarget(_ context.Context, cores float64) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.s.SetCapacityTarget(cores)
+}
+
 // Writes is how many replica writes Soldiers applied.
 func (c *Cluster) Writes() int {
 	c.mu.Lock()

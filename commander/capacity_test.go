@@ -1,0 +1,100 @@
+package commander
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/regimentd/regiment/bus/wire"
+	"github.com/regimentd/regiment/domains"
+)
+
+func TestPlanCapacity(t *testing.T) {
+	dom := func(used, p80at5, p80at15 float64, stale bool) DomainObs {
+		return DomainObs{CoresUsed: used, DemandCores: 2 * used, RPS: 100, ForecastP80: [3]float64{p80at5, p80at15, p80at15}, Stale: stale}
+	}
+	tests := []struct {
+		rule  string
+		doms  []DomainObs
+		spare float64
+		want  float64
+	}{
+		{"a flat forecast plans the cores in use, not the Soldiers' demand", []DomainObs{dom(100, 120, 120, false)}, 0, 100},
+		{"a rising forecast plans ahead by its trend, +15 over +5 min", []DomainObs{dom(100, 120, 150, false)}, 0, 125},
+		{"a falling forecast never plans below the cores in use", []DomainObs{dom(100, 120, 60, false)}, 0, 100},
+		{"growth is capped", []DomainObs{dom(100, 10, 1000, false)}, 0, 100 * maxPlanGrowth},
+		{"a stale domain keeps its last cores without growth", []DomainObs{dom(100, 120, 240, true)}, 0, 100},
+		{"no forecast yet is no growth", []DomainObs{dom(100, 0, 0, false)}, 0, 100},
+		{"domains add up", []DomainObs{dom(100, 100, 100, false), dom(50, 100, 200, false)}, 0, 200},
+		{"spare holds a share on top", []DomainObs{dom(100, 100, 100, false)}, 0.1, 110},
+		{"a non-finite report counts as nothing", []DomainObs{dom(math.NaN(), 100, 100, false), dom(math.Inf(1), 1, 1, false), dom(10, 1, 1, false)}, 0, 10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rule, func(t *testing.T) {
+			o := &Observation{Domains: tt.doms}
+			if got := PlanCapacity(o, tt.spare); math.Abs(got-tt.want) > 1e-9 {
+				t.Fatalf("PlanCapacity = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// recordingPool keeps every capacity target asked of it.
+type recordingPool struct{ targets []float64 }
+
+func (p *recordingPool) SetCapacityTarget(_ context.Context, cores float64) error {
+	p.targets = append(p.targets, cores)
+	return nil
+}
+
+// allocationPublisher keeps the allocations it is given.
+type allocationPublisher struct {
+	nopPublisher
+	allocs []wire.Allocation
+}
+
+func (p *allocationPublisher) PublishAllocation(_ context.Context, a wire.Allocation) error {
+	p.allocs = append(p.allocs, a)
+	return nil
+}
+
+func TestCommanderAsksThePoolForItsPlanEveryTick(t *testing.T) {
+	for _, plan := range []string{domains.PlanForecast, domains.PlanOff} {
+		t.Run(plan, func(t *testing.T) {
+			cfg := testConfig()
+			cfg.Commander.CapacityPlan = plan
+			now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+			pub, pool := &allocationPublisher{}, &recordingPool{}
+			var recs []Record
+			c := New(cfg, &Forecast{ReserveMin: cfg.Commander.ReserveMin}, "forecast", pub, recorderFunc(func(r Record) { recs = append(recs, r) }), 1, 0)
+			c.SetPool(pool)
+			for i, d := range cfg.Domains {
+				c.OnReport(report(cfg, d.Name, float64(100*(i+1)), 0.05, now))
+			}
+			if _, err := c.Tick(context.Background(), now); err != nil {
+				t.Fatal(err)
+			}
+			if plan == domains.PlanOff {
+				if len(pool.targets) != 0 || pub.allocs[0].CapacityTargetCores != 0 || recs[0].CapacityTarget != 0 {
+					t.Fatalf("capacity_plan off asked the pool for %v (allocation %v, record %v)", pool.targets, pub.allocs[0].CapacityTargetCores, recs[0].CapacityTarget)
+				}
+				return
+			}
+			// No forecast history yet: the plan is the cores in use, 100+200+300.
+			if len(pool.targets) != 1 || pool.targets[0] != 600 {
+				t.Fatalf("pool targets %v, want [600]", pool.targets)
+			}
+			if pub.allocs[0].CapacityTargetCores != 600 || recs[0].CapacityTarget != 600 {
+				t.Fatalf("allocation says %v, record %v; want the plan, 600", pub.allocs[0].CapacityTargetCores, recs[0].CapacityTarget)
+			}
+			if err := pub.allocs[0].Validate(nil); err != nil {
+				t.Fatalf("the allocation with a plan is invalid: %v", err)
+			}
+		})
+	}
+}
+
+type recorderFunc func(Record)
+
+func (f recorderFunc) Record(r Record) { f(r) }
