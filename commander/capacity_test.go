@@ -11,24 +11,33 @@ import (
 )
 
 func TestPlanCapacity(t *testing.T) {
-	dom := func(used, p80at5, p80at15 float64, stale bool) DomainObs {
-		return DomainObs{CoresUsed: used, DemandCores: 2 * used, RPS: 100, ForecastP80: [3]float64{p80at5, p80at15, p80at15}, Stale: stale}
+	// dom is a domain using used cores at 100 requests/s, with medians at
+	// +5 and +15 min checked against 60 errors.
+	dom := func(used, p50at5, p50at15 float64, stale bool) DomainObs {
+		return DomainObs{CoresUsed: used, DemandCores: 2 * used, RPS: 100, Stale: stale, ForecastResiduals: 60,
+			ForecastP50: [3]float64{p50at5, p50at15, p50at15}, ForecastP80: [3]float64{2 * p50at5, 4 * p50at15, 4 * p50at15}}
 	}
+	young := dom(100, 100, 120, false)
+	young.ForecastResiduals = minPlanResiduals - 1
 	tests := []struct {
 		rule  string
 		doms  []DomainObs
 		spare float64
 		want  float64
 	}{
-		{"a flat forecast plans the cores in use, not the Soldiers' demand", []DomainObs{dom(100, 120, 120, false)}, 0, 100},
+		{"a flat forecast plans the cores in use, not the Soldiers' demand nor the p80", []DomainObs{dom(100, 120, 120, false)}, 0, 100},
 		{"a rising forecast plans ahead by its trend, +15 over +5 min", []DomainObs{dom(100, 120, 150, false)}, 0, 125},
 		{"a falling forecast never plans below the cores in use", []DomainObs{dom(100, 120, 60, false)}, 0, 100},
-		{"growth is capped", []DomainObs{dom(100, 10, 1000, false)}, 0, 100 * maxPlanGrowth},
-		{"a stale domain keeps its last cores without growth", []DomainObs{dom(100, 120, 240, true)}, 0, 100},
+		{"the most growth believed is planned", []DomainObs{dom(100, 100, 100*maxPlanGrowth, false)}, 0, 100 * maxPlanGrowth},
+		{"a trend past the most believed is a broken forecast: no growth", []DomainObs{dom(100, 100, 1000, false)}, 0, 100},
+		{"a +5 min median far above the rate now is a broken forecast", []DomainObs{dom(100, 200, 240, false)}, 0, 100},
+		{"a +5 min median far below the rate now is a broken forecast", []DomainObs{dom(100, 50, 60, false)}, 0, 100},
+		{"a forecast checked fewer than minPlanResiduals times plans no growth", []DomainObs{young}, 0, 100},
+		{"a stale domain keeps its last cores without growth", []DomainObs{dom(100, 120, 144, true)}, 0, 100},
 		{"no forecast yet is no growth", []DomainObs{dom(100, 0, 0, false)}, 0, 100},
-		{"domains add up", []DomainObs{dom(100, 100, 100, false), dom(50, 100, 200, false)}, 0, 200},
+		{"domains add up", []DomainObs{dom(100, 100, 100, false), dom(50, 100, 120, false)}, 0, 160},
 		{"spare holds a share on top", []DomainObs{dom(100, 100, 100, false)}, 0.1, 110},
-		{"a non-finite report counts as nothing", []DomainObs{dom(math.NaN(), 100, 100, false), dom(math.Inf(1), 1, 1, false), dom(10, 1, 1, false)}, 0, 10},
+		{"a non-finite report counts as nothing", []DomainObs{dom(math.NaN(), 100, 100, false), dom(math.Inf(1), 100, 100, false), dom(10, 100, 100, false)}, 0, 10},
 	}
 	for _, tt := range tests {
 		t.Run(tt.rule, func(t *testing.T) {

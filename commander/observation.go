@@ -55,6 +55,10 @@ type DomainObs struct {
 	RestartRate            float64
 	Headroom               float64 // 1 - p99/SLO
 	ForecastP80            [3]float64
+	ForecastP50            [3]float64 // the median forecast at the same horizons (not in Vector)
+	// ForecastResiduals is how many past errors calibrate the +15 min
+	// forecast: 0 until it has been checked against what came (not in Vector).
+	ForecastResiduals int
 	Uncertainty            float64 // (p90 - p10) / p50 at +15 min
 	PrevShare, BudgetUtil  float64
 	DemandCores, CoresUsed float64
@@ -206,7 +210,7 @@ func (b *Builder) Build(now time.Time, prevShares []float64, tick time.Duration)
 			b.lastFcAt[i] = now
 		}
 		f := b.fc[i].Forecast(now)
-		d.ForecastP80 = f.P80
+		d.ForecastP80, d.ForecastP50, d.ForecastResiduals = f.P80, f.P50, f.Residuals[1]
 		d.Uncertainty = 0
 		if f.P50[1] > 0 {
 			d.Uncertainty = (f.P90[1] - f.P10[1]) / f.P50[1]
