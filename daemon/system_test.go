@@ -57,6 +57,13 @@ func TestSystemSignsWithARunKeyOnTheSimulatedClock(t *testing.T) {
 			t.Fatalf("soldier %s rejected %d of the system's own messages", p.opts.Domain, n)
 		}
 	}
+	// The Commander asked the simulated pool for its capacity plan once the
+	// Soldiers had reported (capacity_plan defaults to "forecast").
+	var target float64
+	y.Cluster().Sim(func(s *sim.Sim) { target = s.CapacityTarget() })
+	if target <= 0 {
+		t.Fatalf("the simulated pool has no capacity target after %s: the Commander's plan did not reach it", sc.Duration)
+	}
 
 	plain := connectTest(t, y.srv.ClientURL(), "commander", cfg)
 	last, ok, err := plain.LastDirective(ctx, "payment")

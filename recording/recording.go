@@ -57,6 +57,9 @@ func (c *Commander) Record(r commander.Record) {
 		step.Action["urgency/"+d] = r.Final.Urgency[i]
 		step.Action["headroom/"+d] = r.Final.Headroom[i]
 	}
+	if r.CapacityTarget > 0 {
+		step.Action["capacity_target_cores"] = r.CapacityTarget // the capacity plan
+	}
 	for _, g := range r.Guards {
 		step.Guards = append(step.Guards, store.Guard{Name: g.Name, Target: "share/" + c.Domains[g.Domain], Before: g.Before, After: g.After})
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/regimentd/regiment/commander"
 	"github.com/regimentd/regiment/soldier"
 	"github.com/regimentd/regiment/store"
 )
@@ -70,3 +71,19 @@ func BenchmarkSoldierRecord(b *testing.B) {
 type discard struct{}
 
 func (discard) Append(store.Step) error { return nil }
+
+// TestCommanderRecordsItsCapacityPlan: a tick with a capacity plan records
+// it as the action capacity_target_cores; a tick without one records none.
+func TestCommanderRecordsItsCapacityPlan(t *testing.T) {
+	for _, target := range []float64{0, 1234.5} {
+		out := &steps{}
+		rec := &Commander{Episode: "e", Domains: []string{"d"}, Out: out}
+		r := commander.Record{Seq: 1, CapacityTarget: target, Final: commander.NewAction(1)}
+		r.Final.Shares[0], r.Final.Reserve = 0.9, 0.1
+		rec.Record(r)
+		got, ok := out.got[0].Action["capacity_target_cores"]
+		if ok != (target > 0) || got != target {
+			t.Errorf("plan %v: recorded %v (present %v)", target, got, ok)
+		}
+	}
+}
