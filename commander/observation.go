@@ -58,7 +58,7 @@ type DomainObs struct {
 	ForecastP50            [3]float64 // the median forecast at the same horizons (not in Vector)
 	// ForecastResiduals is how many past errors calibrate the +15 min
 	// forecast: 0 until it has been checked against what came (not in Vector).
-	ForecastResiduals int
+	ForecastResiduals      int
 	Uncertainty            float64 // (p90 - p10) / p50 at +15 min
 	PrevShare, BudgetUtil  float64
 	DemandCores, CoresUsed float64
