@@ -6,6 +6,7 @@ import (
 
 	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/sim"
+	"github.com/regimentd/regiment/sim/simtest"
 	"github.com/regimentd/regiment/sim/trace"
 	"github.com/regimentd/regiment/simcluster"
 )
@@ -52,46 +53,34 @@ func TestRegimentPolicyIsDeterministicAndServes(t *testing.T) {
 }
 
 // TestCommanderPlansTheSimulatedPool runs the hierarchy with the pool
-// (WithPool): the Commander's capacity plan becomes the simulation's
-// capacity target once the Soldiers have reported and follows the cores in use; with
-// capacity_plan = "off" the pool has no target.
+// (WithPool) for 30 simulated minutes: the Commander's capacity plan becomes
+// the simulation's capacity target once the Soldiers have reported, and
+// follows the cores in use; with capacity_plan = "off" the pool has no
+// target.
 func TestCommanderPlansTheSimulatedPool(t *testing.T) {
 	for _, plan := range []string{"forecast", "off"} {
 		t.Run(plan, func(t *testing.T) {
-			cfg, err := config.LoadFile("../examples/small.hcl")
-			if err != nil {
-				t.Fatal(err)
-			}
+			cfg, s := simtest.World(t, "../examples/small.hcl", "../cmd/regiment/testdata/small-sample.hcl")
 			cfg.Commander.CapacityPlan = plan
-			sc, err := config.LoadScenarioFile("../cmd/regiment/testdata/small-sample.hcl", cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sc.Duration = 30 * time.Minute
-			traces, err := trace.Load(sc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := sim.New(cfg, sc, traces)
-			if err != nil {
-				t.Fatal(err)
-			}
 			p, err := simcluster.NewPolicy(cfg, nil, nil, simcluster.WithPool(s))
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The Commander's second tick, its first with the Soldiers' reports.
-			for range int(cfg.Commander.Tick/cfg.Soldier.Tick) + 1 {
-				p.Decide(s.Now(), s.Telemetry(), s.Targets())
-				s.Step()
+			step := func(ticks int) {
+				for range ticks {
+					p.Decide(s.Now(), s.Telemetry(), s.Targets())
+					s.Step()
+				}
+				if p.Err() != nil {
+					t.Fatal(p.Err())
+				}
 			}
+			// The Commander's second tick, its first with the Soldiers' reports.
+			step(int(cfg.Commander.Tick/cfg.Soldier.Tick) + 1)
 			if got := s.CapacityTarget(); (got > 0) != (plan == "forecast") {
 				t.Fatalf("capacity_plan %q: the pool's target after the second tick is %v cores", plan, got)
 			}
-			s.Run(p)
-			if p.Err() != nil {
-				t.Fatal(p.Err())
-			}
+			step(int(30 * time.Minute / cfg.Soldier.Tick))
 			used := 0.0
 			for _, d := range s.Telemetry().Domains {
 				used += d.CoresUsed
