@@ -186,6 +186,22 @@ func mounts(t *testing.T, o *unstructured.Unstructured) (map[string]string, map[
 	return byPath, byName
 }
 
+// TestSecureOverlaySignsDirectives: the secure example's Commander signs
+// with a seed from its own Secret (mounted at /etc/regiment-nats) and its
+// Soldiers require a signature (docs/security.md#signed-directives).
+func TestSecureOverlaySignsDirectives(t *testing.T) {
+	cfg, err := config.LoadFile(filepath.Join(secure, "regiment.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(cfg.NATS.SigningKey, "/etc/regiment-nats/") {
+		t.Errorf("directive_signing_key_file = %q, want a file of the Commander's Secret at /etc/regiment-nats", cfg.NATS.SigningKey)
+	}
+	if len(cfg.NATS.DirectiveKeys) == 0 {
+		t.Error("no directive_keys: the Soldiers would take unsigned directives")
+	}
+}
+
 func TestSecureOverlayMountsEachRoleItsOwnSecret(t *testing.T) {
 	objs := testenv.Kustomize(t, secure)
 	want := map[string]string{ // workload -> the Secret at /etc/regiment-nats

@@ -67,6 +67,14 @@ nats {
   # Each daemon's own seed and the CA, from its Secret regiment-nats-<user>
   # mounted here (deploy/components/nats-secure).
   nkey_seed_file = "/etc/regiment-nats/seed"
+  # Signed directives (docs/security.md#signed-directives): the Commander
+  # signs with the seed in its Secret regiment-nats-commander (key
+  # directive-signing.nk; Soldiers have no such file and read none); the
+  # Soldiers take only directives signed by this key. It is an example key:
+  # replace it with the public key `regiment nats-config --seeds DIR` prints
+  # for DIR/directive-signing.nk, or every directive is refused.
+  directive_signing_key_file = "/etc/regiment-nats/directive-signing.nk"
+  directive_keys             = ["UC6TNH5FDDUE7X2FGYO6TII7M4VJXGR55JCC6NRCACTPPOZDGKRRZ47E"]
   tls {
     ca_file = "/etc/regiment-nats/ca.crt"
   }
