@@ -77,7 +77,7 @@ func TestCommanderEnvDrivenByTheHeuristicIsTheForecastHierarchy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pol, err := simcluster.NewPolicy(cfg, nil, nil, simcluster.WithCommander(&commander.Forecast{ReserveMin: cfg.Commander.ReserveMin}))
+	pol, err := simcluster.NewPolicy(cfg, nil, nil, simcluster.WithCommander(&commander.Forecast{ReserveMin: cfg.Commander.ReserveMin}), simcluster.WithPool(s))
 	if err != nil {
 		t.Fatal(err)
 	}
