@@ -3,6 +3,7 @@ package commander
 import (
 	"context"
 	"math"
+	"time"
 )
 
 // Pool is the node pool as the Commander steers it: one cluster-wide
@@ -26,6 +27,26 @@ type Pool interface {
 // paying nodes for, and plans no growth. A spike that fast is no forecast's
 // to see anyway; the pending pods get their nodes as without a plan.
 const maxPlanGrowth = 1.5
+
+// PlanHold keeps a capacity plan's largest value for a while: a plan that
+// falls is held at its last peak until that peak is hold old, then follows
+// the plan again; a plan at or above the held value replaces it at once. It
+// is the HPA's scale-down stabilisation applied to nodes: the pool keeps a
+// ramp's nodes through the dips that follow it instead of removing and
+// starting them again. The zero value holds nothing yet.
+type PlanHold struct {
+	held float64   // cores
+	at   time.Time // when held was planned
+}
+
+// Apply returns the plan to ask of the pool at now for this tick's plan.
+// hold <= 0 returns plan.
+func (h *PlanHold) Apply(plan float64, now time.Time, hold time.Duration) float64 {
+	if plan >= h.held || now.Sub(h.at) >= hold {
+		h.held, h.at = plan, now
+	}
+	return h.held
+}
 
 // minPlanResiduals is how many of its errors a forecast must have been
 // checked against, one a minute, before the plan buys nodes for its trend:

@@ -107,3 +107,33 @@ func TestCommanderAsksThePoolForItsPlanEveryTick(t *testing.T) {
 type recorderFunc func(Record)
 
 func (f recorderFunc) Record(r Record) { f(r) }
+
+func TestPlanHold(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(min int) time.Time { return t0.Add(time.Duration(min) * time.Minute) }
+	steps := []struct {
+		rule string
+		min  int
+		plan float64
+		want float64
+	}{
+		{"the first plan is taken", 0, 100, 100},
+		{"a higher plan replaces the held one at once", 1, 150, 150},
+		{"a lower plan is held at the peak", 5, 120, 150},
+		{"still held just before the peak is hold old", 10, 90, 150},
+		{"once the peak is hold old the plan is followed", 11, 90, 90},
+		{"a plan equal to the held one renews it", 12, 90, 90},
+		{"and holds from then", 20, 80, 90},
+	}
+	var h PlanHold
+	for _, s := range steps {
+		if got := h.Apply(s.plan, at(s.min), 10*time.Minute); got != s.want {
+			t.Fatalf("%s: at +%d min, plan %v: got %v, want %v", s.rule, s.min, s.plan, got, s.want)
+		}
+	}
+	var none PlanHold
+	none.Apply(150, at(0), 0)
+	if got := none.Apply(90, at(1), 0); got != 90 {
+		t.Fatalf("a hold of 0 holds nothing: got %v, want 90", got)
+	}
+}

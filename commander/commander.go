@@ -57,6 +57,7 @@ type Commander struct {
 	pub      Publisher
 	rec      Recorder
 	pool     Pool       // nil: no capacity plan
+	hold     PlanHold   // the plan's hold (plan_hold)
 	ov       *overrides // operator share pins, see override.go
 	term     uint64
 	seq      uint64
@@ -174,7 +175,7 @@ func (c *Commander) Tick(ctx context.Context, now time.Time) (Decision, error) {
 		alloc.Shares[d.Name] = c.final.Shares[i]
 	}
 	if c.pool != nil && c.cfg.Commander.CapacityPlan == domains.PlanForecast {
-		alloc.CapacityTargetCores = PlanCapacity(o, c.cfg.Commander.PoolSpare)
+		alloc.CapacityTargetCores = c.hold.Apply(PlanCapacity(o, c.cfg.Commander.PoolSpare), now, c.cfg.Commander.PlanHold)
 		if err := c.pool.SetCapacityTarget(ctx, alloc.CapacityTargetCores); err != nil {
 			errs = append(errs, fmt.Errorf("capacity plan: %w", err))
 		}

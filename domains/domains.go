@@ -70,6 +70,10 @@ type Commander struct {
 	// PoolSpare is the share of the planned cores held free on top, as a
 	// buffer any domain's new replicas schedule on at once, [0, 1].
 	PoolSpare float64
+	// PlanHold is how long the capacity plan keeps its largest value: the
+	// pool holds the nodes of a plan that fell until PlanHold has passed, as
+	// the HPA holds replicas over its scale-down window. 0 holds nothing.
+	PlanHold time.Duration
 }
 
 // Capacity plans (Commander.CapacityPlan).
@@ -272,6 +276,8 @@ const (
 	// MaxStartupTime bounds AppSet.StartupTime and Cluster.NodeProvisionTime
 	// (the simulator keeps a slot per tick of either).
 	MaxStartupTime = 24 * time.Hour
+	// MaxPlanHold bounds Commander.PlanHold.
+	MaxPlanHold = 24 * time.Hour
 	// MaxTelemetryLag bounds Cluster.TelemetryLag (a slot per tick of lag).
 	MaxTelemetryLag = time.Hour
 	// MaxFallbackWindow bounds Fallback.Window (a score per Soldier tick).

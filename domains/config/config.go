@@ -176,6 +176,7 @@ type commanderHCL struct {
 	DirectiveTTL   durationAttr
 	CapacityPlan   stringAttr
 	PoolSpare      numberAttr
+	PlanHold       durationAttr
 }
 
 func (c *commanderHCL) fields() []field {
@@ -188,6 +189,7 @@ func (c *commanderHCL) fields() []field {
 		{"directive_ttl", &c.DirectiveTTL},
 		{"capacity_plan", &c.CapacityPlan},
 		{"pool_spare", &c.PoolSpare},
+		{"plan_hold", &c.PlanHold},
 	}
 }
 
@@ -203,6 +205,7 @@ func (c *commanderHCL) translate() domains.Commander {
 		DirectiveTTL:   c.DirectiveTTL.V,
 		CapacityPlan:   c.CapacityPlan.V,
 		PoolSpare:      c.PoolSpare.V,
+		PlanHold:       c.PlanHold.V,
 	}
 }
 
