@@ -3,15 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
-
-	"github.com/nats-io/nkeys"
 
 	"github.com/regimentd/regiment/bus"
 	"github.com/regimentd/regiment/domains/config"
@@ -119,29 +115,22 @@ Flags:
 // seedKeys returns the public key of each role's user from its seed in dir,
 // creating the seeds that are missing and naming them on stderr.
 func seedKeys(dir string, roles []bus.Role, stderr io.Writer) (map[string]string, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
+	seeds, err := bus.UserSeeds(dir, roles)
 	keys := map[string]string{}
-	for _, r := range roles {
-		path := filepath.Join(dir, r.User+".nk")
-		pub, created, err := userKey(path)
-		if err != nil {
-			return nil, err
+	for _, s := range seeds {
+		if s.Created {
+			fmt.Fprintf(stderr, "created %s (%s)\n", s.Path, s.Public)
 		}
-		if created {
-			fmt.Fprintf(stderr, "created %s (%s)\n", path, pub)
-		}
-		keys[r.User] = pub
+		keys[s.User] = s.Public
 	}
-	return keys, nil
+	return keys, err
 }
 
 // signingKey creates the directive signing key in dir if missing and prints
 // its public key with where it goes.
 func signingKey(dir string, stderr io.Writer) error {
-	path := filepath.Join(dir, "directive-signing.nk")
-	pub, created, err := userKey(path)
+	path := filepath.Join(dir, bus.SigningSeedFile)
+	pub, created, err := bus.EnsureUserSeed(path)
 	if err != nil {
 		return err
 	}
@@ -151,43 +140,4 @@ func signingKey(dir string, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "%s directive signing key %s (%s): the Commander's nats { directive_signing_key_file }; Soldiers trust it with nats { directive_keys = [%q] }\n", verb, path, pub, pub)
 	return nil
-}
-
-// userKey returns the public key of the user seed at path, creating a new
-// seed there (mode 0600) when there is none.
-func userKey(path string) (pub string, created bool, err error) {
-	seed, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		kp, err := nkeys.CreateUser()
-		if err != nil {
-			return "", false, fmt.Errorf("create nkey for %q: %w", path, err)
-		}
-		if seed, err = kp.Seed(); err != nil {
-			return "", false, fmt.Errorf("create nkey for %q: %w", path, err)
-		}
-		// O_EXCL: never overwrite a seed another run wrote meanwhile.
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
-			return "", false, fmt.Errorf("write seed: %w", err)
-		}
-		_, werr := f.Write(append(seed, '\n'))
-		if err := errors.Join(werr, f.Close()); err != nil {
-			return "", false, fmt.Errorf("write seed %q: %w", path, err)
-		}
-		created = true
-	} else if err != nil {
-		return "", false, fmt.Errorf("read seed: %w", err)
-	}
-	kp, err := nkeys.FromSeed([]byte(strings.TrimSpace(string(seed))))
-	if err != nil {
-		return "", false, fmt.Errorf("seed %q: %w", path, err)
-	}
-	pub, err = kp.PublicKey()
-	if err != nil {
-		return "", false, fmt.Errorf("seed %q: %w", path, err)
-	}
-	if !strings.HasPrefix(pub, "U") {
-		return "", false, fmt.Errorf("seed %q is not a user seed (public key %s)", path, pub)
-	}
-	return pub, created, nil
 }
