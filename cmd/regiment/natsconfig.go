@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,29 +12,8 @@ import (
 	"github.com/regimentd/regiment/domains/config"
 )
 
-// runNATSConfig prints a nats-server configuration for a cluster config: one
-// nkey user per role (Commander, operator, one Soldier per domain) with the
-// permissions of bus.Permissions. The users' seeds live in --seeds, one file
-// per user; missing ones are created, existing ones reused, so the output is
-// stable across runs. Exit 1 on a bad config or an I/O failure, 2 on a usage
-// error.
-func runNATSConfig(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("nats-config", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
-	seeds := fs.String("seeds", "", "`dir`ectory of the users' nkey seeds, <user>.nk; missing ones are created (mode 0600); required without --nkey-env")
-	out := fs.String("out", "", "write the server config to this `file` instead of stdout")
-	var sc bus.ServerConfig
-	fs.StringVar(&sc.Listen, "listen", "127.0.0.1:4222", "client `address` of the server; loopback by default, 0.0.0.0:4222 for every interface (then use --tls-cert)")
-	fs.StringVar(&sc.HTTP, "http", "", "monitoring `address` (/healthz), e.g. 127.0.0.1:8222; it has no authentication, so keep it off a shared network; empty: none")
-	fs.StringVar(&sc.StoreDir, "store-dir", "/data", "JetStream storage `dir`ectory on the server")
-	fs.StringVar(&sc.TLS.CertFile, "tls-cert", "", "server certificate `file` (PEM) as the server sees it; turns TLS on")
-	fs.StringVar(&sc.TLS.KeyFile, "tls-key", "", "server key `file` (PEM)")
-	fs.StringVar(&sc.TLS.CAFile, "tls-ca", "", "CA `file` (PEM) client certificates must chain to")
-	fs.BoolVar(&sc.TLS.Verify, "tls-verify", false, "require client certificates (needs --tls-ca)")
-	fs.BoolVar(&sc.NkeyEnv, "nkey-env", false, "write each nkey as $REGIMENT_NKEY_<USER>, read by nats-server from its environment, instead of from --seeds")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: regiment nats-config --config F --seeds DIR [flags]
+// natsConfigUsage is what `regiment nats-config --help` prints before the flags.
+const natsConfigUsage = `Usage: regiment nats-config --config F --seeds DIR [flags]
 
 Prints a nats-server configuration for the cluster config: JetStream, and one
 nkey user per role, each allowed only its subjects
@@ -64,16 +42,33 @@ Example:
     --tls-cert /etc/nats/tls/tls.crt --tls-key /etc/nats/tls/tls.key > nats-server.conf
 
 Flags:
-`)
-		fs.PrintDefaults()
-	}
+`
+
+// runNATSConfig prints a nats-server configuration for a cluster config: one
+// nkey user per role (Commander, operator, one Soldier per domain) with the
+// permissions of bus.Permissions. The users' seeds live in --seeds, one file
+// per user; missing ones are created, existing ones reused, so the output is
+// stable across runs. Exit 1 on a bad config or an I/O failure, 2 on a usage
+// error.
+func runNATSConfig(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("nats-config", natsConfigUsage, stderr)
+	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
+	seeds := fs.String("seeds", "", "`dir`ectory of the users' nkey seeds, <user>.nk; missing ones are created (mode 0600); required without --nkey-env")
+	out := fs.String("out", "", "write the server config to this `file` instead of stdout")
+	var sc bus.ServerConfig
+	fs.StringVar(&sc.Listen, "listen", "127.0.0.1:4222", "client `address` of the server; loopback by default, 0.0.0.0:4222 for every interface (then use --tls-cert)")
+	fs.StringVar(&sc.HTTP, "http", "", "monitoring `address` (/healthz), e.g. 127.0.0.1:8222; it has no authentication, so keep it off a shared network; empty: none")
+	fs.StringVar(&sc.StoreDir, "store-dir", "/data", "JetStream storage `dir`ectory on the server")
+	fs.StringVar(&sc.TLS.CertFile, "tls-cert", "", "server certificate `file` (PEM) as the server sees it; turns TLS on")
+	fs.StringVar(&sc.TLS.KeyFile, "tls-key", "", "server key `file` (PEM)")
+	fs.StringVar(&sc.TLS.CAFile, "tls-ca", "", "CA `file` (PEM) client certificates must chain to")
+	fs.BoolVar(&sc.TLS.Verify, "tls-verify", false, "require client certificates (needs --tls-ca)")
+	fs.BoolVar(&sc.NkeyEnv, "nkey-env", false, "write each nkey as $REGIMENT_NKEY_<USER>, read by nats-server from its environment, instead of from --seeds")
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
 	if *configPath == "" || (*seeds == "") == !sc.NkeyEnv || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "regiment nats-config: --config and one of --seeds or --nkey-env are required, and it takes no arguments")
-		fs.Usage()
-		return 2
+		return usageFailer("nats-config", fs, stderr)("--config and one of --seeds or --nkey-env are required, and it takes no arguments")
 	}
 	cfg, err := config.LoadFile(*configPath)
 	if err != nil {
