@@ -279,6 +279,20 @@ func (c *Conn) publish(ctx context.Context, what, subject string, b []byte) erro
 	return nil
 }
 
+// encodeOwn checks that a msg of cluster and domain is this Conn's to send
+// (checkOwn), then encodes it with encode. Errors name op, e.g. "bus:
+// publish report: ...".
+func (c *Conn) encodeOwn(op, msg, cluster, domain string, encode func() ([]byte, error)) ([]byte, error) {
+	if err := c.checkOwn(msg, cluster, domain); err != nil {
+		return nil, fmt.Errorf("bus: %s: %w", op, err)
+	}
+	b, err := encode()
+	if err != nil {
+		return nil, fmt.Errorf("bus: %s: %w", op, err)
+	}
+	return b, nil
+}
+
 // checkOwn refuses to publish a message of another cluster or of an
 // unknown domain.
 func (c *Conn) checkOwn(msg, cluster, domain string) error {

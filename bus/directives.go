@@ -24,18 +24,17 @@ func (c *Conn) PublishDirective(ctx context.Context, d wire.Directive) error {
 }
 
 func (c *Conn) publishDirective(ctx context.Context, d wire.Directive, store bool) error {
-	if err := c.checkOwn("directive", d.Cluster, d.Domain); err != nil {
-		return fmt.Errorf("bus: publish directive: %w", err)
-	}
-	if c.signer != nil {
-		var err error
-		if d, err = c.signer.Sign(d); err != nil {
-			return fmt.Errorf("bus: publish directive: %w", err)
+	b, err := c.encodeOwn("publish directive", "directive", d.Cluster, d.Domain, func() ([]byte, error) {
+		if c.signer != nil {
+			var err error
+			if d, err = c.signer.Sign(d); err != nil {
+				return nil, err
+			}
 		}
-	}
-	b, err := d.Encode()
+		return d.Encode()
+	})
 	if err != nil {
-		return fmt.Errorf("bus: publish directive: %w", err)
+		return err
 	}
 	subject, err := DirectiveSubject(c.cluster, d.Domain)
 	if err != nil {

@@ -2,7 +2,6 @@ package bus
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/nats-io/nats.go"
 
@@ -11,12 +10,9 @@ import (
 
 // PublishReport validates r and publishes it on its domain's report subject.
 func (c *Conn) PublishReport(ctx context.Context, r wire.DomainReport) error {
-	if err := c.checkOwn("report", r.Cluster, r.Domain); err != nil {
-		return fmt.Errorf("bus: publish report: %w", err)
-	}
-	b, err := r.Encode()
+	b, err := c.encodeOwn("publish report", "report", r.Cluster, r.Domain, r.Encode)
 	if err != nil {
-		return fmt.Errorf("bus: publish report: %w", err)
+		return err
 	}
 	subject, err := ReportSubject(c.cluster, r.Domain)
 	if err != nil {
@@ -59,15 +55,14 @@ func (c *Conn) SubscribeReports(fn func(r wire.DomainReport, err error)) (*Subsc
 
 // PublishAllocation validates a and publishes it on the allocation subject.
 func (c *Conn) PublishAllocation(ctx context.Context, a wire.Allocation) error {
-	if err := c.checkOwn("allocation", a.Cluster, ""); err != nil {
-		return fmt.Errorf("bus: publish allocation: %w", err)
-	}
-	if err := a.Validate(c.known); err != nil {
-		return fmt.Errorf("bus: publish allocation: %w", err)
-	}
-	b, err := a.Encode()
+	b, err := c.encodeOwn("publish allocation", "allocation", a.Cluster, "", func() ([]byte, error) {
+		if err := a.Validate(c.known); err != nil {
+			return nil, err
+		}
+		return a.Encode()
+	})
 	if err != nil {
-		return fmt.Errorf("bus: publish allocation: %w", err)
+		return err
 	}
 	subject, err := AllocationSubject(c.cluster)
 	if err != nil {
@@ -102,12 +97,9 @@ func (c *Conn) SubscribeAllocation(fn func(a wire.Allocation, err error)) (*Subs
 // PublishOverride validates o and publishes it on its domain's override
 // subject.
 func (c *Conn) PublishOverride(ctx context.Context, o wire.Override) error {
-	if err := c.checkOwn("override", o.Cluster, o.Domain); err != nil {
-		return fmt.Errorf("bus: publish override: %w", err)
-	}
-	b, err := o.Encode()
+	b, err := c.encodeOwn("publish override", "override", o.Cluster, o.Domain, o.Encode)
 	if err != nil {
-		return fmt.Errorf("bus: publish override: %w", err)
+		return err
 	}
 	subject, err := OverrideSubject(c.cluster, o.Domain)
 	if err != nil {

@@ -25,12 +25,9 @@ var ErrNoResponder = errors.New("no responder")
 // serves the subject, or ctx's error when no answer comes before ctx ends.
 // A refusal is a valid answer (Accepted false), not an error.
 func (c *Conn) RequestOverride(ctx context.Context, o wire.Override) (wire.OverrideAck, error) {
-	if err := c.checkOwn("override", o.Cluster, o.Domain); err != nil {
-		return wire.OverrideAck{}, fmt.Errorf("bus: request override: %w", err)
-	}
-	b, err := o.Encode()
+	b, err := c.encodeOwn("request override", "override", o.Cluster, o.Domain, o.Encode)
 	if err != nil {
-		return wire.OverrideAck{}, fmt.Errorf("bus: request override: %w", err)
+		return wire.OverrideAck{}, err
 	}
 	subject, err := OverrideSubject(c.cluster, o.Domain)
 	if err != nil {
@@ -108,12 +105,9 @@ func (c *Conn) ServeOverrides(domain string, fn func(o wire.Override, err error)
 // domain for a share pin and "<domain>.<app>" for a replica pin; entries are
 // also dropped by the bucket after wire.MaxOverride.
 func (c *Conn) StoreOverride(ctx context.Context, o wire.Override) error {
-	if err := c.checkOwn("override", o.Cluster, o.Domain); err != nil {
-		return fmt.Errorf("bus: store override: %w", err)
-	}
-	b, err := o.Encode()
+	b, err := c.encodeOwn("store override", "override", o.Cluster, o.Domain, o.Encode)
 	if err != nil {
-		return fmt.Errorf("bus: store override: %w", err)
+		return err
 	}
 	kv, err := c.overrides(ctx, true)
 	if err != nil {

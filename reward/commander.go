@@ -78,14 +78,7 @@ func DefaultCommanderWeights() CommanderWeights {
 // Validate reports every weight that is negative or not finite and a
 // FloorMargin outside (0, 1], all at once.
 func (w CommanderWeights) Validate() error {
-	errs := checkWeights(
-		named{"adherence", w.Adherence},
-		named{"degradation", w.Degradation},
-		named{"cost", w.Cost},
-		named{"churn", w.Churn},
-		named{"proactivity", w.Proactivity},
-		named{"floor_proximity", w.FloorProximity},
-	)
+	errs := checkWeights(CommanderBreakdown{Weights: w}.Terms())
 	if !(w.FloorMargin > 0 && w.FloorMargin <= 1) {
 		errs = append(errs, fmt.Errorf("floor_margin = %v: want in (0, 1]", w.FloorMargin))
 	}

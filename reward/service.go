@@ -55,13 +55,7 @@ func DefaultServiceWeights() ServiceWeights {
 // Validate reports every weight that is negative or not finite and an
 // ErrorThreshold outside [0, 1), all at once.
 func (w ServiceWeights) Validate() error {
-	errs := checkWeights(
-		named{"sla", w.SLA},
-		named{"errors", w.Errors},
-		named{"cpu", w.CPU},
-		named{"action", w.Action},
-		named{"downstream", w.Downstream},
-	)
+	errs := checkWeights(ServiceBreakdown{Weights: w}.Terms())
 	if !(w.ErrorThreshold >= 0 && w.ErrorThreshold < 1) {
 		errs = append(errs, fmt.Errorf("error_threshold = %v: want in [0, 1)", w.ErrorThreshold))
 	}

@@ -60,13 +60,7 @@ func DefaultSoldierWeights() SoldierWeights {
 // Validate reports every weight that is negative or not finite and a
 // UtilisationTarget outside (0, 1], all at once.
 func (w SoldierWeights) Validate() error {
-	errs := checkWeights(
-		named{"adherence", w.Adherence},
-		named{"utilisation", w.Utilisation},
-		named{"alignment", w.Alignment},
-		named{"oscillation", w.Oscillation},
-		named{"cold_start", w.ColdStart},
-	)
+	errs := checkWeights(SoldierBreakdown{Weights: w}.Terms())
 	if !(w.UtilisationTarget > 0 && w.UtilisationTarget <= 1) {
 		errs = append(errs, fmt.Errorf("utilisation_target = %v: want in (0, 1]", w.UtilisationTarget))
 	}

@@ -50,18 +50,14 @@ func share(n, d int) float64 {
 	return float64(max(n, 0)) / float64(max(d, 1))
 }
 
-// named is a weight and its Term name, for Validate.
-type named struct {
-	name string
-	w    float64
-}
-
-// checkWeights reports each weight that is negative or not finite.
-func checkWeights(ws ...named) []error {
+// checkWeights reports each term whose weight is negative or not finite, by
+// the term's name: Validate passes a zero breakdown's Terms, so the names are
+// the ones AppendTerms writes.
+func checkWeights(terms []Term) []error {
 	var errs []error
-	for _, n := range ws {
-		if !(n.w >= 0) || math.IsInf(n.w, 1) {
-			errs = append(errs, fmt.Errorf("weight %s = %v: want finite and >= 0", n.name, n.w))
+	for _, t := range terms {
+		if !(t.Weight >= 0) || math.IsInf(t.Weight, 1) {
+			errs = append(errs, fmt.Errorf("weight %s = %v: want finite and >= 0", t.Name, t.Weight))
 		}
 	}
 	return errs

@@ -58,22 +58,10 @@ func (a Allocation) Validate(known func(domain string) bool) error {
 }
 
 // Encode validates a (without a domain lookup) and encodes it.
-func (a Allocation) Encode() ([]byte, error) {
-	if err := a.Validate(nil); err != nil {
-		return nil, err
-	}
-	return encode("allocation", a)
-}
+func (a Allocation) Encode() ([]byte, error) { return encodeValid("allocation", a, Allocation.check) }
 
 // DecodeAllocation decodes and validates one allocation (without a domain
 // lookup). Errors wrap ErrTooLarge, ErrMalformed or ErrInvalid.
 func DecodeAllocation(b []byte) (Allocation, error) {
-	var a Allocation
-	if err := decode("allocation", b, &a); err != nil {
-		return Allocation{}, err
-	}
-	if err := a.Validate(nil); err != nil {
-		return Allocation{}, err
-	}
-	return a, nil
+	return decodeValid("allocation", b, Allocation.check)
 }

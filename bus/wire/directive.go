@@ -92,22 +92,10 @@ func (d Directive) Newer(prev Directive) bool {
 }
 
 // Encode validates d (without a domain lookup) and encodes it.
-func (d Directive) Encode() ([]byte, error) {
-	if err := d.Validate(nil); err != nil {
-		return nil, err
-	}
-	return encode("directive", d)
-}
+func (d Directive) Encode() ([]byte, error) { return encodeValid("directive", d, Directive.check) }
 
 // DecodeDirective decodes and validates one directive (without a domain
 // lookup). Errors wrap ErrTooLarge, ErrMalformed or ErrInvalid.
 func DecodeDirective(b []byte) (Directive, error) {
-	var d Directive
-	if err := decode("directive", b, &d); err != nil {
-		return Directive{}, err
-	}
-	if err := d.Validate(nil); err != nil {
-		return Directive{}, err
-	}
-	return d, nil
+	return decodeValid("directive", b, Directive.check)
 }

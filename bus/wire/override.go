@@ -135,25 +135,11 @@ func (o Override) Admit(now time.Time, inForce *Override, clock string) string {
 func Stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // Encode validates o (without a domain lookup) and encodes it.
-func (o Override) Encode() ([]byte, error) {
-	if err := o.Validate(nil); err != nil {
-		return nil, err
-	}
-	return encode("override", o)
-}
+func (o Override) Encode() ([]byte, error) { return encodeValid("override", o, Override.check) }
 
 // DecodeOverride decodes and validates one override (without a domain
 // lookup). Errors wrap ErrTooLarge, ErrMalformed or ErrInvalid.
-func DecodeOverride(b []byte) (Override, error) {
-	var o Override
-	if err := decode("override", b, &o); err != nil {
-		return Override{}, err
-	}
-	if err := o.Validate(nil); err != nil {
-		return Override{}, err
-	}
-	return o, nil
-}
+func DecodeOverride(b []byte) (Override, error) { return decodeValid("override", b, Override.check) }
 
 // OverrideAck is the answer of the Commander (to a share override) or of the
 // domain's Soldier (to a replica override) to an override sent as a request:
@@ -191,21 +177,11 @@ func (a OverrideAck) Validate() error {
 
 // Encode validates a and encodes it.
 func (a OverrideAck) Encode() ([]byte, error) {
-	if err := a.Validate(); err != nil {
-		return nil, err
-	}
-	return encode("override_ack", a)
+	return encodeValid("override_ack", a, OverrideAck.Validate)
 }
 
 // DecodeOverrideAck decodes and validates one acknowledgement. Errors wrap
 // ErrTooLarge, ErrMalformed or ErrInvalid.
 func DecodeOverrideAck(b []byte) (OverrideAck, error) {
-	var a OverrideAck
-	if err := decode("override_ack", b, &a); err != nil {
-		return OverrideAck{}, err
-	}
-	if err := a.Validate(); err != nil {
-		return OverrideAck{}, err
-	}
-	return a, nil
+	return decodeValid("override_ack", b, OverrideAck.Validate)
 }

@@ -76,22 +76,10 @@ func (r DomainReport) Validate(known func(domain string) bool) error {
 }
 
 // Encode validates r (without a domain lookup) and encodes it.
-func (r DomainReport) Encode() ([]byte, error) {
-	if err := r.Validate(nil); err != nil {
-		return nil, err
-	}
-	return encode("report", r)
-}
+func (r DomainReport) Encode() ([]byte, error) { return encodeValid("report", r, DomainReport.check) }
 
 // DecodeDomainReport decodes and validates one report (without a domain
 // lookup). Errors wrap ErrTooLarge, ErrMalformed or ErrInvalid.
 func DecodeDomainReport(b []byte) (DomainReport, error) {
-	var r DomainReport
-	if err := decode("report", b, &r); err != nil {
-		return DomainReport{}, err
-	}
-	if err := r.Validate(nil); err != nil {
-		return DomainReport{}, err
-	}
-	return r, nil
+	return decodeValid("report", b, DomainReport.check)
 }

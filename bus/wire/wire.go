@@ -140,6 +140,33 @@ func encode(msg string, v any) ([]byte, error) {
 	return b, nil
 }
 
+// encodeValid validates m with check, then encodes it as one msg.
+func encodeValid[M any](msg string, m M, check func(M) error) ([]byte, error) {
+	if err := check(m); err != nil {
+		return nil, err
+	}
+	return encode(msg, m)
+}
+
+// decodeValid decodes b as one msg, then validates it with check.
+func decodeValid[M any](msg string, b []byte, check func(M) error) (M, error) {
+	var m, zero M
+	if err := decode(msg, b, &m); err != nil {
+		return zero, err
+	}
+	if err := check(m); err != nil {
+		return zero, err
+	}
+	return m, nil
+}
+
+// check validates a message without a domain lookup, as its Encode and
+// Decode do.
+func (a Allocation) check() error   { return a.Validate(nil) }
+func (d Directive) check() error    { return d.Validate(nil) }
+func (r DomainReport) check() error { return r.Validate(nil) }
+func (o Override) check() error     { return o.Validate(nil) }
+
 // checker records the first rule a message breaks.
 type checker struct {
 	msg string

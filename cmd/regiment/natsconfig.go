@@ -3,43 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
-
-	"github.com/nats-io/nkeys"
 
 	"github.com/regimentd/regiment/bus"
 	"github.com/regimentd/regiment/domains/config"
 )
 
-// runNATSConfig prints a nats-server configuration for a cluster config: one
-// nkey user per role (Commander, operator, one Soldier per domain) with the
-// permissions of bus.Permissions. The users' seeds live in --seeds, one file
-// per user; missing ones are created, existing ones reused, so the output is
-// stable across runs. Exit 1 on a bad config or an I/O failure, 2 on a usage
-// error.
-func runNATSConfig(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("nats-config", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
-	seeds := fs.String("seeds", "", "`dir`ectory of the users' nkey seeds, <user>.nk; missing ones are created (mode 0600); required without --nkey-env")
-	out := fs.String("out", "", "write the server config to this `file` instead of stdout")
-	var sc bus.ServerConfig
-	fs.StringVar(&sc.Listen, "listen", "127.0.0.1:4222", "client `address` of the server; loopback by default, 0.0.0.0:4222 for every interface (then use --tls-cert)")
-	fs.StringVar(&sc.HTTP, "http", "", "monitoring `address` (/healthz), e.g. 127.0.0.1:8222; it has no authentication, so keep it off a shared network; empty: none")
-	fs.StringVar(&sc.StoreDir, "store-dir", "/data", "JetStream storage `dir`ectory on the server")
-	fs.StringVar(&sc.TLS.CertFile, "tls-cert", "", "server certificate `file` (PEM) as the server sees it; turns TLS on")
-	fs.StringVar(&sc.TLS.KeyFile, "tls-key", "", "server key `file` (PEM)")
-	fs.StringVar(&sc.TLS.CAFile, "tls-ca", "", "CA `file` (PEM) client certificates must chain to")
-	fs.BoolVar(&sc.TLS.Verify, "tls-verify", false, "require client certificates (needs --tls-ca)")
-	fs.BoolVar(&sc.NkeyEnv, "nkey-env", false, "write each nkey as $REGIMENT_NKEY_<USER>, read by nats-server from its environment, instead of from --seeds")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: regiment nats-config --config F --seeds DIR [flags]
+// natsConfigUsage is what `regiment nats-config --help` prints before the flags.
+const natsConfigUsage = `Usage: regiment nats-config --config F --seeds DIR [flags]
 
 Prints a nats-server configuration for the cluster config: JetStream, and one
 nkey user per role, each allowed only its subjects
@@ -68,16 +42,33 @@ Example:
     --tls-cert /etc/nats/tls/tls.crt --tls-key /etc/nats/tls/tls.key > nats-server.conf
 
 Flags:
-`)
-		fs.PrintDefaults()
-	}
+`
+
+// runNATSConfig prints a nats-server configuration for a cluster config: one
+// nkey user per role (Commander, operator, one Soldier per domain) with the
+// permissions of bus.Permissions. The users' seeds live in --seeds, one file
+// per user; missing ones are created, existing ones reused, so the output is
+// stable across runs. Exit 1 on a bad config or an I/O failure, 2 on a usage
+// error.
+func runNATSConfig(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("nats-config", natsConfigUsage, stderr)
+	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
+	seeds := fs.String("seeds", "", "`dir`ectory of the users' nkey seeds, <user>.nk; missing ones are created (mode 0600); required without --nkey-env")
+	out := fs.String("out", "", "write the server config to this `file` instead of stdout")
+	var sc bus.ServerConfig
+	fs.StringVar(&sc.Listen, "listen", "127.0.0.1:4222", "client `address` of the server; loopback by default, 0.0.0.0:4222 for every interface (then use --tls-cert)")
+	fs.StringVar(&sc.HTTP, "http", "", "monitoring `address` (/healthz), e.g. 127.0.0.1:8222; it has no authentication, so keep it off a shared network; empty: none")
+	fs.StringVar(&sc.StoreDir, "store-dir", "/data", "JetStream storage `dir`ectory on the server")
+	fs.StringVar(&sc.TLS.CertFile, "tls-cert", "", "server certificate `file` (PEM) as the server sees it; turns TLS on")
+	fs.StringVar(&sc.TLS.KeyFile, "tls-key", "", "server key `file` (PEM)")
+	fs.StringVar(&sc.TLS.CAFile, "tls-ca", "", "CA `file` (PEM) client certificates must chain to")
+	fs.BoolVar(&sc.TLS.Verify, "tls-verify", false, "require client certificates (needs --tls-ca)")
+	fs.BoolVar(&sc.NkeyEnv, "nkey-env", false, "write each nkey as $REGIMENT_NKEY_<USER>, read by nats-server from its environment, instead of from --seeds")
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
 	if *configPath == "" || (*seeds == "") == !sc.NkeyEnv || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "regiment nats-config: --config and one of --seeds or --nkey-env are required, and it takes no arguments")
-		fs.Usage()
-		return 2
+		return usageFailer("nats-config", fs, stderr)("--config and one of --seeds or --nkey-env are required, and it takes no arguments")
 	}
 	cfg, err := config.LoadFile(*configPath)
 	if err != nil {
@@ -119,29 +110,22 @@ Flags:
 // seedKeys returns the public key of each role's user from its seed in dir,
 // creating the seeds that are missing and naming them on stderr.
 func seedKeys(dir string, roles []bus.Role, stderr io.Writer) (map[string]string, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
+	seeds, err := bus.UserSeeds(dir, roles)
 	keys := map[string]string{}
-	for _, r := range roles {
-		path := filepath.Join(dir, r.User+".nk")
-		pub, created, err := userKey(path)
-		if err != nil {
-			return nil, err
+	for _, s := range seeds {
+		if s.Created {
+			fmt.Fprintf(stderr, "created %s (%s)\n", s.Path, s.Public)
 		}
-		if created {
-			fmt.Fprintf(stderr, "created %s (%s)\n", path, pub)
-		}
-		keys[r.User] = pub
+		keys[s.User] = s.Public
 	}
-	return keys, nil
+	return keys, err
 }
 
 // signingKey creates the directive signing key in dir if missing and prints
 // its public key with where it goes.
 func signingKey(dir string, stderr io.Writer) error {
-	path := filepath.Join(dir, "directive-signing.nk")
-	pub, created, err := userKey(path)
+	path := filepath.Join(dir, bus.SigningSeedFile)
+	pub, created, err := bus.EnsureUserSeed(path)
 	if err != nil {
 		return err
 	}
@@ -151,43 +135,4 @@ func signingKey(dir string, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "%s directive signing key %s (%s): the Commander's nats { directive_signing_key_file }; Soldiers trust it with nats { directive_keys = [%q] }\n", verb, path, pub, pub)
 	return nil
-}
-
-// userKey returns the public key of the user seed at path, creating a new
-// seed there (mode 0600) when there is none.
-func userKey(path string) (pub string, created bool, err error) {
-	seed, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		kp, err := nkeys.CreateUser()
-		if err != nil {
-			return "", false, fmt.Errorf("create nkey for %q: %w", path, err)
-		}
-		if seed, err = kp.Seed(); err != nil {
-			return "", false, fmt.Errorf("create nkey for %q: %w", path, err)
-		}
-		// O_EXCL: never overwrite a seed another run wrote meanwhile.
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
-			return "", false, fmt.Errorf("write seed: %w", err)
-		}
-		_, werr := f.Write(append(seed, '\n'))
-		if err := errors.Join(werr, f.Close()); err != nil {
-			return "", false, fmt.Errorf("write seed %q: %w", path, err)
-		}
-		created = true
-	} else if err != nil {
-		return "", false, fmt.Errorf("read seed: %w", err)
-	}
-	kp, err := nkeys.FromSeed([]byte(strings.TrimSpace(string(seed))))
-	if err != nil {
-		return "", false, fmt.Errorf("seed %q: %w", path, err)
-	}
-	pub, err = kp.PublicKey()
-	if err != nil {
-		return "", false, fmt.Errorf("seed %q: %w", path, err)
-	}
-	if !strings.HasPrefix(pub, "U") {
-		return "", false, fmt.Errorf("seed %q is not a user seed (public key %s)", path, pub)
-	}
-	return pub, created, nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -12,16 +11,8 @@ import (
 	"github.com/regimentd/regiment/domains/config"
 )
 
-// runValidate checks a config and optionally a scenario, printing every
-// problem of both to stderr (exit 1) or a one-line summary to stdout (exit 0).
-// Usage errors exit 2.
-func runValidate(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
-	scenarioPath := fs.String("scenario", "", "scenario `file` (HCL) to check against the config")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: regiment validate --config F [--scenario F]
+// validateUsage is what `regiment validate --help` prints before the flags.
+const validateUsage = `Usage: regiment validate --config F [--scenario F]
 
 Checks a cluster config, and a scenario against it, and reports every problem
 at once as file:line,col: problem; hint. Trace paths in a scenario resolve
@@ -33,16 +24,20 @@ Example:
   regiment validate --config examples/paymentscale.hcl --scenario examples/scenarios/flash-sale.hcl
 
 Flags:
-`)
-		fs.PrintDefaults()
-	}
+`
+
+// runValidate checks a config and optionally a scenario, printing every
+// problem of both to stderr (exit 1) or a one-line summary to stdout (exit 0).
+// Usage errors exit 2.
+func runValidate(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("validate", validateUsage, stderr)
+	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
+	scenarioPath := fs.String("scenario", "", "scenario `file` (HCL) to check against the config")
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
 	if *configPath == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "regiment validate: --config is required, and takes no arguments")
-		fs.Usage()
-		return 2
+		return usageFailer("validate", fs, stderr)("--config is required, and takes no arguments")
 	}
 
 	cfg, cfgErr := config.LoadFile(*configPath)

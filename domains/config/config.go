@@ -74,8 +74,6 @@ type configHCL struct {
 	Reward     rewardHCL
 }
 
-func (c *configHCL) fields() []field { return nil }
-
 func (c *configHCL) children() []child {
 	return []child{
 		{typ: "cluster", label: "name", once: true, required: true,
@@ -127,27 +125,14 @@ func (c *configHCL) translate() *domains.Config {
 type clusterHCL struct {
 	Def               hcl.Range
 	Name              label
-	CapacityCores     numberAttr
-	NodeCores         numberAttr
-	NodeProvisionTime durationAttr
-	ProvisionerRate   numberAttr
-	ProvisionerBurst  intAttr
-	NodeIdleTimeout   durationAttr
-	CostPerCoreHour   numberAttr
-	TelemetryLag      durationAttr
-}
-
-func (c *clusterHCL) fields() []field {
-	return []field{
-		{"capacity_cores", &c.CapacityCores},
-		{"node_cores", &c.NodeCores},
-		{"node_provision_time", &c.NodeProvisionTime},
-		{"provisioner_rate", &c.ProvisionerRate},
-		{"provisioner_burst", &c.ProvisionerBurst},
-		{"node_idle_timeout", &c.NodeIdleTimeout},
-		{"cost_per_core_hour", &c.CostPerCoreHour},
-		{"telemetry_lag", &c.TelemetryLag},
-	}
+	CapacityCores     numberAttr   `hcl:"capacity_cores"`
+	NodeCores         numberAttr   `hcl:"node_cores"`
+	NodeProvisionTime durationAttr `hcl:"node_provision_time"`
+	ProvisionerRate   numberAttr   `hcl:"provisioner_rate"`
+	ProvisionerBurst  intAttr      `hcl:"provisioner_burst"`
+	NodeIdleTimeout   durationAttr `hcl:"node_idle_timeout"`
+	CostPerCoreHour   numberAttr   `hcl:"cost_per_core_hour"`
+	TelemetryLag      durationAttr `hcl:"telemetry_lag"`
 }
 
 func (c *clusterHCL) children() []child { return nil }
@@ -168,29 +153,15 @@ func (c *clusterHCL) translate() domains.Cluster {
 
 type commanderHCL struct {
 	Def            hcl.Range
-	Tick           durationAttr
-	Policy         stringAttr
-	DeadZone       numberAttr
-	ReserveMin     numberAttr
-	MaxShareChange numberAttr
-	DirectiveTTL   durationAttr
-	CapacityPlan   stringAttr
-	PoolSpare      numberAttr
-	PlanHold       durationAttr
-}
-
-func (c *commanderHCL) fields() []field {
-	return []field{
-		{"tick", &c.Tick},
-		{"policy", &c.Policy},
-		{"dead_zone", &c.DeadZone},
-		{"reserve_min", &c.ReserveMin},
-		{"max_share_change", &c.MaxShareChange},
-		{"directive_ttl", &c.DirectiveTTL},
-		{"capacity_plan", &c.CapacityPlan},
-		{"pool_spare", &c.PoolSpare},
-		{"plan_hold", &c.PlanHold},
-	}
+	Tick           durationAttr `hcl:"tick"`
+	Policy         stringAttr   `hcl:"policy"`
+	DeadZone       numberAttr   `hcl:"dead_zone"`
+	ReserveMin     numberAttr   `hcl:"reserve_min"`
+	MaxShareChange numberAttr   `hcl:"max_share_change"`
+	DirectiveTTL   durationAttr `hcl:"directive_ttl"`
+	CapacityPlan   stringAttr   `hcl:"capacity_plan"`
+	PoolSpare      numberAttr   `hcl:"pool_spare"`
+	PlanHold       durationAttr `hcl:"plan_hold"`
 }
 
 func (c *commanderHCL) children() []child { return nil }
@@ -211,37 +182,20 @@ func (c *commanderHCL) translate() domains.Commander {
 
 type soldierHCL struct {
 	Def               hcl.Range
-	Tick              durationAttr
-	Policy            stringAttr
-	Actuation         stringAttr
-	OverageCap        numberAttr
-	ScaleDownCooldown durationAttr
-	Mode              stringAttr
-	TargetUtilisation numberAttr
-	MaxUtilisation    numberAttr
-	StaffingSafety    numberAttr
-	Tolerance         numberAttr
-	ErrorRateVeto     numberAttr
-	MaxWritesPerTick  intAttr
+	Tick              durationAttr `hcl:"tick"`
+	Policy            stringAttr   `hcl:"policy"`
+	Actuation         stringAttr   `hcl:"actuation"`
+	OverageCap        numberAttr   `hcl:"overage_cap"`
+	ScaleDownCooldown durationAttr `hcl:"scale_down_cooldown"`
+	Mode              stringAttr   `hcl:"mode"`
+	TargetUtilisation numberAttr   `hcl:"target_utilisation"`
+	MaxUtilisation    numberAttr   `hcl:"max_utilisation"`
+	StaffingSafety    numberAttr   `hcl:"staffing_safety"`
+	Tolerance         numberAttr   `hcl:"tolerance"`
+	ErrorRateVeto     numberAttr   `hcl:"error_rate_veto"`
+	MaxWritesPerTick  intAttr      `hcl:"max_writes_per_tick"`
 	Ladders           []*ladderHCL // in file order, see ladder.go
 	Fallback          fallbackHCL
-}
-
-func (s *soldierHCL) fields() []field {
-	return []field{
-		{"tick", &s.Tick},
-		{"policy", &s.Policy},
-		{"actuation", &s.Actuation},
-		{"overage_cap", &s.OverageCap},
-		{"scale_down_cooldown", &s.ScaleDownCooldown},
-		{"mode", &s.Mode},
-		{"target_utilisation", &s.TargetUtilisation},
-		{"max_utilisation", &s.MaxUtilisation},
-		{"staffing_safety", &s.StaffingSafety},
-		{"tolerance", &s.Tolerance},
-		{"error_rate_veto", &s.ErrorRateVeto},
-		{"max_writes_per_tick", &s.MaxWritesPerTick},
-	}
 }
 
 func (s *soldierHCL) translate() domains.Soldier {
@@ -266,23 +220,13 @@ func (s *soldierHCL) translate() domains.Soldier {
 type domainHCL struct {
 	Def      hcl.Range
 	Name     label
-	Priority intAttr
-	Weight   numberAttr
-	Floor    numberAttr
-	Ceiling  numberAttr
-	Mode     stringAttr
+	Priority intAttr    `hcl:"priority"`
+	Weight   numberAttr `hcl:"weight"`
+	Floor    numberAttr `hcl:"floor"`
+	Ceiling  numberAttr `hcl:"ceiling"`
+	Mode     stringAttr `hcl:"mode"`
 	SLO      sloHCL
 	AppSets  []*appSetHCL
-}
-
-func (d *domainHCL) fields() []field {
-	return []field{
-		{"priority", &d.Priority},
-		{"weight", &d.Weight},
-		{"floor", &d.Floor},
-		{"ceiling", &d.Ceiling},
-		{"mode", &d.Mode},
-	}
 }
 
 func (d *domainHCL) children() []child {
@@ -317,15 +261,8 @@ func (d *domainHCL) translate() domains.Domain {
 
 type sloHCL struct {
 	Def         hcl.Range
-	LatencyP99  durationAttr
-	ErrorBudget numberAttr
-}
-
-func (s *sloHCL) fields() []field {
-	return []field{
-		{"latency_p99", &s.LatencyP99},
-		{"error_budget", &s.ErrorBudget},
-	}
+	LatencyP99  durationAttr `hcl:"latency_p99"`
+	ErrorBudget numberAttr   `hcl:"error_budget"`
 }
 
 func (s *sloHCL) children() []child { return nil }
@@ -333,36 +270,19 @@ func (s *sloHCL) children() []child { return nil }
 type appSetHCL struct {
 	Def           hcl.Range
 	Name          label
-	Count         intAttr
-	CPUPerReplica numberAttr
-	MinReplicas   intAttr
-	MaxReplicas   intAttr
-	ServiceTime   durationAttr
-	Concurrency   intAttr
-	StartupTime   durationAttr
-	Timeout       durationAttr
-	DependsOn     listAttr
-	CallRatio     numberAttr
-	CallLag       durationAttr
-	CPULimitRatio numberAttr
+	Count         intAttr      `hcl:"count"`
+	CPUPerReplica numberAttr   `hcl:"cpu_per_replica"`
+	MinReplicas   intAttr      `hcl:"min_replicas"`
+	MaxReplicas   intAttr      `hcl:"max_replicas"`
+	ServiceTime   durationAttr `hcl:"service_time"`
+	Concurrency   intAttr      `hcl:"concurrency"`
+	StartupTime   durationAttr `hcl:"startup_time"`
+	Timeout       durationAttr `hcl:"timeout"`
+	DependsOn     listAttr     `hcl:"depends_on"`
+	CallRatio     numberAttr   `hcl:"call_ratio"`
+	CallLag       durationAttr `hcl:"call_lag"`
+	CPULimitRatio numberAttr   `hcl:"cpu_limit_ratio"`
 	Workload      workloadHCL
-}
-
-func (a *appSetHCL) fields() []field {
-	return []field{
-		{"count", &a.Count},
-		{"cpu_per_replica", &a.CPUPerReplica},
-		{"min_replicas", &a.MinReplicas},
-		{"max_replicas", &a.MaxReplicas},
-		{"service_time", &a.ServiceTime},
-		{"concurrency", &a.Concurrency},
-		{"startup_time", &a.StartupTime},
-		{"timeout", &a.Timeout},
-		{"depends_on", &a.DependsOn},
-		{"call_ratio", &a.CallRatio},
-		{"call_lag", &a.CallLag},
-		{"cpu_limit_ratio", &a.CPULimitRatio},
-	}
 }
 
 func (a *appSetHCL) children() []child {
@@ -391,12 +311,8 @@ func (a *appSetHCL) translate() domains.AppSet {
 
 type storeHCL struct {
 	Def       hcl.Range
-	Path      stringAttr
-	Retention durationAttr
-}
-
-func (s *storeHCL) fields() []field {
-	return []field{{"path", &s.Path}, {"retention", &s.Retention}}
+	Path      stringAttr   `hcl:"path"`
+	Retention durationAttr `hcl:"retention"`
 }
 
 func (s *storeHCL) children() []child { return nil }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,15 +16,37 @@ import (
 )
 
 // This file decodes an HCL body into the range-keeping structs of config.go
-// and scenario.go. Each of those structs is a node: it lists its attributes
-// (fields) and the block types it may contain (children); decodeBody walks a
-// body against that list and reports unknown keys and blocks, wrong types,
-// bad durations and misplaced labels.
+// and scenario.go. Each of those structs is a node: its attributes are its
+// fields tagged `hcl:"<name>"` (fieldsOf), and it lists the block types it may
+// contain (children); decodeBody walks a body against those lists and reports
+// unknown keys and blocks, wrong types, bad durations and misplaced labels.
 
-// node is a block's decoded form.
+// node is a block's decoded form, a pointer to a struct. Its attributes are
+// its struct fields tagged `hcl:"<name>"`, in struct order, unless it lists
+// them itself (a lister); children are the block types it may contain.
 type node interface {
-	fields() []field
 	children() []child
+}
+
+// lister is a node whose attributes are only known at run time.
+type lister interface {
+	fields() []field
+}
+
+// fieldsOf is n's attributes: its own list when it is a lister, else its
+// tagged struct fields, each of which must be a value.
+func fieldsOf(n node) []field {
+	if l, ok := n.(lister); ok {
+		return l.fields()
+	}
+	v := reflect.ValueOf(n).Elem()
+	var fs []field
+	for i := range v.NumField() {
+		if name, ok := v.Type().Field(i).Tag.Lookup("hcl"); ok {
+			fs = append(fs, field{name, v.Field(i).Addr().Interface().(value)})
+		}
+	}
+	return fs
 }
 
 // field binds an attribute name to the value it decodes into.
@@ -229,7 +252,7 @@ func wantGot(want string, v cty.Value) string {
 // the range of the block's definition (type and labels), where missing
 // attributes and blocks are reported; where describes the block in messages.
 func decodeBody(body *hclsyntax.Body, def hcl.Range, where string, n node, ds *Diagnostics) {
-	fields, kids := n.fields(), n.children()
+	fields, kids := fieldsOf(n), n.children()
 	for _, f := range fields {
 		a := f.dst.base()
 		a.Name, a.Range = f.name, def

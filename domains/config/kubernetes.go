@@ -45,19 +45,10 @@ import (
 
 type kubernetesHCL struct {
 	Def            hcl.Range
-	Namespace      stringAttr
-	LeaseNamespace stringAttr
-	LeaseDuration  durationAttr
-	HPAHeadroom    numberAttr
-}
-
-func (k *kubernetesHCL) fields() []field {
-	return []field{
-		{"namespace", &k.Namespace},
-		{"lease_namespace", &k.LeaseNamespace},
-		{"lease_duration", &k.LeaseDuration},
-		{"hpa_headroom", &k.HPAHeadroom},
-	}
+	Namespace      stringAttr   `hcl:"namespace"`
+	LeaseNamespace stringAttr   `hcl:"lease_namespace"`
+	LeaseDuration  durationAttr `hcl:"lease_duration"`
+	HPAHeadroom    numberAttr   `hcl:"hpa_headroom"`
 }
 
 func (k *kubernetesHCL) children() []child { return nil }
@@ -71,14 +62,10 @@ func (k *kubernetesHCL) translate() domains.Kubernetes {
 
 type prometheusHCL struct {
 	Def     hcl.Range
-	URL     stringAttr
-	MaxAge  durationAttr
-	Timeout durationAttr
+	URL     stringAttr   `hcl:"url"`
+	MaxAge  durationAttr `hcl:"max_age"`
+	Timeout durationAttr `hcl:"timeout"`
 	Queries queriesHCL
-}
-
-func (p *prometheusHCL) fields() []field {
-	return []field{{"url", &p.URL}, {"max_age", &p.MaxAge}, {"timeout", &p.Timeout}}
 }
 
 func (p *prometheusHCL) children() []child {
@@ -96,35 +83,21 @@ func (p *prometheusHCL) translate() domains.Prometheus {
 
 type queriesHCL struct {
 	Def       hcl.Range
-	RPS       stringAttr
-	P99       stringAttr
-	ErrorRate stringAttr
-	CPU       stringAttr
-}
-
-func (q *queriesHCL) fields() []field {
-	return []field{{"rps", &q.RPS}, {"p99", &q.P99}, {"error_rate", &q.ErrorRate}, {"cpu", &q.CPU}}
+	RPS       stringAttr `hcl:"rps"`
+	P99       stringAttr `hcl:"p99"`
+	ErrorRate stringAttr `hcl:"error_rate"`
+	CPU       stringAttr `hcl:"cpu"`
 }
 
 func (q *queriesHCL) children() []child { return nil }
 
 type workloadHCL struct {
 	Def       hcl.Range
-	Kind      stringAttr
-	Name      stringAttr
-	Namespace stringAttr
-	Selector  stringAttr
-	HPA       stringAttr
-}
-
-func (w *workloadHCL) fields() []field {
-	return []field{
-		{"kind", &w.Kind},
-		{"name", &w.Name},
-		{"namespace", &w.Namespace},
-		{"selector", &w.Selector},
-		{"hpa", &w.HPA},
-	}
+	Kind      stringAttr `hcl:"kind"`
+	Name      stringAttr `hcl:"name"`
+	Namespace stringAttr `hcl:"namespace"`
+	Selector  stringAttr `hcl:"selector"`
+	HPA       stringAttr `hcl:"hpa"`
 }
 
 func (w *workloadHCL) children() []child { return nil }

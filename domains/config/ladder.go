@@ -36,21 +36,11 @@ import (
 type ladderHCL struct {
 	Def     hcl.Range
 	Tier    label
-	Alert   numberAttr
-	Freeze  numberAttr
-	Revert  numberAttr
-	Sustain durationAttr
-	CoolOff durationAttr
-}
-
-func (l *ladderHCL) fields() []field {
-	return []field{
-		{"alert", &l.Alert},
-		{"freeze", &l.Freeze},
-		{"revert", &l.Revert},
-		{"sustain", &l.Sustain},
-		{"cool_off", &l.CoolOff},
-	}
+	Alert   numberAttr   `hcl:"alert"`
+	Freeze  numberAttr   `hcl:"freeze"`
+	Revert  numberAttr   `hcl:"revert"`
+	Sustain durationAttr `hcl:"sustain"`
+	CoolOff durationAttr `hcl:"cool_off"`
 }
 
 func (l *ladderHCL) children() []child { return nil }
@@ -58,21 +48,11 @@ func (l *ladderHCL) children() []child { return nil }
 // fallbackHCL is the fallback block.
 type fallbackHCL struct {
 	Def            hcl.Range
-	Window         durationAttr
-	BreachFraction numberAttr
-	CostMargin     numberAttr
-	ShortTolerance numberAttr
-	Hold           durationAttr
-}
-
-func (f *fallbackHCL) fields() []field {
-	return []field{
-		{"window", &f.Window},
-		{"breach_fraction", &f.BreachFraction},
-		{"cost_margin", &f.CostMargin},
-		{"short_tolerance", &f.ShortTolerance},
-		{"hold", &f.Hold},
-	}
+	Window         durationAttr `hcl:"window"`
+	BreachFraction numberAttr   `hcl:"breach_fraction"`
+	CostMargin     numberAttr   `hcl:"cost_margin"`
+	ShortTolerance numberAttr   `hcl:"short_tolerance"`
+	Hold           durationAttr `hcl:"hold"`
 }
 
 func (f *fallbackHCL) children() []child { return nil }

@@ -29,26 +29,14 @@ import (
 // decoded only to be refused with a hint.
 type natsHCL struct {
 	Def          hcl.Range
-	URL          stringAttr
-	Token        stringAttr // refused: secrets do not belong in the config
-	TokenFile    stringAttr
-	NkeySeedFile stringAttr
-	Credentials  stringAttr
+	URL          stringAttr `hcl:"url"`
+	Token        stringAttr `hcl:"token"` // refused: secrets do not belong in the config
+	TokenFile    stringAttr `hcl:"token_file"`
+	NkeySeedFile stringAttr `hcl:"nkey_seed_file"`
+	Credentials  stringAttr `hcl:"credentials"`
 	TLS          natsTLSHCL
-	SigningKey   stringAttr // directive_signing_key_file
-	Keys         listAttr   // directive_keys
-}
-
-func (n *natsHCL) fields() []field {
-	return []field{
-		{"url", &n.URL},
-		{"token", &n.Token},
-		{"token_file", &n.TokenFile},
-		{"nkey_seed_file", &n.NkeySeedFile},
-		{"credentials", &n.Credentials},
-		{"directive_signing_key_file", &n.SigningKey},
-		{"directive_keys", &n.Keys},
-	}
+	SigningKey   stringAttr `hcl:"directive_signing_key_file"` // directive_signing_key_file
+	Keys         listAttr   `hcl:"directive_keys"`             // directive_keys
 }
 
 func (n *natsHCL) children() []child {
@@ -58,19 +46,10 @@ func (n *natsHCL) children() []child {
 
 type natsTLSHCL struct {
 	Def        hcl.Range
-	CAFile     stringAttr
-	CertFile   stringAttr
-	KeyFile    stringAttr
-	ServerName stringAttr
-}
-
-func (t *natsTLSHCL) fields() []field {
-	return []field{
-		{"ca_file", &t.CAFile},
-		{"cert_file", &t.CertFile},
-		{"key_file", &t.KeyFile},
-		{"server_name", &t.ServerName},
-	}
+	CAFile     stringAttr `hcl:"ca_file"`
+	CertFile   stringAttr `hcl:"cert_file"`
+	KeyFile    stringAttr `hcl:"key_file"`
+	ServerName stringAttr `hcl:"server_name"`
 }
 
 func (t *natsTLSHCL) children() []child { return nil }

@@ -15,8 +15,6 @@ type rewardHCL struct {
 	Service   weightsHCL
 }
 
-func (r *rewardHCL) fields() []field { return nil }
-
 func (r *rewardHCL) children() []child {
 	level := func(w *weightsHCL, typ string, names []string) child {
 		return child{typ: typ, once: true, example: typ + ` { ` + names[0] + ` = 1.0 }`,

@@ -122,8 +122,6 @@ type scenarioFileHCL struct {
 	Scenario scenarioHCL
 }
 
-func (f *scenarioFileHCL) fields() []field { return nil }
-
 func (f *scenarioFileHCL) children() []child {
 	return []child{
 		{typ: "scenario", label: "name", once: true, required: true,
@@ -135,23 +133,13 @@ func (f *scenarioFileHCL) children() []child {
 type scenarioHCL struct {
 	Def      hcl.Range
 	Name     label
-	Extends  stringAttr
-	Start    timeAttr
-	Duration durationAttr
-	Seed     intAttr
-	Noise    numberAttr
+	Extends  stringAttr   `hcl:"extends"`
+	Start    timeAttr     `hcl:"start"`
+	Duration durationAttr `hcl:"duration"`
+	Seed     intAttr      `hcl:"seed"`
+	Noise    numberAttr   `hcl:"noise"`
 	Traffic  []*trafficHCL
 	Events   []*eventHCL
-}
-
-func (s *scenarioHCL) fields() []field {
-	return []field{
-		{"extends", &s.Extends},
-		{"start", &s.Start},
-		{"duration", &s.Duration},
-		{"seed", &s.Seed},
-		{"noise", &s.Noise},
-	}
 }
 
 func (s *scenarioHCL) children() []child {
@@ -223,29 +211,15 @@ func (s *scenarioHCL) translate(dir string) *domains.Scenario {
 type trafficHCL struct {
 	Def            hcl.Range
 	Domain         label
-	Trace          stringAttr
-	Format         stringAttr
-	PeakRPS        numberAttr
-	PeakRPSOf      stringAttr
-	AppSkew        numberAttr
-	FunctionRows   stringAttr
-	FunctionOffset intAttr
-	FunctionStride intAttr
-	Functions      stringAttr
-}
-
-func (t *trafficHCL) fields() []field {
-	return []field{
-		{"trace", &t.Trace},
-		{"format", &t.Format},
-		{"peak_rps", &t.PeakRPS},
-		{"peak_rps_of", &t.PeakRPSOf},
-		{"app_skew", &t.AppSkew},
-		{"function_rows", &t.FunctionRows},
-		{"function_offset", &t.FunctionOffset},
-		{"function_stride", &t.FunctionStride},
-		{"functions", &t.Functions},
-	}
+	Trace          stringAttr `hcl:"trace"`
+	Format         stringAttr `hcl:"format"`
+	PeakRPS        numberAttr `hcl:"peak_rps"`
+	PeakRPSOf      stringAttr `hcl:"peak_rps_of"`
+	AppSkew        numberAttr `hcl:"app_skew"`
+	FunctionRows   stringAttr `hcl:"function_rows"`
+	FunctionOffset intAttr    `hcl:"function_offset"`
+	FunctionStride intAttr    `hcl:"function_stride"`
+	Functions      stringAttr `hcl:"functions"`
 }
 
 func (t *trafficHCL) children() []child { return nil }
@@ -253,27 +227,14 @@ func (t *trafficHCL) children() []child { return nil }
 type eventHCL struct {
 	Def               hcl.Range
 	Kind              label
-	Domain            stringAttr
-	App               stringAttr
-	At                durationAttr
-	Ramp              durationAttr
-	Hold              durationAttr
-	Every             durationAttr
-	Multiplier        numberAttr
-	ServiceTimeFactor numberAttr
-}
-
-func (e *eventHCL) fields() []field {
-	return []field{
-		{"domain", &e.Domain},
-		{"app", &e.App},
-		{"at", &e.At},
-		{"ramp", &e.Ramp},
-		{"hold", &e.Hold},
-		{"every", &e.Every},
-		{"multiplier", &e.Multiplier},
-		{"service_time_factor", &e.ServiceTimeFactor},
-	}
+	Domain            stringAttr   `hcl:"domain"`
+	App               stringAttr   `hcl:"app"`
+	At                durationAttr `hcl:"at"`
+	Ramp              durationAttr `hcl:"ramp"`
+	Hold              durationAttr `hcl:"hold"`
+	Every             durationAttr `hcl:"every"`
+	Multiplier        numberAttr   `hcl:"multiplier"`
+	ServiceTimeFactor numberAttr   `hcl:"service_time_factor"`
 }
 
 func (e *eventHCL) children() []child { return nil }
@@ -405,7 +366,7 @@ func validateEvent(e *domains.Event, he *eventHCL, s *domains.Scenario, checkRef
 		return
 	}
 	byName := map[string]*attr{}
-	for _, f := range he.fields() {
+	for _, f := range fieldsOf(he) {
 		byName[f.name] = f.dst.base()
 	}
 	for _, n := range kind.need {
