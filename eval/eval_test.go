@@ -83,7 +83,7 @@ func TestEvalSmall(t *testing.T) {
 			"breach_app_minutes", "scaling_actions", "cascade_events", "overprovision_pct", "reward_mean", "reward_terms",
 			"peak_nodes", "pending_pod_hours", "tiers", "sim_seconds", "wall_seconds", "node_provisions", "node_removals",
 			"node_churn", "node_churn_per_hour", "scale_out", "scale_out_all", "max_scale_ups_30s", "avg_cpu_utilisation",
-			"peak_pods", "floor_core_hours"} {
+			"peak_pods", "floor_core_hours", "priority_inversions"} {
 			if _, ok := raw.Runs[0][k]; !ok {
 				t.Errorf("runs[0] has no %q", k)
 			}
@@ -96,7 +96,7 @@ func TestEvalSmall(t *testing.T) {
 			}
 		}
 		for _, k := range []string{"cost_core_hours", "slo_compliance", "breach_app_minutes", "scaling_actions", "cascade_events", "overprovision_pct", "reward_mean", "wall_seconds", "sim_seconds", "tiers",
-			"node_churn", "node_churn_per_hour", "scale_out", "scale_out_all", "max_scale_ups_30s", "avg_cpu_utilisation", "peak_pods", "floor_core_hours", "gap_captured"} {
+			"node_churn", "node_churn_per_hour", "scale_out", "scale_out_all", "max_scale_ups_30s", "avg_cpu_utilisation", "peak_pods", "floor_core_hours", "gap_captured", "priority_inversions"} {
 			if _, ok := raw.Aggregates[0][k]; !ok {
 				t.Errorf("aggregates[0] has no %q", k)
 			}

@@ -206,16 +206,17 @@ func (m *meter) result(s *sim.Sim) RunResult {
 		PeakNodes:        int(sm.PeakNodes),
 		PendingPodHours:  sm.PendingPodHours,
 
-		NodeProvisions:    sm.NodeProvisions,
-		NodeRemovals:      sm.NodeRemovals,
-		NodeChurn:         sm.NodeChurn,
-		NodeChurnPerHour:  sm.NodeChurnPerHour,
-		ScaleOut:          sm.ScaleOut,
-		ScaleOutAll:       sm.ScaleOutAll,
-		MaxScaleUps30s:    sm.MaxScaleUps30s,
-		AvgCPUUtilisation: sm.AvgCPUUtilisation,
-		PeakPods:          int(sm.PeakPods),
-		FloorCoreHours:    sm.FloorCoreHours,
+		NodeProvisions:     sm.NodeProvisions,
+		NodeRemovals:       sm.NodeRemovals,
+		NodeChurn:          sm.NodeChurn,
+		NodeChurnPerHour:   sm.NodeChurnPerHour,
+		ScaleOut:           sm.ScaleOut,
+		ScaleOutAll:        sm.ScaleOutAll,
+		MaxScaleUps30s:     sm.MaxScaleUps30s,
+		PriorityInversions: sm.PriorityInversions,
+		AvgCPUUtilisation:  sm.AvgCPUUtilisation,
+		PeakPods:           int(sm.PeakPods),
+		FloorCoreHours:     sm.FloorCoreHours,
 	}
 	if m.ticks > 0 {
 		n := float64(m.ticks)

@@ -78,16 +78,17 @@ type Outcome struct {
 	PeakNodes        int         `json:"peak_nodes"`         // most ready and provisioning nodes at once
 	PendingPodHours  float64     `json:"pending_pod_hours"`  // replica-hours waiting for a node
 
-	NodeProvisions    int          `json:"node_provisions"`     // nodes the provisioner started
-	NodeRemovals      int          `json:"node_removals"`       // idle nodes scaled down
-	NodeChurn         int          `json:"node_churn"`          // node_provisions + node_removals
-	NodeChurnPerHour  float64      `json:"node_churn_per_hour"` // node_churn / simulated hours
-	ScaleOut          sim.ScaleOut `json:"scale_out"`           // correlated scale-out episodes (sim.ScaleOut)
-	ScaleOutAll       sim.ScaleOut `json:"scale_out_all"`       // every scale-out episode
-	MaxScaleUps30s    int          `json:"max_scale_ups_30s"`   // most apps whose target rose within 30 s
-	AvgCPUUtilisation float64      `json:"avg_cpu_utilisation"` // busy core-hours / cost_core_hours, [0, 1]
-	PeakPods          int          `json:"peak_pods"`           // most ready, starting and pending replicas at once
-	FloorCoreHours    float64      `json:"floor_core_hours"`    // min_replicas x cpu_per_replica x hours, summed over apps
+	NodeProvisions     int          `json:"node_provisions"`     // nodes the provisioner started
+	NodeRemovals       int          `json:"node_removals"`       // idle nodes scaled down
+	NodeChurn          int          `json:"node_churn"`          // node_provisions + node_removals
+	NodeChurnPerHour   float64      `json:"node_churn_per_hour"` // node_churn / simulated hours
+	ScaleOut           sim.ScaleOut `json:"scale_out"`           // correlated scale-out episodes (sim.ScaleOut)
+	ScaleOutAll        sim.ScaleOut `json:"scale_out_all"`       // every scale-out episode
+	MaxScaleUps30s     int          `json:"max_scale_ups_30s"`   // most apps whose target rose within 30 s
+	PriorityInversions int          `json:"priority_inversions"` // replicas scheduled while a more important tier's waited for a node
+	AvgCPUUtilisation  float64      `json:"avg_cpu_utilisation"` // busy core-hours / cost_core_hours, [0, 1]
+	PeakPods           int          `json:"peak_pods"`           // most ready, starting and pending replicas at once
+	FloorCoreHours     float64      `json:"floor_core_hours"`    // min_replicas x cpu_per_replica x hours, summed over apps
 }
 
 // RewardTerms are the means over ticks of the Commander reward's total and of
@@ -149,14 +150,15 @@ type Aggregate struct {
 	PeakNodes        Stat   `json:"peak_nodes"`
 	PendingPodHours  Stat   `json:"pending_pod_hours"`
 
-	NodeChurn         Stat         `json:"node_churn"`
-	NodeChurnPerHour  Stat         `json:"node_churn_per_hour"`
-	ScaleOut          ScaleOutStat `json:"scale_out"`
-	ScaleOutAll       ScaleOutStat `json:"scale_out_all"`
-	MaxScaleUps30s    Stat         `json:"max_scale_ups_30s"`
-	AvgCPUUtilisation Stat         `json:"avg_cpu_utilisation"`
-	PeakPods          Stat         `json:"peak_pods"`
-	FloorCoreHours    Stat         `json:"floor_core_hours"`
+	NodeChurn          Stat         `json:"node_churn"`
+	NodeChurnPerHour   Stat         `json:"node_churn_per_hour"`
+	ScaleOut           ScaleOutStat `json:"scale_out"`
+	ScaleOutAll        ScaleOutStat `json:"scale_out_all"`
+	MaxScaleUps30s     Stat         `json:"max_scale_ups_30s"`
+	PriorityInversions Stat         `json:"priority_inversions"`
+	AvgCPUUtilisation  Stat         `json:"avg_cpu_utilisation"`
+	PeakPods           Stat         `json:"peak_pods"`
+	FloorCoreHours     Stat         `json:"floor_core_hours"`
 	// GapCaptured is the share of the hpa-to-oracle cost gap this policy
 	// captures, (hpa - policy) / (hpa - oracle) on the means of
 	// cost_core_hours: 1 for the oracle, 0 for hpa, above 1 cheaper than the
@@ -325,14 +327,15 @@ func aggregate(rs []RunResult) Aggregate {
 		PeakNodes:        st(func(r *RunResult) float64 { return float64(r.PeakNodes) }),
 		PendingPodHours:  st(func(r *RunResult) float64 { return r.PendingPodHours }),
 
-		NodeChurn:         st(func(r *RunResult) float64 { return float64(r.NodeChurn) }),
-		NodeChurnPerHour:  st(func(r *RunResult) float64 { return r.NodeChurnPerHour }),
-		ScaleOut:          scaleOutStat(rs, func(r *RunResult) *sim.ScaleOut { return &r.ScaleOut }),
-		ScaleOutAll:       scaleOutStat(rs, func(r *RunResult) *sim.ScaleOut { return &r.ScaleOutAll }),
-		MaxScaleUps30s:    st(func(r *RunResult) float64 { return float64(r.MaxScaleUps30s) }),
-		AvgCPUUtilisation: st(func(r *RunResult) float64 { return r.AvgCPUUtilisation }),
-		PeakPods:          st(func(r *RunResult) float64 { return float64(r.PeakPods) }),
-		FloorCoreHours:    st(func(r *RunResult) float64 { return r.FloorCoreHours }),
+		NodeChurn:          st(func(r *RunResult) float64 { return float64(r.NodeChurn) }),
+		NodeChurnPerHour:   st(func(r *RunResult) float64 { return r.NodeChurnPerHour }),
+		ScaleOut:           scaleOutStat(rs, func(r *RunResult) *sim.ScaleOut { return &r.ScaleOut }),
+		ScaleOutAll:        scaleOutStat(rs, func(r *RunResult) *sim.ScaleOut { return &r.ScaleOutAll }),
+		MaxScaleUps30s:     st(func(r *RunResult) float64 { return float64(r.MaxScaleUps30s) }),
+		PriorityInversions: st(func(r *RunResult) float64 { return float64(r.PriorityInversions) }),
+		AvgCPUUtilisation:  st(func(r *RunResult) float64 { return r.AvgCPUUtilisation }),
+		PeakPods:           st(func(r *RunResult) float64 { return float64(r.PeakPods) }),
+		FloorCoreHours:     st(func(r *RunResult) float64 { return r.FloorCoreHours }),
 
 		SimSeconds:  st(func(r *RunResult) float64 { return r.SimSeconds }),
 		WallSeconds: st(func(r *RunResult) float64 { return r.WallSeconds }),

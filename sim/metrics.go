@@ -32,6 +32,11 @@ type Metrics struct {
 	// 30 s window: the largest, over ticks t, number of distinct apps whose
 	// target rose at a tick in [t - 30 s, t].
 	MaxScaleUps30s int `json:"max_scale_ups_30s"`
+	// PriorityInversions counts the replicas scheduled at a tick while a
+	// replica of a more important tier (lower priority number) stayed
+	// pending for want of a node: a smaller replica that fit a core fragment
+	// the waiting one did not. Scheduling is otherwise by priority.
+	PriorityInversions int `json:"priority_inversions"`
 
 	// AvgCPUUtilisation is busy core-hours over provisioned node core-hours
 	// (CostCoreHours), [0, 1]. An app's busy cores at a tick are its ready
@@ -120,6 +125,7 @@ type accum struct {
 	pendingPodSeconds  float64
 	peakNodes          int32
 	peakPods           int32
+	inversions         int // replicas scheduled while a more important tier's waited (Sim.schedule)
 	seconds            float64
 	dt                 float64 // tick, seconds
 
@@ -424,14 +430,15 @@ func (u *scaleUps) endTick(t int) {
 func (s *Sim) Metrics() Metrics {
 	m := &s.metric
 	out := Metrics{
-		CostCoreHours:   m.nodeCoreSeconds / 3600,
-		PeakNodes:       m.peakNodes,
-		PendingPodHours: m.pendingPodSeconds / 3600,
-		NodeProvisions:  s.pool.started,
-		NodeRemovals:    s.pool.removed,
-		MaxScaleUps30s:  int(m.ups.max),
-		PeakPods:        m.peakPods,
-		SimSeconds:      m.seconds,
+		CostCoreHours:      m.nodeCoreSeconds / 3600,
+		PeakNodes:          m.peakNodes,
+		PendingPodHours:    m.pendingPodSeconds / 3600,
+		NodeProvisions:     s.pool.started,
+		NodeRemovals:       s.pool.removed,
+		MaxScaleUps30s:     int(m.ups.max),
+		PriorityInversions: m.inversions,
+		PeakPods:           m.peakPods,
+		SimSeconds:         m.seconds,
 	}
 	out.Cost = out.CostCoreHours * s.cfg.Cluster.CostPerCoreHour
 	out.NodeChurn = out.NodeProvisions + out.NodeRemovals

@@ -418,3 +418,31 @@ func TestFloorCoreHours(t *testing.T) {
 			m.FloorCoreHours, m.Domains[0].FloorCoreHours, m.Domains[1].FloorCoreHours, m.Tiers[1].FloorCoreHours)
 	}
 }
+
+// TestPriorityInversions: while a P0 replica waits for a node, a P1
+// replica scheduled on a core fragment too small for it is counted; with
+// replicas of one size none ever is, since scheduling is by priority.
+func TestPriorityInversions(t *testing.T) {
+	for _, tt := range []struct {
+		rule  string
+		p0CPU float64
+		want  bool
+	}{
+		{"a smaller P1 replica on a fragment the P0 replica does not fit is an inversion", 5, true},
+		{"replicas of one size never invert", 1, false},
+	} {
+		t.Run(tt.rule, func(t *testing.T) {
+			cfg, sc, tr := twoTiers(64)
+			cfg.Domains[0].AppSets = slices.Clone(cfg.Domains[0].AppSets)
+			cfg.Domains[0].AppSets[0].CPUPerReplica = tt.p0CPU // d/a
+			s := mustNew(t, cfg, sc, tr)
+			for k := 0; k < 60 && !s.Done(); k++ {
+				s.targets[0], s.targets[3] = 100, 40 // d/a, e/a: more than the pool holds
+				s.Step()
+			}
+			if got := s.Metrics().PriorityInversions; (got > 0) != tt.want {
+				t.Fatalf("priority_inversions = %d", got)
+			}
+		})
+	}
+}

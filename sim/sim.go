@@ -368,15 +368,26 @@ func (s *Sim) startPods() {
 }
 
 // schedule places pending replicas on free node cores, highest priority first.
+// A replica that fits a core fragment a higher tier's larger replica did not
+// is a priority inversion (accum.inversions): it is placed, as a scheduler
+// would, and counted.
 func (s *Sim) schedule() {
 	free := float64(s.pool.nodes)*s.pool.nodeCores - s.pool.scheduled
 	pendingCores := 0.0
+	waiting := math.MaxInt // the most important tier with replicas left pending
 	for _, id := range s.byPri {
 		a := &s.apps[id]
 		if a.pending == 0 {
 			continue
 		}
 		fit := min(a.pending, int32((free+1e-9)/a.cpu))
+		prio := s.doms[a.domain].prio
+		if fit > 0 && prio > waiting {
+			s.metric.inversions += int(fit)
+		}
+		if fit < a.pending {
+			waiting = min(waiting, prio)
+		}
 		if fit > 0 {
 			a.pending -= fit
 			a.starting += fit
