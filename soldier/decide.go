@@ -120,7 +120,6 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 	in := InputFor(st.cfg.Soldier)
 	in.Apps, in.Obs, in.BudgetCores, in.SLO, in.Now = st.cfg.Apps, obs, math.Inf(1), st.cfg.SLO, now
 	in.NoReason = st.noReason
-	dec.DemandCores = DemandCores(in)
 
 	var reason string
 	fallback := !dec.Valid
@@ -128,6 +127,10 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 	if dec.Valid {
 		budget, in.BudgetCores, in.Headroom = d.Cores, d.Cores, d.Headroom
 	}
+	// Every app's need, once for the policy, the baseline and the
+	// stabiliser; the demand reported is without the headroom.
+	dec.DemandCores = needs(&in, st.need)
+	in.need = st.need
 	source := SourcePolicy
 	st.guards, st.writes = st.guards[:0], st.writes[:0]
 	switch {
@@ -142,7 +145,13 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 	if mode == domains.ModeActive && !fallback && st.cfg.Fallback.Window > 0 {
 		// The baseline decides in shadow on the policy's own input, every
 		// tick, for the automatic fallback's comparison.
-		st.fallback.Decide(in, st.shadow)
+		if _, same := st.policy.(*Proportional); same {
+			// The policy is the baseline, which is pure: it decided the
+			// same targets on the same input.
+			copy(st.shadow, st.proposed)
+		} else {
+			st.fallback.Decide(in, st.shadow)
+		}
 		copy(st.decided, st.proposed)
 		sc := Compare(st.cfg.Apps, obs, st.cfg.SLO, st.cfg.ErrorBudget, in.TargetUtil, st.cfg.Fallback.ShortTolerance, st.decided, st.shadow)
 		auto, switched = st.auto.Observe(sc)
@@ -193,9 +202,6 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 	}
 	copy(st.unheld, st.proposed)
 	if mode != domains.ModeOff {
-		for i := range st.cfg.Apps {
-			st.need[i] = Need(&st.cfg.Apps[i], &obs.Apps[i], &in)
-		}
 		if held := st.stab.Apply(st.proposed, obs, st.need, st.cfg.Soldier.Tolerance); held > 0 && !in.NoReason {
 			reason += fmt.Sprintf("; %d changes held by the stabiliser", held)
 		}

@@ -34,6 +34,10 @@ type Input struct {
 	// NoReason says nobody reads the reason (the Soldier records nothing):
 	// a policy may return "" rather than format one.
 	NoReason bool
+
+	// need, when not nil, is Need of every app for this input, worked out
+	// once by Decide for the policy, the baseline and the stabiliser.
+	need []float64
 }
 
 // InputFor is the part of a tick's Input that the soldier block sets: the
@@ -78,7 +82,12 @@ type Proportional struct {
 // when its p99 is over 80% of the SLO or it errors; it then keeps its ready
 // replicas. The result is within the app's bounds.
 func Desired(a *App, o *AppObservation, in *Input) (n int32, risky bool) {
-	n = int32(math.Ceil(Need(a, o, in) - 1e-9))
+	return desired(Need(a, o, in), a, o, in)
+}
+
+// desired is Desired of an app whose Need is need.
+func desired(need float64, a *App, o *AppObservation, in *Input) (n int32, risky bool) {
+	n = int32(math.Ceil(need - 1e-9))
 	if o.P99 > 0.8*in.SLO || o.ErrorRate > 0.01 {
 		risky = true
 		n = max(n, o.Ready)
@@ -103,11 +112,17 @@ func (p *Proportional) Decide(in Input, out []int32) string {
 		p.desired = make([]int32, len(in.Apps))
 		p.risky = make([]bool, len(in.Apps))
 	}
-	desired, risky := p.desired[:len(in.Apps)], p.risky[:len(in.Apps)]
-	for i := range in.Apps {
-		desired[i], risky[i] = Desired(&in.Apps[i], &in.Obs.Apps[i], &in)
+	want, risky := p.desired[:len(in.Apps)], p.risky[:len(in.Apps)]
+	if in.need != nil {
+		for i := range in.Apps {
+			want[i], risky[i] = desired(in.need[i], &in.Apps[i], &in.Obs.Apps[i], &in)
+		}
+	} else {
+		for i := range in.Apps {
+			want[i], risky[i] = Desired(&in.Apps[i], &in.Obs.Apps[i], &in)
+		}
 	}
-	s := Distribute(in.Apps, desired, risky, in.BudgetCores, out)
+	s := Distribute(in.Apps, want, risky, in.BudgetCores, out)
 	if in.NoReason {
 		return ""
 	}
@@ -181,6 +196,25 @@ func DemandCores(in Input) float64 {
 		c += float64(n) * in.Apps[i].CPU
 	}
 	return c
+}
+
+// needs writes Need of every app for in into need and returns DemandCores
+// of in without its headroom (what a Soldier reports), in one pass: the
+// demand reuses need when in has no headroom.
+func needs(in *Input, need []float64) (demandCores float64) {
+	bare := *in
+	bare.Headroom = 0
+	for i := range in.Apps {
+		a, o := &in.Apps[i], &in.Obs.Apps[i]
+		need[i] = Need(a, o, in)
+		n0 := need[i]
+		if in.Headroom != 0 {
+			n0 = Need(a, o, &bare)
+		}
+		n, _ := desired(n0, a, o, &bare)
+		demandCores += float64(n) * a.CPU
+	}
+	return demandCores
 }
 
 // riskBoost is the learned policy's largest extra sizing for an app over its
