@@ -36,7 +36,7 @@ func Hold(n, most, cur int32, need, tol float64) int32 {
 // their maximum, which it rescans only when the entry holding it leaves the
 // window; it does not allocate after the first tick.
 type Stabiliser struct {
-	recent []int32 // per app, a ring of proposals: [app*stabilisationTicks+k]
+	recent []int32 // a ring of ticks of proposals: [k*apps+app], a tick's contiguous
 	most   []int32 // per app, the largest proposal in the window
 	at     []int   // per app, the latest tick (Apply call) that proposed most
 	ticks  int     // Apply calls since recent was sized
@@ -52,18 +52,17 @@ func (s *Stabiliser) Apply(proposed []int32, obs *Observation, need []float64, t
 		s.recent, s.ticks = make([]int32, len(proposed)*w), 0
 		s.most, s.at = make([]int32, len(proposed)), make([]int, len(proposed))
 	}
-	t := s.ticks
+	t, apps := s.ticks, len(proposed)
 	k, filled := t%w, min(t+1, w)
+	copy(s.recent[k*apps:(k+1)*apps], proposed)
 	for i, n := range proposed {
-		ring := s.recent[i*w : (i+1)*w]
-		ring[k] = n
 		switch {
 		case t == 0 || n >= s.most[i]:
 			s.most[i], s.at[i] = n, t
 		case t-s.at[i] >= w: // the maximum's entry was overwritten: rescan, newest first
 			best, at := n, t
 			for d := 1; d < filled; d++ {
-				if v := ring[(k-d+w)%w]; v > best {
+				if v := s.recent[(k-d+w)%w*apps+i]; v > best {
 					best, at = v, t-d
 				}
 			}
