@@ -199,8 +199,11 @@ func DemandCores(in Input) float64 {
 }
 
 // needs writes Need of every app for in into need and returns DemandCores
-// of in without its headroom (what a Soldier reports), in one pass: the
-// demand reuses need when in has no headroom.
+// of in without its headroom (what a Soldier reports), in one pass. The
+// demand reuses need when in has no headroom, or when Desired at need is
+// already the app's smallest size: Need grows with the headroom and Desired
+// with the need (both in floating point: every step rounds monotonically),
+// so Desired without the headroom is that size too.
 func needs(in *Input, need []float64) (demandCores float64) {
 	bare := *in
 	bare.Headroom = 0
@@ -208,7 +211,13 @@ func needs(in *Input, need []float64) (demandCores float64) {
 		a, o := &in.Apps[i], &in.Obs.Apps[i]
 		need[i] = Need(a, o, in)
 		n0 := need[i]
-		if in.Headroom != 0 {
+		switch {
+		case in.Headroom == 0:
+		case in.Headroom > 0 && need[i] < 1<<30: // the conversion to int32 is exact
+			if n, _ := desired(need[i], a, o, in); n > min(a.Min, a.Max) {
+				n0 = Need(a, o, &bare)
+			}
+		default:
 			n0 = Need(a, o, &bare)
 		}
 		n, _ := desired(n0, a, o, &bare)
