@@ -22,6 +22,8 @@ type State struct {
 	exec     *Executor
 	stab     Stabiliser // holds small and short-lived changes before the executor
 	need     []float64  // per app, the replicas its load needs (Need), for the stabiliser
+	want     []int32    // per app, Desired
+	risky    []bool     // per app, at risk (Desired)
 	ladder   *Ladder
 	auto     *Fallback
 	// noReason says nobody reads the reasons (the Soldier records nothing).
@@ -54,7 +56,7 @@ func NewState(cfg Config, policy Policy, noReason bool) *State {
 		noReason: noReason,
 		proposed: make([]int32, n), baseline: make([]int32, n), shadow: make([]int32, n), decided: make([]int32, n),
 		unheld: make([]int32, n), apps: make([]AppDecision, n),
-		need: make([]float64, n),
+		need: make([]float64, n), want: make([]int32, n), risky: make([]bool, n),
 		auto: NewFallback(cfg.Fallback),
 	}
 }
@@ -129,8 +131,8 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 	}
 	// Every app's need, once for the policy, the baseline and the
 	// stabiliser; the demand reported is without the headroom.
-	dec.DemandCores = needs(&in, st.need)
-	in.need = st.need
+	in.need, in.want, in.risky = st.need, st.want, st.risky
+	dec.DemandCores = needs(&in)
 	source := SourcePolicy
 	st.guards, st.writes = st.guards[:0], st.writes[:0]
 	switch {

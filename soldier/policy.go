@@ -35,9 +35,12 @@ type Input struct {
 	// a policy may return "" rather than format one.
 	NoReason bool
 
-	// need, when not nil, is Need of every app for this input, worked out
-	// once by Decide for the policy, the baseline and the stabiliser.
-	need []float64
+	// need, want and risky, when not nil, are every app's Need and Desired
+	// for this input, worked out once by Decide (needs) for the policy, the
+	// baseline and the stabiliser.
+	need  []float64
+	want  []int32
+	risky []bool
 }
 
 // InputFor is the part of a tick's Input that the soldier block sets: the
@@ -112,12 +115,9 @@ func (p *Proportional) Decide(in Input, out []int32) string {
 		p.desired = make([]int32, len(in.Apps))
 		p.risky = make([]bool, len(in.Apps))
 	}
-	want, risky := p.desired[:len(in.Apps)], p.risky[:len(in.Apps)]
-	if in.need != nil {
-		for i := range in.Apps {
-			want[i], risky[i] = desired(in.need[i], &in.Apps[i], &in.Obs.Apps[i], &in)
-		}
-	} else {
+	want, risky := in.want, in.risky
+	if want == nil {
+		want, risky = p.desired[:len(in.Apps)], p.risky[:len(in.Apps)]
 		for i := range in.Apps {
 			want[i], risky[i] = Desired(&in.Apps[i], &in.Obs.Apps[i], &in)
 		}
@@ -198,29 +198,27 @@ func DemandCores(in Input) float64 {
 	return c
 }
 
-// needs writes Need of every app for in into need and returns DemandCores
-// of in without its headroom (what a Soldier reports), in one pass. The
-// demand reuses need when in has no headroom, or when Desired at need is
-// already the app's smallest size: Need grows with the headroom and Desired
-// with the need (both in floating point: every step rounds monotonically),
-// so Desired without the headroom is that size too.
-func needs(in *Input, need []float64) (demandCores float64) {
+// needs writes Need and Desired of every app for in into in.need,
+// in.want and in.risky and returns DemandCores of in without its headroom
+// (what a Soldier reports), in one pass. The demand reuses Desired when in
+// has no headroom, or when Desired is already the app's smallest size: Need
+// grows with the headroom and Desired with the need (both in floating point:
+// every step rounds monotonically), so Desired without the headroom is that
+// size too.
+func needs(in *Input) (demandCores float64) {
 	bare := *in
 	bare.Headroom = 0
 	for i := range in.Apps {
 		a, o := &in.Apps[i], &in.Obs.Apps[i]
-		need[i] = Need(a, o, in)
-		n0 := need[i]
+		need := Need(a, o, in)
+		n, risky := desired(need, a, o, in)
+		in.need[i], in.want[i], in.risky[i] = need, n, risky
 		switch {
 		case in.Headroom == 0:
-		case in.Headroom > 0 && need[i] < 1<<30: // the conversion to int32 is exact
-			if n, _ := desired(need[i], a, o, in); n > min(a.Min, a.Max) {
-				n0 = Need(a, o, &bare)
-			}
+		case in.Headroom > 0 && need < 1<<30 && n <= min(a.Min, a.Max): // the conversion to int32 is exact
 		default:
-			n0 = Need(a, o, &bare)
+			n, _ = desired(Need(a, o, &bare), a, o, &bare)
 		}
-		n, _ := desired(n0, a, o, &bare)
 		demandCores += float64(n) * a.CPU
 	}
 	return demandCores
