@@ -22,6 +22,8 @@ type State struct {
 	exec     *Executor
 	stab     Stabiliser // holds small and short-lived changes before the executor
 	need     []float64  // per app, the replicas its load needs (Need), for the stabiliser
+	want     []int32    // per app, Desired
+	risky    []bool     // per app, at risk (Desired)
 	ladder   *Ladder
 	auto     *Fallback
 	// noReason says nobody reads the reasons (the Soldier records nothing).
@@ -54,7 +56,7 @@ func NewState(cfg Config, policy Policy, noReason bool) *State {
 		noReason: noReason,
 		proposed: make([]int32, n), baseline: make([]int32, n), shadow: make([]int32, n), decided: make([]int32, n),
 		unheld: make([]int32, n), apps: make([]AppDecision, n),
-		need: make([]float64, n),
+		need: make([]float64, n), want: make([]int32, n), risky: make([]bool, n),
 		auto: NewFallback(cfg.Fallback),
 	}
 }
@@ -120,7 +122,6 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 	in := InputFor(st.cfg.Soldier)
 	in.Apps, in.Obs, in.BudgetCores, in.SLO, in.Now = st.cfg.Apps, obs, math.Inf(1), st.cfg.SLO, now
 	in.NoReason = st.noReason
-	dec.DemandCores = DemandCores(in)
 
 	var reason string
 	fallback := !dec.Valid
@@ -128,6 +129,10 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 	if dec.Valid {
 		budget, in.BudgetCores, in.Headroom = d.Cores, d.Cores, d.Headroom
 	}
+	// Every app's need, once for the policy, the baseline and the
+	// stabiliser; the demand reported is without the headroom.
+	in.need, in.want, in.risky = st.need, st.want, st.risky
+	dec.DemandCores = needs(&in)
 	source := SourcePolicy
 	st.guards, st.writes = st.guards[:0], st.writes[:0]
 	switch {
@@ -142,7 +147,13 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 	if mode == domains.ModeActive && !fallback && st.cfg.Fallback.Window > 0 {
 		// The baseline decides in shadow on the policy's own input, every
 		// tick, for the automatic fallback's comparison.
-		st.fallback.Decide(in, st.shadow)
+		if _, same := st.policy.(*Proportional); same {
+			// The policy is the baseline, which is pure: it decided the
+			// same targets on the same input.
+			copy(st.shadow, st.proposed)
+		} else {
+			st.fallback.Decide(in, st.shadow)
+		}
 		copy(st.decided, st.proposed)
 		sc := Compare(st.cfg.Apps, obs, st.cfg.SLO, st.cfg.ErrorBudget, in.TargetUtil, st.cfg.Fallback.ShortTolerance, st.decided, st.shadow)
 		auto, switched = st.auto.Observe(sc)
@@ -193,9 +204,6 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 	}
 	copy(st.unheld, st.proposed)
 	if mode != domains.ModeOff {
-		for i := range st.cfg.Apps {
-			st.need[i] = Need(&st.cfg.Apps[i], &obs.Apps[i], &in)
-		}
 		if held := st.stab.Apply(st.proposed, obs, st.need, st.cfg.Soldier.Tolerance); held > 0 && !in.NoReason {
 			reason += fmt.Sprintf("; %d changes held by the stabiliser", held)
 		}

@@ -85,8 +85,6 @@ func (e *Executor) Apply(now time.Time, apps []App, obs *Observation, budget flo
 		if e.current[i] < 0 {
 			e.current[i] = obs.Apps[i].Replicas
 		}
-	}
-	for i := range apps {
 		a, cur, p := &apps[i], e.current[i], proposed[i]
 		if pin := e.pinned[i]; pin >= 0 {
 			if q := min(max(pin, a.Min), a.Max); q != p {

@@ -41,6 +41,7 @@ type Pins struct {
 	apps   []App
 	index  map[string]int // "domain/app" -> app index
 	pins   []pin          // per app
+	set    int            // how many pins are set
 }
 
 type pin struct {
@@ -72,11 +73,11 @@ func (p *Pins) Offer(o wire.Override, now time.Time) OverrideEvent {
 	}
 	if o.Cancel {
 		old := p.pins[i].o
-		p.pins[i] = pin{}
+		p.put(i, pin{})
 		e.Kind, e.Reason = OverrideCancelled, fmt.Sprintf("pin of %s at %d replicas lifted by %s: %s", o.App, *old.Replicas, o.By, o.Reason)
 		return e
 	}
-	p.pins[i] = pin{o: o, set: true}
+	p.put(i, pin{o: o, set: true})
 	e.Kind, e.Replicas = OverrideAccepted, p.target(i)
 	e.Reason = fmt.Sprintf("%s pinned at %d replicas until %s by %s", o.App, e.Replicas, wire.Stamp(o.Until), o.By)
 	if int(e.Replicas) != *o.Replicas {
@@ -108,14 +109,28 @@ func (p *Pins) refusal(o wire.Override, i int, known bool, now time.Time) string
 	return o.Admit(now, inForce, "this Soldier's")
 }
 
+// put sets app i's pin to pn, keeping the count of pins set.
+func (p *Pins) put(i int, pn pin) {
+	if p.pins[i].set {
+		p.set--
+	}
+	if pn.set {
+		p.set++
+	}
+	p.pins[i] = pn
+}
+
 // Expire lifts every pin lapsed at now, appending an OverrideExpired event
 // for each to events.
 func (p *Pins) Expire(now time.Time, events []OverrideEvent) []OverrideEvent {
+	if p.set == 0 {
+		return events
+	}
 	for i := range p.pins {
 		if pn := &p.pins[i]; pn.set && !pn.o.Active(now) {
 			events = append(events, OverrideEvent{At: now, Kind: OverrideExpired, Override: pn.o, Replicas: p.target(i),
 				Reason: fmt.Sprintf("pin of %s at %d replicas lapsed at %s", pn.o.App, *pn.o.Replicas, wire.Stamp(pn.o.Until))})
-			*pn = pin{}
+			p.put(i, pin{})
 		}
 	}
 	return events
@@ -124,7 +139,7 @@ func (p *Pins) Expire(now time.Time, events []OverrideEvent) []OverrideEvent {
 // Target is app i's pinned target clamped to its [min, max] replicas, or -1
 // when it has no pin.
 func (p *Pins) Target(i int) int32 {
-	if !p.pins[i].set {
+	if p.set == 0 || !p.pins[i].set {
 		return -1
 	}
 	return p.target(i)

@@ -34,6 +34,13 @@ type Input struct {
 	// NoReason says nobody reads the reason (the Soldier records nothing):
 	// a policy may return "" rather than format one.
 	NoReason bool
+
+	// need, want and risky, when not nil, are every app's Need and Desired
+	// for this input, worked out once by Decide (needs) for the policy, the
+	// baseline and the stabiliser.
+	need  []float64
+	want  []int32
+	risky []bool
 }
 
 // InputFor is the part of a tick's Input that the soldier block sets: the
@@ -78,7 +85,12 @@ type Proportional struct {
 // when its p99 is over 80% of the SLO or it errors; it then keeps its ready
 // replicas. The result is within the app's bounds.
 func Desired(a *App, o *AppObservation, in *Input) (n int32, risky bool) {
-	n = int32(math.Ceil(Need(a, o, in) - 1e-9))
+	return desired(Need(a, o, in), a, o, in)
+}
+
+// desired is Desired of an app whose Need is need.
+func desired(need float64, a *App, o *AppObservation, in *Input) (n int32, risky bool) {
+	n = int32(math.Ceil(need - 1e-9))
 	if o.P99 > 0.8*in.SLO || o.ErrorRate > 0.01 {
 		risky = true
 		n = max(n, o.Ready)
@@ -103,11 +115,14 @@ func (p *Proportional) Decide(in Input, out []int32) string {
 		p.desired = make([]int32, len(in.Apps))
 		p.risky = make([]bool, len(in.Apps))
 	}
-	desired, risky := p.desired[:len(in.Apps)], p.risky[:len(in.Apps)]
-	for i := range in.Apps {
-		desired[i], risky[i] = Desired(&in.Apps[i], &in.Obs.Apps[i], &in)
+	want, risky := in.want, in.risky
+	if want == nil {
+		want, risky = p.desired[:len(in.Apps)], p.risky[:len(in.Apps)]
+		for i := range in.Apps {
+			want[i], risky[i] = Desired(&in.Apps[i], &in.Obs.Apps[i], &in)
+		}
 	}
-	s := Distribute(in.Apps, desired, risky, in.BudgetCores, out)
+	s := Distribute(in.Apps, want, risky, in.BudgetCores, out)
 	if in.NoReason {
 		return ""
 	}
@@ -181,6 +196,32 @@ func DemandCores(in Input) float64 {
 		c += float64(n) * in.Apps[i].CPU
 	}
 	return c
+}
+
+// needs writes Need and Desired of every app for in into in.need,
+// in.want and in.risky and returns DemandCores of in without its headroom
+// (what a Soldier reports), in one pass. The demand reuses Desired when in
+// has no headroom, or when Desired is already the app's smallest size: Need
+// grows with the headroom and Desired with the need (both in floating point:
+// every step rounds monotonically), so Desired without the headroom is that
+// size too.
+func needs(in *Input) (demandCores float64) {
+	bare := *in
+	bare.Headroom = 0
+	for i := range in.Apps {
+		a, o := &in.Apps[i], &in.Obs.Apps[i]
+		need := Need(a, o, in)
+		n, risky := desired(need, a, o, in)
+		in.need[i], in.want[i], in.risky[i] = need, n, risky
+		switch {
+		case in.Headroom == 0:
+		case in.Headroom > 0 && need < 1<<30 && n <= min(a.Min, a.Max): // the conversion to int32 is exact
+		default:
+			n, _ = desired(Need(a, o, &bare), a, o, &bare)
+		}
+		demandCores += float64(n) * a.CPU
+	}
+	return demandCores
 }
 
 // riskBoost is the learned policy's largest extra sizing for an app over its

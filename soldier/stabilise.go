@@ -32,10 +32,13 @@ func Hold(n, most, cur int32, need, tol float64) int32 {
 // a domain's targets (the policy, the baseline, the ladder), so that one
 // write does the work of several: the HPA's tolerance and scale-down
 // stabilisation, applied to the Soldier's proposals before the executor. It
-// keeps, per app, the proposals of the last stabilisationTicks ticks; it
-// does not allocate after the first tick.
+// keeps, per app, the proposals of the last stabilisationTicks ticks and
+// their maximum, which it rescans only when the entry holding it leaves the
+// window; it does not allocate after the first tick.
 type Stabiliser struct {
-	recent []int32 // per app, a ring of proposals: [app*stabilisationTicks+k]
+	recent []int32 // a ring of ticks of proposals: [k*apps+app], a tick's contiguous
+	most   []int32 // per app, the largest proposal in the window
+	at     []int   // per app, the latest tick (Apply call) that proposed most
 	ticks  int     // Apply calls since recent was sized
 }
 
@@ -44,18 +47,28 @@ type Stabiliser struct {
 // need (one per app) with tolerance tol. It returns how many proposals it
 // changed.
 func (s *Stabiliser) Apply(proposed []int32, obs *Observation, need []float64, tol float64) (held int) {
-	if len(s.recent) != len(proposed)*stabilisationTicks {
-		s.recent, s.ticks = make([]int32, len(proposed)*stabilisationTicks), 0
+	const w = stabilisationTicks
+	if len(s.recent) != len(proposed)*w {
+		s.recent, s.ticks = make([]int32, len(proposed)*w), 0
+		s.most, s.at = make([]int32, len(proposed)), make([]int, len(proposed))
 	}
-	k, filled := s.ticks%stabilisationTicks, min(s.ticks+1, stabilisationTicks)
+	t, apps := s.ticks, len(proposed)
+	k, filled := t%w, min(t+1, w)
+	copy(s.recent[k*apps:(k+1)*apps], proposed)
 	for i, n := range proposed {
-		ring := s.recent[i*stabilisationTicks : (i+1)*stabilisationTicks]
-		ring[k] = n
-		most := n
-		for _, v := range ring[:filled] {
-			most = max(most, v)
+		switch {
+		case t == 0 || n >= s.most[i]:
+			s.most[i], s.at[i] = n, t
+		case t-s.at[i] >= w: // the maximum's entry was overwritten: rescan, newest first
+			best, at := n, t
+			for d := 1; d < filled; d++ {
+				if v := s.recent[(k-d+w)%w*apps+i]; v > best {
+					best, at = v, t-d
+				}
+			}
+			s.most[i], s.at[i] = best, at
 		}
-		if proposed[i] = Hold(n, most, obs.Apps[i].Replicas, need[i], tol); proposed[i] != n {
+		if proposed[i] = Hold(n, s.most[i], obs.Apps[i].Replicas, need[i], tol); proposed[i] != n {
 			held++
 		}
 	}

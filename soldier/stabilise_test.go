@@ -2,6 +2,7 @@ package soldier
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -72,5 +73,52 @@ func TestStabiliserWritesLittle(t *testing.T) {
 	tick(7000)
 	if changes != 2 || cur != 100 {
 		t.Fatalf("back to full load: %d changes, %d replicas; want a second change, to 100", changes, cur)
+	}
+}
+
+// The Stabiliser keeps each app's window maximum between ticks and rescans
+// only when its entry leaves the window: it must hold exactly what a scan of
+// the whole window every tick holds, including ties, rises, long falls and
+// the ticks before the window fills.
+func TestStabiliserKeptMaximumMatchesAFullScan(t *testing.T) {
+	const seed, apps, ticks = 13, 40, 400
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 0))
+	var s Stabiliser
+	hist := make([][]int32, apps)
+	obs := &Observation{Apps: make([]AppObservation, apps)}
+	need := make([]float64, apps)
+	proposed, want := make([]int32, apps), make([]int32, apps)
+	for tick := range ticks {
+		for i := range apps {
+			var n int32
+			switch i % 4 {
+			case 0: // noise over a few values: many ties
+				n = 5 + rng.Int32N(3)
+			case 1: // a long fall: the maximum leaves the window every tick
+				n = int32(1000 - tick)
+			case 2: // a long rise
+				n = int32(tick)
+			default: // spikes over a floor
+				n = 10
+				if rng.IntN(40) == 0 {
+					n = 10 + rng.Int32N(100)
+				}
+			}
+			hist[i] = append(hist[i], n)
+			most := n
+			for _, v := range hist[i][max(0, len(hist[i])-stabilisationTicks):] {
+				most = max(most, v)
+			}
+			cur := 1 + rng.Int32N(1100)
+			obs.Apps[i].Replicas, need[i] = cur, float64(n)-0.5
+			proposed[i], want[i] = n, Hold(n, most, cur, need[i], 0.1)
+		}
+		s.Apply(proposed, obs, need, 0.1)
+		for i := range apps {
+			if proposed[i] != want[i] {
+				t.Fatalf("tick %d, app %d: %d, a full scan gives %d", tick, i, proposed[i], want[i])
+			}
+		}
 	}
 }
