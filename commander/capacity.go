@@ -13,7 +13,8 @@ import (
 // A real cluster holds planned capacity with placeholder pods of the lowest
 // priority ("balloon" or overprovisioning pods) that the node autoscaler
 // provisions nodes for and that any real pod preempts at once; the
-// simulator holds it with Sim.SetCapacityTarget (simcluster.Cluster).
+// simulator holds it with Sim.SetCapacityTarget (live.Cluster, and
+// simcluster.WithPool for the in-memory hierarchy).
 type Pool interface {
 	// SetCapacityTarget asks the pool to hold at least cores CPU cores of
 	// nodes, ready or on their way, until set again.
