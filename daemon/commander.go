@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -65,7 +66,8 @@ type Commander struct {
 	Lifecycle
 	opts    CommanderOptions
 	deps    Deps
-	cfg     *domains.Config // in force; only Reload replaces it after start
+	cfg     *domains.Config // in force; only Reload replaces it after start, under cfgMu
+	cfgMu   sync.Mutex      // guards cfg against Reload while Run reads it
 	log     hclog.Logger
 	reg     *prometheus.Registry
 	metrics *Metrics
@@ -289,7 +291,7 @@ func (p *Commander) Run(ctx context.Context) error {
 			p.log.Debug("tick", "seq", d.Seq, "reserve", d.Reserve, "guards", d.Guards, "reason", d.Reason)
 		}
 	}
-	cfg := p.cfg
+	cfg := p.config()
 	p.log.Info("commander running", "tick", cfg.Commander.Tick, "term", p.term, "seq", p.seq0, "domains", len(cfg.Domains))
 	p.probes.SetLive(true)
 	var err error
@@ -320,10 +322,20 @@ func (p *Commander) Reload() {
 	if cfg == nil {
 		return
 	}
+	p.cfgMu.Lock()
 	p.cfg = cfg
+	p.cfgMu.Unlock()
 	c := cfg.Commander
 	p.log.Info("config reloaded", "path", p.opts.ConfigPath, "tick", c.Tick, "directive_ttl", c.DirectiveTTL, "dead_zone", c.DeadZone,
 		"max_share_change", c.MaxShareChange, "reserve_min", c.ReserveMin)
+}
+
+// config is the config in force, for code that runs while Reload may
+// replace it.
+func (p *Commander) config() *domains.Config {
+	p.cfgMu.Lock()
+	defer p.cfgMu.Unlock()
+	return p.cfg
 }
 
 // Rejected is how many messages the process rejected.

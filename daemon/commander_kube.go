@@ -22,11 +22,12 @@ import (
 func (p *Commander) lead(ctx context.Context, client kubernetes.Interface, cmd *commander.Commander, conn *bus.Conn, clock func() time.Time, onTick func(commander.Decision, error)) error {
 	host, _ := os.Hostname() // the pod's name in Kubernetes
 	id := fmt.Sprintf("%s-%d", host, os.Getpid())
-	k := p.cfg.Kubernetes
+	cfg := p.config() // its domains and apps are the same after any reload
+	k := cfg.Kubernetes
 	var nss []string
 	seen := map[string]bool{}
-	for _, a := range p.cfg.Apps() {
-		if ns := p.cfg.Workload(a).Namespace; !seen[ns] {
+	for _, a := range cfg.Apps() {
+		if ns := cfg.Workload(a).Namespace; !seen[ns] {
 			seen[ns] = true
 			nss = append(nss, ns)
 		}
@@ -38,7 +39,7 @@ func (p *Commander) lead(ctx context.Context, client kubernetes.Interface, cmd *
 	return kube.LeaderElect(ctx, kube.ElectionConfig{Client: client, Namespace: k.LeaseNamespace}, id,
 		func(lctx context.Context) {
 			term := commander.FirstTerm(time.Now())
-			for _, d := range p.cfg.Domains {
+			for _, d := range cfg.Domains {
 				if last, ok, err := conn.LastDirective(lctx, d.Name); err == nil && ok {
 					term, _ = commander.ResumeTerm(time.Now(), term, last.Term) // a term past any clock is ignored
 				}

@@ -66,6 +66,7 @@ type Soldier struct {
 	opts    SoldierOptions
 	deps    Deps
 	cfg     *domains.Config // in force; only Reload replaces it after start
+	cfgMu   sync.Mutex      // guards cfg against Reload while Run reads it
 	scfg    soldier.Config
 	log     hclog.Logger
 	reg     *prometheus.Registry
@@ -269,7 +270,7 @@ func (p *Soldier) Run(ctx context.Context) error {
 		p.observe(ctx, res, err, clock.since())
 		p.step()
 	}
-	p.log.Info("soldier running", "tick", p.cfg.Soldier.Tick, "mode", p.scfg.Soldier.Mode, "apps", len(p.scfg.Apps))
+	p.log.Info("soldier running", "tick", p.config().Soldier.Tick, "mode", p.scfg.Soldier.Mode, "apps", len(p.scfg.Apps))
 	p.probes.SetLive(true)
 	err := p.sd.Run(ctx, clock.now, onTick)
 	p.probes.SetLive(false)
@@ -327,6 +328,14 @@ func (p *Soldier) Directive() (seq uint64, ok bool) {
 	return d.Seq, ok
 }
 
+// config is the config in force, for code that runs while Reload may
+// replace it.
+func (p *Soldier) config() *domains.Config {
+	p.cfgMu.Lock()
+	defer p.cfgMu.Unlock()
+	return p.cfg
+}
+
 // Rejected is how many messages the process rejected.
 func (p *Soldier) Rejected() int { return int(counterValue(p.metrics.Rejected)) }
 
@@ -342,7 +351,9 @@ func (p *Soldier) Reload() {
 	if cfg == nil {
 		return
 	}
+	p.cfgMu.Lock()
 	p.cfg = cfg
+	p.cfgMu.Unlock()
 	s := cfg.Soldier
 	p.log.Info("config reloaded", "path", p.opts.ConfigPath, "tick", s.Tick, "mode", s.Mode, "target_utilisation", s.TargetUtilisation,
 		"overage_cap", s.OverageCap, "scale_down_cooldown", s.ScaleDownCooldown, "error_rate_veto", s.ErrorRateVeto,

@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -142,5 +144,50 @@ func TestCommanderProcessResumesOnlyFromATermOfSomeClock(t *testing.T) {
 	hold("payment", commander.FirstTerm(now)-1, 41)
 	if p := open(); p.term != commander.FirstTerm(now) || p.seq0 != 41 {
 		t.Fatalf("after a held term of 2^63: term %d seq %d, want %d and 41", p.term, p.seq0, commander.FirstTerm(now))
+	}
+}
+
+// TestReloadWhileRunning: a SIGHUP's Reload runs on its own goroutine while
+// the Commander process runs, and replaces the config Run reads (under
+// cfgMu: go test -race can flag an unguarded read, depending on which
+// goroutine takes the Commander's lock first). Run ends cleanly and the
+// reloaded file is in force.
+func TestReloadWhileRunning(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "regiment.hcl")
+	src, err := os.ReadFile("../examples/tenth.hcl") // no checkpoint path to resolve
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, src, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.LoadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{Port: bus.RandomPort, StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	p := NewCommander(cfg, CommanderOptions{ConfigPath: path, NATSURL: srv.ClientURL(), DataDir: t.TempDir()}, Deps{}, hclog.NewNullLogger())
+	defer p.Close()
+	if err := p.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- p.Run(rctx) }()
+	for range 3 {
+		p.Reload()
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if got := p.config(); got == cfg {
+		t.Fatal("Reload kept the config it started with")
 	}
 }
