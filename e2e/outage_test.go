@@ -17,8 +17,8 @@ import (
 	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/recording"
 	"github.com/regimentd/regiment/sim"
+	"github.com/regimentd/regiment/sim/live"
 	"github.com/regimentd/regiment/sim/trace"
-	"github.com/regimentd/regiment/simcluster"
 	"github.com/regimentd/regiment/soldier"
 	"github.com/regimentd/regiment/store"
 )
@@ -69,7 +69,7 @@ func TestNATSOutageFiveMinutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cluster := simcluster.New(s, cfg)
+	cluster := live.New(s, cfg)
 	simNow := func() time.Time {
 		var now time.Time
 		cluster.Sim(func(s *sim.Sim) { now = s.Now() })
@@ -105,7 +105,7 @@ func TestNATSOutageFiveMinutes(t *testing.T) {
 	app := st.NewAppender(64, 0)
 	null := hclog.NewNullLogger()
 
-	cpol, err := simcluster.CommanderPolicy(cfg)
+	cpol, err := commander.NewPolicy(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestNATSOutageFiveMinutes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		spol, err := simcluster.SoldierPolicy(cfg, scfg)
+		spol, err := soldier.NewPolicy(cfg, scfg)
 		if err != nil {
 			t.Fatal(err)
 		}

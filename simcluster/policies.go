@@ -9,25 +9,6 @@ import (
 	"github.com/regimentd/regiment/soldier"
 )
 
-// Built-in policy names, kept for callers of this package: the names live
-// with the policies (commander.ForecastPolicy, soldier.ProportionalPolicy).
-const (
-	ForecastPolicy     = commander.ForecastPolicy
-	ProportionalPolicy = soldier.ProportionalPolicy
-)
-
-// CommanderPolicy is commander.NewPolicy.
-//
-// Deprecated: use commander.NewPolicy.
-func CommanderPolicy(cfg *domains.Config) (commander.Policy, error) { return commander.NewPolicy(cfg) }
-
-// SoldierPolicy is soldier.NewPolicy.
-//
-// Deprecated: use soldier.NewPolicy.
-func SoldierPolicy(cfg *domains.Config, scfg soldier.Config) (soldier.Policy, error) {
-	return soldier.NewPolicy(cfg, scfg)
-}
-
 // Option changes how NewPolicy builds the hierarchy.
 type Option func(*options)
 

@@ -72,8 +72,8 @@ func TestPolicyResolution(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := *cfg
 			c.Commander.Policy, c.Soldier.Policy = tt.cmd, tt.sol
-			cp, cerr := simcluster.CommanderPolicy(&c)
-			_, serr := simcluster.SoldierPolicy(&c, scfg)
+			cp, cerr := commander.NewPolicy(&c)
+			_, serr := soldier.NewPolicy(&c, scfg)
 			_, nerr := simcluster.NewPolicy(&c, nil, nil)
 			if tt.wantErr != "" {
 				err := cerr

@@ -145,7 +145,7 @@ type CommanderEnv struct {
 // NewCommanderEnv returns the Commander env for cfg (validated, defaults
 // applied) on the training scenarios scenarios (each with its traces; their
 // windows are where episodes start). The Soldiers run cfg.Soldier.Policy,
-// resolved by simcluster.SoldierPolicy: set it to a checkpoint path to
+// resolved by soldier.NewPolicy: set it to a checkpoint path to
 // train against learned Soldiers (read once here, so replacing the file
 // during training changes nothing).
 func NewCommanderEnv(cfg *domains.Config, scenarios []sim.Scenario, opt CommanderOptions) (*CommanderEnv, error) {

@@ -21,8 +21,8 @@ import (
 	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/recording"
 	"github.com/regimentd/regiment/sim"
+	"github.com/regimentd/regiment/sim/live"
 	"github.com/regimentd/regiment/sim/trace"
-	"github.com/regimentd/regiment/simcluster"
 	"github.com/regimentd/regiment/soldier"
 	"github.com/regimentd/regiment/store"
 )
@@ -78,8 +78,8 @@ func TestOverrideUsage(t *testing.T) {
 type overrideRig struct {
 	url     string
 	cfg     *domains.Config
-	cluster *simcluster.Cluster
-	view    *simcluster.Domain
+	cluster *live.Cluster
+	view    *live.Domain
 	sd      *soldier.Soldier
 	st      *store.Store
 }
@@ -107,7 +107,7 @@ func newOverrideRig(t *testing.T) *overrideRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cluster := simcluster.New(s, cfg)
+	cluster := live.New(s, cfg)
 	view := cluster.Domain(cfg.Domain("payment"))
 
 	st, err := store.Open(filepath.Join(t.TempDir(), "soldier-payment.db"), store.Options{})
