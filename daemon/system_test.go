@@ -14,7 +14,7 @@ import (
 	"github.com/regimentd/regiment/commander"
 	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/sim"
-	"github.com/regimentd/regiment/sim/trace"
+	"github.com/regimentd/regiment/sim/simtest"
 )
 
 // TestSystemSignsWithARunKeyOnTheSimulatedClock: regiment run's system
@@ -23,23 +23,8 @@ import (
 // unsigned), and its Commander's term comes from the simulated clock the
 // Soldiers judge terms by, not from the wall clock.
 func TestSystemSignsWithARunKeyOnTheSimulatedClock(t *testing.T) {
-	cfg, err := config.LoadFile("../examples/small.hcl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := config.LoadScenarioFile("../cmd/regiment/testdata/small-sample.hcl", cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	traces, err := trace.Load(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc.Duration = 3 * cfg.Commander.Tick
-	s, err := sim.New(cfg, sc, traces)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// small.hcl's Commander ticks every minute: three of its ticks.
+	cfg, s := simtest.WorldFor(t, "../examples/small.hcl", "../cmd/regiment/testdata/small-sample.hcl", 3*time.Minute)
 	y := NewSystem(cfg, s, t.TempDir(), hclog.NewNullLogger())
 	defer y.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -64,7 +49,7 @@ func TestSystemSignsWithARunKeyOnTheSimulatedClock(t *testing.T) {
 	var target float64
 	y.Cluster().Sim(func(s *sim.Sim) { target = s.CapacityTarget() })
 	if target <= 0 {
-		t.Fatalf("the simulated pool has no capacity target after %s: the Commander's plan did not reach it", sc.Duration)
+		t.Fatalf("the simulated pool has no capacity target after three Commander ticks: its plan did not reach it")
 	}
 
 	plain := connectTest(t, y.srv.ClientURL(), "commander", cfg)

@@ -6,6 +6,7 @@ package simtest
 
 import (
 	"testing"
+	"time"
 
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/domains/config"
@@ -19,6 +20,12 @@ import (
 // the scenario at its start. Any failure fails tb.
 func World(tb testing.TB, configPath, scenarioPath string) (*domains.Config, *sim.Sim) {
 	tb.Helper()
+	return WorldFor(tb, configPath, scenarioPath, 0)
+}
+
+// WorldFor is World with the scenario cut to duration (0: as it is).
+func WorldFor(tb testing.TB, configPath, scenarioPath string, duration time.Duration) (*domains.Config, *sim.Sim) {
+	tb.Helper()
 	cfg, err := config.LoadFile(configPath)
 	if err != nil {
 		tb.Fatal(err)
@@ -30,6 +37,9 @@ func World(tb testing.TB, configPath, scenarioPath string) (*domains.Config, *si
 	traces, err := trace.Load(sc)
 	if err != nil {
 		tb.Fatal(err)
+	}
+	if duration > 0 {
+		sc.Duration = duration
 	}
 	s, err := sim.New(cfg, sc, traces)
 	if err != nil {
