@@ -2,7 +2,6 @@ package deploy
 
 import (
 	"bytes"
-	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -18,12 +17,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nkeys"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/discovery/cached/memory"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/restmapper"
 
 	"github.com/regimentd/regiment/bus"
 	"github.com/regimentd/regiment/domains/config"
@@ -251,50 +245,22 @@ func TestSecureOverlayMountsEachRoleItsOwnSecret(t *testing.T) {
 	}
 }
 
-// TestSecureOverlayServerDryRun has the apiserver validate every object of
-// the secure overlay (server-side apply, dry run, strict fields); namespaces
-// are created for real first.
-func TestSecureOverlayServerDryRun(t *testing.T) {
-	env := testenv.Require(t)
-	ctx := context.Background()
-	dyn, err := dynamic.NewForConfig(env.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(env.Client.Discovery()))
-	apply := func(o *unstructured.Unstructured, dryRun bool) error {
-		gvk := o.GroupVersionKind()
-		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-		if err != nil {
-			return err
-		}
-		data, err := o.MarshalJSON()
-		if err != nil {
-			return err
-		}
-		force := true
-		opts := metav1.PatchOptions{FieldManager: "regiment-deploy-test", FieldValidation: "Strict", Force: &force}
-		if dryRun {
-			opts.DryRun = []string{metav1.DryRunAll}
-		}
-		var ri dynamic.ResourceInterface = dyn.Resource(m.Resource)
-		if ns := o.GetNamespace(); ns != "" {
-			ri = dyn.Resource(m.Resource).Namespace(ns)
-		}
-		_, err = ri.Patch(ctx, o.GetName(), types.ApplyPatchType, data, opts)
-		return err
-	}
-	objs := testenv.Kustomize(t, secure)
-	for _, o := range objs {
-		if o.GetKind() == "Namespace" {
-			if err := apply(o, false); err != nil {
-				t.Fatalf("Namespace %s: %v", o.GetName(), err)
+// TestOverlaysOnTheAPIServer has the apiserver check every object of each
+// overlay (server-side apply as a dry run, strict fields) in the regiment
+// namespace, which enforces Pod Security "restricted": any error or warning
+// fails, and each workload's pod is created as a dry run, where Pod
+// Security rejects what violates it. Namespaces are created for real.
+func TestOverlaysOnTheAPIServer(t *testing.T) {
+	a := newAPIServer(t)
+	for _, dir := range []string{"overlays/example", secure} {
+		t.Run(dir, func(t *testing.T) {
+			a.t = t
+			objs := testenv.Kustomize(t, dir)
+			ns := find(objs, "Namespace", "regiment")
+			if ns == nil || ns.GetLabels()["pod-security.kubernetes.io/enforce"] != "restricted" {
+				t.Errorf("namespace regiment does not enforce Pod Security restricted: %v", ns)
 			}
-		}
-	}
-	for _, o := range objs {
-		if err := apply(o, true); err != nil {
-			t.Errorf("%s %s/%s: %v", o.GetKind(), o.GetNamespace(), o.GetName(), err)
-		}
+			a.applyAll(objs, true)
+		})
 	}
 }

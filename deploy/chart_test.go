@@ -1,0 +1,408 @@
+package deploy
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"helm.sh/helm/v4/pkg/chart/common"
+	"helm.sh/helm/v4/pkg/chart/common/util"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	"helm.sh/helm/v4/pkg/engine"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+
+	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/domains/config"
+)
+
+const chartDir = "chart/regiment"
+
+// chartCase is one install of the chart: a values file (testdata/, "" for
+// the defaults) into a release namespace.
+type chartCase struct {
+	name, values, namespace string
+}
+
+var chartCases = []chartCase{
+	{"defaults", "", "regiment"},
+	{"three domains, NATS cluster, ServiceMonitor", "testdata/chart-three-domains.yaml", "regiment-three"},
+	{"external NATS, Prometheus auth, no persistence", "testdata/chart-external-nats.yaml", "regiment-ext"},
+}
+
+// values reads a case's values file (nil for the defaults).
+func (c chartCase) userValues(t *testing.T) map[string]any {
+	t.Helper()
+	if c.values == "" {
+		return map[string]any{}
+	}
+	b, err := os.ReadFile(c.values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := yaml.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%s: %v", c.values, err)
+	}
+	return v
+}
+
+// renderChart renders the chart as `helm install --dry-run=client` (or
+// `helm template`) does, with helm v4's engine: release "regiment" in
+// c.namespace. It returns the manifests' objects, NOTES.txt aside, and the
+// merged values.
+func renderChart(t *testing.T, c chartCase) ([]*unstructured.Unstructured, common.Values) {
+	t.Helper()
+	ch, err := loader.Load(chartDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := common.ReleaseOptions{Name: "regiment", Namespace: c.namespace, Revision: 1, IsInstall: true}
+	vals, err := util.ToRenderValues(ch, c.userValues(t), opts, common.DefaultCapabilities)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := engine.Render(ch, vals)
+	if err != nil {
+		t.Fatalf("render %s: %v", c.name, err)
+	}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var objs []*unstructured.Unstructured
+	for _, n := range names {
+		if strings.HasSuffix(n, "NOTES.txt") {
+			continue
+		}
+		objs = append(objs, decodeManifests(t, n, files[n])...)
+	}
+	merged, _ := vals["Values"].(common.Values)
+	return objs, merged
+}
+
+// decodeManifests splits a rendered file into its objects.
+func decodeManifests(t *testing.T, name, text string) []*unstructured.Unstructured {
+	t.Helper()
+	var out []*unstructured.Unstructured
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader([]byte(text)), 4096)
+	for {
+		var m map[string]any
+		if err := dec.Decode(&m); errors.Is(err, io.EOF) {
+			return out
+		} else if err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, text)
+		}
+		if len(m) == 0 {
+			continue
+		}
+		out = append(out, &unstructured.Unstructured{Object: m})
+	}
+}
+
+func find(objs []*unstructured.Unstructured, kind, name string) *unstructured.Unstructured {
+	for _, o := range objs {
+		if o.GetKind() == kind && o.GetName() == name {
+			return o
+		}
+	}
+	return nil
+}
+
+// TestChartValuesMatchTheirConfig: the config each case ships names the
+// domains the values list, their apps' namespaces among the domain's,
+// the release namespace as lease namespace and the same actuation, so the
+// Soldiers the chart runs are the ones the config has and their Roles cover
+// their apps.
+func TestChartValuesMatchTheirConfig(t *testing.T) {
+	for _, c := range chartCases {
+		t.Run(c.name, func(t *testing.T) {
+			_, vals := renderChart(t, c)
+			hcl, _ := vals["config"].(map[string]any)["hcl"].(string)
+			if existing, _ := vals["config"].(map[string]any)["existingConfigMap"].(string); existing != "" {
+				t.Skipf("the config is the existing ConfigMap %s", existing)
+			}
+			path := filepath.Join(t.TempDir(), "regiment.hcl")
+			if err := os.WriteFile(path, []byte(hcl), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := config.LoadFile(path)
+			if err != nil {
+				t.Fatalf("config.hcl: %v", err)
+			}
+			if cfg.Kubernetes.LeaseNamespace != c.namespace {
+				t.Errorf("lease_namespace %q, want the release namespace %q", cfg.Kubernetes.LeaseNamespace, c.namespace)
+			}
+			if string(cfg.Soldier.Actuation) != vals["actuation"] {
+				t.Errorf("soldier.actuation %q, values actuation %q", cfg.Soldier.Actuation, vals["actuation"])
+			}
+			byName := map[string]map[string]any{}
+			var names []string
+			for _, d := range vals["domains"].([]any) {
+				dm := d.(map[string]any)
+				byName[dm["name"].(string)] = dm
+				names = append(names, dm["name"].(string))
+			}
+			var cfgNames []string
+			for _, d := range cfg.Domains {
+				cfgNames = append(cfgNames, d.Name)
+			}
+			if !slices.Equal(names, cfgNames) {
+				t.Fatalf("values domains %v, config domains %v", names, cfgNames)
+			}
+			for _, a := range cfg.Apps() {
+				d := byName[cfg.Domains[a.Domain].Name]
+				w := cfg.Workload(a)
+				if !slices.Contains(d["namespaces"].([]any), any(w.Namespace)) {
+					t.Errorf("app %s is in namespace %s, not among domain %s's %v", a.Name, w.Namespace, d["name"], d["namespaces"])
+				}
+				if w.Kind == domains.KindStatefulSet && d["statefulSets"] != true {
+					t.Errorf("app %s is a StatefulSet; domain %s needs statefulSets: true", a.Name, d["name"])
+				}
+			}
+		})
+	}
+}
+
+// serviceMonitorCRD is a minimal CustomResourceDefinition of the Prometheus
+// Operator's ServiceMonitor (monitoring.coreos.com/v1): the fields the chart
+// sets, with their types, so that strict field validation checks them; the
+// test apiserver has no Prometheus Operator.
+const serviceMonitorCRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: servicemonitors.monitoring.coreos.com
+spec:
+  group: monitoring.coreos.com
+  scope: Namespaced
+  names: {kind: ServiceMonitor, listKind: ServiceMonitorList, plural: servicemonitors, singular: servicemonitor}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [endpoints, selector]
+            properties:
+              selector:
+                type: object
+                properties:
+                  matchLabels: {type: object, additionalProperties: {type: string}}
+                  matchExpressions:
+                    type: array
+                    items:
+                      type: object
+                      properties:
+                        key: {type: string}
+                        operator: {type: string}
+                        values: {type: array, items: {type: string}}
+              namespaceSelector:
+                type: object
+                properties:
+                  any: {type: boolean}
+                  matchNames: {type: array, items: {type: string}}
+              endpoints:
+                type: array
+                items:
+                  type: object
+                  properties:
+                    port: {type: string}
+                    path: {type: string}
+                    scheme: {type: string, enum: [http, https]}
+                    interval: {type: string, pattern: '^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$'}
+                    honorLabels: {type: boolean}
+                    relabelings:
+                      type: array
+                      items:
+                        type: object
+                        properties:
+                          sourceLabels: {type: array, items: {type: string, pattern: '^[a-zA-Z_][a-zA-Z0-9_]*$'}}
+                          targetLabel: {type: string}
+                          regex: {type: string}
+                          replacement: {type: string}
+                          action: {type: string}
+`
+
+// TestChartOnTheAPIServer installs each case's objects into a namespace
+// that enforces Pod Security "restricted" (server-side apply, strict field
+// validation) and fails on any error or warning; each workload's pod is
+// created as a dry run, where Pod Security rejects what violates it.
+func TestChartOnTheAPIServer(t *testing.T) {
+	a := newAPIServer(t)
+	crd := decodeManifests(t, "ServiceMonitor CRD", serviceMonitorCRD)
+	a.applyAll(crd, false)
+	a.waitEstablished("servicemonitors.monitoring.coreos.com")
+	for _, c := range chartCases {
+		t.Run(c.name, func(t *testing.T) {
+			a.t = t
+			objs, _ := renderChart(t, c)
+			t.Logf("%d objects: %s", len(objs), kinds(objs))
+			namespaces := []*unstructured.Unstructured{restricted(c.namespace)}
+			seen := map[string]bool{c.namespace: true}
+			for _, o := range objs {
+				if ns := o.GetNamespace(); ns != "" && !seen[ns] {
+					seen[ns] = true
+					namespaces = append(namespaces, restricted(ns))
+				}
+			}
+			a.applyAll(append(namespaces, objs...), false)
+		})
+	}
+}
+
+// podSpec is a workload's pod template spec.
+func podSpec(o *unstructured.Unstructured) map[string]any {
+	s, _ := field(o.Object, "spec", "template", "spec").(map[string]any)
+	return s
+}
+
+func args(o *unstructured.Unstructured) []string {
+	cs, _ := podSpec(o)["containers"].([]any)
+	var out []string
+	for _, a := range cs[0].(map[string]any)["args"].([]any) {
+		out = append(out, a.(string))
+	}
+	return out
+}
+
+// TestChartRenders pins what each case must hold: a Soldier per domain (one
+// replica, Recreate, its own ServiceAccount, Roles in its namespaces only),
+// the Commander's PDB and node reader, episodes on claims, NATS as asked.
+func TestChartRenders(t *testing.T) {
+	for _, c := range chartCases {
+		t.Run(c.name, func(t *testing.T) {
+			objs, vals := renderChart(t, c)
+			for _, o := range objs {
+				if ns := o.GetNamespace(); o.GetKind() != "ClusterRole" && o.GetKind() != "ClusterRoleBinding" && ns == "" {
+					t.Errorf("%s %s has no namespace", o.GetKind(), o.GetName())
+				}
+			}
+			checkSoldiers(t, objs, vals, c.namespace)
+			checkCommander(t, objs, vals)
+			checkNATS(t, objs, vals)
+			if sm := find(objs, "ServiceMonitor", "regiment"); (sm != nil) != vals["serviceMonitor"].(map[string]any)["enabled"].(bool) {
+				t.Errorf("ServiceMonitor present %v, serviceMonitor.enabled %v", sm != nil, vals["serviceMonitor"].(map[string]any)["enabled"])
+			}
+			dash := find(objs, "ConfigMap", "regiment-dashboard")
+			if dash == nil || dash.GetLabels()["grafana_dashboard"] != "1" || !strings.Contains(str(dash.Object, "data", "regiment.json"), `"uid": "regiment"`) {
+				t.Error("no dashboard ConfigMap labelled grafana_dashboard holding the dashboard")
+			}
+		})
+	}
+}
+
+func checkSoldiers(t *testing.T, objs []*unstructured.Unstructured, vals common.Values, ns string) {
+	t.Helper()
+	persist := vals["persistence"].(map[string]any)["enabled"].(bool)
+	soldiers := 0
+	for _, o := range objs {
+		if o.GetKind() == "Deployment" {
+			soldiers++
+		}
+	}
+	if ds := vals["domains"].([]any); soldiers != len(ds) {
+		t.Errorf("%d Soldier Deployments for %d domains", soldiers, len(ds))
+	}
+	for _, d := range vals["domains"].([]any) {
+		dm := d.(map[string]any)
+		name := "regiment-soldier-" + dm["name"].(string)
+		dep := find(objs, "Deployment", name)
+		if dep == nil {
+			t.Errorf("no Deployment %s", name)
+			continue
+		}
+		if field(dep.Object, "spec", "replicas") != int64(1) && field(dep.Object, "spec", "replicas") != float64(1) || str(dep.Object, "spec", "strategy", "type") != "Recreate" {
+			t.Errorf("%s: replicas %v strategy %q, want 1 and Recreate", name, field(dep.Object, "spec", "replicas"), str(dep.Object, "spec", "strategy", "type"))
+		}
+		if sa := podSpec(dep)["serviceAccountName"]; sa != name || find(objs, "ServiceAccount", name) == nil {
+			t.Errorf("%s runs as %v, want its own ServiceAccount %s", name, sa, name)
+		}
+		if !slices.Contains(args(dep), "--domain="+dm["name"].(string)) {
+			t.Errorf("%s args %v", name, args(dep))
+		}
+		byPath, byName := mounts(t, dep)
+		data := byName[byPath["/data"]]
+		if persist && str(data, "persistentVolumeClaim", "claimName") != name+"-data" {
+			t.Errorf("%s: /data is %v, want its claim %s-data", name, data, name)
+		}
+		var roleNamespaces []any
+		for _, o := range objs {
+			if o.GetKind() == "RoleBinding" && o.GetName() == name && o.GetNamespace() != ns {
+				roleNamespaces = append(roleNamespaces, o.GetNamespace())
+			}
+		}
+		if !slices.Equal(roleNamespaces, dm["namespaces"].([]any)) {
+			t.Errorf("%s is bound in %v, want exactly its namespaces %v", name, roleNamespaces, dm["namespaces"])
+		}
+	}
+}
+
+func checkCommander(t *testing.T, objs []*unstructured.Unstructured, vals common.Values) {
+	t.Helper()
+	cv := vals["commander"].(map[string]any)
+	sts := find(objs, "StatefulSet", "regiment-commander")
+	if sts == nil {
+		t.Fatal("no Commander StatefulSet")
+	}
+	if find(objs, "PodDisruptionBudget", "regiment-commander") == nil {
+		t.Error("no Commander PodDisruptionBudget")
+	}
+	persist := vals["persistence"].(map[string]any)["enabled"].(bool)
+	claims, _ := field(sts.Object, "spec", "volumeClaimTemplates").([]any)
+	if persist != (len(claims) == 1) {
+		t.Errorf("persistence %v, Commander claim templates %d", persist, len(claims))
+	}
+	readsNodes := false
+	for _, o := range objs {
+		if o.GetKind() == "ClusterRole" {
+			rules, _ := field(o.Object, "rules").([]any)
+			readsNodes = len(rules) == 1 && slices.Contains(field(rules[0].(map[string]any), "resources").([]any), any("nodes"))
+		}
+	}
+	if readsNodes != cv["readNodes"].(bool) {
+		t.Errorf("a ClusterRole reads nodes: %v, commander.readNodes %v", readsNodes, cv["readNodes"])
+	}
+}
+
+func checkNATS(t *testing.T, objs []*unstructured.Unstructured, vals common.Values) {
+	t.Helper()
+	nv := vals["nats"].(map[string]any)
+	sts := find(objs, "StatefulSet", "regiment-nats")
+	dep := find(objs, "StatefulSet", "regiment-commander")
+	url, _ := nv["url"].(string)
+	if url != "" {
+		if sts != nil {
+			t.Error("external NATS, yet the chart runs its own")
+		}
+		if !slices.Contains(args(dep), "--nats="+url) {
+			t.Errorf("Commander args %v, want --nats=%s", args(dep), url)
+		}
+		return
+	}
+	if sts == nil {
+		t.Fatal("no NATS StatefulSet")
+	}
+	replicas := nv["embedded"].(map[string]any)["replicas"]
+	routes := ""
+	for _, a := range args(sts) {
+		if strings.HasPrefix(a, "--routes=") {
+			routes = a
+		}
+	}
+	if n := strings.Count(routes, "nats://"); (replicas == float64(3) || replicas == int64(3)) != (n == 3) {
+		t.Errorf("replicas %v, routes %q", replicas, routes)
+	}
+}
