@@ -28,6 +28,8 @@ type State struct {
 	auto     *Fallback
 	// noReason says nobody reads the reasons (the Soldier records nothing).
 	noReason bool
+	// last is the mode of the last Decide ("" before the first).
+	last domains.Mode
 
 	proposed []int32
 	baseline []int32
@@ -128,6 +130,10 @@ type Decision struct {
 func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decision {
 	dec := Decision{Mode: st.cfg.Soldier.Mode, Valid: d != nil}
 	mode := dec.Mode
+	if mode.Writes() && st.last != "" && !st.last.Writes() {
+		st.exec.Forget() // it kept what it would have written; the cluster runs what it observes
+	}
+	st.last = mode
 	in := InputFor(st.cfg.Soldier)
 	in.Apps, in.Obs, in.BudgetCores, in.SLO, in.Now = st.cfg.Apps, obs, math.Inf(1), st.cfg.SLO, now
 	in.NoReason = st.noReason

@@ -140,6 +140,28 @@ func TestRecommendModeWritesNothing(t *testing.T) {
 	}
 }
 
+// TestActiveAfterRecommendWritesWhatTheClusterLacks: a domain switched from
+// recommend to active writes its targets where the cluster differs, even
+// those its recommendations already held (the executor forgets them).
+func TestActiveAfterRecommendWritesWhatTheClusterLacks(t *testing.T) {
+	s, fc, _, _ := newTestSoldier(domains.ModeRecommend)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s.OnDirective(directive(1, 100, now), now)
+	for k := range 3 {
+		if _, err := s.Tick(context.Background(), now.Add(time.Duration(k)*10*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.cfg.Soldier.Mode = domains.ModeActive // as Reload sets it
+	res, err := s.Tick(context.Background(), now.Add(30*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Writes != 2 || fc.obs[0].Replicas != 20 || fc.obs[1].Replicas != 20 {
+		t.Fatalf("first active tick: %d writes, replicas %d and %d; want both apps written to 20", res.Writes, fc.obs[0].Replicas, fc.obs[1].Replicas)
+	}
+}
+
 func TestOffModeWritesNothing(t *testing.T) {
 	s, fc, rep, _ := newTestSoldier(domains.ModeOff)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
