@@ -23,6 +23,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -51,6 +52,12 @@ type Metrics struct {
 	// reason ("slo", "cost", "hand-back"). Soldier only.
 	FallbackActive   *prometheus.GaugeVec
 	FallbackSwitches *prometheus.CounterVec
+	// Recommend-mode gauges per domain and app (the app's name within its
+	// domain), set every recommend tick and removed in other modes: the
+	// replicas the Soldier recommends (its policy after the stabiliser and
+	// the guards), its baseline's, the workload's live replicas and its live
+	// HPA's bounds (absent when not observed). Soldier only.
+	Recommended, BaselineReplicas, LiveReplicas, LiveHPAMin, LiveHPAMax *prometheus.GaugeVec
 }
 
 // NewMetrics registers a component's metrics ("commander" or "soldier") on reg.
@@ -73,11 +80,45 @@ func NewMetrics(reg prometheus.Registerer, component string) *Metrics {
 		FallbackSwitches: prometheus.NewCounterVec(prometheus.CounterOpts{Name: ns + "fallback_switches_total",
 			Help: "Automatic fallback switches, by domain and reason (slo, cost: to the baseline; hand-back)."}, []string{"domain", "reason"}),
 	}
+	perApp := func(name, help string) *prometheus.GaugeVec {
+		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: ns + name, Help: help}, []string{"domain", "app"})
+	}
+	m.Recommended = perApp("recommended_replicas", "Recommend mode: the replicas the Soldier would set, per app.")
+	m.BaselineReplicas = perApp("baseline_replicas", "Recommend mode: the replicas the Soldier's baseline would set (no budget), per app.")
+	m.LiveReplicas = perApp("live_replicas", "Recommend mode: the workload's replicas on the cluster, per app.")
+	m.LiveHPAMin = perApp("live_hpa_min_replicas", "Recommend mode: the app's own HPA minReplicas, when observed.")
+	m.LiveHPAMax = perApp("live_hpa_max_replicas", "Recommend mode: the app's own HPA maxReplicas, when observed.")
 	reg.MustRegister(m.Ticks, m.TickErrors, m.Decisions, m.Rejected, m.Received, m.Actuations, m.Guards, m.Fallback, m.TickTime)
 	if component == "soldier" {
-		reg.MustRegister(m.FallbackActive, m.FallbackSwitches)
+		reg.MustRegister(m.FallbackActive, m.FallbackSwitches,
+			m.Recommended, m.BaselineReplicas, m.LiveReplicas, m.LiveHPAMin, m.LiveHPAMax)
 	}
 	return m
+}
+
+// recommendation sets domain's recommend-mode gauges from r, or removes them
+// when r is nil (a mode that writes, or off).
+func (m *Metrics) recommendation(domain string, r *soldier.Recommendation) {
+	all := []*prometheus.GaugeVec{m.Recommended, m.BaselineReplicas, m.LiveReplicas, m.LiveHPAMin, m.LiveHPAMax}
+	if r == nil {
+		for _, g := range all {
+			g.DeletePartialMatch(prometheus.Labels{"domain": domain})
+		}
+		return
+	}
+	for i, a := range r.Apps {
+		app := strings.TrimPrefix(a.Name, domain+"/")
+		m.Recommended.WithLabelValues(domain, app).Set(float64(r.Recommended[i]))
+		m.BaselineReplicas.WithLabelValues(domain, app).Set(float64(r.Baseline[i]))
+		m.LiveReplicas.WithLabelValues(domain, app).Set(float64(r.Live[i].Replicas))
+		if r.Live[i].HPAMax > 0 {
+			m.LiveHPAMin.WithLabelValues(domain, app).Set(float64(r.Live[i].HPAMin))
+			m.LiveHPAMax.WithLabelValues(domain, app).Set(float64(r.Live[i].HPAMax))
+		} else {
+			m.LiveHPAMin.DeleteLabelValues(domain, app)
+			m.LiveHPAMax.DeleteLabelValues(domain, app)
+		}
+	}
 }
 
 // RegisterConn exports conn's NATS permission denials (publishes and
@@ -179,6 +220,7 @@ func (m *Metrics) SoldierTick(res soldier.TickResult, err error, took time.Durat
 		if res.Switch.Reason != "" {
 			m.FallbackSwitches.WithLabelValues(d, res.Switch.Reason).Inc()
 		}
+		m.recommendation(d, res.Recommendation)
 	}
 }
 

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -70,6 +71,43 @@ func TestSoldierTickExportsTheAutomaticFallback(t *testing.T) {
 		if got[active] != s.gauge || got[slo] != s.slos || got[handBack] != s.handBack {
 			t.Fatalf("after tick %d: active %g, slo switches %g, hand-backs %g; want %g, %g, %g",
 				i, got[active], got[slo], got[handBack], s.gauge, s.slos, s.handBack)
+		}
+	}
+}
+
+// TestSoldierTickExportsTheRecommendation pins the recommend-mode gauges: a
+// recommend tick sets the five per app (label app without its domain), an
+// app whose HPA was not observed has no HPA gauge, and a tick in another
+// mode removes them all.
+func TestSoldierTickExportsTheRecommendation(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m := NewMetrics(reg, "soldier")
+	rec := &soldier.Recommendation{
+		Apps:        []soldier.App{{Name: "payment/checkout-0"}, {Name: "payment/ledger"}},
+		Recommended: []int32{7, 3}, Baseline: []int32{9, 3},
+		Live: []soldier.AppObservation{{Replicas: 5, HPAMin: 2, HPAMax: 60}, {Replicas: 4}},
+	}
+	m.SoldierTick(soldier.TickResult{Recommendation: rec, Report: wire.DomainReport{Domain: "payment"}}, nil, 0)
+	got := gathered(t, reg)
+	for key, want := range map[string]float64{
+		"regiment_soldier_recommended_replicas{app=checkout-0,domain=payment}":  7,
+		"regiment_soldier_baseline_replicas{app=checkout-0,domain=payment}":     9,
+		"regiment_soldier_live_replicas{app=checkout-0,domain=payment}":         5,
+		"regiment_soldier_live_hpa_min_replicas{app=checkout-0,domain=payment}": 2,
+		"regiment_soldier_live_hpa_max_replicas{app=checkout-0,domain=payment}": 60,
+		"regiment_soldier_live_replicas{app=ledger,domain=payment}":             4,
+	} {
+		if v, ok := got[key]; !ok || v != want {
+			t.Errorf("%s = %g (exported %v), want %g", key, v, ok, want)
+		}
+	}
+	if _, ok := got["regiment_soldier_live_hpa_max_replicas{app=ledger,domain=payment}"]; ok {
+		t.Errorf("an HPA gauge for an app without an observed HPA")
+	}
+	m.SoldierTick(soldier.TickResult{Report: wire.DomainReport{Domain: "payment"}}, nil, 0)
+	for key := range gathered(t, reg) {
+		if strings.Contains(key, "app=") {
+			t.Errorf("after an active tick %s is still exported", key)
 		}
 	}
 }

@@ -95,9 +95,23 @@ type Mode string
 
 const (
 	ModeActive Mode = "active" // the policy actuates
-	ModeShadow Mode = "shadow" // the policy decides and records; the baseline actuates
-	ModeOff    Mode = "off"    // nothing is decided or actuated
+	// ModeRecommend: the policy and the baseline decide and are recorded
+	// beside the cluster's live replicas; nothing is written (the cluster's
+	// own autoscaling acts).
+	ModeRecommend Mode = "recommend"
+	// ModeShadow is a deprecated alias of ModeRecommend, which it behaves as.
+	// (Before, the baseline actuated in shadow mode.)
+	ModeShadow Mode = "shadow"
+	ModeOff    Mode = "off" // nothing is decided or actuated
 )
+
+// Writes reports whether a Soldier in mode m writes to the cluster: only in
+// active mode.
+func (m Mode) Writes() bool { return m == ModeActive }
+
+// Recommends reports whether a Soldier in mode m decides without writing,
+// recording its recommendation: recommend, and shadow, its alias.
+func (m Mode) Recommends() bool { return m == ModeRecommend || m == ModeShadow }
 
 // Soldier holds the settings shared by every domain's Soldier.
 type Soldier struct {
@@ -403,6 +417,15 @@ func (s *AppSet) AppName(i int) string {
 		return s.Name
 	}
 	return fmt.Sprintf("%s-%d", s.Name, i)
+}
+
+// ModeOf is the Soldier mode of domain di: its own, else the soldier
+// block's.
+func (c *Config) ModeOf(di int) Mode {
+	if m := c.Domains[di].Mode; m != "" {
+		return m
+	}
+	return c.Soldier.Mode
 }
 
 // Domain returns the index of the named domain, or -1.

@@ -35,7 +35,7 @@ type Runs struct {
 // onRead, when not nil, sees the steps read so far and the episode being
 // read.
 func ReadRuns(ctx context.Context, cfg *domains.Config, spec string, onRead func(steps int, episode string)) (Runs, error) {
-	paths, err := storeFiles(spec)
+	paths, err := StoreFiles(spec)
 	if err != nil {
 		return Runs{}, err
 	}
@@ -86,10 +86,10 @@ type episodeSeries struct {
 // appMetrics are the per-app outcome keys read, in calibrate.App field order.
 var appMetrics = []string{recording.AppRPS, recording.AppCPUUtil, recording.AppReady, recording.AppStarting, recording.AppPending, recording.AppTarget}
 
-// storeFiles resolves --episodes: a comma-separated list of bbolt files and
+// StoreFiles resolves --episodes: a comma-separated list of bbolt files and
 // directories, a directory standing for every *.db file in it (regiment.db
 // of "regiment run", soldier-<domain>.db of the Soldier daemons).
-func storeFiles(spec string) ([]string, error) {
+func StoreFiles(spec string) ([]string, error) {
 	var files []string
 	for _, p := range strings.Split(spec, ",") {
 		if p == "" {

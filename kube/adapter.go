@@ -48,7 +48,9 @@ type Adapter struct {
 
 // NewAdapter maps domain's apps of cfg (validated) to workloads and returns
 // the Observer, Actuator and Lease for its Soldier; identity names the
-// lease holder (say the pod name). It starts nothing.
+// lease holder (say the pod name). A domain in recommend mode at start is
+// observed as such (ObserverConfig.Recommend); its Soldier never calls the
+// Actuator. It starts nothing.
 func NewAdapter(client kubernetes.Interface, cfg *domains.Config, domain, identity string) (*Adapter, error) {
 	targets, err := Targets(cfg, domain)
 	if err != nil {
@@ -71,6 +73,7 @@ func NewAdapter(client kubernetes.Interface, cfg *domains.Config, domain, identi
 	obs := NewObserver(client, ObserverConfig{
 		Actuation: cfg.Soldier.Actuation, Targets: targets, Prometheus: prom,
 		MaxAge: cfg.Prometheus.MaxAge, TargetUtilisation: cfg.Soldier.TargetUtilisation,
+		Recommend: cfg.ModeOf(cfg.Domain(domain)).Recommends(),
 	})
 	return &Adapter{Observer: obs, Actuator: act, Lease: lease}, nil
 }

@@ -37,6 +37,11 @@ type ObserverConfig struct {
 	TargetUtilisation float64
 	// Parallelism bounds concurrent Prometheus queries. Default 8.
 	Parallelism int
+	// Recommend is set for a Soldier that started in recommend (or shadow)
+	// mode, which writes nothing: Replicas is the workload's spec.replicas
+	// whatever the actuation (the cluster's own autoscaling sets it), and
+	// HPAMin and HPAMax are the bounds of the app's HPA when it has one.
+	Recommend bool
 }
 
 // Freshness says where a metric's value comes from.
@@ -81,7 +86,7 @@ func (s AppStatus) Stale() bool {
 }
 
 // Observer is a soldier.Observer over shared informers (Deployments or
-// StatefulSets, HPAs in hpa-bounds actuation, Pods; one factory per
+// StatefulSets, HPAs in hpa-bounds actuation or recommend mode, Pods; one factory per
 // namespace of the domain's apps) and the Prometheus HTTP API.
 //
 // Per app: Replicas from the workload or its HPA (see ObserverConfig);
@@ -151,7 +156,7 @@ func NewObserver(client kubernetes.Interface, cfg ObserverConfig) *Observer {
 			inf := f.Apps().V1().StatefulSets()
 			o.sets[ns], o.synced = inf.Lister(), append(o.synced, inf.Informer().HasSynced)
 		}
-		if cfg.Actuation == domains.ActuateHPABounds {
+		if cfg.Actuation == domains.ActuateHPABounds || cfg.Recommend {
 			inf := f.Autoscaling().V2().HorizontalPodAutoscalers()
 			o.hpas[ns], o.synced = inf.Lister(), append(o.synced, inf.Informer().HasSynced)
 		}
@@ -247,7 +252,12 @@ func (o *Observer) observeObjects(t *Target, a *soldier.AppObservation, st *AppS
 		return err
 	}
 	st.Found = found
-	if o.cfg.Actuation == domains.ActuateHPABounds {
+	a.HPAMin, a.HPAMax = 0, 0
+	if o.cfg.Recommend {
+		if err := o.observeHPA(t, a); err != nil {
+			return err
+		}
+	} else if o.cfg.Actuation == domains.ActuateHPABounds {
 		h, err := o.hpas[t.Namespace].HorizontalPodAutoscalers(t.Namespace).Get(t.HPA)
 		switch {
 		case apierrors.IsNotFound(err):
@@ -280,6 +290,19 @@ func (o *Observer) observeObjects(t *Target, a *soldier.AppObservation, st *AppS
 			a.Pending++
 		}
 	}
+	return nil
+}
+
+// observeHPA fills a's HPAMin and HPAMax from the app's HPA, if it has one.
+func (o *Observer) observeHPA(t *Target, a *soldier.AppObservation) error {
+	h, err := o.hpas[t.Namespace].HorizontalPodAutoscalers(t.Namespace).Get(t.HPA)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("kube: observe hpa %s/%s: %w", t.Namespace, t.HPA, err)
+	}
+	a.HPAMin, a.HPAMax = minOf(h.Spec.MinReplicas), h.Spec.MaxReplicas
 	return nil
 }
 

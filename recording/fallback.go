@@ -11,7 +11,7 @@ import (
 // to the baseline (reason "slo" or "cost") and the hand-back to the policy.
 const LedgerAutoFallback = "auto-fallback"
 
-// Action keys of a Soldier step that carries both decisions (shadow mode, and
+// Action keys of a Soldier step that carries both decisions (recommend mode, and
 // while the automatic fallback holds the domain): each app's replicas as the
 // policy and as the baseline decided them, "policy/<app>" and
 // "baseline/<app>".

@@ -12,7 +12,11 @@
 // capacity, [0, 1]), ready, starting and pending replicas, and target (the
 // replica target after the tick's writes); starting and pending are left out
 // when 0, and blind is 1 for an app whose metrics could not be read and absent
-// otherwise (about 125 bytes per app and step in the store). These six numbers per app and tick
+// otherwise (about 125 bytes per app and step in the store). A step of a
+// recommend-mode Soldier (mode recommend or shadow) has the outcome
+// "recommend" = 1, its policy's and baseline's targets as the action keys
+// "policy/<app>" and "baseline/<app>", target the live replicas (nothing was
+// written), and hpa_min and hpa_max the app's live HPA bounds when observed. These six numbers per app and tick
 // are what "regiment calibrate" fits the simulator to; they are outcomes, not
 // policy inputs, so the observation layout (soldier.Layout) is unchanged.
 package recording
@@ -101,7 +105,13 @@ const (
 	AppPending  = "pending"  // replicas waiting for node capacity; absent when 0
 	AppTarget   = "target"   // replica target after the tick's writes
 	AppBlind    = "blind"    // 1 when the app's metrics could not be read; absent otherwise
+	AppHPAMin   = "hpa_min"  // the app's live HPA minReplicas (recommend mode); absent when not observed
+	AppHPAMax   = "hpa_max"  // the app's live HPA maxReplicas (recommend mode); absent when not observed
 )
+
+// OutcomeRecommend is the Outcome key set to 1 on the steps of a Soldier in
+// recommend mode (or shadow, its alias), which wrote nothing.
+const OutcomeRecommend = "recommend"
 
 // AppKey is the Outcome key of metric for app ("domain/app").
 func AppKey(metric, app string) string { return metric + "/" + app }
@@ -113,7 +123,7 @@ func SplitAppKey(key string) (metric, app string, ok bool) {
 	return metric, app, ok && app != ""
 }
 
-type appKeys struct{ rps, cpu, ready, starting, pending, target, blind string }
+type appKeys struct{ rps, cpu, ready, starting, pending, target, blind, hpaMin, hpaMax string }
 
 func (s *Soldier) appKeys(app string) *appKeys {
 	if k, ok := s.keys[app]; ok {
@@ -123,7 +133,7 @@ func (s *Soldier) appKeys(app string) *appKeys {
 		s.keys = map[string]*appKeys{}
 	}
 	k := &appKeys{AppKey(AppRPS, app), AppKey(AppCPUUtil, app), AppKey(AppReady, app), AppKey(AppStarting, app),
-		AppKey(AppPending, app), AppKey(AppTarget, app), AppKey(AppBlind, app)}
+		AppKey(AppPending, app), AppKey(AppTarget, app), AppKey(AppBlind, app), AppKey(AppHPAMin, app), AppKey(AppHPAMax, app)}
 	s.keys[app] = k
 	return k
 }
@@ -153,6 +163,12 @@ func (s *Soldier) Record(r soldier.Record) {
 		if a.Blind {
 			step.Outcome[k.blind] = 1
 		}
+		if a.HPAMin > 0 || a.HPAMax > 0 {
+			step.Outcome[k.hpaMin], step.Outcome[k.hpaMax] = float64(a.HPAMin), float64(a.HPAMax)
+		}
+	}
+	if domains.Mode(r.Mode).Recommends() {
+		step.Outcome[OutcomeRecommend] = 1
 	}
 	for _, g := range r.Guards {
 		step.Guards = append(step.Guards, store.Guard{Name: g.Name, Target: "replicas/" + g.App, Before: float64(g.Before), After: float64(g.After)})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/regimentd/regiment/baseline"
 	"github.com/regimentd/regiment/bus/wire"
 	"github.com/regimentd/regiment/commander"
 	"github.com/regimentd/regiment/domains"
@@ -25,6 +26,9 @@ type Policy struct {
 	ratio    int // Soldier ticks per Commander tick
 	tick     int
 	err      error
+	// hpa is the cluster's own HPAs on the apps of recommend-mode domains,
+	// whose Soldiers write nothing; nil when there are none.
+	hpa *baseline.ClusterHPA
 }
 
 // NewPolicy builds Regiment's hierarchy for cfg with its configured policies.
@@ -37,7 +41,7 @@ func NewPolicy(cfg *domains.Config, rec commander.Recorder, srec func(domain str
 	if err != nil {
 		return nil, err
 	}
-	p := &Policy{cfg: cfg, ratio: max(1, int(cfg.Commander.Tick/cfg.Soldier.Tick))}
+	p := &Policy{cfg: cfg, ratio: max(1, int(cfg.Commander.Tick/cfg.Soldier.Tick)), hpa: baseline.NewClusterHPA(cfg)}
 	first, count := make([]int, len(cfg.Domains)), make([]int, len(cfg.Domains))
 	for i := range first {
 		first[i] = -1
@@ -59,6 +63,11 @@ func NewPolicy(cfg *domains.Config, rec commander.Recorder, srec func(domain str
 			return nil, err
 		}
 		v := &view{di: i, first: first[i], n: count[i]}
+		for _, a := range cfg.Apps() {
+			if a.Domain == i && p.hpa.Scales(a.ID) {
+				v.bounds = append(v.bounds, [2]int32{int32(a.MinReplicas), int32(a.MaxReplicas)})
+			}
+		}
 		var r soldier.Recorder
 		if srec != nil {
 			r = srec(d.Name)
@@ -80,7 +89,8 @@ func NewPolicy(cfg *domains.Config, rec commander.Recorder, srec func(domain str
 func (p *Policy) Err() error { return p.err }
 
 // Decide implements sim.Policy: the Commander ticks when due, then every
-// Soldier observes t and writes its domain's targets.
+// Soldier observes t and writes its domain's targets; the cluster's own HPAs
+// then scale the apps of recommend-mode domains, whose Soldiers write nothing.
 func (p *Policy) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 	if p.err != nil {
 		return
@@ -100,6 +110,7 @@ func (p *Policy) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 			return
 		}
 	}
+	p.hpa.Act(now, t, targets)
 }
 
 // handover delivers directives to the Soldiers and reports to the Commander.
@@ -134,6 +145,7 @@ type view struct {
 	di, first, n int
 	t            *sim.Telemetry
 	targets      []int32
+	bounds       [][2]int32 // per app, its HPA's min and max replicas where the cluster's HPAs scale the domain
 }
 
 func (v *view) Observe(_ context.Context, obs *soldier.Observation) error {
@@ -141,6 +153,9 @@ func (v *view) Observe(_ context.Context, obs *soldier.Observation) error {
 		a := &v.t.Apps[v.first+i]
 		obs.Apps[i] = soldier.AppObservation{RPS: a.RPS, P99: a.P99, ErrorRate: a.ErrorRate, CPUUtil: a.CPURequestUtil,
 			Ready: a.Ready, Starting: a.Starting, Pending: a.Pending, Replicas: v.targets[v.first+i]}
+		if i < len(v.bounds) {
+			obs.Apps[i].HPAMin, obs.Apps[i].HPAMax = v.bounds[i][0], v.bounds[i][1]
+		}
 	}
 	obs.P99, obs.ErrorRate = v.t.DomainP99(v.di), v.t.Domains[v.di].ErrorRate
 	return nil

@@ -1,9 +1,12 @@
 package simcluster_test
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
+	"github.com/regimentd/regiment/baseline"
+	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/sim"
 	"github.com/regimentd/regiment/sim/simtest"
@@ -89,5 +92,55 @@ func TestCommanderPlansTheSimulatedPool(t *testing.T) {
 				t.Fatalf("after 30 minutes the plan is %v cores for %v cores in use", got, used)
 			}
 		})
+	}
+}
+
+// TestRecommendModeLeavesTheWorldToItsHPAs runs the hierarchy with every
+// domain in recommend mode for two hours: its Soldiers write nothing, so the
+// cluster's own HPAs (baseline.ClusterHPA) are all that scale the apps, and
+// the run is the hpa baseline's to the last figure. With one domain in
+// recommend mode, the others still scale by Regiment: the run differs from
+// both.
+func TestRecommendModeLeavesTheWorldToItsHPAs(t *testing.T) {
+	cfg, err := config.LoadFile("../examples/small.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := config.LoadScenarioFile("../cmd/regiment/testdata/small-sample.hcl", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Duration = 2 * time.Hour
+	traces, err := trace.Load(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(p func(s *sim.Sim) sim.Policy) sim.Metrics {
+		s, err := sim.New(cfg, sc, traces)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Run(p(s))
+	}
+	regiment := func(s *sim.Sim) sim.Policy {
+		p, err := simcluster.NewPolicy(cfg, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	hpa := run(func(s *sim.Sim) sim.Policy { return baseline.NewHPA(cfg, baseline.DefaultHPASettings(cfg)) })
+	active := run(regiment)
+
+	cfg.Soldier.Mode = domains.ModeRecommend
+	all := run(regiment)
+	if !reflect.DeepEqual(all, hpa) {
+		t.Fatalf("every domain in recommend mode:\n%+v\nthe hpa baseline:\n%+v", all, hpa)
+	}
+	cfg.Soldier.Mode = domains.ModeActive
+	cfg.Domains[0].Mode = domains.ModeShadow // the alias
+	one := run(regiment)
+	if reflect.DeepEqual(one, hpa) || reflect.DeepEqual(one, active) || one.ScalingActions == 0 {
+		t.Fatalf("one domain in recommend mode: %+v\nequals the hpa's %+v or regiment's %+v", one, hpa, active)
 	}
 }

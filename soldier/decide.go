@@ -28,6 +28,8 @@ type State struct {
 	auto     *Fallback
 	// noReason says nobody reads the reasons (the Soldier records nothing).
 	noReason bool
+	// last is the mode of the last Decide ("" before the first).
+	last domains.Mode
 
 	proposed []int32
 	baseline []int32
@@ -37,6 +39,10 @@ type State struct {
 	guards   []Guard
 	writes   []Change
 	apps     []AppDecision
+	// counter is the observation with each app's Replicas the target the
+	// Soldier would have in force had it written its recommendations
+	// (recommend mode), built on the first recommend tick.
+	counter Observation
 }
 
 // state is State under a name Soldier can embed without exporting it.
@@ -73,7 +79,9 @@ const (
 	SourceLadderFreeze Source = "ladder-freeze" // the ladder froze the policy: held, the baseline may scale up
 	SourceLadderRevert Source = "ladder-revert" // the ladder reverted: the baseline acts
 	SourceAutoFallback Source = "auto-fallback" // the automatic fallback holds the domain on the baseline
-	SourceShadow       Source = "shadow"        // shadow mode: the baseline acts, the policy is recorded
+	// SourceRecommend: recommend (or shadow) mode: the policy's targets are
+	// recorded with the baseline's, and nothing is written.
+	SourceRecommend Source = "recommend"
 )
 
 // AppDecision is one app's target and why.
@@ -91,8 +99,9 @@ type AppDecision struct {
 type Decision struct {
 	Mode domains.Mode
 	// Valid says a directive was in force; Fallback says the baseline acts
-	// (no valid directive, the ladder at revert, the automatic fallback, or
-	// shadow mode's actuated targets).
+	// (no valid directive, the ladder at revert, the automatic fallback); in
+	// recommend mode nothing acts, and Fallback says the recommendation is
+	// the baseline's for want of a directive.
 	Valid, Fallback bool
 	DemandCores     float64 // the domain's demand, cores
 	Rung            Rung    // the rollback ladder's rung
@@ -105,8 +114,10 @@ type Decision struct {
 	Guards       []Guard
 	Writes       []Change
 	// PolicyTargets and BaselineTargets are recorded beside the actuated
-	// targets when both decided: in shadow mode, while the automatic fallback
-	// holds the domain, and at its hand-back; nil otherwise.
+	// targets when both decided: in recommend (and shadow) mode, where the
+	// policy's are its recommendation after the stabiliser and the guards and
+	// nothing is actuated, while the automatic fallback holds the domain, and
+	// at its hand-back; nil otherwise.
 	PolicyTargets, BaselineTargets []int32
 }
 
@@ -119,6 +130,10 @@ type Decision struct {
 func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decision {
 	dec := Decision{Mode: st.cfg.Soldier.Mode, Valid: d != nil}
 	mode := dec.Mode
+	if mode.Writes() && st.last != "" && !st.last.Writes() {
+		st.exec.Forget() // it kept what it would have written; the cluster runs what it observes
+	}
+	st.last = mode
 	in := InputFor(st.cfg.Soldier)
 	in.Apps, in.Obs, in.BudgetCores, in.SLO, in.Now = st.cfg.Apps, obs, math.Inf(1), st.cfg.SLO, now
 	in.NoReason = st.noReason
@@ -193,34 +208,55 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 		fallback, budget, source = true, math.Inf(1), SourceAutoFallback
 		reason = "automatic fallback: baseline acts; " + st.fallback.Decide(base, st.proposed)
 	}
-	if mode == domains.ModeShadow {
-		// The policy's targets are recorded; the baseline's are actuated.
-		copy(st.baseline, st.proposed)
+	guarded := obs // what the stabiliser and the executor hold targets against
+	if mode.Recommends() {
+		// The baseline decides without a budget beside the policy; the
+		// policy's targets go through the stabiliser and the guards against
+		// the targets it would have in force, and nothing is written.
 		base := in
 		base.BudgetCores = math.Inf(1)
-		st.fallback.Decide(base, st.proposed)
-		budget, source = math.Inf(1), SourceShadow
-		reason = "shadow: baseline acts; policy: " + reason
+		st.fallback.Decide(base, st.baseline)
+		guarded, source = st.counterfactual(obs), SourceRecommend
+		reason = "recommend: nothing written; policy: " + reason
 	}
 	copy(st.unheld, st.proposed)
 	if mode != domains.ModeOff {
-		if held := st.stab.Apply(st.proposed, obs, st.need, st.cfg.Soldier.Tolerance); held > 0 && !in.NoReason {
+		if held := st.stab.Apply(st.proposed, guarded, st.need, st.cfg.Soldier.Tolerance); held > 0 && !in.NoReason {
 			reason += fmt.Sprintf("; %d changes held by the stabiliser", held)
 		}
-		st.guards, st.writes = st.exec.Apply(now, st.cfg.Apps, obs, budget, st.proposed, st.guards, st.writes)
+		st.guards, st.writes = st.exec.Apply(now, st.cfg.Apps, guarded, budget, st.proposed, st.guards, st.writes)
+	}
+	if mode.Recommends() {
+		st.writes = st.writes[:0] // the executor keeps them as the targets in force; none is made
 	}
 	st.explain(source, mode)
 	dec.Fallback, dec.Rung, dec.AutoFallback, dec.Switch, dec.Reason = fallback, rung, auto, switched, reason
 	dec.Apps, dec.Guards, dec.Writes = st.apps, st.guards, st.writes
 	switch {
-	case mode == domains.ModeShadow:
-		dec.PolicyTargets, dec.BaselineTargets = st.baseline, st.proposed
+	case mode.Recommends():
+		dec.PolicyTargets, dec.BaselineTargets = st.proposed, st.baseline
 	case auto: // the baseline's actuated targets
 		dec.PolicyTargets, dec.BaselineTargets = st.decided, st.proposed
 	case switched.Reason != "": // the hand-back: the baseline's shadow targets
 		dec.PolicyTargets, dec.BaselineTargets = st.decided, st.shadow
 	}
 	return dec
+}
+
+// counterfactual is obs with each app's Replicas the target the executor
+// would have in force had the Soldier written its recommendations (the live
+// replicas before its first tick): what recommend mode's stabiliser and
+// guards hold against, in st.counter.
+func (st *State) counterfactual(obs *Observation) *Observation {
+	c := &st.counter
+	c.Apps = append(c.Apps[:0], obs.Apps...)
+	c.P99, c.ErrorRate = obs.P99, obs.ErrorRate
+	for i := range c.Apps {
+		if cur := st.exec.Current(i); cur >= 0 {
+			c.Apps[i].Replicas = cur
+		}
+	}
+	return c
 }
 
 // explain fills st.apps: per app, the target proposed, its source and what

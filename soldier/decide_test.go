@@ -52,8 +52,12 @@ func TestDecide(t *testing.T) {
 			p99: 0.05, source: SourceFallback, fallback: true, writes: 2, minTarget: 20},
 		{name: "mode off decides nothing", mode: domains.ModeOff,
 			directive: budget(30), p99: 0.05, source: SourceOff},
-		{name: "shadow mode: the baseline acts and the policy is recorded", mode: domains.ModeShadow,
-			directive: budget(10), p99: 0.05, source: SourceShadow, writes: 2, recorded: true, minTarget: 20},
+		{name: "recommend mode: the policy and the baseline decide, nothing is written", mode: domains.ModeRecommend,
+			directive: budget(10), p99: 0.05, source: SourceRecommend, recorded: true},
+		{name: "shadow mode is recommend mode", mode: domains.ModeShadow,
+			directive: budget(10), p99: 0.05, source: SourceRecommend, recorded: true},
+		{name: "recommend mode without a directive recommends the baseline's sizing", mode: domains.ModeRecommend,
+			p99: 0.05, source: SourceRecommend, fallback: true, recorded: true, minTarget: 20},
 		{name: "the ladder at revert hands the domain to the baseline", mode: domains.ModeActive,
 			setup: func(st *State) {
 				st.cfg.Ladder = LadderConfig{Alert: 1.2, Freeze: 1.5, Revert: 2, CoolOff: time.Minute}
@@ -92,8 +96,8 @@ func TestDecide(t *testing.T) {
 			if tt.writes > 0 && len(dec.Writes) != tt.writes {
 				t.Errorf("%d writes %v, want %d", len(dec.Writes), dec.Writes, tt.writes)
 			}
-			if tt.mode == domains.ModeOff && len(dec.Writes) != 0 {
-				t.Errorf("mode off wrote %v", dec.Writes)
+			if !tt.mode.Writes() && len(dec.Writes) != 0 {
+				t.Errorf("mode %s wrote %v", tt.mode, dec.Writes)
 			}
 			var cores int32
 			for _, w := range dec.Writes {

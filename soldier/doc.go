@@ -21,11 +21,12 @@
 // p99 / SLO sustained, with a cool-off before handing back); and the
 // automatic fallback, a rolling comparison of the policy against the
 // baseline computed in shadow every tick (Compare, FallbackConfig). Modes:
-// active, shadow (the policy decides and is recorded, the baseline acts),
-// off. Decide is all of that as one function of the observation, the
-// directive in force, the Soldier's State and the time: it returns the
-// writes and, per app, what proposed its target (policy, baseline, ladder
-// rung, automatic fallback, shadow), whether the stabiliser held it, an
+// active; recommend (and shadow, its deprecated alias: the policy and the
+// baseline decide and are recorded, and nothing is written: Tick calls the
+// Actuator only in active mode); off. Decide is all of that as one function
+// of the observation, the directive in force, the Soldier's State and the
+// time: it returns the writes and, per app, what proposed its target (policy,
+// baseline, ladder rung, automatic fallback, recommend), whether the stabiliser held it, an
 // operator's pin set it, or which guard clipped it. Soldier.Tick is the shell
 // that observes, calls Decide, actuates, reports and records.
 //

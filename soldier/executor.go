@@ -74,6 +74,15 @@ func (e *Executor) Pin(i int, replicas int32) { e.pinned[i] = max(replicas, -1) 
 // Pinned is app i's operator pin, or -1 when it has none.
 func (e *Executor) Pinned(i int) int32 { return e.pinned[i] }
 
+// Forget makes every app's target in force unknown, to be taken from the
+// next observation: after ticks that wrote nothing (recommend or off mode),
+// what the executor last decided is not what the cluster runs.
+func (e *Executor) Forget() {
+	for i := range e.current {
+		e.current[i] = -1
+	}
+}
+
 // Current is the target in force for app i, or -1 before the first tick.
 func (e *Executor) Current(i int) int32 { return e.current[i] }
 

@@ -279,8 +279,8 @@ func (d *domainFigures) Observe(ctx context.Context, o *Observation) error {
 	return d.fakeCluster.Observe(ctx, o)
 }
 
-func TestShadowRecordsBothDecisions(t *testing.T) {
-	s, fc, _, rec := newTestSoldier(domains.ModeShadow)
+func TestRecommendRecordsBothDecisions(t *testing.T) {
+	s, fc, _, rec := newTestSoldier(domains.ModeRecommend)
 	s.policy = starve{}
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	if ok, why := s.OnDirective(directive(1, 100, now), now); !ok {
@@ -291,9 +291,9 @@ func TestShadowRecordsBothDecisions(t *testing.T) {
 	}
 	r := rec.got[0]
 	// 1400 rps at 100 per replica and 70% wants 20 replicas: the baseline's,
-	// actuated; the policy's minimum is recorded only.
-	if !slices.Equal(r.PolicyTargets, []int32{1, 1}) || !slices.Equal(r.BaselineTargets, []int32{20, 20}) || fc.obs[0].Replicas != 20 {
-		t.Fatalf("shadow record policy %v baseline %v, actuated %d", r.PolicyTargets, r.BaselineTargets, fc.obs[0].Replicas)
+	// recorded beside the policy's minimum; neither is actuated.
+	if !slices.Equal(r.PolicyTargets, []int32{1, 1}) || !slices.Equal(r.BaselineTargets, []int32{20, 20}) || fc.obs[0].Replicas != 4 {
+		t.Fatalf("recommend record policy %v baseline %v, live %d", r.PolicyTargets, r.BaselineTargets, fc.obs[0].Replicas)
 	}
 }
 

@@ -139,6 +139,9 @@ type TickResult struct {
 	AutoFallback bool
 	Switch       FallbackEvent
 	Report       wire.DomainReport
+	// Recommendation is what a recommend-mode tick recommended; nil in
+	// other modes.
+	Recommendation *Recommendation
 }
 
 // Tick runs one control step at now: observe, decide (Decide), actuate,
@@ -159,7 +162,8 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 	dec := Decide(s.state, &s.obs, inForce, now)
 	if dec.Mode != domains.ModeOff {
 		s.overridesApplied(now)
-		if len(dec.Writes) > 0 {
+		// Only active mode writes: the Actuator is never called otherwise.
+		if dec.Mode.Writes() && len(dec.Writes) > 0 {
 			if err := s.act.Apply(ctx, dec.Writes); err != nil {
 				return TickResult{}, fmt.Errorf("actuate %d apps: %w", len(dec.Writes), err)
 			}
@@ -181,8 +185,23 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 		}
 		s.rec.Record(rec)
 	}
-	return TickResult{Writes: len(dec.Writes), Guards: len(dec.Guards), Fallback: dec.Fallback, Rung: dec.Rung,
-		AutoFallback: dec.AutoFallback, Switch: dec.Switch, Report: r}, nil
+	res := TickResult{Writes: len(dec.Writes), Guards: len(dec.Guards), Fallback: dec.Fallback, Rung: dec.Rung,
+		AutoFallback: dec.AutoFallback, Switch: dec.Switch, Report: r}
+	if dec.Mode.Recommends() {
+		res.Recommendation = &Recommendation{Apps: s.cfg.Apps, Recommended: dec.PolicyTargets, Baseline: dec.BaselineTargets, Live: s.obs.Apps}
+	}
+	return res, nil
+}
+
+// Recommendation is a recommend-mode tick's figures per app, in domain
+// order: what the Soldier would set (its policy after the stabiliser and the
+// guards), what its baseline would (without a budget) and what the cluster
+// runs (the observation: Replicas, HPAMin, HPAMax). Its slices belong to the
+// Soldier and hold until its next tick.
+type Recommendation struct {
+	Apps                  []App
+	Recommended, Baseline []int32 // replicas
+	Live                  []AppObservation
 }
 
 // Run ticks every Soldier tick until ctx ends; clock gives the time. onTick,

@@ -102,15 +102,63 @@ func TestStaleDirectiveFallsBackAndReplayIsRejected(t *testing.T) {
 	}
 }
 
-func TestShadowModeRecordsPolicyButBaselineActs(t *testing.T) {
-	s, fc, rep, _ := newTestSoldier(domains.ModeShadow)
+// TestRecommendModeWritesNothing pins recommend mode and its alias shadow:
+// over ticks the Actuator is never called, the report goes out with the mode,
+// and each tick's record and result carry the policy's recommendation (within
+// the budget, advancing from the target it would have in force) beside the
+// baseline's sizing and the live replicas.
+func TestRecommendModeWritesNothing(t *testing.T) {
+	for _, mode := range []domains.Mode{domains.ModeRecommend, domains.ModeShadow} {
+		t.Run(string(mode), func(t *testing.T) {
+			s, fc, rep, rec := newTestSoldier(mode)
+			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			s.OnDirective(directive(1, 30, now), now) // 30 cores: less than the 40 the demand needs
+			for k := range 5 {
+				res, err := s.Tick(context.Background(), now.Add(time.Duration(k)*10*time.Second))
+				if err != nil {
+					t.Fatal(err)
+				}
+				r := res.Recommendation
+				if r == nil || res.Writes != 0 {
+					t.Fatalf("tick %d: recommendation %v, %d writes", k, r, res.Writes)
+				}
+				if r.Baseline[0] != 20 || r.Live[0].Replicas != 4 || r.Recommended[0] <= 4 || r.Recommended[0]+r.Recommended[1] > 33 {
+					t.Fatalf("tick %d: recommended %v baseline %v live %d; want the baseline's 20, live 4, the policy within 33 cores",
+						k, r.Recommended, r.Baseline, r.Live[0].Replicas)
+				}
+			}
+			if len(fc.applied) != 0 {
+				t.Fatalf("%s mode applied %v", mode, fc.applied)
+			}
+			last := rec.got[len(rec.got)-1]
+			if rep.got[0].Mode != string(mode) || last.Mode != string(mode) || len(last.Changes) != 0 ||
+				last.Apps[0].Replicas != 4 || last.PolicyTargets[0] <= 4 || last.BaselineTargets[0] != 20 {
+				t.Fatalf("report mode %q; record mode %q, changes %v, live %d, policy %v, baseline %v",
+					rep.got[0].Mode, last.Mode, last.Changes, last.Apps[0].Replicas, last.PolicyTargets, last.BaselineTargets)
+			}
+		})
+	}
+}
+
+// TestActiveAfterRecommendWritesWhatTheClusterLacks: a domain switched from
+// recommend to active writes its targets where the cluster differs, even
+// those its recommendations already held (the executor forgets them).
+func TestActiveAfterRecommendWritesWhatTheClusterLacks(t *testing.T) {
+	s, fc, _, _ := newTestSoldier(domains.ModeRecommend)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s.OnDirective(directive(1, 10, now), now) // a tight budget the policy would obey
-	if _, err := s.Tick(context.Background(), now); err != nil {
+	s.OnDirective(directive(1, 100, now), now)
+	for k := range 3 {
+		if _, err := s.Tick(context.Background(), now.Add(time.Duration(k)*10*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.cfg.Soldier.Mode = domains.ModeActive // as Reload sets it
+	res, err := s.Tick(context.Background(), now.Add(30*time.Second))
+	if err != nil {
 		t.Fatal(err)
 	}
-	if fc.obs[0].Replicas != 20 || rep.got[0].Mode != wire.ModeShadow {
-		t.Fatalf("shadow: replicas %d mode %q; want the baseline's 20 and mode shadow", fc.obs[0].Replicas, rep.got[0].Mode)
+	if res.Writes != 2 || fc.obs[0].Replicas != 20 || fc.obs[1].Replicas != 20 {
+		t.Fatalf("first active tick: %d writes, replicas %d and %d; want both apps written to 20", res.Writes, fc.obs[0].Replicas, fc.obs[1].Replicas)
 	}
 }
 

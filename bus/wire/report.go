@@ -4,9 +4,10 @@ import "time"
 
 // Soldier modes, as carried by DomainReport.Mode.
 const (
-	ModeActive = "active" // the Soldier's policy actuates
-	ModeShadow = "shadow" // the policy decides and records; the baseline actuates
-	ModeOff    = "off"    // nothing is decided or actuated
+	ModeActive    = "active"    // the Soldier's policy actuates
+	ModeRecommend = "recommend" // the policy decides and records; nothing is written
+	ModeShadow    = "shadow"    // a deprecated alias of recommend
+	ModeOff       = "off"       // nothing is decided or actuated
 )
 
 // DomainReport is a Soldier's summary of its domain for the Commander, sent
@@ -41,7 +42,7 @@ type DomainReport struct {
 
 	DirectiveTerm uint64 `json:"directive_term"` // Term of the last applied directive, 0: none
 	DirectiveSeq  uint64 `json:"directive_seq"`  // Seq of the last applied directive, 0: none
-	Mode          string `json:"mode"`           // ModeActive, ModeShadow or ModeOff
+	Mode          string `json:"mode"`           // ModeActive, ModeRecommend, ModeShadow or ModeOff
 	Fallback      bool   `json:"fallback"`       // the baseline policy acts (stale directive or rollback)
 }
 
@@ -68,9 +69,9 @@ func (r DomainReport) Validate(known func(domain string) bool) error {
 	c.nonNeg("demand_cores", r.DemandCores)
 	c.nonNeg("budget_utilisation", r.BudgetUtilisation)
 	switch r.Mode {
-	case ModeActive, ModeShadow, ModeOff:
+	case ModeActive, ModeRecommend, ModeShadow, ModeOff:
 	default:
-		c.fail("mode", "%q is not one of active, shadow, off", truncate(r.Mode))
+		c.fail("mode", "%q is not one of active, recommend, shadow, off", truncate(r.Mode))
 	}
 	return c.result()
 }

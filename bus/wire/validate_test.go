@@ -159,7 +159,7 @@ func TestDomainReportValidate(t *testing.T) {
 		{"NaN demand", func(r *DomainReport) { r.DemandCores = math.NaN() }, nil, "demand_cores", ""},
 		{"infinite budget utilisation", func(r *DomainReport) { r.BudgetUtilisation = math.Inf(1) }, nil, "budget_utilisation", ""},
 		{"budget utilisation above 1 is allowed", func(r *DomainReport) { r.BudgetUtilisation = 1.08 }, nil, "", ""},
-		{"unknown mode", func(r *DomainReport) { r.Mode = "auto" }, nil, "mode", `report: mode "auto" is not one of active, shadow, off`},
+		{"unknown mode", func(r *DomainReport) { r.Mode = "auto" }, nil, "mode", `report: mode "auto" is not one of active, recommend, shadow, off`},
 		{"empty mode", func(r *DomainReport) { r.Mode = "" }, nil, "mode", ""},
 		{"shadow mode in fallback", func(r *DomainReport) { r.Mode, r.Fallback = ModeShadow, true }, nil, "", ""},
 	}

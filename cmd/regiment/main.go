@@ -35,6 +35,7 @@ var commands = []struct {
 	{"nats-config", command{"print a nats-server config with per-role users and permissions", runNATSConfig}},
 	{"forecast", command{"score the Commander's demand forecaster on a recorded trace (P80 calibration, MAPE)", runForecast}},
 	{"calibrate", command{"fit the simulator to recorded episodes and report how well it replays them", runCalibrate}},
+	{"report", command{"compare what recommend-mode Soldiers would have done with what the cluster did", runReport}},
 	{"train", command{"train a learned policy (soldier, commander or joint stage) with PPO on the simulator", runTrain}},
 }
 

@@ -430,7 +430,7 @@ domian "b" {
 		`cluster.hcl:1,1-15: Missing capacity_cores; add capacity_cores = 12000.`,
 		`cluster.hcl:2,3-16: Unknown key "capacity_core" in cluster "prod"; did you mean "capacity_cores"?`,
 		`cluster.hcl:5,25-29: Invalid scale_down_cooldown; "5x" is not a duration (example: "30s").`,
-		`cluster.hcl:6,25-34: Invalid mode; "passive" is not one of "active", "shadow" or "off".`,
+		`cluster.hcl:6,25-34: Invalid mode; "passive" is not one of "active", "recommend", "shadow" or "off".`,
 		`cluster.hcl:8,1-13: Missing slo block in domain "pay"; add one (example: slo { latency_p99 = "150ms" }).`,
 		`cluster.hcl:9,13-16: Invalid floor; floor 0.7 is above ceiling 0.5.`,
 		`cluster.hcl:12,23-24: Invalid cpu_per_replica; cpu_per_replica must be >= 0.001, got 0.`,

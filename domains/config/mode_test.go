@@ -25,7 +25,7 @@ func TestDomainMode(t *testing.T) {
 		name, mode, hint string
 	}{
 		{"a misspelt domain mode suggests the nearest", `"shadw"`, `did you mean "shadow"?`},
-		{"an empty domain mode lists the modes", `""`, `"active", "shadow" or "off"`},
+		{"an empty domain mode lists the modes", `""`, `"active", "recommend", "shadow" or "off"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := strings.Replace(base, "floor = 0.2", "floor = 0.2\n  mode = "+tc.mode, 1)

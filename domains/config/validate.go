@@ -80,7 +80,8 @@ func validateConfig(cfg *domains.Config, h *configHCL, ds *Diagnostics) {
 }
 
 // modeNames are the Soldier modes of the soldier block and of a domain.
-var modeNames = []string{string(domains.ModeActive), string(domains.ModeShadow), string(domains.ModeOff)}
+// "shadow" is a deprecated alias of "recommend".
+var modeNames = []string{string(domains.ModeActive), string(domains.ModeRecommend), string(domains.ModeShadow), string(domains.ModeOff)}
 
 // validateDomains checks the domains, their shares, app sets and dependencies.
 func validateDomains(cfg *domains.Config, h *configHCL, c checker) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/regimentd/regiment/baseline"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/sim"
 	"github.com/regimentd/regiment/soldier"
@@ -17,11 +18,18 @@ type Cluster struct {
 	first   []int // first app id per domain
 	count   []int // apps per domain
 	written int   // replica writes applied
+	// hpa is the cluster's own HPAs on the apps of recommend-mode domains
+	// (nil: none), which move them as Step begins.
+	hpa    *baseline.ClusterHPA
+	bounds [][2]int32 // per app id, min and max replicas: its HPA's bounds
 }
 
-// New wraps s, a simulation of cfg.
+// New wraps s, a simulation of cfg. The apps of domains in recommend mode
+// (or shadow) are scaled by the cluster's own HPAs (baseline.ClusterHPA), as
+// on a real cluster where their Soldier writes nothing.
 func New(s *sim.Sim, cfg *domains.Config) *Cluster {
-	c := &Cluster{s: s, first: make([]int, len(cfg.Domains)), count: make([]int, len(cfg.Domains))}
+	c := &Cluster{s: s, first: make([]int, len(cfg.Domains)), count: make([]int, len(cfg.Domains)),
+		hpa: baseline.NewClusterHPA(cfg), bounds: make([][2]int32, cfg.AppCount())}
 	for i := range c.first {
 		c.first[i] = -1
 	}
@@ -30,6 +38,7 @@ func New(s *sim.Sim, cfg *domains.Config) *Cluster {
 			c.first[a.Domain] = a.ID
 		}
 		c.count[a.Domain]++
+		c.bounds[a.ID] = [2]int32{int32(a.MinReplicas), int32(a.MaxReplicas)}
 	}
 	return c
 }
@@ -37,9 +46,11 @@ func New(s *sim.Sim, cfg *domains.Config) *Cluster {
 // Domain is the view of one domain: an Observer and an Actuator.
 func (c *Cluster) Domain(di int) *Domain { return &Domain{c: c, di: di} }
 
-// Step advances the simulation one tick.
+// Step lets the cluster's own HPAs act, if any, and advances the simulation
+// one tick.
 func (c *Cluster) Step() {
 	c.mu.Lock()
+	c.hpa.Act(c.s.Now(), c.s.Telemetry(), c.s.Targets())
 	c.s.Step()
 	c.mu.Unlock()
 }
@@ -73,7 +84,9 @@ type Domain struct {
 }
 
 // Observe implements soldier.Observer: metrics are the simulation's lagged
-// telemetry; Replicas is the target in force now, as a workload's spec is.
+// telemetry; Replicas is the target in force now, as a workload's spec is;
+// HPAMin and HPAMax are the bounds of the app's HPA where the cluster's own
+// HPAs scale it.
 func (d *Domain) Observe(_ context.Context, obs *soldier.Observation) error {
 	c := d.c
 	c.mu.Lock()
@@ -89,6 +102,9 @@ func (d *Domain) Observe(_ context.Context, obs *soldier.Observation) error {
 		obs.Apps[i] = soldier.AppObservation{
 			RPS: a.RPS, P99: a.P99, ErrorRate: a.ErrorRate, CPUUtil: a.CPURequestUtil,
 			Ready: a.Ready, Starting: a.Starting, Pending: a.Pending, Replicas: targets[first+i],
+		}
+		if c.hpa.Scales(first + i) {
+			obs.Apps[i].HPAMin, obs.Apps[i].HPAMax = c.bounds[first+i][0], c.bounds[first+i][1]
 		}
 	}
 	obs.P99, obs.ErrorRate = t.DomainP99(d.di), t.Domains[d.di].ErrorRate

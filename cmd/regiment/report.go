@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/report"
+)
+
+const reportUsage = `Usage: regiment report --config F --episodes DIR|FILE[,...] --out DIR [--top N]
+
+Before switching a domain to mode = "active", run it in mode = "recommend":
+its Soldier observes, decides with its policy and with its baseline, reports
+to the Commander and records every tick, and writes nothing to the cluster,
+whose own autoscaling (its HPAs) keeps acting. This command reads those
+recorded steps and compares, per domain and app, what Regiment would have done
+with what the cluster did:
+
+  replicas       over time, live (the workload's target on the cluster) and
+                 recommended (the Soldier's policy after its stabiliser and
+                 guards, within the Commander's budget): DIR/replicas.png,
+                 each domain summed and its --top apps
+  core-hours     replicas x cpu_per_replica over each recorded tick, both ways
+  breach minutes estimated both ways: an app-tick breaches when the
+                 simulator's steady-state M/M/c queue (c = replicas x
+                 concurrency, service_time from the config) serving the
+                 recorded request rate has a p99 above the domain's latency
+                 objective, or a load of 98% of capacity or more; next to
+                 the domain's recorded breach minutes (measured, live only)
+
+DIR/report.md has a table per domain and the --top apps of each by the
+difference in core-hours. What is estimated: the recommended side never ran,
+so its p99 is the model's, and the live side is put through the same model so
+the two compare; every replica counts as ready (no start-up delay, no
+backlog), and requested cores stand for cost (no nodes, no bin packing). Give
+the config "regiment calibrate" wrote from the same stores for service times
+fitted to the cluster.
+
+The episodes are the Soldier episodes of every *.db store in DIR (the --data
+directory of the Soldier daemons, soldier-<domain>.db, or of "regiment run",
+regiment.db), or of bbolt files given directly; a comma-separated list
+combines stores copied from several hosts. Only steps recorded in recommend
+mode (or shadow, its alias) count. A store held by a running daemon is locked:
+report on a copy.
+
+Example:
+  regiment calibrate --config prod.hcl --episodes soldier-data --out calibrated.hcl
+  regiment report --config calibrated.hcl --episodes soldier-data --out review
+
+Flags:
+`
+
+func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("report", reportUsage, stderr)
+	configPath := fs.String("config", "", "cluster config `file` (HCL) the Soldiers ran, preferably calibrated; required")
+	episodes := fs.String("episodes", "", "store `dir`ectory (every *.db in it), a bbolt file, or a comma-separated list; required")
+	out := fs.String("out", "", "report `dir`ectory (created); required")
+	top := fs.Int("top", 5, "apps per domain in the table and the plot, by the difference in core-hours")
+	if code, done := parseFlags(fs, args); done {
+		return code
+	}
+	fail := usageFailer("report", fs, stderr)
+	switch {
+	case *configPath == "" || *episodes == "" || *out == "" || fs.NArg() > 0:
+		return fail("--config, --episodes and --out are required, and nothing else")
+	case *top < 0:
+		return fail("--top must be 0 or more, not %d", *top)
+	}
+	cfg, err := config.LoadFile(*configPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "regiment report: %v\n", err)
+		return 1
+	}
+	rec, err := report.Read(ctx, cfg, *episodes)
+	if err != nil {
+		fmt.Fprintf(stderr, "regiment report: %v\n", err)
+		return 1
+	}
+	results := report.Estimate(rec)
+	paths, err := report.Write(*out, rec, results, *top)
+	if err != nil {
+		fmt.Fprintf(stderr, "regiment report: %v\n", err)
+		return 1
+	}
+	for _, r := range results {
+		fmt.Fprintf(stdout, "%s: %d steps, core-hours live %.1f regiment %.1f, breach app-minutes (estimated) live %.1f regiment %.1f\n",
+			r.Name, r.Steps, r.Live.CoreHours, r.Recommended.CoreHours, r.Live.BreachMinutes, r.Recommended.BreachMinutes)
+	}
+	fmt.Fprintf(stdout, "wrote %s and %s\n", paths[0], paths[1])
+	return 0
+}

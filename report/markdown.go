@@ -1,0 +1,65 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+)
+
+// WriteMarkdown writes the summary of results read from rec: a table per
+// domain both ways, then the top apps of each domain by the difference in
+// core-hours, and what is measured and what is estimated.
+func WriteMarkdown(w io.Writer, rec *Recorded, results []DomainResult, top int) error {
+	var b strings.Builder
+	steps := 0
+	for _, r := range results {
+		steps += r.Steps
+	}
+	fmt.Fprintf(&b, "# What Regiment would have done\n\n")
+	fmt.Fprintf(&b, "%d recommend-mode Soldier steps (of %d read) from %s; each step stands for one %s tick.\n\n",
+		steps, rec.Steps, strings.Join(rec.Paths, ", "), rec.Tick)
+	b.WriteString("*live* is what the cluster ran (its own autoscaling); *regiment* is what the Soldier recommended " +
+		"(its policy after the stabiliser and the guards, within the Commander's budget). " +
+		"Core-hours are requested cores (replicas x cpu_per_replica); breach app-minutes are **estimated** both ways " +
+		"with the simulator's steady-state queue at the recorded request rate (`regiment report --help`); " +
+		"the domain's recorded breach minutes are measured, live side only.\n\n")
+	b.WriteString("| domain | hours | core-hours live | core-hours regiment | change | breach app-min live (est.) | breach app-min regiment (est.) | breach min recorded (live) | replicas live mean / peak | replicas regiment mean / peak | target changes live | target changes regiment |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range results {
+		hours := r.To.Sub(r.From).Hours() + rec.Tick.Hours()
+		fmt.Fprintf(&b, "| %s | %.1f | %.1f | %.1f | %s | %.1f | %.1f | %.1f | %.1f / %.0f | %.1f / %.0f | %d | %d |\n",
+			r.Name, hours, r.Live.CoreHours, r.Recommended.CoreHours, change(r.Live.CoreHours, r.Recommended.CoreHours),
+			r.Live.BreachMinutes, r.Recommended.BreachMinutes, r.RecordedBreachMinutes,
+			r.Live.MeanReplicas, r.Live.PeakReplicas, r.Recommended.MeanReplicas, r.Recommended.PeakReplicas,
+			r.Live.Changes, r.Recommended.Changes)
+	}
+	for _, r := range results {
+		n := min(top, len(r.Apps))
+		fmt.Fprintf(&b, "\n## %s: the %d apps that differ most\n\n", r.Name, n)
+		fmt.Fprintf(&b, "From %s to %s, by the difference in core-hours.\n\n", r.From.UTC().Format(time.RFC3339), r.To.UTC().Format(time.RFC3339))
+		b.WriteString("| app | live HPA bounds | replicas live mean / peak | replicas regiment mean / peak | core-hours live | core-hours regiment | breach app-min live (est.) | breach app-min regiment (est.) |\n")
+		b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|\n")
+		for _, a := range r.Apps[:n] {
+			bounds := "not observed"
+			if a.HPAMax > 0 {
+				bounds = fmt.Sprintf("[%.0f, %.0f]", a.HPAMin, a.HPAMax)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %.1f / %.0f | %.1f / %.0f | %.2f | %.2f | %.1f | %.1f |\n", a.Name, bounds,
+				a.Live.MeanReplicas, a.Live.PeakReplicas, a.Recommended.MeanReplicas, a.Recommended.PeakReplicas,
+				a.Live.CoreHours, a.Recommended.CoreHours, a.Live.BreachMinutes, a.Recommended.BreachMinutes)
+		}
+	}
+	b.WriteString("\n![replicas live and recommended](" + PlotName + ")\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// change is b against a as a signed percentage.
+func change(a, b float64) string {
+	if a == 0 || math.IsNaN(a) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%+.1f%%", 100*(b-a)/a)
+}
