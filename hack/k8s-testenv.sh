@@ -2,7 +2,8 @@
 # A real Kubernetes control plane for Regiment's integration tests, without
 # Docker and without downloading anything but Go modules from the Go module
 # proxy: etcd, kube-apiserver and, unless FULL=0, kube-controller-manager,
-# kube-scheduler and kwok (fake nodes whose pods become Running).
+# kube-scheduler, kwok (fake nodes whose pods become Running) and kubectl (the
+# staging guide's commands run against the test control plane).
 #
 # Usage: hack/k8s-testenv.sh build|dir|start|stop|smoke
 #   build  build the binaries into the cache (once per version; a no-op when present)
@@ -52,7 +53,12 @@ log() { printf '[%(%H:%M:%S)T] k8s-testenv: %s\n' -1 "$*" >&2; }
 # have NAME PATTERN: the cached binary exists and its --version matches.
 # grep reads all of the output (no -q): an early exit would kill the binary
 # with SIGPIPE, and pipefail would then report a cached binary as missing.
-have() { [ -x "$BIN/$1" ] && "$BIN/$1" --version 2>/dev/null | grep -- "$2" >/dev/null; }
+have() {
+  local v=--version
+  [ "$1" = kubectl ] && v="version --client"
+  # shellcheck disable=SC2086 # $v is one or two words
+  [ -x "$BIN/$1" ] && "$BIN/$1" $v 2>/dev/null | grep -- "$2" >/dev/null
+}
 
 build_etcd() {
   if have etcd "etcd Version: $ETCD_VERSION"; then return; fi
@@ -68,7 +74,7 @@ build_etcd() {
 
 build_kube() {
   local cmds="kube-apiserver" c missing=""
-  [ "$FULL" = 1 ] && cmds="kube-apiserver kube-controller-manager kube-scheduler"
+  [ "$FULL" = 1 ] && cmds="kube-apiserver kube-controller-manager kube-scheduler kubectl"
   for c in $cmds; do have "$c" "v$K8S_VERSION\$" || missing="$missing $c"; done
   [ -n "$missing" ] || return 0
   local d="$CACHE_ROOT/src/kubernetes-$K8S_VERSION" kdir
@@ -82,7 +88,7 @@ build_kube() {
   } >"$d/go.mod"
   {
     printf '//go:build tools\n\npackage tools\n\nimport (\n'
-    for c in kube-apiserver kube-controller-manager kube-scheduler; do printf '\t_ "k8s.io/kubernetes/cmd/%s"\n' "$c"; done
+    for c in kube-apiserver kube-controller-manager kube-scheduler kubectl; do printf '\t_ "k8s.io/kubernetes/cmd/%s"\n' "$c"; done
     printf ')\n'
   } >"$d/tools.go"
   local minor=${K8S_VERSION#1.}

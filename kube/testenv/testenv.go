@@ -69,6 +69,10 @@ func Assets() string {
 	return filepath.Join(root, "v"+K8sVersion)
 }
 
+// Kubectl is the kubectl binary of Assets, built with the full control
+// plane (Options.Full): tests run the commands a guide gives with it.
+func Kubectl() string { return filepath.Join(Assets(), "kubectl") }
+
 // Env is a running control plane.
 type Env struct {
 	// Config is an admin (system:masters) client config.
@@ -80,8 +84,12 @@ type Env struct {
 	Full bool
 	// Dir holds every process's state and log (<name>.log).
 	Dir string
+	// AuditLog is the apiserver's audit log (JSON lines), when started
+	// with Options.Audit; empty otherwise.
+	AuditLog string
 
 	procs []*proc
+	audit bool
 }
 
 // proc is one started binary.
@@ -107,13 +115,16 @@ type Options struct {
 	// Dir is where state and logs go; empty: a new temporary directory,
 	// removed by Stop.
 	Dir string
+	// Audit makes the apiserver log every request's metadata to Env.AuditLog
+	// (Env.Audit reads it): who wrote what, as the server saw it.
+	Audit bool
 }
 
 // Missing lists the binaries Options need that are absent from Assets.
 func Missing(o Options) []string {
 	names := []string{"etcd", "kube-apiserver"}
 	if o.Full {
-		names = append(names, "kube-controller-manager", "kube-scheduler", "kwok", "kwok-stages.yaml")
+		names = append(names, "kube-controller-manager", "kube-scheduler", "kwok", "kwok-stages.yaml", "kubectl")
 	}
 	var miss []string
 	for _, n := range names {
@@ -130,7 +141,7 @@ func Start(ctx context.Context, o Options) (env *Env, err error) {
 	if miss := Missing(o); len(miss) > 0 {
 		return nil, fmt.Errorf("testenv: %s missing from %s; run make k8s-env", strings.Join(miss, ", "), Assets())
 	}
-	e := &Env{Full: o.Full, Dir: o.Dir}
+	e := &Env{Full: o.Full, Dir: o.Dir, audit: o.Audit}
 	if e.Dir == "" {
 		if e.Dir, err = os.MkdirTemp("", "regiment-k8s-"); err != nil {
 			return nil, fmt.Errorf("testenv: %w", err)
@@ -186,15 +197,19 @@ func (e *Env) startEtcdAndAPIServer(ctx context.Context) error {
 	// A loopback --advertise-address needs --endpoint-reconciler-type=none.
 	// ServiceAccount admission is off: it would wait for default service accounts.
 	kas := "https://127.0.0.1:" + strconv.Itoa(ports[2])
-	if err := e.start("kube-apiserver", "--etcd-servers="+etcdURL,
-		"--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(ports[2]), "--cert-dir="+pki,
+	auditFlags, err := e.auditFlags()
+	if err != nil {
+		return err
+	}
+	if err := e.start("kube-apiserver", append([]string{"--etcd-servers=" + etcdURL,
+		"--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(ports[2]), "--cert-dir=" + pki,
 		"--advertise-address=127.0.0.1", "--endpoint-reconciler-type=none",
 		"--service-cluster-ip-range=10.96.0.0/24",
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-		"--service-account-key-file="+filepath.Join(pki, "sa.pub"),
-		"--service-account-signing-key-file="+filepath.Join(pki, "sa.key"),
-		"--token-auth-file="+filepath.Join(pki, "tokens.csv"), "--authorization-mode=RBAC",
-		"--disable-admission-plugins=ServiceAccount"); err != nil {
+		"--service-account-key-file=" + filepath.Join(pki, "sa.pub"),
+		"--service-account-signing-key-file=" + filepath.Join(pki, "sa.key"),
+		"--token-auth-file=" + filepath.Join(pki, "tokens.csv"), "--authorization-mode=RBAC",
+		"--disable-admission-plugins=ServiceAccount"}, auditFlags...)...); err != nil {
 		return err
 	}
 	if err := e.waitHTTP(ctx, kas+"/readyz", AdminToken, 120*time.Second); err != nil {
