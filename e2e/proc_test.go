@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/regimentd/regiment/kube/testenv"
 )
 
 // bin holds the binaries TestMain builds, by name; empty with -short.
@@ -35,7 +37,8 @@ func TestMain(m *testing.M) {
 	}
 	code := build(dir)
 	if code == 0 {
-		code = m.Run()
+		// TestStagingGuide's control plane; the other tests need none.
+		code = testenv.Main(m, testenv.Options{Full: true, Audit: true})
 	}
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -44,17 +47,18 @@ func TestMain(m *testing.M) {
 // build compiles the three binaries into dir.
 func build(dir string) int {
 	t0 := time.Now()
-	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/commander", "./cmd/soldier", "./cmd/regiment")
+	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/commander", "./cmd/soldier", "./cmd/regiment",
+		"helm.sh/helm/v4/cmd/helm")
 	cmd.Dir = ".."
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: build the binaries: %v\n", err)
 		return 1
 	}
-	for _, name := range []string{"commander", "soldier", "regiment"} {
+	for _, name := range []string{"commander", "soldier", "regiment", "helm"} {
 		bin[name] = filepath.Join(dir, name)
 	}
-	fmt.Fprintf(os.Stderr, "e2e: built commander, soldier and regiment in %s\n", time.Since(t0).Round(time.Millisecond))
+	fmt.Fprintf(os.Stderr, "e2e: built commander, soldier, regiment and helm in %s\n", time.Since(t0).Round(time.Millisecond))
 	return 0
 }
 
