@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -97,18 +98,12 @@ func TestHeldAdapterReassertsNothing(t *testing.T) {
 	ad.Hold(true) // reloaded into recommend mode
 	cut.Store(true)
 	lapsed := time.Now().Add(3 * time.Second) // past the 2 s lease
-	hpaReverted := func() {
-		h, err := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(ctx, "web-0", metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		lo := int32(1)
-		h.Spec.MinReplicas, h.Spec.MaxReplicas = &lo, 10
-		if _, err := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Update(ctx, h, metav1.UpdateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+	// As the Commander's reverter does once the lease lapsed (a merge patch:
+	// the HPA controller may write its status meanwhile).
+	revert := []byte(`{"spec":{"minReplicas":1,"maxReplicas":10}}`)
+	if _, err := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Patch(ctx, "web-0", types.MergePatchType, revert, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
 	}
-	hpaReverted() // as the Commander's reverter does once the lease lapsed
 	eventually(t, 10*time.Second, func() (bool, string) { return time.Now().After(lapsed), "the lease has not lapsed" })
 	cut.Store(false)
 	eventually(t, 10*time.Second, func() (bool, string) {
