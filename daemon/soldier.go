@@ -288,9 +288,13 @@ func (p *Soldier) Tick(ctx context.Context, now time.Time) error {
 	return err
 }
 
-// observe counts and logs one tick.
+// observe counts and logs one tick; on Kubernetes it holds the lease's
+// reassertion while the mode writes nothing.
 func (p *Soldier) observe(ctx context.Context, res soldier.TickResult, err error, took time.Duration) {
 	p.metrics.SoldierTick(res, err, took)
+	if kv, ok := p.view.(*kubeView); ok && err == nil {
+		kv.Hold(!domains.Mode(res.Report.Mode).Writes())
+	}
 	switch {
 	case err != nil && ctx.Err() == nil:
 		p.log.Warn("tick failed", "error", err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/go-hclog"
 	"k8s.io/client-go/kubernetes"
@@ -44,7 +45,14 @@ type Adapter struct {
 	Observer *Observer
 	Actuator *Actuator
 	Lease    *Lease
+	hold     atomic.Bool // Hold
 }
+
+// Hold, while on, keeps a lease renewed after a lapse from reasserting the
+// Actuator's targets: the Soldier is in a mode that writes nothing
+// (recommend, shadow or off), though it wrote before a reload changed its
+// mode. Safe for concurrent use with Run.
+func (a *Adapter) Hold(on bool) { a.hold.Store(on) }
 
 // NewAdapter maps domain's apps of cfg (validated) to workloads and returns
 // the Observer, Actuator and Lease for its Soldier; identity names the
@@ -79,13 +87,18 @@ func NewAdapter(client kubernetes.Interface, cfg *domains.Config, domain, identi
 }
 
 // Run runs the informers and renews the lease until ctx ends; after a lapse
-// of the lease the Actuator reasserts its targets. Failures are logged to log.
+// of the lease the Actuator reasserts its targets, unless Hold is on.
+// Failures are logged to log.
 func (a *Adapter) Run(ctx context.Context, log hclog.Logger) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { a.Observer.Run(ctx) })
 	a.Lease.Run(ctx,
 		func(err error) { log.Warn("lease renewal failed", "lease", a.Lease.Ref(), "error", err) },
 		func(ctx context.Context) {
+			if a.hold.Load() {
+				log.Warn("lease renewed after a lapse: writing nothing in this mode", "lease", a.Lease.Ref())
+				return
+			}
 			log.Warn("lease renewed after a lapse: reasserting targets", "lease", a.Lease.Ref())
 			if err := a.Actuator.Reassert(ctx); err != nil {
 				log.Error("reassert targets failed", "error", err)

@@ -130,10 +130,7 @@ type Decision struct {
 func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decision {
 	dec := Decision{Mode: st.cfg.Soldier.Mode, Valid: d != nil}
 	mode := dec.Mode
-	if mode.Writes() && st.last != "" && !st.last.Writes() {
-		st.exec.Forget() // it kept what it would have written; the cluster runs what it observes
-	}
-	st.last = mode
+	st.enter(mode)
 	in := InputFor(st.cfg.Soldier)
 	in.Apps, in.Obs, in.BudgetCores, in.SLO, in.Now = st.cfg.Apps, obs, math.Inf(1), st.cfg.SLO, now
 	in.NoReason = st.noReason
@@ -210,13 +207,7 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 	}
 	guarded := obs // what the stabiliser and the executor hold targets against
 	if mode.Recommends() {
-		// The baseline decides without a budget beside the policy; the
-		// policy's targets go through the stabiliser and the guards against
-		// the targets it would have in force, and nothing is written.
-		base := in
-		base.BudgetCores = math.Inf(1)
-		st.fallback.Decide(base, st.baseline)
-		guarded, source = st.counterfactual(obs), SourceRecommend
+		guarded, source = st.recommend(in, obs), SourceRecommend
 		reason = "recommend: nothing written; policy: " + reason
 	}
 	copy(st.unheld, st.proposed)
@@ -241,6 +232,26 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 		dec.PolicyTargets, dec.BaselineTargets = st.decided, st.shadow
 	}
 	return dec
+}
+
+// enter notes the mode of this tick: entering active mode from one that
+// wrote nothing, the executor forgets the targets it kept (what it would
+// have written, or what it wrote before): the cluster runs what it observes.
+func (st *State) enter(mode domains.Mode) {
+	if mode.Writes() && st.last != "" && !st.last.Writes() {
+		st.exec.Forget()
+	}
+	st.last = mode
+}
+
+// recommend is recommend mode's step after the policy: the baseline decides
+// without a budget beside it (into st.baseline), and the policy's targets
+// are to go through the stabiliser and the guards against the observation
+// it returns (counterfactual). Nothing is written.
+func (st *State) recommend(in Input, obs *Observation) *Observation {
+	in.BudgetCores = math.Inf(1)
+	st.fallback.Decide(in, st.baseline)
+	return st.counterfactual(obs)
 }
 
 // counterfactual is obs with each app's Replicas the target the executor

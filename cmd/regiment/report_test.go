@@ -56,7 +56,9 @@ func TestReportOnARecommendRun(t *testing.T) {
 	dir := t.TempDir()
 	cfgPath := recommendConfig(t, dir, "payment", "data")
 	data := filepath.Join(dir, "data")
-	run(t, cfgPath, data, "1h")
+	if summary := run(t, cfgPath, data, "1h"); !strings.Contains(summary, "recommend mode (nothing written; the cluster's HPAs scale them): payment, data") {
+		t.Errorf("the summary does not name the recommend-mode domains:\n%s", summary)
+	}
 
 	out := filepath.Join(dir, "review")
 	var stdout, stderr bytes.Buffer

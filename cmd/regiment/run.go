@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -149,8 +150,19 @@ func printSummary(out io.Writer, w *world, sum runSummary) {
 	}
 	fmt.Fprintf(out, "cluster %s, scenario %s: %s simulated in %s (%.0fx real time)\n",
 		w.cfg.Cluster.Name, w.sc.Name, time.Duration(m.SimSeconds)*time.Second, sum.wall.Round(time.Millisecond), m.SimSeconds/sum.wall.Seconds())
-	fmt.Fprintf(out, "regiment: commander policy %s, soldier policy %s\n\n",
+	fmt.Fprintf(out, "regiment: commander policy %s, soldier policy %s\n",
 		cmp.Or(w.cfg.Commander.Policy, commander.ForecastPolicy), cmp.Or(w.cfg.Soldier.Policy, soldier.ProportionalPolicy))
+	var recommend []string
+	for di, d := range w.cfg.Domains {
+		if w.cfg.ModeOf(di).Recommends() {
+			recommend = append(recommend, d.Name)
+		}
+	}
+	if len(recommend) > 0 {
+		fmt.Fprintf(out, "recommend mode (nothing written; the cluster's HPAs scale them): %s; review with: regiment report\n",
+			strings.Join(recommend, ", "))
+	}
+	fmt.Fprintln(out)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "\tregiment\t")
 	for i := range sum.baselines {
