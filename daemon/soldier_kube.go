@@ -16,7 +16,7 @@ import (
 // apps to their workloads. Its lease holder is the pod (host) name.
 func (p *Soldier) newKube(domain string) (*kube.Adapter, error) {
 	kube.RouteKlog(p.log.Named("client-go"))
-	client, err := kube.Client(p.opts.Kubeconfig)
+	client, err := kube.Client(p.opts.Kubeconfig, p.cfg.Kubernetes)
 	if err != nil {
 		return nil, err
 	}

@@ -94,6 +94,10 @@ func (c *Config) Defaults() {
 	}
 	setD(&k.LeaseDuration, 40*time.Second)
 	setF(&k.HPAHeadroom, 0.5)
+	setF(&k.WritesPerSecond, DefaultWritesPerSecond)
+	if k.WriteBurst == 0 {
+		k.WriteBurst = DefaultWriteBurst
+	}
 	p := &c.Prometheus
 	setD(&p.MaxAge, 2*time.Minute)
 	setD(&p.Timeout, 5*time.Second)

@@ -44,7 +44,9 @@ type ActuatorConfig struct {
 	// it bounds so a Reverter can tell when the Soldier is gone.
 	Lease string
 	// WritesPerSecond and Burst are the token bucket every write draws
-	// from; a write waits for a token. Defaults 10 and 20.
+	// from; a write waits for a token. Defaults
+	// domains.DefaultWritesPerSecond and DefaultWriteBurst (50 and 100; see
+	// there for the arithmetic).
 	WritesPerSecond float64
 	Burst           int
 }
@@ -86,10 +88,10 @@ func NewActuator(client kubernetes.Interface, cfg ActuatorConfig) (*Actuator, er
 		return nil, fmt.Errorf("kube: unknown actuation %q", cfg.Actuation)
 	}
 	if cfg.WritesPerSecond <= 0 {
-		cfg.WritesPerSecond = 10
+		cfg.WritesPerSecond = domains.DefaultWritesPerSecond
 	}
 	if cfg.Burst <= 0 {
-		cfg.Burst = 20
+		cfg.Burst = domains.DefaultWriteBurst
 	}
 	return &Actuator{
 		client: client, cfg: cfg, limiter: rate.NewLimiter(rate.Limit(cfg.WritesPerSecond), cfg.Burst),

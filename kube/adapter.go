@@ -15,8 +15,9 @@ import (
 )
 
 // Client returns a clientset for the kubeconfig file at path, or for the
-// in-cluster service account when path is "in-cluster".
-func Client(path string) (kubernetes.Interface, error) {
+// in-cluster service account when path is "in-cluster", whose own rate
+// limit (ClientQPS) lets k's write rate limit through.
+func Client(path string, k domains.Kubernetes) (kubernetes.Interface, error) {
 	var rc *rest.Config
 	var err error
 	if path == InCluster {
@@ -28,11 +29,23 @@ func Client(path string) (kubernetes.Interface, error) {
 		return nil, fmt.Errorf("kube: client config %q: %w", path, err)
 	}
 	rc.UserAgent = "regiment"
+	rc.QPS, rc.Burst = ClientQPS(k)
 	c, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		return nil, fmt.Errorf("kube: client: %w", err)
 	}
 	return c, nil
+}
+
+// ClientQPS is the client-side rate limit (rest.Config QPS and Burst) for a
+// process writing at k's write rate limit. client-go's defaults, 5/s burst
+// 10, would throttle first: every write is a GET and an UPDATE (a conflict
+// adds two more), and changes the cluster already holds cost a GET. So the
+// client allows two requests per write plus 10/s and 20 for leases,
+// informer re-lists and the Reverter: QPS = 2 x writes_per_second + 10,
+// Burst = 2 x write_burst + 20. k must have Defaults applied.
+func ClientQPS(k domains.Kubernetes) (qps float32, burst int) {
+	return float32(2*k.WritesPerSecond + 10), 2*k.WriteBurst + 20
 }
 
 // InCluster, as a kubeconfig path, selects the pod's service account.
@@ -58,6 +71,7 @@ func NewAdapter(client kubernetes.Interface, cfg *domains.Config, domain, identi
 	lease := NewLease(client, k.LeaseNamespace, SoldierLeaseName(domain), identity, k.LeaseDuration)
 	act, err := NewActuator(client, ActuatorConfig{
 		Actuation: cfg.Soldier.Actuation, Targets: targets, HPAHeadroom: k.HPAHeadroom, Lease: lease.Ref(),
+		WritesPerSecond: k.WritesPerSecond, Burst: k.WriteBurst,
 	})
 	if err != nil {
 		return nil, err

@@ -8,6 +8,8 @@ kubernetes {
   lease_namespace = "regiment"
   lease_duration  = "30s"
   hpa_headroom    = 0.25
+  writes_per_second = 80
+  write_burst       = 40
 }
 
 prometheus {
