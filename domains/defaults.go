@@ -57,6 +57,9 @@ func (c *Config) Defaults() {
 		setF(&d.Weight, 1)
 		setF(&d.Ceiling, 1)
 		setF(&d.SLO.ErrorBudget, 0.001)
+		if d.Discover != nil {
+			d.Discover.defaults()
+		}
 		for si := range d.AppSets {
 			a := &d.AppSets[si]
 			if a.Count == 0 {
