@@ -119,6 +119,29 @@ func (a *Actuator) Apply(ctx context.Context, changes []soldier.Change) error {
 	return a.apply(ctx, work)
 }
 
+// SetTargets replaces the apps written from the next Apply on. An app kept
+// (by name) keeps its last target and a failed change to retry; the
+// changes of apps no longer there are dropped.
+func (a *Actuator) SetTargets(ts []Target) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	index := make(map[string]int, len(ts))
+	for i, t := range ts {
+		index[t.App.Name] = i
+	}
+	remap := func(m map[int]int32) map[int]int32 {
+		out := make(map[int]int32, len(m))
+		for i, n := range m {
+			if j, ok := index[a.cfg.Targets[i].App.Name]; ok {
+				out[j] = n
+			}
+		}
+		return out
+	}
+	a.last, a.pending = remap(a.last), remap(a.pending)
+	a.cfg.Targets = ts
+}
+
 // Reassert writes again every target applied so far, for when the cluster
 // may have moved away from them (a Reverter acted while the Soldier's lease
 // had lapsed). Targets the cluster still holds cost a read, not a write.
