@@ -32,6 +32,16 @@ func (p *Commander) lead(ctx context.Context, client kubernetes.Interface, cmd *
 			nss = append(nss, ns)
 		}
 	}
+	for _, d := range cfg.Domains { // the Soldiers' discovered apps: the Commander discovers none itself
+		if d.Discover != nil {
+			for _, ns := range d.Discover.Namespaces {
+				if !seen[ns] {
+					seen[ns] = true
+					nss = append(nss, ns)
+				}
+			}
+		}
+	}
 	kube.RouteKlog(p.log.Named("client-go"))
 	rev := kube.NewReverter(client, nss)
 	log := p.log.With("lease", k.LeaseNamespace+"/"+kube.CommanderLeaseName, "identity", id)

@@ -82,11 +82,32 @@ func NewAdapter(client kubernetes.Interface, cfg *domains.Config, domain, identi
 			return nil, err
 		}
 	}
-	obs := NewObserver(client, ObserverConfig{
+	ocfg := ObserverConfig{
 		Actuation: cfg.Soldier.Actuation, Targets: targets, Prometheus: prom,
 		MaxAge: cfg.Prometheus.MaxAge, TargetUtilisation: cfg.Soldier.TargetUtilisation,
-	})
+	}
+	if d := cfg.Domains[cfg.Domain(domain)].Discover; d != nil {
+		ocfg.Namespaces, ocfg.Kinds = d.Namespaces, d.Kinds // where discovery may add apps
+	}
+	obs := NewObserver(client, ocfg)
 	return &Adapter{Observer: obs, Actuator: act, Lease: lease}, nil
+}
+
+// SetApps maps domain's apps of cfg (validated; after
+// domains.Config.WithDiscovered, say) to workloads and makes the Observer
+// and the Actuator act on them from their next call. Call it between two
+// Soldier ticks (soldier.Soldier.ReloadApps does). An app of a namespace or
+// kind the Observer does not watch is an error, and changes nothing.
+func (a *Adapter) SetApps(cfg *domains.Config, domain string) error {
+	targets, err := Targets(cfg, domain)
+	if err != nil {
+		return err
+	}
+	if err := a.Observer.SetTargets(targets); err != nil {
+		return err
+	}
+	a.Actuator.SetTargets(targets)
+	return nil
 }
 
 // Run runs the informers and renews the lease until ctx ends; after a lapse

@@ -114,3 +114,10 @@ func (p *Pins) remap(apps []App) {
 	}
 	*p = *q
 }
+
+// Apps is the domain's apps in force. Safe for concurrent use with Tick.
+func (s *Soldier) Apps() []App {
+	s.tickMu.Lock()
+	defer s.tickMu.Unlock()
+	return slices.Clone(s.cfg.Apps)
+}
