@@ -135,10 +135,6 @@ func Found(kind domains.WorkloadKind, meta metav1.ObjectMeta, sel *metav1.LabelS
 		}
 		w.PodSelector = strings.Join(terms, ",")
 	}
-	for _, c := range pod.Containers {
-		if q, ok := c.Resources.Requests[corev1.ResourceCPU]; ok {
-			w.CPURequest += float64(q.MilliValue()) / 1000
-		}
-	}
+	w.CPURequest = podRequestCores(pod)
 	return w
 }
