@@ -3,7 +3,9 @@ package kube
 import "testing"
 
 func TestCapacity(t *testing.T) {
-	ready := func(name string, cores float64) PoolNode { return PoolNode{Name: name, AllocatableCores: cores, Ready: true} }
+	ready := func(name string, cores float64) PoolNode {
+		return PoolNode{Name: name, AllocatableCores: cores, Ready: true}
+	}
 	tests := []struct {
 		name  string
 		nodes []PoolNode
