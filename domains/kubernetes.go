@@ -29,6 +29,15 @@ type Kubernetes struct {
 	// (kube.ClientQPS).
 	WritesPerSecond float64
 	WriteBurst      int
+	// PoolNodeSelector selects the contested pool's nodes, equality only
+	// ("k=v[,k=v]"). Set, the leading Commander shares out the pool's
+	// capacity as its nodes have it (kube.PoolWatcher), within
+	// Cluster.CapacityCores. Empty (the default): CapacityCores is the pool.
+	PoolNodeSelector string
+	// PoolMaxCores is the most node cores the pool may grow to (a
+	// cluster-autoscaler's max nodes x node cores), capping what its nodes
+	// give; 0 (the default): none besides a Karpenter NodePool's limits.
+	PoolMaxCores float64
 }
 
 // The default write rate limit, sized for a domain of 500 apps at the

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -18,6 +19,32 @@ import (
 // in-cluster service account when path is "in-cluster", whose own rate
 // limit (ClientQPS) lets k's write rate limit through.
 func Client(path string, k domains.Kubernetes) (kubernetes.Interface, error) {
+	rc, err := restConfig(path, k)
+	if err != nil {
+		return nil, err
+	}
+	c, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return nil, fmt.Errorf("kube: client: %w", err)
+	}
+	return c, nil
+}
+
+// DynamicClient is Client's dynamic counterpart, for resources without a
+// typed client (Karpenter's NodePools).
+func DynamicClient(path string, k domains.Kubernetes) (dynamic.Interface, error) {
+	rc, err := restConfig(path, k)
+	if err != nil {
+		return nil, err
+	}
+	c, err := dynamic.NewForConfig(rc)
+	if err != nil {
+		return nil, fmt.Errorf("kube: dynamic client: %w", err)
+	}
+	return c, nil
+}
+
+func restConfig(path string, k domains.Kubernetes) (*rest.Config, error) {
 	var rc *rest.Config
 	var err error
 	if path == InCluster {
@@ -30,11 +57,7 @@ func Client(path string, k domains.Kubernetes) (kubernetes.Interface, error) {
 	}
 	rc.UserAgent = "regiment"
 	rc.QPS, rc.Burst = ClientQPS(k)
-	c, err := kubernetes.NewForConfig(rc)
-	if err != nil {
-		return nil, fmt.Errorf("kube: client: %w", err)
-	}
-	return c, nil
+	return rc, nil
 }
 
 // ClientQPS is the client-side rate limit (rest.Config QPS and Burst) for a

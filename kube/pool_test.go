@@ -8,8 +8,12 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/regimentd/regiment/domains"
@@ -108,4 +112,73 @@ func TestPoolWatcherFollowsNodes(t *testing.T) {
 	if cores, ok := w.CapacityCores(); !ok || cores != 12 {
 		t.Errorf("CapacityCores = %g, %v; want 12, true", cores, ok)
 	}
+}
+
+// A Karpenter NodePool's cpu limit caps the pool named by its nodes'
+// karpenter.sh/nodepool label; pool_max_cores caps it further when lower.
+func TestPoolWatcherCappedByKarpenterLimit(t *testing.T) {
+	env := testenv.RequireFull(t)
+	ns := namespace(t, env.Client)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dyn, err := dynamic.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodePoolCRD(t, dyn)
+	np := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "karpenter.sh/v1", "kind": "NodePool",
+		"metadata": map[string]any{"name": "np-" + ns}, "spec": map[string]any{"limits": map[string]any{"cpu": "12"}}}}
+	if _, err := dyn.Resource(NodePools).Create(ctx, np, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dyn.Resource(NodePools).Delete(context.Background(), "np-"+ns, metav1.DeleteOptions{}) })
+	for _, name := range []string{"kp-a-" + ns, "kp-b-" + ns} {
+		n := testenv.FakeNode(name, "8")
+		n.Labels[LabelKarpenterNodePool] = "np-" + ns
+		if _, err := env.Client.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { env.Client.CoreV1().Nodes().Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	}
+	for _, tt := range []struct {
+		maxCores, want float64
+	}{{0, 12}, {10, 10}} {
+		w, err := NewPoolWatcher(env.Client, dyn, PoolConfig{NodeSelector: LabelKarpenterNodePool + "=np-" + ns, MaxCores: tt.maxCores,
+			KarpenterEvery: 100 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { w.Run(wctx, func(err error) { t.Error(err) }); close(done) }()
+		want := PoolCapacity{Cores: tt.want, ReadyCores: 16, Nodes: 2, MaxCores: tt.want, Capped: true}
+		eventually(t, 30*time.Second, func() (bool, string) {
+			got, _ := w.Capacity()
+			return got == want, fmt.Sprintf("pool_max_cores %g: capacity %+v, want %+v", tt.maxCores, got, want)
+		})
+		stop()
+		<-done
+	}
+}
+
+// nodePoolCRD installs a minimal karpenter.sh/v1 NodePool CRD and waits
+// until it is served.
+func nodePoolCRD(t *testing.T, dyn dynamic.Interface) {
+	t.Helper()
+	crds := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	crd := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "nodepools.karpenter.sh"},
+		"spec": map[string]any{"group": "karpenter.sh", "scope": "Cluster",
+			"names": map[string]any{"kind": "NodePool", "plural": "nodepools", "singular": "nodepool", "listKind": "NodePoolList"},
+			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true,
+				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}},
+	}}
+	if _, err := dyn.Resource(crds).Create(context.Background(), crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, func() (bool, string) {
+		_, err := dyn.Resource(NodePools).List(context.Background(), metav1.ListOptions{})
+		return err == nil, fmt.Sprintf("nodepools not served: %v", err)
+	})
 }

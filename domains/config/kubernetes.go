@@ -20,6 +20,8 @@ import (
 //	  hpa_headroom    = 0.5         # hpa-bounds: max = ceil(target x 1.5) within max_replicas
 //	  writes_per_second = 50        # a Soldier's write rate limit
 //	  write_burst       = 100
+//	  pool_node_selector = "pool=general"  # the contested pool's nodes
+//	  pool_max_cores     = 4000            # the most they may grow to
 //	}
 //	prometheus {
 //	  url     = "http://prometheus.monitoring:9090"
@@ -54,6 +56,9 @@ type kubernetesHCL struct {
 	// Write rate limit of a Soldier (see domains.Kubernetes).
 	WritesPerSecond numberAttr `hcl:"writes_per_second"`
 	WriteBurst      intAttr    `hcl:"write_burst"`
+	// The contested pool on the cluster (see domains.Kubernetes).
+	PoolNodeSelector stringAttr `hcl:"pool_node_selector"`
+	PoolMaxCores     numberAttr `hcl:"pool_max_cores"`
 }
 
 func (k *kubernetesHCL) children() []child { return nil }
@@ -63,6 +68,7 @@ func (k *kubernetesHCL) translate() domains.Kubernetes {
 		Namespace: k.Namespace.V, LeaseNamespace: k.LeaseNamespace.V,
 		LeaseDuration: k.LeaseDuration.V, HPAHeadroom: k.HPAHeadroom.V,
 		WritesPerSecond: k.WritesPerSecond.V, WriteBurst: k.WriteBurst.V,
+		PoolNodeSelector: k.PoolNodeSelector.V, PoolMaxCores: k.PoolMaxCores.V,
 	}
 }
 
@@ -132,6 +138,12 @@ func validateKubernetes(cfg *domains.Config, h *configHCL, c checker) {
 	c.number(&hk.HPAHeadroom, k.HPAHeadroom, ratios)
 	c.number(&hk.WritesPerSecond, k.WritesPerSecond, writeRates)
 	c.integer(&hk.WriteBurst, k.WriteBurst, writeBursts)
+	if s := &hk.PoolNodeSelector; s.ok() {
+		if bad := selectorProblem(s.V); bad != "" {
+			c.ds.add(s.Range, "Invalid pool_node_selector", "%s (example: \"karpenter.sh/nodepool=general\")", bad)
+		}
+	}
+	c.number(&hk.PoolMaxCores, k.PoolMaxCores, cores)
 
 	p, hp := &cfg.Prometheus, &h.Prometheus
 	if hp.Def != (hcl.Range{}) {
