@@ -144,3 +144,30 @@ func TestReloadAppsRefusals(t *testing.T) {
 		t.Errorf("a failed swap changed the apps: %d", len(s.cfg.Apps))
 	}
 }
+
+// A discovering domain may start with no apps (nothing labelled yet): its
+// Soldier ticks, then takes the first app found.
+func TestReloadAppsFromNone(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	ctx := context.Background()
+	cfg := appsConfig(1, false)
+	cfg.Domains[0].AppSets = nil
+	scfg, _ := NewConfig(cfg, "web")
+	c := &namedCluster{replicas: map[string]int32{"web/b": 5}, writes: map[string]int{}}
+	_ = c.swap(cfg)()
+	s := New(scfg, &Proportional{}, c, c, nil, nil)
+	if res, err := s.Tick(ctx, t0); err != nil || res.Writes != 0 {
+		t.Fatalf("tick with no apps: %+v, %v", res, err)
+	}
+	next := appsConfig(0, true)
+	next.Domains[0].AppSets = next.Domains[0].AppSets[1:] // b only
+	if err := s.ReloadApps(next, c.swap(next)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Tick(ctx, t0.Add(10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if c.replicas["web/b"] != 20 {
+		t.Errorf("b: %d replicas, want 20 (700 rps at 35%%)", c.replicas["web/b"])
+	}
+}
