@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/regimentd/regiment/bus"
@@ -30,6 +31,7 @@ func TestCommanderSharesThePoolsNodes(t *testing.T) {
 		t.Helper()
 		n := testenv.FakeNode(name, "8")
 		n.Labels["regiment-test-pool"] = ns
+		n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: "regiment-test-pool", Value: ns, Effect: corev1.TaintEffectNoSchedule})
 		if _, err := env.Client.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}

@@ -26,6 +26,9 @@ func poolNode(t *testing.T, c kubernetes.Interface, name, pool, cpu string, fake
 	t.Helper()
 	n := testenv.FakeNode(name, cpu)
 	n.Labels["regiment-test-pool"] = pool
+	// Other tests' pods tolerate kwok's taint; none tolerates this one, so
+	// only this test's pods, bound by name, run here.
+	n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: "regiment-test-pool", Value: pool, Effect: corev1.TaintEffectNoSchedule})
 	if !fake {
 		delete(n.Annotations, testenv.FakeNodeAnnotation)
 	}
@@ -135,6 +138,7 @@ func TestPoolWatcherCappedByKarpenterLimit(t *testing.T) {
 	for _, name := range []string{"kp-a-" + ns, "kp-b-" + ns} {
 		n := testenv.FakeNode(name, "8")
 		n.Labels[LabelKarpenterNodePool] = "np-" + ns
+		n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: "regiment-test-pool", Value: ns, Effect: corev1.TaintEffectNoSchedule})
 		if _, err := env.Client.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
