@@ -21,6 +21,36 @@ type Pool interface {
 	SetCapacityTarget(ctx context.Context, cores float64) error
 }
 
+// Capacity is the contested pool's size as the cluster has it now: on
+// Kubernetes the allocatable cores of the pool's nodes, ready or coming,
+// less what others request on them (kube.PoolWatcher). ok is false while
+// it is not known yet.
+type Capacity interface {
+	CapacityCores() (cores float64, ok bool)
+}
+
+// SetCapacity makes the Commander share out src's capacity, within the
+// config's capacity_cores, from the next tick on: directive cores are
+// share x min(capacity_cores, src's cores), and the observation's pool is
+// that size. While src does not know, or says 0, capacity_cores is the
+// pool. Call it before Run.
+func (c *Commander) SetCapacity(src Capacity) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.capSrc = src
+}
+
+// poolCores is the pool's size from the Capacity source, or 0.
+func (c *Commander) poolCores() float64 {
+	if c.capSrc == nil {
+		return 0
+	}
+	if cores, ok := c.capSrc.CapacityCores(); ok && cores > 0 && !math.IsInf(cores, 0) {
+		return cores
+	}
+	return 0
+}
+
 // maxPlanGrowth is the most growth within ten minutes that a plan believes:
 // a forecast that rises faster, or whose +5 min median is that far from the
 // rate now, is taken for a broken forecast (a young one extrapolating a few

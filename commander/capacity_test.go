@@ -137,3 +137,49 @@ func TestPlanHold(t *testing.T) {
 		t.Fatalf("a hold of 0 holds nothing: got %v, want 90", got)
 	}
 }
+
+// nodeCapacity is a pool whose size the test sets, as kube.PoolWatcher
+// follows nodes.
+type nodeCapacity struct {
+	cores float64
+	known bool
+}
+
+func (n *nodeCapacity) CapacityCores() (float64, bool) { return n.cores, n.known }
+
+func TestDirectiveCoresFollowTheClusterCapacity(t *testing.T) {
+	cfg := testConfig()
+	cfg.Cluster.CapacityCores = 1000
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name string
+		src  *nodeCapacity
+		want float64 // the pool the directives share
+	}{
+		{"no capacity source: capacity_cores", nil, 1000},
+		{"not known yet: capacity_cores", &nodeCapacity{cores: 300}, 1000},
+		{"the nodes' cores", &nodeCapacity{cores: 300, known: true}, 300},
+		{"capacity_cores caps the nodes", &nodeCapacity{cores: 5000, known: true}, 1000},
+		{"no cores (no node matches): capacity_cores", &nodeCapacity{cores: 0, known: true}, 1000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pub := &nopPublisher{}
+			c := New(cfg, &Forecast{ReserveMin: cfg.Commander.ReserveMin}, "forecast", pub, nil, 1, 0)
+			if tt.src != nil {
+				c.SetCapacity(tt.src)
+			}
+			if _, err := c.Tick(context.Background(), now); err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range pub.directives {
+				if math.Abs(d.Cores-d.Share*tt.want) > 1e-9 {
+					t.Errorf("%s: cores %g for share %g, want share x %g", d.Domain, d.Cores, d.Share, tt.want)
+				}
+			}
+			if o, _ := c.Decide(now); o.Cluster.CapacityCores != tt.want {
+				t.Errorf("observed pool %g cores, want %g", o.Cluster.CapacityCores, tt.want)
+			}
+		})
+	}
+}

@@ -57,6 +57,7 @@ type Commander struct {
 	pub      Publisher
 	rec      Recorder
 	pool     Pool       // nil: no capacity plan
+	capSrc   Capacity   // nil: the pool is capacity_cores
 	hold     PlanHold   // the plan's hold (plan_hold)
 	ov       *overrides // operator share pins, see override.go
 	term     uint64
@@ -136,6 +137,7 @@ func (c *Commander) decide(now time.Time) (*Observation, string) {
 	if prevForObs == nil {
 		prevForObs = make([]float64, len(c.cfg.Domains))
 	}
+	c.builder.capacity = c.poolCores()
 	o := c.builder.Build(now, prevForObs, c.cfg.Commander.Tick)
 	reason := c.policy.Decide(o, &c.proposed)
 	copyAction(&c.final, &c.proposed)
@@ -152,7 +154,7 @@ func (c *Commander) Tick(ctx context.Context, now time.Time) (Decision, error) {
 	defer c.mu.Unlock()
 	o, reason := c.decide(now)
 	c.seq++
-	capacity := c.cfg.Cluster.CapacityCores
+	capacity := o.Cluster.CapacityCores // capacity_cores, or less when the cluster has less (SetCapacity)
 	ttl := wire.Duration(c.cfg.Commander.DirectiveTTL)
 	if c.shares == nil {
 		c.shares = make(map[string]float64, len(c.cfg.Domains))

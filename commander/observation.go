@@ -96,6 +96,9 @@ type Builder struct {
 	fc       []*forecast.Forecaster
 	obs      Observation
 	lastFcAt []time.Time
+	// capacity is the pool's size now, cores, when a Capacity knows it; 0:
+	// the config's capacity_cores.
+	capacity float64
 }
 
 // NewBuilder returns a Builder for cfg's domains.
@@ -179,6 +182,9 @@ func (b *Builder) Build(now time.Time, prevShares []float64, tick time.Duration)
 	o := &b.obs
 	o.At = now
 	capacity := b.cfg.Cluster.CapacityCores
+	if b.capacity > 0 {
+		capacity = min(capacity, b.capacity)
+	}
 	used := 0.0
 	b.mu.Lock()
 	for i := range o.Domains {

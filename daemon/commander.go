@@ -107,7 +107,7 @@ func (p *Commander) Open(ctx context.Context) error {
 		return err
 	}
 	if p.opts.Kubeconfig != "" {
-		if p.kube, err = kube.Client(p.opts.Kubeconfig); err != nil {
+		if p.kube, err = kube.Client(p.opts.Kubeconfig, cfg.Kubernetes); err != nil {
 			return err
 		}
 	}

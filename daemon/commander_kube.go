@@ -11,8 +11,33 @@ import (
 
 	"github.com/regimentd/regiment/bus"
 	"github.com/regimentd/regiment/commander"
+	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/kube"
 )
+
+// poolWatcher follows the contested pool's nodes when the config names
+// them (kubernetes.pool_node_selector); nil otherwise. Without a dynamic
+// client it reads no Karpenter limits.
+func (p *Commander) poolWatcher(cfg *domains.Config, client kubernetes.Interface) *kube.PoolWatcher {
+	k := cfg.Kubernetes
+	if k.PoolNodeSelector == "" {
+		return nil
+	}
+	dyn, err := kube.DynamicClient(p.opts.Kubeconfig, k)
+	if err != nil {
+		p.log.Warn("no dynamic client: karpenter nodepool limits not read", "error", err)
+		dyn = nil
+	}
+	w, err := kube.NewPoolWatcher(client, dyn, kube.PoolConfig{NodeSelector: k.PoolNodeSelector, MaxCores: k.PoolMaxCores,
+		Managed: kube.ManagedPods(cfg)})
+	if err != nil { // validated: not reached
+		p.log.Error("pool capacity not followed", "error", err)
+		return nil
+	}
+	p.log.Info("following the pool's nodes for its capacity", "pool_node_selector", k.PoolNodeSelector,
+		"pool_max_cores", k.PoolMaxCores, "capacity_cores", cfg.Cluster.CapacityCores)
+	return w
+}
 
 // lead runs the tick loop only while this Commander holds the election lease
 // (kubernetes.lease_namespace/regiment-commander), so two replicas never both
@@ -32,6 +57,16 @@ func (p *Commander) lead(ctx context.Context, client kubernetes.Interface, cmd *
 			nss = append(nss, ns)
 		}
 	}
+	for _, d := range cfg.Domains { // the Soldiers' discovered apps: the Commander discovers none itself
+		if d.Discover != nil {
+			for _, ns := range d.Discover.Namespaces {
+				if !seen[ns] {
+					seen[ns] = true
+					nss = append(nss, ns)
+				}
+			}
+		}
+	}
 	kube.RouteKlog(p.log.Named("client-go"))
 	rev := kube.NewReverter(client, nss)
 	log := p.log.With("lease", k.LeaseNamespace+"/"+kube.CommanderLeaseName, "identity", id)
@@ -47,6 +82,12 @@ func (p *Commander) lead(ctx context.Context, client kubernetes.Interface, cmd *
 			cmd.BeginTerm(term)
 			log.Info("leading: publishing directives", "term", term)
 			var wg sync.WaitGroup
+			if pool := p.poolWatcher(cfg, client); pool != nil {
+				cmd.SetCapacity(pool)
+				wg.Go(func() {
+					pool.Run(lctx, func(err error) { log.Warn("read karpenter nodepool limits failed", "error", err) })
+				})
+			}
 			wg.Go(func() {
 				rev.Run(lctx, max(k.LeaseDuration/4, time.Second), func(done []kube.Revert, err error) {
 					for _, r := range done {

@@ -79,6 +79,7 @@ type Soldier struct {
 	st      *store.Store
 	ep      store.Episode
 	sd      *soldier.Soldier
+	disc    *discovery // the domain's apps found on the cluster (soldier_kube.go); nil: none
 	ticked  atomic.Bool
 	ended   bool // the scenario of sim ended
 }
@@ -111,6 +112,9 @@ func (p *Soldier) ready() string {
 // connection and the Soldier, fed its directives and the operator's replica
 // pins. On an error, Close releases what was opened.
 func (p *Soldier) Open(ctx context.Context) (err error) {
+	if err := p.startDiscovery(ctx); err != nil { // before anything reads the domain's apps
+		return err
+	}
 	cfg, domain := p.cfg, p.opts.Domain
 	if p.scfg, err = soldier.NewConfig(cfg, domain); err != nil {
 		return err
@@ -144,6 +148,7 @@ func (p *Soldier) Open(ctx context.Context) (err error) {
 	if _, err := AttachSoldierOverrides(cctx, p.conn, p.sd, domain, p.deps.Clock, p.log.Named("override")); err != nil {
 		return err
 	}
+	p.discoveryLive() // workloads found from now on reload the Soldier's apps
 	return nil
 }
 
@@ -347,6 +352,9 @@ func (p *Soldier) Rejected() int { return int(counterValue(p.metrics.Rejected)) 
 // keeps the running config and logs why.
 func (p *Soldier) Reload() {
 	cfg := reloadFile(p.log, p.opts.ConfigPath, p.cfg, func(cfg *domains.Config) error {
+		if p.disc != nil {
+			return p.reloadDiscovered(cfg)
+		}
 		if why := shapeChange(p.cfg, cfg); why != "" {
 			return errors.New(why + ": restart to apply")
 		}

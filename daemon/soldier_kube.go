@@ -2,12 +2,19 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"reflect"
+	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"k8s.io/client-go/kubernetes"
 
+	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/kube"
 	"github.com/regimentd/regiment/soldier"
 )
@@ -15,8 +22,7 @@ import (
 // newKube connects to the cluster of --kubeconfig and maps the domain's
 // apps to their workloads. Its lease holder is the pod (host) name.
 func (p *Soldier) newKube(domain string) (*kube.Adapter, error) {
-	kube.RouteKlog(p.log.Named("client-go"))
-	client, err := kube.Client(p.opts.Kubeconfig)
+	client, err := p.kubeClient()
 	if err != nil {
 		return nil, err
 	}
@@ -28,6 +34,186 @@ func (p *Soldier) newKube(domain string) (*kube.Adapter, error) {
 	p.log.Info("kubernetes adapter ready", "actuation", p.cfg.Soldier.Actuation, "lease", ad.Lease.Ref(),
 		"prometheus", p.cfg.Prometheus.URL)
 	return ad, nil
+}
+
+// kubeClient is the process's client of --kubeconfig, made once.
+func (p *Soldier) kubeClient() (kubernetes.Interface, error) {
+	if p.disc != nil && p.disc.client != nil {
+		return p.disc.client, nil
+	}
+	kube.RouteKlog(p.log.Named("client-go"))
+	return kube.Client(p.opts.Kubeconfig, p.cfg.Kubernetes)
+}
+
+// discoveryTimeout bounds the wait for the discovery informers' first sync
+// at Open.
+const discoveryTimeout = time.Minute
+
+// discovery is a Soldier's discovery of its domain's apps on a real
+// cluster: a kube.Discoverer whose lists of workloads become the domain's
+// apps (domains.Config.WithDiscovered). The first list makes the apps the
+// process opens with; once the Soldier runs (live), every later one is a
+// reload of its apps (soldier.Soldier.ReloadApps), which moves the
+// Observer and the Actuator with it between two ticks.
+type discovery struct {
+	client   kubernetes.Interface
+	di       int
+	mu       sync.Mutex // serialises lists and reloads
+	found    []domains.FoundWorkload
+	problems []string      // of the last list, logged when they change
+	first    chan struct{} // closed at the first list
+	live     bool
+}
+
+// startDiscovery, for a domain with a discover block on a real cluster,
+// runs its Discoverer until Close and waits for the first list, whose apps
+// become the domain's in p.cfg.
+func (p *Soldier) startDiscovery(ctx context.Context) error {
+	di := p.cfg.Domain(p.opts.Domain)
+	if p.view != nil || p.opts.Kubeconfig == "" || di < 0 || p.cfg.Domains[di].Discover == nil {
+		return nil
+	}
+	client, err := p.kubeClient()
+	if err != nil {
+		return err
+	}
+	p.disc = &discovery{client: client, di: di, first: make(chan struct{})}
+	x := kube.NewDiscoverer(client, *p.cfg.Domains[di].Discover)
+	dctx, stop := context.WithCancel(context.Background()) // until Close
+	var wg sync.WaitGroup
+	wg.Go(func() { x.Run(dctx, p.onFound) })
+	p.onClose(func() error { stop(); wg.Wait(); return nil })
+	select {
+	case <-p.disc.first:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(discoveryTimeout):
+		return fmt.Errorf("discover the apps of %s: informers not synced within %s", p.opts.Domain, discoveryTimeout)
+	}
+}
+
+// onFound takes a list of the domain's workloads.
+func (p *Soldier) onFound(found []domains.FoundWorkload) {
+	d := p.disc
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.found = found
+	select {
+	case <-d.first:
+	default:
+		next := p.discovered(p.config())
+		p.setConfig(next)
+		close(d.first)
+		p.log.Info("apps discovered", "apps", len(soldier.Apps(next, d.di)))
+		return
+	}
+	if d.live {
+		p.applyFound()
+	}
+}
+
+// discoveryLive makes later lists reload the Soldier's apps, and applies
+// any that came while the process opened.
+func (p *Soldier) discoveryLive() {
+	if d := p.disc; d != nil {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		d.live = true
+		p.applyFound()
+	}
+}
+
+// applyFound reloads the Soldier's apps from the last list. d.mu is held.
+func (p *Soldier) applyFound() {
+	cur := p.config()
+	next := p.discovered(cur)
+	before, after := appNames(cur, p.disc.di), appNames(next, p.disc.di)
+	if slices.Equal(before, after) && reflect.DeepEqual(cur.Domains[p.disc.di].AppSets, next.Domains[p.disc.di].AppSets) {
+		return
+	}
+	if err := p.reloadApps(next); err != nil {
+		p.log.Error("discovered apps not applied", "error", err)
+		return
+	}
+	p.setConfig(next)
+	p.log.Info("discovered apps changed", "apps", len(after), "added", strings.Join(missing(after, before), ","),
+		"removed", strings.Join(missing(before, after), ","))
+}
+
+// discovered is cfg with the last list's apps, logging workloads that
+// could not be apps when that changes. d.mu is held.
+func (p *Soldier) discovered(cfg *domains.Config) *domains.Config {
+	next, problems := cfg.WithDiscovered(p.disc.di, p.disc.found)
+	if !slices.Equal(problems, p.disc.problems) {
+		for _, why := range problems {
+			p.log.Warn("workload not discovered", "reason", why)
+		}
+		p.disc.problems = problems
+	}
+	return next
+}
+
+// reloadApps moves the Soldier and its cluster adapter to next's apps.
+func (p *Soldier) reloadApps(next *domains.Config) error {
+	v, ok := p.view.(*kubeView)
+	if !ok {
+		return errors.New("discovery without a kubernetes adapter")
+	}
+	return p.sd.ReloadApps(next, func() error { return v.SetApps(next, p.opts.Domain) })
+}
+
+// reloadDiscovered is Reload's apply for a discovering Soldier: cfg, as
+// read from the file, gets the last list's apps and the Soldier moves to
+// them. The cluster, the domains and the discover block's selection
+// (namespaces, selector, annotation, kinds) need a restart: the informers
+// were built for them.
+func (p *Soldier) reloadDiscovered(cfg *domains.Config) error {
+	d := p.disc
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	cur := p.config()
+	if why := shapeChange(cur, cfg); why != "" && why != "the set of apps changed" {
+		return errors.New(why + ": restart to apply")
+	}
+	a, b := cur.Domains[d.di].Discover, cfg.Domains[d.di].Discover
+	if b == nil || !slices.Equal(a.Namespaces, b.Namespaces) || a.Selector != b.Selector || a.Annotation != b.Annotation || !slices.Equal(a.Kinds, b.Kinds) {
+		return errors.New("the discover block's selection changed: restart to apply")
+	}
+	next := p.discovered(cfg)
+	if err := p.reloadApps(next); err != nil {
+		return err
+	}
+	*cfg = *next
+	p.setConfig(cfg)
+	return nil
+}
+
+// setConfig makes cfg the config in force.
+func (p *Soldier) setConfig(cfg *domains.Config) {
+	p.cfgMu.Lock()
+	p.cfg = cfg
+	p.cfgMu.Unlock()
+}
+
+// appNames are the names of domain di's apps.
+func appNames(cfg *domains.Config, di int) []string {
+	var out []string
+	for _, a := range soldier.Apps(cfg, di) {
+		out = append(out, a.Name)
+	}
+	return out
+}
+
+// missing is what of a is not in b.
+func missing(a, b []string) []string {
+	var out []string
+	for _, s := range a {
+		if !slices.Contains(b, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // kubeView is the Soldier's view of a real cluster. After each observation
@@ -66,3 +252,7 @@ func (v *kubeView) Observe(ctx context.Context, obs *soldier.Observation) error 
 func (v *kubeView) Apply(ctx context.Context, changes []soldier.Change) error {
 	return v.Actuator.Apply(ctx, changes)
 }
+
+// Apps is the apps the Soldier runs now: its domain's, with those
+// discovered since it opened.
+func (p *Soldier) Apps() []soldier.App { return p.sd.Apps() }

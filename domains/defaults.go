@@ -57,6 +57,9 @@ func (c *Config) Defaults() {
 		setF(&d.Weight, 1)
 		setF(&d.Ceiling, 1)
 		setF(&d.SLO.ErrorBudget, 0.001)
+		if d.Discover != nil {
+			d.Discover.defaults()
+		}
 		for si := range d.AppSets {
 			a := &d.AppSets[si]
 			if a.Count == 0 {
@@ -94,6 +97,10 @@ func (c *Config) Defaults() {
 	}
 	setD(&k.LeaseDuration, 40*time.Second)
 	setF(&k.HPAHeadroom, 0.5)
+	setF(&k.WritesPerSecond, DefaultWritesPerSecond)
+	if k.WriteBurst == 0 {
+		k.WriteBurst = DefaultWriteBurst
+	}
 	p := &c.Prometheus
 	setD(&p.MaxAge, 2*time.Minute)
 	setD(&p.Timeout, 5*time.Second)

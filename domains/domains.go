@@ -199,6 +199,10 @@ type Domain struct {
 	Ceiling  float64 // maximum share of the contested pool, [Floor, 1]; default 1
 	SLO      SLO
 	AppSets  []AppSet
+	// Discover, when not nil, adds the workloads it selects on the cluster
+	// as apps of the domain (Config.WithDiscovered); AppSets may then be
+	// empty.
+	Discover *Discover
 
 	// Mode is this domain's Soldier mode, overriding Soldier.Mode; empty:
 	// the soldier block's.
@@ -248,6 +252,9 @@ type AppSet struct {
 	CPULimitRatio float64
 	// Workload maps the set's apps to Kubernetes objects (see Config.Workload).
 	Workload Workload
+	// Discovered says the set is one workload found by its domain's
+	// Discover, not written in the config.
+	Discovered bool
 }
 
 // DefaultCPULimitRatio is AppSet.CPULimitRatio's default, 2: a limit of

@@ -22,7 +22,34 @@ type Kubernetes struct {
 	// actuation: min = T, max = min(max_replicas, ceil(T x (1 + HPAHeadroom))).
 	// A fraction >= 0; default 0.5.
 	HPAHeadroom float64
+	// WritesPerSecond and WriteBurst are a Soldier's write rate limit, a
+	// token bucket every replica or HPA write draws from: WriteBurst writes
+	// at once, then WritesPerSecond. Defaults DefaultWritesPerSecond and
+	// DefaultWriteBurst. The client's own limiter is raised to match
+	// (kube.ClientQPS).
+	WritesPerSecond float64
+	WriteBurst      int
+	// PoolNodeSelector selects the contested pool's nodes, equality only
+	// ("k=v[,k=v]"). Set, the leading Commander shares out the pool's
+	// capacity as its nodes have it (kube.PoolWatcher), within
+	// Cluster.CapacityCores. Empty (the default): CapacityCores is the pool.
+	PoolNodeSelector string
+	// PoolMaxCores is the most node cores the pool may grow to (a
+	// cluster-autoscaler's max nodes x node cores), capping what its nodes
+	// give; 0 (the default): none besides a Karpenter NodePool's limits.
+	PoolMaxCores float64
 }
+
+// The default write rate limit, sized for a domain of 500 apps at the
+// default soldier tick (10s) and max_writes_per_tick (200): after a spike a
+// tick may write 200 apps; 100 go at once from the burst and the other 100
+// take 100 / 50 = 2 s, a fifth of the tick. Even all 500 apps (with
+// max_writes_per_tick = 500) take 100 + 400 / 50 s = 8 s, within the tick.
+// At the former 10/s, burst 20, 200 writes took 18 s: longer than the tick.
+const (
+	DefaultWritesPerSecond = 50.0
+	DefaultWriteBurst      = 100
+)
 
 // Prometheus says where app metrics are read and with which queries. Queries
 // are Go text/template strings evaluated per app with .Namespace, .Name (the

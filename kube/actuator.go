@@ -44,7 +44,9 @@ type ActuatorConfig struct {
 	// it bounds so a Reverter can tell when the Soldier is gone.
 	Lease string
 	// WritesPerSecond and Burst are the token bucket every write draws
-	// from; a write waits for a token. Defaults 10 and 20.
+	// from; a write waits for a token. Defaults
+	// domains.DefaultWritesPerSecond and DefaultWriteBurst (50 and 100; see
+	// there for the arithmetic).
 	WritesPerSecond float64
 	Burst           int
 }
@@ -86,10 +88,10 @@ func NewActuator(client kubernetes.Interface, cfg ActuatorConfig) (*Actuator, er
 		return nil, fmt.Errorf("kube: unknown actuation %q", cfg.Actuation)
 	}
 	if cfg.WritesPerSecond <= 0 {
-		cfg.WritesPerSecond = 10
+		cfg.WritesPerSecond = domains.DefaultWritesPerSecond
 	}
 	if cfg.Burst <= 0 {
-		cfg.Burst = 20
+		cfg.Burst = domains.DefaultWriteBurst
 	}
 	return &Actuator{
 		client: client, cfg: cfg, limiter: rate.NewLimiter(rate.Limit(cfg.WritesPerSecond), cfg.Burst),
@@ -115,6 +117,29 @@ func (a *Actuator) Apply(ctx context.Context, changes []soldier.Change) error {
 		work[c.App] = c.Replicas
 	}
 	return a.apply(ctx, work)
+}
+
+// SetTargets replaces the apps written from the next Apply on. An app kept
+// (by name) keeps its last target and a failed change to retry; the
+// changes of apps no longer there are dropped.
+func (a *Actuator) SetTargets(ts []Target) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	index := make(map[string]int, len(ts))
+	for i, t := range ts {
+		index[t.App.Name] = i
+	}
+	remap := func(m map[int]int32) map[int]int32 {
+		out := make(map[int]int32, len(m))
+		for i, n := range m {
+			if j, ok := index[a.cfg.Targets[i].App.Name]; ok {
+				out[j] = n
+			}
+		}
+		return out
+	}
+	a.last, a.pending = remap(a.last), remap(a.pending)
+	a.cfg.Targets = ts
 }
 
 // Reassert writes again every target applied so far, for when the cluster

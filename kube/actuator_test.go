@@ -234,3 +234,42 @@ func TestActuatorRateLimitsWrites(t *testing.T) {
 		t.Error("apply with a cancelled context succeeded")
 	}
 }
+
+// The default write limits, through a client built as the daemons build
+// theirs (Client), write 200 apps' HPAs in a fraction of a 10 s tick:
+// 100 from the burst, 100 more at 50/s. client-go's own default limit
+// (5 requests/s) would have taken 80 s for the 400 requests.
+func TestDefaultWriteLimitsWrite200AppsWithinATick(t *testing.T) {
+	env := testenv.Require(t)
+	ns := namespace(t, env.Client)
+	const n = 200
+	var targets []Target
+	var changes []soldier.Change
+	for i := range n {
+		name := fmt.Sprintf("app-%d", i)
+		hpa(t, env.Client, ns, name, 1, 10)
+		targets = append(targets, target(i, ns, name, domains.KindDeployment, 1, 50))
+		changes = append(changes, soldier.Change{App: i, Replicas: 4})
+	}
+	var cfg domains.Config
+	cfg.Defaults()
+	client, err := Client(env.Kubeconfig, cfg.Kubernetes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	act, _ := NewActuator(client, ActuatorConfig{Actuation: domains.ActuateHPABounds, Targets: targets, Lease: ns + "/l",
+		WritesPerSecond: cfg.Kubernetes.WritesPerSecond, Burst: cfg.Kubernetes.WriteBurst})
+	t0 := time.Now()
+	if err := act.Apply(context.Background(), changes); err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(t0)
+	t.Logf("%d HPA writes at the default limits took %s", n, took)
+	if s := act.Stats(); s.Writes != n {
+		t.Errorf("writes = %d, want %d", s.Writes, n)
+	}
+	// 2 s of token waits; more than 5 s means a limiter throttles harder.
+	if took < 1500*time.Millisecond || took > 5*time.Second {
+		t.Errorf("%d writes took %s, want about 2 s (burst 100, then 50/s)", n, took)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hashicorp/go-hclog"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -16,8 +17,35 @@ import (
 )
 
 // Client returns a clientset for the kubeconfig file at path, or for the
-// in-cluster service account when path is "in-cluster".
-func Client(path string) (kubernetes.Interface, error) {
+// in-cluster service account when path is "in-cluster", whose own rate
+// limit (ClientQPS) lets k's write rate limit through.
+func Client(path string, k domains.Kubernetes) (kubernetes.Interface, error) {
+	rc, err := restConfig(path, k)
+	if err != nil {
+		return nil, err
+	}
+	c, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return nil, fmt.Errorf("kube: client: %w", err)
+	}
+	return c, nil
+}
+
+// DynamicClient is Client's dynamic counterpart, for resources without a
+// typed client (Karpenter's NodePools).
+func DynamicClient(path string, k domains.Kubernetes) (dynamic.Interface, error) {
+	rc, err := restConfig(path, k)
+	if err != nil {
+		return nil, err
+	}
+	c, err := dynamic.NewForConfig(rc)
+	if err != nil {
+		return nil, fmt.Errorf("kube: dynamic client: %w", err)
+	}
+	return c, nil
+}
+
+func restConfig(path string, k domains.Kubernetes) (*rest.Config, error) {
 	var rc *rest.Config
 	var err error
 	if path == InCluster {
@@ -29,11 +57,19 @@ func Client(path string) (kubernetes.Interface, error) {
 		return nil, fmt.Errorf("kube: client config %q: %w", path, err)
 	}
 	rc.UserAgent = "regiment"
-	c, err := kubernetes.NewForConfig(rc)
-	if err != nil {
-		return nil, fmt.Errorf("kube: client: %w", err)
-	}
-	return c, nil
+	rc.QPS, rc.Burst = ClientQPS(k)
+	return rc, nil
+}
+
+// ClientQPS is the client-side rate limit (rest.Config QPS and Burst) for a
+// process writing at k's write rate limit. client-go's defaults, 5/s burst
+// 10, would throttle first: every write is a GET and an UPDATE (a conflict
+// adds two more), and changes the cluster already holds cost a GET. So the
+// client allows two requests per write plus 10/s and 20 for leases,
+// informer re-lists and the Reverter: QPS = 2 x writes_per_second + 10,
+// Burst = 2 x write_burst + 20. k must have Defaults applied.
+func ClientQPS(k domains.Kubernetes) (qps float32, burst int) {
+	return float32(2*k.WritesPerSecond + 10), 2*k.WriteBurst + 20
 }
 
 // InCluster, as a kubeconfig path, selects the pod's service account.
@@ -68,6 +104,7 @@ func NewAdapter(client kubernetes.Interface, cfg *domains.Config, domain, identi
 	lease := NewLease(client, k.LeaseNamespace, SoldierLeaseName(domain), identity, k.LeaseDuration)
 	act, err := NewActuator(client, ActuatorConfig{
 		Actuation: cfg.Soldier.Actuation, Targets: targets, HPAHeadroom: k.HPAHeadroom, Lease: lease.Ref(),
+		WritesPerSecond: k.WritesPerSecond, Burst: k.WriteBurst,
 	})
 	if err != nil {
 		return nil, err
@@ -78,12 +115,33 @@ func NewAdapter(client kubernetes.Interface, cfg *domains.Config, domain, identi
 			return nil, err
 		}
 	}
-	obs := NewObserver(client, ObserverConfig{
+	ocfg := ObserverConfig{
 		Actuation: cfg.Soldier.Actuation, Targets: targets, Prometheus: prom,
 		MaxAge: cfg.Prometheus.MaxAge, TargetUtilisation: cfg.Soldier.TargetUtilisation,
 		Recommend: cfg.ModeOf(cfg.Domain(domain)).Recommends(),
-	})
+	}
+	if d := cfg.Domains[cfg.Domain(domain)].Discover; d != nil {
+		ocfg.Namespaces, ocfg.Kinds = d.Namespaces, d.Kinds // where discovery may add apps
+	}
+	obs := NewObserver(client, ocfg)
 	return &Adapter{Observer: obs, Actuator: act, Lease: lease}, nil
+}
+
+// SetApps maps domain's apps of cfg (validated; after
+// domains.Config.WithDiscovered, say) to workloads and makes the Observer
+// and the Actuator act on them from their next call. Call it between two
+// Soldier ticks (soldier.Soldier.ReloadApps does). An app of a namespace or
+// kind the Observer does not watch is an error, and changes nothing.
+func (a *Adapter) SetApps(cfg *domains.Config, domain string) error {
+	targets, err := Targets(cfg, domain)
+	if err != nil {
+		return err
+	}
+	if err := a.Observer.SetTargets(targets); err != nil {
+		return err
+	}
+	a.Actuator.SetTargets(targets)
+	return nil
 }
 
 // Run runs the informers and renews the lease until ctx ends; after a lapse

@@ -34,11 +34,26 @@
 // mark the app Blind (soldier.AppObservation), and the executor holds its
 // target; see Observer.
 //
+// Discovery (Discoverer): for a domain with a discover block, informers per
+// namespace and kind filtered by its label selector list the workloads
+// (Found: pod selector's match labels, pods' summed CPU requests);
+// domains.Config.WithDiscovered turns the list into the domain's apps, and
+// Adapter.SetApps moves the Observer and the Actuator (SetTargets, by app
+// name) to them between two Soldier ticks.
+//
+// Pool capacity (Capacity, PoolWatcher): the contested pool's cores are its
+// ready and coming schedulable nodes' allocatable cores less the CPU requests
+// of DaemonSet pods and pods Regiment does not manage on them (ManagedPods),
+// capped by the pool's max (pool_max_cores, Karpenter NodePool cpu limits read
+// with the dynamic client); Capacity is the pure computation, PoolWatcher the
+// Node and Pod informers around it, a commander.Capacity.
+//
 // Leader election (LeaderElect): client-go leaderelection on a Lease; a
 // Commander publishes only while it leads.
 //
-// Concurrency: Actuator, Lease, Reverter and LeaderElect are safe for
-// concurrent use; an Observer's Observe must not run concurrently with itself.
+// Concurrency: Actuator, Lease, Reverter, PoolWatcher and LeaderElect are
+// safe for concurrent use; an Observer's Observe must not run concurrently
+// with itself or SetTargets.
 // Units: replicas are counts, rates per second, latencies seconds, CPU a share
 // of requested cores in [0, 1].
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -42,6 +43,10 @@ type ObserverConfig struct {
 	// whatever the actuation (the cluster's own autoscaling sets it), and
 	// HPAMin and HPAMax are the bounds of the app's HPA when it has one.
 	Recommend bool
+	// Namespaces and Kinds are watched besides those of Targets, for the
+	// apps discovery may add later (SetTargets).
+	Namespaces []string
+	Kinds      []domains.WorkloadKind
 }
 
 // Freshness says where a metric's value comes from.
@@ -144,7 +149,16 @@ func NewObserver(client kubernetes.Interface, cfg ObserverConfig) *Observer {
 	for _, t := range cfg.Targets {
 		kinds[t.Kind] = true
 	}
-	for _, ns := range namespaces(cfg.Targets) {
+	for _, k := range cfg.Kinds {
+		kinds[k] = true
+	}
+	nss := namespaces(cfg.Targets)
+	for _, ns := range cfg.Namespaces {
+		if !slices.Contains(nss, ns) {
+			nss = append(nss, ns)
+		}
+	}
+	for _, ns := range nss {
 		f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns),
 			informers.WithTransform(dropManagedFields))
 		o.factory = append(o.factory, f)
@@ -200,6 +214,32 @@ func (o *Observer) Synced() bool {
 	default:
 		return false
 	}
+}
+
+// SetTargets replaces the apps observed from the next Observe on; an app
+// kept (by name) keeps its last metric values. Its namespace and kind must
+// be among those watched (ObserverConfig). Not concurrently with Observe.
+func (o *Observer) SetTargets(ts []Target) error {
+	for _, t := range ts {
+		if t.Kind == domains.KindStatefulSet && o.sets[t.Namespace] == nil || t.Kind != domains.KindStatefulSet && o.deploys[t.Namespace] == nil {
+			return fmt.Errorf("kube: observe %s %s/%s: its namespace and kind are not watched", t.Kind, t.Namespace, t.Name)
+		}
+	}
+	old := make(map[string]int, len(o.cfg.Targets))
+	for i, t := range o.cfg.Targets {
+		old[t.App.Name] = i
+	}
+	last := make([][numMetrics]sample, len(ts))
+	for i, t := range ts {
+		if j, ok := old[t.App.Name]; ok {
+			last[i] = o.last[j]
+		}
+	}
+	o.cfg.Targets, o.last = ts, last
+	o.mu.Lock()
+	o.status = make([]AppStatus, len(ts))
+	o.mu.Unlock()
+	return nil
 }
 
 // Status returns each app's status at the last Observe.

@@ -37,7 +37,7 @@ func (w *writeAttempts) client(t *testing.T, base *rest.Config) kubernetes.Inter
 		return roundTripper(func(r *http.Request) (*http.Response, error) {
 			if r.Method != http.MethodGet {
 				w.mu.Lock()
-				w.counts[resource(r.URL.Path)]++
+				w.counts[resourceOf(r.URL.Path)]++
 				w.mu.Unlock()
 			}
 			return rt.RoundTrip(r)
@@ -71,9 +71,9 @@ func (w *writeAttempts) String() string {
 	return fmt.Sprint(w.counts)
 }
 
-// resource turns /apis/apps/v1/namespaces/ns/deployments/web/scale into
+// resourceOf turns /apis/apps/v1/namespaces/ns/deployments/web/scale into
 // "deployments/scale".
-func resource(path string) string {
+func resourceOf(path string) string {
 	parts := strings.Split(strings.Trim(path, "/"), "/")
 	for i, p := range parts {
 		if p == "namespaces" && i+2 < len(parts) {

@@ -42,7 +42,10 @@
 //
 // Concurrency: a Soldier's Tick and Run must not be called concurrently with
 // each other; directives and overrides may arrive from any goroutine
-// (OnDirective, OnOverride), and Reload is safe with Tick.
+// (OnDirective, OnOverride), and Reload is safe with Tick. ReloadApps takes a
+// changed set of apps (discovery) between two ticks: per-app state moves by
+// app name, and its swap moves the caller's Observer and Actuator under the
+// same lock, so an Observe never sees another set of apps than Decide.
 //
 // Package soldier declares the Actuator, Observer, Publisher and Recorder
 // roles it needs; it never imports NATS, bbolt, client-go or HCL.

@@ -242,18 +242,34 @@ func (s *Soldier) Reload(cfg *domains.Config) error {
 	s.tickMu.Lock()
 	defer s.tickMu.Unlock()
 	next, err := NewConfig(cfg, s.cfg.Domain)
-	switch {
-	case err != nil:
+	if err != nil {
 		return fmt.Errorf("soldier: reload: domain %q is not in the new config: restart to apply", s.cfg.Domain)
+	}
+	if err := s.checkReload(next, false); err != nil {
+		return err
+	}
+	s.apply(next)
+	return nil
+}
+
+// checkReload says why next cannot be applied without a restart; a changed
+// set of apps only when appsMayChange is false (ReloadApps).
+func (s *Soldier) checkReload(next Config, appsMayChange bool) error {
+	switch {
 	case next.Cluster != s.cfg.Cluster:
 		return fmt.Errorf("soldier: reload: the cluster name changed: restart to apply")
-	case !slices.EqualFunc(next.Apps, s.cfg.Apps, func(a, b App) bool { return a.Name == b.Name }):
+	case !appsMayChange && !slices.EqualFunc(next.Apps, s.cfg.Apps, func(a, b App) bool { return a.Name == b.Name }):
 		return fmt.Errorf("soldier: reload: the set of apps of %s changed: restart to apply", s.cfg.Domain)
 	case next.Policy != s.cfg.Policy:
 		return fmt.Errorf("soldier: reload: the policy changed: restart to apply")
 	case next.Soldier.Actuation != s.cfg.Soldier.Actuation:
 		return fmt.Errorf("soldier: reload: the actuation changed: restart to apply")
 	}
+	return nil
+}
+
+// apply makes next the config in force from the next tick on.
+func (s *Soldier) apply(next Config) {
 	if next.Fallback != s.cfg.Fallback {
 		s.auto = NewFallback(next.Fallback) // a new window and hold: the old ones were counted in other ticks
 	}
@@ -268,7 +284,6 @@ func (s *Soldier) Reload(cfg *domains.Config) error {
 	case s.reloaded <- struct{}{}:
 	default:
 	}
-	return nil
 }
 
 func (s *Soldier) tick() time.Duration {

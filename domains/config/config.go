@@ -227,13 +227,17 @@ type domainHCL struct {
 	Mode     stringAttr `hcl:"mode"`
 	SLO      sloHCL
 	AppSets  []*appSetHCL
+	Discover discoverHCL // see discover.go
 }
 
 func (d *domainHCL) children() []child {
 	return []child{
 		{typ: "slo", once: true, required: true, example: `slo { latency_p99 = "150ms" }`,
 			open: func(def hcl.Range, _ label) node { d.SLO.Def = def; return &d.SLO }},
-		{typ: "apps", label: "name", required: true,
+		{typ: "discover", once: true, example: `discover { namespaces = ["shop"] ... }`,
+			open: func(def hcl.Range, _ label) node { d.Discover.Def = def; return &d.Discover }},
+		// apps are required unless the domain discovers (validateDiscover).
+		{typ: "apps", label: "name",
 			example: `apps "checkout" { cpu_per_replica = 0.5 ... }`,
 			open: func(def hcl.Range, l label) node {
 				a := &appSetHCL{Def: def, Name: l}
@@ -256,6 +260,7 @@ func (d *domainHCL) translate() domains.Domain {
 	for _, a := range d.AppSets {
 		out.AppSets = append(out.AppSets, a.translate())
 	}
+	out.Discover = d.Discover.translate()
 	return out
 }
 

@@ -484,8 +484,9 @@ func TestParseTranslatesWithDefaults(t *testing.T) {
 				}},
 			},
 		},
-		Store:      domains.Store{Path: "data/regiment.db", Retention: 168 * time.Hour},
-		Kubernetes: domains.Kubernetes{Namespace: "default", LeaseNamespace: "default", LeaseDuration: 40 * time.Second, HPAHeadroom: 0.5},
+		Store: domains.Store{Path: "data/regiment.db", Retention: 168 * time.Hour},
+		Kubernetes: domains.Kubernetes{Namespace: "default", LeaseNamespace: "default", LeaseDuration: 40 * time.Second, HPAHeadroom: 0.5,
+			WritesPerSecond: domains.DefaultWritesPerSecond, WriteBurst: domains.DefaultWriteBurst},
 		Prometheus: domains.Prometheus{MaxAge: 2 * time.Minute, Timeout: 5 * time.Second, Queries: domains.DefaultPrometheusQueries},
 	}
 	for tier := range want.Soldier.Ladders { // no ladder or fallback block: every tier's defaults

@@ -18,6 +18,10 @@ import (
 //	  lease_namespace = "regiment"  # Soldier leases and the Commander's election lease
 //	  lease_duration  = "40s"
 //	  hpa_headroom    = 0.5         # hpa-bounds: max = ceil(target x 1.5) within max_replicas
+//	  writes_per_second = 50        # a Soldier's write rate limit
+//	  write_burst       = 100
+//	  pool_node_selector = "pool=general"  # the contested pool's nodes
+//	  pool_max_cores     = 4000            # the most they may grow to
 //	}
 //	prometheus {
 //	  url     = "http://prometheus.monitoring:9090"
@@ -49,6 +53,12 @@ type kubernetesHCL struct {
 	LeaseNamespace stringAttr   `hcl:"lease_namespace"`
 	LeaseDuration  durationAttr `hcl:"lease_duration"`
 	HPAHeadroom    numberAttr   `hcl:"hpa_headroom"`
+	// Write rate limit of a Soldier (see domains.Kubernetes).
+	WritesPerSecond numberAttr `hcl:"writes_per_second"`
+	WriteBurst      intAttr    `hcl:"write_burst"`
+	// The contested pool on the cluster (see domains.Kubernetes).
+	PoolNodeSelector stringAttr `hcl:"pool_node_selector"`
+	PoolMaxCores     numberAttr `hcl:"pool_max_cores"`
 }
 
 func (k *kubernetesHCL) children() []child { return nil }
@@ -57,6 +67,8 @@ func (k *kubernetesHCL) translate() domains.Kubernetes {
 	return domains.Kubernetes{
 		Namespace: k.Namespace.V, LeaseNamespace: k.LeaseNamespace.V,
 		LeaseDuration: k.LeaseDuration.V, HPAHeadroom: k.HPAHeadroom.V,
+		WritesPerSecond: k.WritesPerSecond.V, WriteBurst: k.WriteBurst.V,
+		PoolNodeSelector: k.PoolNodeSelector.V, PoolMaxCores: k.PoolMaxCores.V,
 	}
 }
 
@@ -109,6 +121,13 @@ func (w *workloadHCL) translate() domains.Workload {
 	}
 }
 
+// writeRates and writeBursts bound the write rate limit: 10,000 writes a
+// second is far beyond what one API server takes from one client.
+var (
+	writeRates  = interval{lo: 0, hi: 10_000, loOpen: true}
+	writeBursts = interval{lo: 1, hi: 10_000}
+)
+
 // validateKubernetes checks the kubernetes and prometheus blocks and every
 // app set's workload block.
 func validateKubernetes(cfg *domains.Config, h *configHCL, c checker) {
@@ -117,6 +136,14 @@ func validateKubernetes(cfg *domains.Config, h *configHCL, c checker) {
 	c.dnsLabel(&hk.LeaseNamespace, k.LeaseNamespace)
 	c.duration(&hk.LeaseDuration, k.LeaseDuration, positive)
 	c.number(&hk.HPAHeadroom, k.HPAHeadroom, ratios)
+	c.number(&hk.WritesPerSecond, k.WritesPerSecond, writeRates)
+	c.integer(&hk.WriteBurst, k.WriteBurst, writeBursts)
+	if s := &hk.PoolNodeSelector; s.ok() {
+		if bad := selectorProblem(s.V); bad != "" {
+			c.ds.add(s.Range, "Invalid pool_node_selector", "%s (example: \"karpenter.sh/nodepool=general\")", bad)
+		}
+	}
+	c.number(&hk.PoolMaxCores, k.PoolMaxCores, cores)
 
 	p, hp := &cfg.Prometheus, &h.Prometheus
 	if hp.Def != (hcl.Range{}) {

@@ -19,6 +19,18 @@ func TestParseKubernetesRules(t *testing.T) {
 		{name: "hpa_headroom must not be negative",
 			add:  "kubernetes {\n  hpa_headroom = -0.1\n}\n",
 			line: 13, col: 18, summary: "Invalid hpa_headroom", hint: "must be in [0, 1000], got -0.1"},
+		{name: "writes_per_second must be positive",
+			add:  "kubernetes {\n  writes_per_second = -5\n}\n",
+			line: 13, col: 23, summary: "Invalid writes_per_second", hint: "in (0, 10000]"},
+		{name: "write_burst is a whole number of writes",
+			add:  "kubernetes {\n  write_burst = 2.5\n}\n",
+			line: 13, col: 17, summary: "Invalid write_burst"},
+		{name: "pool_node_selector is an equality selector",
+			add:  "kubernetes {\n  pool_node_selector = \"pool in (a)\"\n}\n",
+			line: 13, col: 24, summary: "Invalid pool_node_selector", hint: "only equality"},
+		{name: "pool_max_cores is positive",
+			add:  "kubernetes {\n  pool_max_cores = -1\n}\n",
+			line: 13, col: 20, summary: "Invalid pool_max_cores"},
 		{name: "unknown key in kubernetes suggests the nearest",
 			add:  "kubernetes {\n  namespce = \"shop\"\n}\n",
 			line: 13, col: 3, summary: `Unknown key "namespce" in kubernetes`, hint: `did you mean "namespace"?`},
@@ -67,7 +79,8 @@ func TestParseKubernetesTranslates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantK := domains.Kubernetes{Namespace: "shop", LeaseNamespace: "regiment", LeaseDuration: 30 * time.Second, HPAHeadroom: 0.25}
+	wantK := domains.Kubernetes{Namespace: "shop", LeaseNamespace: "regiment", LeaseDuration: 30 * time.Second, HPAHeadroom: 0.25,
+		WritesPerSecond: 80, WriteBurst: 40, PoolNodeSelector: "karpenter.sh/nodepool=general", PoolMaxCores: 640}
 	if cfg.Kubernetes != wantK {
 		t.Errorf("kubernetes = %+v, want %+v", cfg.Kubernetes, wantK)
 	}

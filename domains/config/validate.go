@@ -124,6 +124,7 @@ func validateDomains(cfg *domains.Config, h *configHCL, c checker) {
 			c.number(&hd.SLO.ErrorBudget, d.SLO.ErrorBudget, unitOpen)
 		}
 
+		validateDiscover(d, hd, c)
 		firstSet := map[string]*appSetHCL{}
 		for j := range d.AppSets {
 			a, ha := &d.AppSets[j], hd.AppSets[j]

@@ -8,6 +8,10 @@ kubernetes {
   lease_namespace = "regiment"
   lease_duration  = "30s"
   hpa_headroom    = 0.25
+  writes_per_second = 80
+  write_burst       = 40
+  pool_node_selector = "karpenter.sh/nodepool=general"
+  pool_max_cores     = 640
 }
 
 prometheus {

@@ -1,0 +1,133 @@
+package domains
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// discoverConfig has domain "payment" with one written app, checkout (the
+// Deployment checkout in "shop"), discovering Deployments labelled
+// regiment.io/domain=payment in "shop" and "pay".
+func discoverConfig() *Config {
+	c := &Config{
+		Cluster:    Cluster{Name: "c", CapacityCores: 100},
+		Kubernetes: Kubernetes{Namespace: "shop"},
+		Domains: []Domain{{Name: "payment", SLO: SLO{LatencyP99: 100 * time.Millisecond},
+			AppSets: []AppSet{{Name: "checkout", CPUPerReplica: 2, MinReplicas: 3, ServiceTime: 20 * time.Millisecond}},
+			Discover: &Discover{Namespaces: []string{"shop", "pay"}, Selector: "regiment.io/domain=payment",
+				App: AppSet{ServiceTime: 25 * time.Millisecond, MaxReplicas: 40}}}},
+	}
+	c.Defaults()
+	return c
+}
+
+func found(ns, name string, cpu float64, annotations ...string) FoundWorkload {
+	w := FoundWorkload{Kind: KindDeployment, Namespace: ns, Name: name, Labels: map[string]string{"regiment.io/domain": "payment"},
+		Annotations: map[string]string{}, PodSelector: "app=" + name, CPURequest: cpu}
+	for _, a := range annotations {
+		k, v, _ := strings.Cut(a, "=")
+		w.Annotations[k] = v
+	}
+	return w
+}
+
+func TestWithDiscovered(t *testing.T) {
+	other := found("shop", "batch", 1)
+	other.Labels["regiment.io/domain"] = "batch"
+	sts := found("shop", "ledger", 1)
+	sts.Kind = KindStatefulSet
+	exprs := found("shop", "exprs", 1)
+	exprs.PodSelector = ""
+	tests := []struct {
+		name     string
+		found    []FoundWorkload
+		want     []string // app names, written first
+		problems []string // substrings, one per problem
+	}{
+		{"labelled deployments of the namespaces are apps, written apps first, sorted",
+			[]FoundWorkload{found("shop", "web", 0.5), found("pay", "auth", 0.25)}, []string{"checkout", "auth", "web"}, nil},
+		{"another label, kind or namespace is not selected",
+			[]FoundWorkload{other, sts, found("elsewhere", "web", 1)}, []string{"checkout"}, nil},
+		{"a written app wins over the workload it maps to",
+			[]FoundWorkload{found("shop", "checkout", 0.5)}, []string{"checkout"}, nil},
+		{"a workload named like a written app of another workload is skipped",
+			[]FoundWorkload{found("pay", "checkout", 0.5)}, []string{"checkout"}, []string{"has its name"}},
+		{"a name shared across namespaces is prefixed with the namespace",
+			[]FoundWorkload{found("shop", "api", 1), found("pay", "api", 1)}, []string{"checkout", "pay-api", "shop-api"}, nil},
+		{"dots in a workload name become underscores",
+			[]FoundWorkload{found("shop", "api.v2", 1)}, []string{"checkout", "api_v2"}, nil},
+		{"pods without CPU requests and no default are skipped",
+			[]FoundWorkload{found("shop", "web", 0)}, []string{"checkout"}, []string{"request no CPU"}},
+		{"a pod selector with expressions is skipped",
+			[]FoundWorkload{exprs}, []string{"checkout"}, []string{"match expressions"}},
+		{"a bad annotation skips the app and says why",
+			[]FoundWorkload{found("shop", "web", 1, AnnotationMinReplicas+"=two")}, []string{"checkout"}, []string{"regiment.io/min-replicas"}},
+		{"min above max by annotation is skipped",
+			[]FoundWorkload{found("shop", "web", 1, AnnotationMinReplicas+"=50")}, []string{"checkout"}, []string{"above max"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := discoverConfig()
+			got, problems := c.WithDiscovered(0, tt.found)
+			var names []string
+			for _, s := range got.Domains[0].AppSets {
+				names = append(names, s.Name)
+			}
+			if !slices.Equal(names, tt.want) {
+				t.Errorf("apps %v, want %v", names, tt.want)
+			}
+			if len(problems) != len(tt.problems) {
+				t.Fatalf("problems %q, want %d", problems, len(tt.problems))
+			}
+			for i, p := range tt.problems {
+				if !strings.Contains(problems[i], p) {
+					t.Errorf("problem %q, want it to say %q", problems[i], p)
+				}
+			}
+			if len(c.Domains[0].AppSets) != 1 {
+				t.Errorf("the config given changed: %d app sets", len(c.Domains[0].AppSets))
+			}
+		})
+	}
+}
+
+func TestDiscoveredAppAttributes(t *testing.T) {
+	c := discoverConfig()
+	got, problems := c.WithDiscovered(0, []FoundWorkload{
+		found("shop", "web", 0.75),
+		found("pay", "auth", 0.25, AnnotationMinReplicas+"=2", AnnotationMaxReplicas+"=9", AnnotationServiceTime+"=40ms",
+			AnnotationConcurrency+"=8", AnnotationHPA+"=auth-hpa"),
+	})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	apps := got.Apps()
+	if len(apps) != 3 {
+		t.Fatalf("%d apps, want 3", len(apps))
+	}
+	auth, web := apps[1], apps[2]
+	if web.CPUPerReplica != 0.75 || web.MinReplicas != 1 || web.MaxReplicas != 40 || web.ServiceTime != 25*time.Millisecond ||
+		web.Concurrency != 1 || !web.Discovered {
+		t.Errorf("web = %+v, want cpu 0.75 from its requests and discover's attributes (max 40, 25ms)", *web.AppSet)
+	}
+	if auth.CPUPerReplica != 0.25 || auth.MinReplicas != 2 || auth.MaxReplicas != 9 || auth.ServiceTime != 40*time.Millisecond || auth.Concurrency != 8 {
+		t.Errorf("auth = %+v, want its annotations' attributes", *auth.AppSet)
+	}
+	if r := got.Workload(auth); r != (WorkloadRef{Kind: KindDeployment, Namespace: "pay", Name: "auth", Selector: "app=auth", HPA: "auth-hpa"}) {
+		t.Errorf("auth's workload = %+v", r)
+	}
+	// Discovering again from the result replaces the discovered apps: a
+	// deleted workload goes, the written app stays.
+	again, _ := got.WithDiscovered(0, []FoundWorkload{found("shop", "web", 0.75)})
+	if n := len(again.Domains[0].AppSets); n != 2 || again.Domains[0].AppSets[1].Name != "web" {
+		t.Errorf("after auth was deleted: %+v", again.Domains[0].AppSets)
+	}
+	// A default cpu_per_replica sizes pods that request none.
+	c.Domains[0].Discover.App.CPUPerReplica = 0.1
+	got, _ = c.WithDiscovered(0, []FoundWorkload{found("shop", "web", 0)})
+	if s := got.Domains[0].AppSets[1]; s.CPUPerReplica != 0.1 {
+		t.Errorf("cpu per replica %g, want discover's 0.1", s.CPUPerReplica)
+	}
+}

@@ -1,0 +1,140 @@
+package kube
+
+import (
+	"context"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	appslisters "k8s.io/client-go/listers/apps/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/regimentd/regiment/domains"
+)
+
+// Discoverer watches the workloads a domain's Discover selects: a shared
+// informer per namespace and kind, filtered by the label selector on the
+// server. It reports the list of workloads (domains.FoundWorkload) once
+// synced and again whenever it changes; domains.Config.WithDiscovered turns
+// the list into the domain's apps. The annotation filter is applied there,
+// not here.
+type Discoverer struct {
+	factories []informers.SharedInformerFactory
+	deploys   []appslisters.DeploymentLister
+	sets      []appslisters.StatefulSetLister
+	synced    []cache.InformerSynced
+	changed   chan struct{} // a workload was added, updated or deleted; holds one
+}
+
+// NewDiscoverer returns a Discoverer for d reading through client. It
+// starts nothing.
+func NewDiscoverer(client kubernetes.Interface, d domains.Discover) *Discoverer {
+	x := &Discoverer{changed: make(chan struct{}, 1)}
+	poke := cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { x.poke() },
+		UpdateFunc: func(_, _ any) { x.poke() },
+		DeleteFunc: func(any) { x.poke() },
+	}
+	for _, ns := range d.Namespaces {
+		f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns),
+			informers.WithTransform(dropManagedFields),
+			informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = d.Selector }))
+		x.factories = append(x.factories, f)
+		for _, k := range d.Kinds {
+			var inf cache.SharedIndexInformer
+			if k == domains.KindStatefulSet {
+				i := f.Apps().V1().StatefulSets()
+				inf, x.sets = i.Informer(), append(x.sets, i.Lister())
+			} else {
+				i := f.Apps().V1().Deployments()
+				inf, x.deploys = i.Informer(), append(x.deploys, i.Lister())
+			}
+			inf.AddEventHandler(poke)
+			x.synced = append(x.synced, inf.HasSynced)
+		}
+	}
+	return x
+}
+
+func (x *Discoverer) poke() {
+	select {
+	case x.changed <- struct{}{}:
+	default:
+	}
+}
+
+// Run runs the informers until ctx ends. Once they synced it calls found
+// with the workloads, then again after events whenever the list differs
+// from the last one reported; found runs on Run's goroutine, so a slow one
+// coalesces the events behind it.
+func (x *Discoverer) Run(ctx context.Context, found func([]domains.FoundWorkload)) {
+	for _, f := range x.factories {
+		f.Start(ctx.Done())
+	}
+	defer func() {
+		for _, f := range x.factories {
+			f.Shutdown()
+		}
+	}()
+	if !cache.WaitForCacheSync(ctx.Done(), x.synced...) {
+		return
+	}
+	var last []domains.FoundWorkload
+	first := true
+	for {
+		if now := x.List(); first || !reflect.DeepEqual(now, last) {
+			first, last = false, now
+			found(now)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-x.changed:
+		}
+	}
+}
+
+// List is the workloads in the informers' caches, in namespace, name and
+// kind order.
+func (x *Discoverer) List() []domains.FoundWorkload {
+	var out []domains.FoundWorkload
+	for _, l := range x.deploys {
+		ds, _ := l.List(labels.Everything())
+		for _, d := range ds {
+			out = append(out, Found(domains.KindDeployment, d.ObjectMeta, d.Spec.Selector, &d.Spec.Template.Spec))
+		}
+	}
+	for _, l := range x.sets {
+		ss, _ := l.List(labels.Everything())
+		for _, s := range ss {
+			out = append(out, Found(domains.KindStatefulSet, s.ObjectMeta, s.Spec.Selector, &s.Spec.Template.Spec))
+		}
+	}
+	slices.SortFunc(out, func(a, b domains.FoundWorkload) int {
+		return strings.Compare(a.Namespace+"/"+a.Name+"/"+string(a.Kind), b.Namespace+"/"+b.Name+"/"+string(b.Kind))
+	})
+	return out
+}
+
+// Found describes a workload for discovery: its pod selector's match
+// labels as "k=v[,k=v]" sorted by key ("" with match expressions) and its
+// pods' CPU request in cores, summed over the template's containers.
+func Found(kind domains.WorkloadKind, meta metav1.ObjectMeta, sel *metav1.LabelSelector, pod *corev1.PodSpec) domains.FoundWorkload {
+	w := domains.FoundWorkload{Kind: kind, Namespace: meta.Namespace, Name: meta.Name,
+		Labels: maps.Clone(meta.Labels), Annotations: maps.Clone(meta.Annotations)}
+	if sel != nil && len(sel.MatchExpressions) == 0 && len(sel.MatchLabels) > 0 {
+		var terms []string
+		for _, k := range slices.Sorted(maps.Keys(sel.MatchLabels)) {
+			terms = append(terms, k+"="+sel.MatchLabels[k])
+		}
+		w.PodSelector = strings.Join(terms, ",")
+	}
+	w.CPURequest = podRequestCores(pod)
+	return w
+}

@@ -1,0 +1,118 @@
+package kube_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/regimentd/regiment/bus"
+	"github.com/regimentd/regiment/bus/wire"
+	"github.com/regimentd/regiment/daemon"
+	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/kube/testenv"
+)
+
+// A leading Commander process with kubernetes { pool_node_selector } shares
+// out its pool's nodes: directive cores are share x the nodes' cores, and
+// follow a node added and removed, within capacity_cores.
+func TestCommanderSharesThePoolsNodes(t *testing.T) {
+	env := testenv.RequireFull(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ns := testNamespace(t, env.Client, "pool")
+	node := func(name string) {
+		t.Helper()
+		n := testenv.FakeNode(name, "8")
+		n.Labels["regiment-test-pool"] = ns
+		n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: "regiment-test-pool", Value: ns, Effect: corev1.TaintEffectNoSchedule})
+		if _, err := env.Client.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { env.Client.CoreV1().Nodes().Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	}
+	node(ns + "-a")
+	src := fmt.Sprintf(`cluster "k" {
+  capacity_cores = 1000
+}
+commander {
+  tick   = "200ms"
+  policy = "forecast"
+}
+kubernetes {
+  namespace          = %[1]q
+  pool_node_selector = "regiment-test-pool=%[1]s"
+}
+domain "shop" {
+  floor = 0.5
+  slo { latency_p99 = "200ms" }
+  apps "web" {
+    cpu_per_replica = 1
+    service_time    = "20ms"
+  }
+}
+`, ns)
+	cfg, err := config.Parse([]byte(src), "k.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	p := daemon.NewCommander(cfg, daemon.CommanderOptions{Kubeconfig: env.Kubeconfig, NATSURL: srv.ClientURL(), DataDir: t.TempDir()},
+		daemon.Deps{}, hclog.NewNullLogger())
+	if err := p.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { p.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done; p.Close() }()
+
+	conn, err := bus.Connect(ctx, bus.ConnectOptions{URL: srv.ClientURL(), Cluster: "k", Name: "soldier-shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var mu sync.Mutex
+	var last wire.Directive
+	if _, err := conn.SubscribeDirectives("shop", func(d wire.Directive, err error) {
+		if err == nil {
+			mu.Lock()
+			last = d
+			mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	pool := func(want float64) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			mu.Lock()
+			d := last
+			mu.Unlock()
+			if d.Share > 0 && math.Abs(d.Cores/d.Share-want) < 1e-9 {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("directive %+v: pool %g cores, want %g", d, d.Cores/d.Share, want)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	pool(8)
+	node(ns + "-b")
+	pool(16)
+	if err := env.Client.CoreV1().Nodes().Delete(ctx, ns+"-a", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pool(8)
+}
