@@ -406,3 +406,40 @@ func checkNATS(t *testing.T, objs []*unstructured.Unstructured, vals common.Valu
 		t.Errorf("replicas %v, routes %q", replicas, routes)
 	}
 }
+
+// TestChartRefuses: values.schema.json and the templates turn away values
+// that would install something broken, naming the value.
+func TestChartRefuses(t *testing.T) {
+	ch, err := loader.Load(chartDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]struct {
+		values string
+		want   string
+	}{
+		"a domain without namespaces": {"domains: [{name: payment}]", "namespaces"},
+		"a NATS cluster of two":       {"nats: {embedded: {replicas: 2}}", "replicas"},
+		"an unknown actuation":        {"actuation: hpa", "actuation"},
+		"a misspelt value":            {"persistance: {enabled: false}", "persistance"},
+		"a tag as digest":             {"image: {digest: v0.1.0}", "digest"},
+		"a domain name with capitals": {"domains: [{name: Payment, namespaces: [shop]}]", "name"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			var v map[string]any
+			if err := yaml.Unmarshal([]byte(c.values), &v); err != nil {
+				t.Fatal(err)
+			}
+			opts := common.ReleaseOptions{Name: "regiment", Namespace: "regiment", Revision: 1, IsInstall: true}
+			vals, err := util.ToRenderValues(ch, v, opts, common.DefaultCapabilities)
+			if err == nil {
+				_, err = engine.Render(ch, vals)
+			}
+			t.Log(err)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("err = %v, want one naming %q", err, c.want)
+			}
+		})
+	}
+}
