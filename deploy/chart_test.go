@@ -3,6 +3,7 @@ package deploy
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"helm.sh/helm/v4/pkg/chart/common"
 	"helm.sh/helm/v4/pkg/chart/common/util"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
@@ -396,14 +398,23 @@ func checkNATS(t *testing.T, objs []*unstructured.Unstructured, vals common.Valu
 		t.Fatal("no NATS StatefulSet")
 	}
 	replicas := nv["embedded"].(map[string]any)["replicas"]
-	routes := ""
+	cluster := replicas == float64(3) || replicas == int64(3)
+	// nats-server parses the arguments as the kubelet passes them, with
+	// the environment expanded.
+	var expanded []string
 	for _, a := range args(sts) {
-		if strings.HasPrefix(a, "--routes=") {
-			routes = a
-		}
+		a = strings.ReplaceAll(a, "$(POD_NAME)", "regiment-nats-0")
+		expanded = append(expanded, strings.ReplaceAll(a, "$(NATS_TOKEN)", "secret"))
 	}
-	if n := strings.Count(routes, "nats://"); (replicas == float64(3) || replicas == int64(3)) != (n == 3) {
-		t.Errorf("replicas %v, routes %q", replicas, routes)
+	opts, err := server.ConfigureOptions(flag.NewFlagSet("nats-server", flag.ContinueOnError), expanded, func() {}, func() {}, func() {})
+	if err != nil {
+		t.Fatalf("nats-server refuses %q: %v", expanded, err)
+	}
+	if !opts.JetStream || opts.StoreDir != "/data" || opts.ServerName != "regiment-nats-0" {
+		t.Errorf("nats-server: jetstream %v in %q as %q", opts.JetStream, opts.StoreDir, opts.ServerName)
+	}
+	if cluster != (len(opts.Routes) == 3 && opts.Cluster.Name != "" && opts.Cluster.Port == 6222) {
+		t.Errorf("replicas %v: %d routes, cluster %q on port %d", replicas, len(opts.Routes), opts.Cluster.Name, opts.Cluster.Port)
 	}
 }
 
