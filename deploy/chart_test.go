@@ -3,6 +3,7 @@ package deploy
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"helm.sh/helm/v4/pkg/chart/common"
 	"helm.sh/helm/v4/pkg/chart/common/util"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
@@ -396,13 +398,59 @@ func checkNATS(t *testing.T, objs []*unstructured.Unstructured, vals common.Valu
 		t.Fatal("no NATS StatefulSet")
 	}
 	replicas := nv["embedded"].(map[string]any)["replicas"]
-	routes := ""
+	cluster := replicas == float64(3) || replicas == int64(3)
+	// nats-server parses the arguments as the kubelet passes them, with
+	// the environment expanded.
+	var expanded []string
 	for _, a := range args(sts) {
-		if strings.HasPrefix(a, "--routes=") {
-			routes = a
-		}
+		a = strings.ReplaceAll(a, "$(POD_NAME)", "regiment-nats-0")
+		expanded = append(expanded, strings.ReplaceAll(a, "$(NATS_TOKEN)", "secret"))
 	}
-	if n := strings.Count(routes, "nats://"); (replicas == float64(3) || replicas == int64(3)) != (n == 3) {
-		t.Errorf("replicas %v, routes %q", replicas, routes)
+	opts, err := server.ConfigureOptions(flag.NewFlagSet("nats-server", flag.ContinueOnError), expanded, func() {}, func() {}, func() {})
+	if err != nil {
+		t.Fatalf("nats-server refuses %q: %v", expanded, err)
+	}
+	if !opts.JetStream || opts.StoreDir != "/data" || opts.ServerName != "regiment-nats-0" {
+		t.Errorf("nats-server: jetstream %v in %q as %q", opts.JetStream, opts.StoreDir, opts.ServerName)
+	}
+	if cluster != (len(opts.Routes) == 3 && opts.Cluster.Name != "" && opts.Cluster.Port == 6222) {
+		t.Errorf("replicas %v: %d routes, cluster %q on port %d", replicas, len(opts.Routes), opts.Cluster.Name, opts.Cluster.Port)
+	}
+}
+
+// TestChartRefuses: values.schema.json and the templates turn away values
+// that would install something broken, naming the value.
+func TestChartRefuses(t *testing.T) {
+	ch, err := loader.Load(chartDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]struct {
+		values string
+		want   string
+	}{
+		"a domain without namespaces": {"domains: [{name: payment}]", "namespaces"},
+		"a NATS cluster of two":       {"nats: {embedded: {replicas: 2}}", "replicas"},
+		"an unknown actuation":        {"actuation: hpa", "actuation"},
+		"a misspelt value":            {"persistance: {enabled: false}", "persistance"},
+		"a tag as digest":             {"image: {digest: v0.1.0}", "digest"},
+		"a domain name with capitals": {"domains: [{name: Payment, namespaces: [shop]}]", "name"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			var v map[string]any
+			if err := yaml.Unmarshal([]byte(c.values), &v); err != nil {
+				t.Fatal(err)
+			}
+			opts := common.ReleaseOptions{Name: "regiment", Namespace: "regiment", Revision: 1, IsInstall: true}
+			vals, err := util.ToRenderValues(ch, v, opts, common.DefaultCapabilities)
+			if err == nil {
+				_, err = engine.Render(ch, vals)
+			}
+			t.Log(err)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("err = %v, want one naming %q", err, c.want)
+			}
+		})
 	}
 }

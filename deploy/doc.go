@@ -1,8 +1,15 @@
 // Package deploy holds no code: it is the Kubernetes manifests (a kustomize
-// base, components and overlays) and the tests that keep them honest. The
-// tests check that overlays/example-secure builds, that its nats-server.conf
-// is exactly what `regiment nats-config` renders from its regiment.hcl (one
-// source for the permission model: bus.Permissions), that nats-server accepts
-// it, and, with a control plane (kube/testenv), that the apiserver admits
-// every object (server-side dry run, strict fields).
+// base, components and overlays, and the Helm chart in chart/regiment) and
+// the tests that keep them honest. The tests check that
+// overlays/example-secure builds, that its nats-server.conf is exactly what
+// `regiment nats-config` renders from its regiment.hcl (one source for the
+// permission model: bus.Permissions), that nats-server accepts it; that the
+// chart renders (helm v4's engine) for its defaults and the values in
+// testdata/, each with a config that matches its values; that every metric
+// the Grafana dashboard queries is one the daemons export; and, with a
+// control plane (kube/testenv), that the apiserver admits every object of
+// the chart and of both overlays (server-side apply, strict fields) into
+// namespaces enforcing Pod Security "restricted", with no warning at all.
+//
+// The image the manifests run is built by deploy/image (`make image`).
 package deploy
