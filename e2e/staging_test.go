@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"log"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -259,9 +262,9 @@ current-context: test
 }
 
 // localConfig is the config the chart installed (ConfigMap regiment-config),
-// run faster and without the cluster's Prometheus: 300 ms Soldier ticks, a
-// 3 s Commander tick, no metrics (apps are sized from their replicas).
-func localConfig(t *testing.T, c kubernetes.Interface, path string) {
+// run faster and against promURL instead of the cluster's Prometheus: 300 ms
+// Soldier ticks, a 3 s Commander tick.
+func localConfig(t *testing.T, c kubernetes.Interface, path, promURL string) {
 	t.Helper()
 	cm, err := c.CoreV1().ConfigMaps("regiment").Get(context.Background(), "regiment-config", metav1.GetOptions{})
 	if err != nil {
@@ -272,7 +275,7 @@ func localConfig(t *testing.T, c kubernetes.Interface, path string) {
 		t.Fatalf("ConfigMap regiment-config has no regiment.hcl: %v", cm.Data)
 	}
 	for _, r := range [][2]string{{`tick   = "60s"`, `tick   = "3s"`}, {`tick      = "10s"`, `tick      = "300ms"`},
-		{`url = "http://prometheus.monitoring.svc:9090"`, `url = ""`}} {
+		{`url = "http://prometheus.monitoring.svc:9090"`, `url = "` + promURL + `"`}} {
 		if !strings.Contains(hcl, r[0]) {
 			t.Fatalf("the installed config has no %q", r[0])
 		}
@@ -333,7 +336,14 @@ func TestStagingGuide(t *testing.T) {
 	// The daemons, as the chart's pods would run them.
 	srv := startNATS(t)
 	data, cfgPath := t.TempDir(), filepath.Join(t.TempDir(), "regiment.hcl")
-	localConfig(t, c, cfgPath)
+	// A Prometheus that has no series of these apps: every query answers an
+	// empty vector, and the Soldiers size the apps from what they see.
+	prom := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"status":"success","data":{"resultType":"vector","result":[]}}`)
+	}))
+	t.Cleanup(prom.Close)
+	localConfig(t, c, cfgPath, prom.URL)
 	cmd := chartDaemon(t, c, "StatefulSet", "regiment-commander").start(t, env, "commander", cfgPath, data, srv.ClientURL())
 	soldiers := map[string]*proc{}
 	for _, d := range []string{"payment", "fraud", "merchant"} {
@@ -385,7 +395,7 @@ func TestStagingGuide(t *testing.T) {
 	}
 	writeFile(t, hclPath, string(re.ReplaceAll(b, []byte(`${1}"active"`))))
 	g.run("6. Let it act on one domain")
-	localConfig(t, c, cfgPath)
+	localConfig(t, c, cfgPath, prom.URL)
 	for _, p := range soldiers {
 		p.signal(syscall.SIGHUP)
 	}
@@ -435,7 +445,7 @@ func newGuideRunner(t *testing.T, env *testenv.Env) *guideRunner {
 	if out, err := exec.Command("cp", "-r", "../deploy", work).CombinedOutput(); err != nil {
 		t.Fatalf("copy deploy/: %v: %s", err, out)
 	}
-	reg := httptest.NewServer(registry.New())
+	reg := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
 	t.Cleanup(reg.Close)
 	return &guideRunner{t: t, blocks: readGuide(t, "../docs/staging.md"), work: work,
 		env: append(os.Environ(), "PATH="+tools+string(os.PathListSeparator)+os.Getenv("PATH"),
