@@ -50,8 +50,8 @@ func run(t *testing.T, cfg, data, duration string) string {
 // TestReportOnARecommendRun runs the whole system for an hour with payment
 // and data in recommend mode, then reports on its store: only those two
 // domains appear, the live core-hours are the recorded targets' (summed here
-// from the store itself), the recommend steps made no write, and report.md
-// and a PNG are written.
+// from the store itself), the recommend steps made no write, the live HPA
+// bounds were recorded, and report.md and a PNG are written.
 func TestReportOnARecommendRun(t *testing.T) {
 	dir := t.TempDir()
 	cfgPath := recommendConfig(t, dir, "payment", "data")
@@ -109,6 +109,11 @@ func TestReportOnARecommendRun(t *testing.T) {
 	}
 	if results[0].Recommended.CoreHours <= 0 || results[0].Recommended.MeanReplicas < 6 { // 6 apps of at least 1 replica
 		t.Errorf("payment recommended %+v", results[0].Recommended)
+	}
+	for _, a := range results[0].Apps { // the simulated cluster's HPAs have the apps' bounds
+		if a.HPAMin != 2 || (a.HPAMax != 60 && a.HPAMax != 40) {
+			t.Errorf("%s: live HPA bounds [%g, %g], want small.hcl's [2, 60] or [2, 40]", a.Name, a.HPAMin, a.HPAMax)
+		}
 	}
 }
 
