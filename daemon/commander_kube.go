@@ -3,10 +3,12 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"sync"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/regimentd/regiment/bus"
@@ -37,6 +39,27 @@ func (p *Commander) poolWatcher(cfg *domains.Config, client kubernetes.Interface
 	p.log.Info("following the pool's nodes for its capacity", "pool_node_selector", k.PoolNodeSelector,
 		"pool_max_cores", k.PoolMaxCores, "capacity_cores", cfg.Cluster.CapacityCores)
 	return w
+}
+
+// logCapacity logs the pool's capacity once known and whenever it changes
+// by a core or more, checking every tick.
+func logCapacity(ctx context.Context, pool *kube.PoolWatcher, tick time.Duration, log hclog.Logger) {
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	last := -1.0
+	for {
+		if c, ok := pool.Capacity(); ok && math.Abs(c.Cores-last) >= 1 {
+			last = c.Cores
+			log.Info("pool capacity", "cores", c.Cores, "nodes", c.Nodes, "pending_nodes", c.PendingNodes,
+				"ready_cores", c.ReadyCores, "pending_cores", c.PendingCores, "reserved_cores", c.ReservedCores,
+				"max_cores", c.MaxCores, "capped", c.Capped)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // lead runs the tick loop only while this Commander holds the election lease
@@ -87,6 +110,7 @@ func (p *Commander) lead(ctx context.Context, client kubernetes.Interface, cmd *
 				wg.Go(func() {
 					pool.Run(lctx, func(err error) { log.Warn("read karpenter nodepool limits failed", "error", err) })
 				})
+				wg.Go(func() { logCapacity(lctx, pool, cfg.Commander.Tick, log) })
 			}
 			wg.Go(func() {
 				rev.Run(lctx, max(k.LeaseDuration/4, time.Second), func(done []kube.Revert, err error) {

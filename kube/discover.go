@@ -46,7 +46,7 @@ func NewDiscoverer(client kubernetes.Interface, d domains.Discover) *Discoverer 
 			informers.WithTransform(dropManagedFields),
 			informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = d.Selector }))
 		x.factories = append(x.factories, f)
-		for _, k := range d.Kinds {
+		for _, k := range slices.Compact(slices.Sorted(slices.Values(d.Kinds))) {
 			var inf cache.SharedIndexInformer
 			if k == domains.KindStatefulSet {
 				i := f.Apps().V1().StatefulSets()

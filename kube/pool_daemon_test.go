@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -67,8 +68,9 @@ domain "shop" {
 		t.Fatal(err)
 	}
 	defer srv.Shutdown()
+	var logs syncBuffer
 	p := daemon.NewCommander(cfg, daemon.CommanderOptions{Kubeconfig: env.Kubeconfig, NATSURL: srv.ClientURL(), DataDir: t.TempDir()},
-		daemon.Deps{}, hclog.NewNullLogger())
+		daemon.Deps{}, hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info}))
 	if err := p.Open(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -115,4 +117,7 @@ domain "shop" {
 		t.Fatal(err)
 	}
 	pool(8)
+	if l := logs.String(); !strings.Contains(l, "cores=16 nodes=2") {
+		t.Errorf("the capacity of two nodes is not logged:\n%s", l)
+	}
 }

@@ -41,6 +41,9 @@ func Perturb(sc *domains.Scenario, cfg *domains.Config, r *rand.Rand) {
 			events = append(events, domains.Event{Kind: domains.EventBatchWindow, Domain: d.Name, At: at,
 				Hold: minutes(15, 60), Multiplier: 1.5 + r.Float64()})
 		default:
+			if len(d.AppSets) == 0 { // a domain that only discovers its apps on a cluster
+				break
+			}
 			set := d.AppSets[r.IntN(len(d.AppSets))]
 			events = append(events, domains.Event{Kind: domains.EventSlowDependency, App: d.Name + "/" + set.Name, At: at,
 				Ramp: minutes(1, 5), Hold: minutes(5, 20), ServiceTimeFactor: 1.5 + 1.5*r.Float64()})

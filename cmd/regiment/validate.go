@@ -76,6 +76,15 @@ func summary(cfg *domains.Config, sc *domains.Scenario) string {
 	}
 	s := fmt.Sprintf("ok: cluster %s, %s, %s, %s", cfg.Cluster.Name,
 		plural(len(cfg.Domains), "domain"), plural(sets, "app set"), plural(cfg.AppCount(), "app"))
+	discovering := 0
+	for _, d := range cfg.Domains {
+		if d.Discover != nil {
+			discovering++
+		}
+	}
+	if discovering > 0 {
+		s += fmt.Sprintf(" (and those %s find on the cluster)", plural(discovering, "discover block")) // counted at run time
+	}
 	if sc != nil {
 		s += fmt.Sprintf("; scenario %s, %s, %d traffic, %s", sc.Name,
 			shortDuration(sc.Duration), len(sc.Traffic), plural(len(sc.Events), "event"))

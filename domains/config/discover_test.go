@@ -70,3 +70,18 @@ func TestParseDiscoverTranslates(t *testing.T) {
 		t.Errorf("a domain without the block discovers: %+v", cfg.Domains[0].Discover)
 	}
 }
+
+func TestStagingExampleDiscovers(t *testing.T) {
+	cfg, err := LoadFile("../../examples/staging-discover.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range cfg.Domains {
+		if d.Discover == nil || len(d.AppSets) != 0 || d.Discover.Selector != "regiment.io/domain="+d.Name {
+			t.Errorf("domain %s: discover %+v, %d app sets; want discovery by its own label only", d.Name, d.Discover, len(d.AppSets))
+		}
+	}
+	if cfg.Kubernetes.PoolNodeSelector != "pool=general" {
+		t.Errorf("pool_node_selector %q", cfg.Kubernetes.PoolNodeSelector)
+	}
+}
