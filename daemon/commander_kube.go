@@ -30,8 +30,14 @@ func (p *Commander) poolWatcher(cfg *domains.Config, client kubernetes.Interface
 		p.log.Warn("no dynamic client: karpenter nodepool limits not read", "error", err)
 		dyn = nil
 	}
+	var discover []domains.Discover
+	for _, d := range cfg.Domains {
+		if d.Discover != nil {
+			discover = append(discover, *d.Discover)
+		}
+	}
 	w, err := kube.NewPoolWatcher(client, dyn, kube.PoolConfig{NodeSelector: k.PoolNodeSelector, MaxCores: k.PoolMaxCores,
-		Managed: kube.ManagedPods(cfg)})
+		Managed: kube.ManagedPods(cfg), Discover: discover})
 	if err != nil { // validated: not reached
 		p.log.Error("pool capacity not followed", "error", err)
 		return nil

@@ -108,7 +108,7 @@ func TestPoisonDirectivesDoNotWedgeTheSoldier(t *testing.T) {
 		{"a term no clock gives is refused", func(d *wire.Directive) { d.Term = 1 << 63 }, wire.RejectTermAhead},
 		{"a seq jump of 1000 is refused", func(d *wire.Directive) { d.Seq += 1000 }, wire.RejectSeqJump},
 		{"a 24h TTL is refused", func(d *wire.Directive) { d.TTL = wire.Duration(24 * time.Hour) }, wire.RejectTTL},
-		{"cores that are not the share are refused", func(d *wire.Directive) { d.Cores = 0.5 }, wire.RejectBudget},
+		{"cores past the share are refused", func(d *wire.Directive) { d.Cores = d.Share*cfg.Cluster.CapacityCores + 10 }, wire.RejectBudget},
 	} {
 		t.Run(tt.rule, func(t *testing.T) {
 			before := count(tt.reason)

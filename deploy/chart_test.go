@@ -371,7 +371,7 @@ func checkCommander(t *testing.T, objs []*unstructured.Unstructured, vals common
 	for _, o := range objs {
 		if o.GetKind() == "ClusterRole" {
 			rules, _ := field(o.Object, "rules").([]any)
-			readsNodes = len(rules) == 1 && slices.Contains(field(rules[0].(map[string]any), "resources").([]any), any("nodes"))
+			readsNodes = len(rules) >= 1 && slices.Contains(field(rules[0].(map[string]any), "resources").([]any), any("nodes"))
 		}
 	}
 	if readsNodes != cv["readNodes"].(bool) {

@@ -182,6 +182,17 @@ func createStagingApps(t *testing.T, c kubernetes.Interface) {
 	}
 }
 
+// addPoolNode adds a kwok node of 16 cores to the pool the staging config
+// names (pool=general).
+func addPoolNode(t *testing.T, c kubernetes.Interface, name string) {
+	t.Helper()
+	n := testenv.FakeNode(name, "16")
+	n.Labels["pool"] = "general"
+	if _, err := c.CoreV1().Nodes().Create(context.Background(), n, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // hpaBounds is every app HPA's [min, max] by namespace/name.
 func hpaBounds(t *testing.T, c kubernetes.Interface) map[string][2]int32 {
 	t.Helper()
@@ -322,9 +333,7 @@ func TestStagingGuide(t *testing.T) {
 	env := testenv.RequireFull(t)
 	c := env.Client
 	for i := range 3 {
-		if _, err := c.CoreV1().Nodes().Create(context.Background(), testenv.FakeNode(fmt.Sprintf("staging-%d", i), "16"), metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		addPoolNode(t, c, fmt.Sprintf("staging-%d", i))
 	}
 	createStagingApps(t, c)
 	g := newGuideRunner(t, env)
@@ -349,12 +358,22 @@ func TestStagingGuide(t *testing.T) {
 	for _, d := range []string{"payment", "fraud", "merchant"} {
 		soldiers[d] = chartDaemon(t, c, "Deployment", "regiment-soldier-"+d).start(t, env, "soldier-"+d, cfgPath, data, srv.ClientURL())
 	}
+	// The leading Commander sizes the pool from the nodes (pool=general), and
+	// follows a node added.
+	cmd.waitLog(`pool capacity:.* cores=48 nodes=3 `, 60*time.Second)
+	addPoolNode(t, c, "staging-3")
+	cmd.waitLog(`pool capacity:.* cores=64 nodes=4 `, 60*time.Second)
 	want := map[string]int{"payment": 30, "fraud": 20, "merchant": 10}
 	for d, p := range soldiers {
 		waitFor(t, 90*time.Second, d+" recommends for 30 ticks for its discovered apps", func() (bool, string) {
 			n, apps := p.metric("decisions_total"), p.series("regiment_soldier_recommended_replicas")
 			return n >= 30 && apps == want[d], fmt.Sprintf("%g ticks, %d apps recommended", n, apps)
 		})
+	}
+	for d, p := range soldiers { // the directives share the nodes' pool, below capacity_cores
+		if acc, rej := p.metric("received_messages_total"), p.metric("rejected_messages_total"); acc < 1 || rej > 0 {
+			t.Errorf("%s accepted %g directives and rejected %g, want some and none", d, acc, rej)
+		}
 	}
 	if w := soldierWrites(t, env); len(w) != 0 {
 		t.Fatalf("Soldiers in recommend mode wrote to workloads or HPAs: %v", w)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -137,4 +138,45 @@ func Found(kind domains.WorkloadKind, meta metav1.ObjectMeta, sel *metav1.LabelS
 	}
 	w.CPURequest = podRequestCores(pod)
 	return w
+}
+
+// Owns says whether pod p is a pod of a workload the Discoverer holds: its
+// controller is one of them (a StatefulSet), or a ReplicaSet of one (a
+// Deployment's, named "<deployment>-<pod-template-hash>"), and the
+// workload's pod selector matches it. The Commander counts such pods as the
+// domains' own, not as pods Regiment does not manage, without asking for
+// the discover selector's labels on the pods. False before the informers
+// synced.
+func (x *Discoverer) Owns(p *corev1.Pod) bool {
+	owner := metav1.GetControllerOf(p)
+	if owner == nil {
+		return false
+	}
+	var sel *metav1.LabelSelector
+	switch owner.Kind {
+	case "ReplicaSet":
+		hash := p.Labels[appsv1.DefaultDeploymentUniqueLabelKey]
+		name, ok := strings.CutSuffix(owner.Name, "-"+hash)
+		if hash == "" || !ok {
+			return false
+		}
+		for _, l := range x.deploys {
+			if d, err := l.Deployments(p.Namespace).Get(name); err == nil {
+				sel = d.Spec.Selector
+				break
+			}
+		}
+	case "StatefulSet":
+		for _, l := range x.sets {
+			if s, err := l.StatefulSets(p.Namespace).Get(owner.Name); err == nil {
+				sel = s.Spec.Selector
+				break
+			}
+		}
+	}
+	if sel == nil {
+		return false
+	}
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	return err == nil && s.Matches(labels.Set(p.Labels))
 }

@@ -42,6 +42,9 @@ type PoolConfig struct {
 	MaxCores float64
 	// Managed says whether a pod is of an app Regiment sizes.
 	Managed func(*corev1.Pod) bool
+	// Discover are the domains' discover blocks: a pod of a workload one
+	// selects is managed too (Discoverer.Owns), whatever its labels.
+	Discover []domains.Discover
 	// KarpenterEvery is how often the NodePools' limits are read. Default 1m.
 	KarpenterEvery time.Duration
 }
@@ -61,6 +64,7 @@ type PoolWatcher struct {
 	nodes   corelisters.NodeLister
 	pods    cache.Indexer
 	synced  []cache.InformerSynced
+	owners  []*Discoverer // of cfg.Discover
 
 	mu        sync.Mutex
 	karpenter float64 // summed NodePool cpu limits; 0: none known
@@ -95,6 +99,12 @@ func NewPoolWatcher(client kubernetes.Interface, dyn dynamic.Interface, cfg Pool
 	w.factory = []informers.SharedInformerFactory{nf, pf}
 	w.nodes, w.pods = ni.Lister(), pi.Informer().GetIndexer()
 	w.synced = []cache.InformerSynced{ni.Informer().HasSynced, pi.Informer().HasSynced}
+	for _, d := range cfg.Discover {
+		x := NewDiscoverer(client, d)
+		w.owners = append(w.owners, x)
+		w.factory = append(w.factory, x.factories...)
+		w.synced = append(w.synced, x.synced...)
+	}
 	return w, nil
 }
 
@@ -155,7 +165,7 @@ func (w *PoolWatcher) Capacity() (PoolCapacity, bool) {
 				continue
 			}
 			pp = append(pp, PoolPod{Node: n.Name, RequestCores: podRequestCores(&p.Spec), DaemonSet: ownedByDaemonSet(p),
-				Managed: w.cfg.Managed(p)})
+				Managed: w.managed(p)})
 		}
 	}
 	w.mu.Lock()
@@ -165,6 +175,20 @@ func (w *PoolWatcher) Capacity() (PoolCapacity, bool) {
 		maxCores = w.cfg.MaxCores
 	}
 	return Capacity(pn, pp, maxCores), true
+}
+
+// managed says whether p is of an app Regiment sizes: PoolConfig.Managed,
+// or a pod of a discovered workload.
+func (w *PoolWatcher) managed(p *corev1.Pod) bool {
+	if w.cfg.Managed(p) {
+		return true
+	}
+	for _, x := range w.owners {
+		if x.Owns(p) {
+			return true
+		}
+	}
+	return false
 }
 
 // CapacityCores is Capacity's Cores, for commander.Capacity.
@@ -220,7 +244,8 @@ func (w *PoolWatcher) readKarpenter(ctx context.Context) error {
 // ManagedPods says whether a pod is of an app of cfg: it matches the pod
 // selector of a listed app in the app's namespace, or it is in a discover
 // namespace of a domain and carries that discover block's selector labels
-// itself (put them on the pod template too).
+// itself. PoolWatcher also counts the pods of discovered workloads
+// (PoolConfig.Discover), whatever their labels.
 func ManagedPods(cfg *domains.Config) func(*corev1.Pod) bool {
 	type sel struct {
 		ns  string

@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"math"
 	"time"
 )
 
@@ -20,7 +19,7 @@ const (
 	RejectTermAhead = "term_ahead"   // Term past the Commander's clock-derived terms
 	RejectSeqJump   = "seq_jump"     // Seq ahead of the last by more than the ticks between them allow
 	RejectTTL       = "ttl_too_long" // TTL longer than IntakeBounds.MaxTTL
-	RejectBudget    = "budget"       // Cores is not Share of the pool
+	RejectBudget    = "budget"       // Cores past Share of the pool's cap
 	// Rejected before Intake, by the bus (a Soldier with directive keys).
 	RejectUnsigned     = "unsigned"      // no signature, ErrUnsigned
 	RejectBadSignature = "bad_signature" // not signed by a trusted key, ErrBadSignature
@@ -52,9 +51,11 @@ type IntakeBounds struct {
 	// MaxTTL is the longest TTL accepted (twice the configured directive
 	// TTL, so a reload on one side first still passes). Zero: MaxTTL.
 	MaxTTL time.Duration
-	// CapacityCores is the contested pool: Cores must be Share of it, within
-	// BudgetTolerance of the pool (so a share and a budget that disagree are
-	// refused, while a capacity reload on one side first passes while small).
+	// CapacityCores is the contested pool's cap (cluster.capacity_cores):
+	// Cores must be at most Share of it, within BudgetTolerance of the pool
+	// (so a budget past its share is refused, while a capacity reload on
+	// one side first passes while small). Cores may be less: the Commander
+	// shares the pool the nodes hold when that is smaller (kube.PoolWatcher).
 	// Zero: no bound.
 	CapacityCores float64
 }
@@ -136,7 +137,7 @@ func (b IntakeBounds) check(d, last Directive, have bool, now time.Time, skew ti
 	if time.Duration(d.TTL) > maxTTL {
 		return RejectTTL
 	}
-	if c := b.CapacityCores; c > 0 && math.Abs(d.Cores-d.Share*c) > BudgetTolerance*c {
+	if c := b.CapacityCores; c > 0 && d.Cores-d.Share*c > BudgetTolerance*c {
 		return RejectBudget
 	}
 	return ""

@@ -114,10 +114,12 @@ func TestIntakeAccept(t *testing.T) {
 		{"a TTL past the bound is refused", bounded, []step{
 			{func() Directive { d := dir(1, 1, t0); d.TTL = Duration(24 * time.Hour); return d }(), t0, false, RejectTTL},
 		}},
-		{"cores that are not the share of the pool are refused", bounded, []step{
-			{func() Directive { d := dir(1, 1, t0); d.Cores = 0.5; return d }(), t0, false, RejectBudget},
+		{"cores past the share of the pool's cap are refused", bounded, []step{
 			{func() Directive { d := dir(1, 1, t0); d.Cores += 121; return d }(), t0, false, RejectBudget},
-			{func() Directive { d := dir(1, 1, t0); d.Cores -= 119; return d }(), t0, true, ""},
+			{func() Directive { d := dir(1, 1, t0); d.Cores += 119; return d }(), t0, true, ""},
+		}},
+		{"cores below the share pass: the nodes hold a smaller pool than the cap", bounded, []step{
+			{func() Directive { d := dir(1, 1, t0); d.Cores = 0.5; return d }(), t0, true, ""},
 		}},
 	}
 	for _, tt := range tests {

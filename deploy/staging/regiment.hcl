@@ -20,7 +20,8 @@ soldier {
 }
 
 kubernetes {
-  lease_namespace = "regiment" # the release's namespace
+  lease_namespace    = "regiment"           # the release's namespace
+  pool_node_selector = "pool=general"       # the contested pool's nodes: capacity from the cluster
 }
 
 prometheus {
