@@ -73,6 +73,11 @@ type ConnectOptions struct {
 	// any other with an error wrapping wire.ErrUnsigned or
 	// wire.ErrBadSignature. Empty: directives are not checked.
 	DirectiveKeys []string
+	// Replicas is how many servers of a NATS cluster hold each key-value
+	// bucket EnsureBuckets creates or updates (KeyValueConfig.Replicas): 1 to
+	// 5 (JetStream's limit), at most the cluster's size. Default 1. Raising it
+	// on an existing bucket makes the server add peers and copy the data.
+	Replicas int
 }
 
 // Conn is a connection to the bus for one cluster.
@@ -83,6 +88,8 @@ type Conn struct {
 	known   func(string) bool
 	log     hclog.Logger
 	bucket  string
+	// replicas of the buckets created or updated, >= 1
+	replicas int
 
 	signer *Signer   // nil: directives go unsigned
 	verify *Verifier // nil: received directives are not checked
@@ -123,12 +130,13 @@ func Connect(ctx context.Context, opts ConnectOptions) (*Conn, error) {
 	setDefault(&opts.DrainTimeout, 10*time.Second)
 
 	c := &Conn{
-		cluster: opts.Cluster,
-		known:   opts.KnownDomain,
-		log:     opts.Logger,
-		bucket:  bucket,
-		closed:  make(chan struct{}),
-		signer:  opts.Signer,
+		cluster:  opts.Cluster,
+		known:    opts.KnownDomain,
+		log:      opts.Logger,
+		bucket:   bucket,
+		replicas: max(opts.Replicas, 1),
+		closed:   make(chan struct{}),
+		signer:   opts.Signer,
 	}
 	if len(opts.DirectiveKeys) > 0 {
 		if c.verify, err = NewVerifier(opts.DirectiveKeys); err != nil {

@@ -140,6 +140,7 @@ func (c *Conn) directives(ctx context.Context, create bool) (jetstream.KeyValue,
 			History:      1,
 			MaxValueSize: wire.MaxPayload,
 			Storage:      jetstream.FileStorage,
+			Replicas:     c.replicas,
 		})
 	} else {
 		kv, err = c.js.KeyValue(ctx, c.bucket)
@@ -158,7 +159,8 @@ func (c *Conn) forgetBucket() {
 }
 
 // EnsureBuckets creates the cluster's directive and override buckets, or
-// brings their configuration up to date. The Commander calls it at start:
+// brings their configuration up to date, with ConnectOptions.Replicas
+// replicas each (a stream update: 1 to 3 adds two peers). The Commander calls it at start:
 // its credential is the only one allowed to create or update a stream
 // (Permissions), so Soldiers and the operator only ever bind to them.
 func (c *Conn) EnsureBuckets(ctx context.Context) error {

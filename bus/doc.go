@@ -17,7 +17,9 @@
 // history 1, file storage. The override bucket is
 // "regiment_<cluster>_overrides": the pins in force, keyed "<domain>" (share)
 // or "<domain>.<app>" (replicas), written by whoever accepted the pin
-// (StoreOverride), entries dropped after wire.MaxOverride.
+// (StoreOverride), entries dropped after wire.MaxOverride. Both buckets
+// are kept on ConnectOptions.Replicas servers (1 to 5; default 1), set when
+// EnsureBuckets creates or updates them.
 //
 // Overrides may be sent as requests (RequestOverride): the Commander answers
 // share pins and their cancels, the domain's Soldier answers replica pins and

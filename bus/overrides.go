@@ -254,6 +254,7 @@ func (c *Conn) createOverrides(ctx context.Context) (jetstream.KeyValue, error) 
 		TTL:          wire.MaxOverride,
 		MaxValueSize: wire.MaxPayload,
 		Storage:      jetstream.FileStorage,
+		Replicas:     c.replicas,
 	})
 }
 

@@ -218,6 +218,9 @@ func (p *Commander) dial(ctx context.Context) error {
 		KnownDomain: func(d string) bool { return cfg.Domain(d) >= 0 }, Logger: p.log.Named("bus")}
 	if !embedded {
 		copts.SetAuth(cfg.NATS) // nats { token_file, nkey_seed_file, credentials, tls }; the embedded server has none
+		copts.Replicas = cfg.NATS.Replicas
+	} else if cfg.NATS.Replicas > 1 {
+		p.log.Warn("embedded nats is a single server; buckets get one replica", "replicas", cfg.NATS.Replicas)
 	}
 	if err := CommanderSigning(&copts, cfg.NATS, p.log); err != nil {
 		return err

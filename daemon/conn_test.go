@@ -2,14 +2,17 @@ package daemon
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/regimentd/regiment/bus"
 	"github.com/regimentd/regiment/bus/wire"
+	"github.com/regimentd/regiment/domains/config"
 )
 
 func TestNATSDenialsAreExported(t *testing.T) {
@@ -48,5 +51,37 @@ func TestNATSDenialsAreExported(t *testing.T) {
 	}
 	if got := gathered(t, reg)["regiment_soldier_nats_denied_total{}"]; got != 1 {
 		t.Fatalf("regiment_soldier_nats_denied_total = %v, want 1", got)
+	}
+}
+
+// TestCommanderAsksForTheConfiguredReplicas: nats { replicas } reaches the
+// buckets the Commander creates on an external server (a single server
+// refuses 3, and the Commander does not start), while its own embedded
+// server, a single one, gets buckets of one replica whatever is written.
+func TestCommanderAsksForTheConfiguredReplicas(t *testing.T) {
+	cfg, err := config.LoadFile("../examples/tenth.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.NATS.Replicas = 3
+	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{Port: bus.RandomPort, StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	external := NewCommander(cfg, CommanderOptions{NATSURL: srv.ClientURL(), DataDir: t.TempDir()}, Deps{}, hclog.NewNullLogger())
+	err = external.Open(ctx)
+	external.Close()
+	if err == nil || !strings.Contains(err.Error(), "replicas > 1 not supported") {
+		t.Fatalf("Open on a single external server with replicas = 3: %v, want the server's refusal", err)
+	}
+
+	embedded := NewCommander(cfg, CommanderOptions{DataDir: t.TempDir(), EmbeddedPort: bus.RandomPort}, Deps{}, hclog.NewNullLogger())
+	defer embedded.Close()
+	if err := embedded.Open(ctx); err != nil {
+		t.Fatalf("Open with the embedded server and replicas = 3: %v", err)
 	}
 }

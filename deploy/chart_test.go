@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -121,9 +122,10 @@ func find(objs []*unstructured.Unstructured, kind, name string) *unstructured.Un
 
 // TestChartValuesMatchTheirConfig: the config each case ships names the
 // domains the values list, their apps' namespaces among the domain's,
-// the release namespace as lease namespace and the same actuation, so the
-// Soldiers the chart runs are the ones the config has and their Roles cover
-// their apps.
+// the release namespace as lease namespace, the same actuation and, with
+// the chart's NATS, as many bucket replicas as NATS servers, so the
+// Soldiers the chart runs are the ones the config has, their Roles cover
+// their apps and a NATS cluster keeps every bucket on each server.
 func TestChartValuesMatchTheirConfig(t *testing.T) {
 	for _, c := range chartCases {
 		t.Run(c.name, func(t *testing.T) {
@@ -145,6 +147,12 @@ func TestChartValuesMatchTheirConfig(t *testing.T) {
 			}
 			if string(cfg.Soldier.Actuation) != vals["actuation"] {
 				t.Errorf("soldier.actuation %q, values actuation %q", cfg.Soldier.Actuation, vals["actuation"])
+			}
+			if nats := vals["nats"].(map[string]any); nats["url"] == "" {
+				servers := nats["embedded"].(map[string]any)["replicas"]
+				if fmt.Sprint(cfg.NATS.Replicas) != fmt.Sprint(servers) {
+					t.Errorf("nats.replicas %d, values nats.embedded.replicas %v", cfg.NATS.Replicas, servers)
+				}
 			}
 			byName := map[string]map[string]any{}
 			var names []string

@@ -87,6 +87,9 @@ func (c *Config) Defaults() {
 		c.Store.Path = "data/regiment.db"
 	}
 	setD(&c.Store.Retention, 168*time.Hour)
+	if c.NATS.Replicas == 0 {
+		c.NATS.Replicas = 1
+	}
 
 	k := &c.Kubernetes
 	if k.Namespace == "" {

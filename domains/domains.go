@@ -351,17 +351,25 @@ type NATS struct {
 	// requires on every directive; two during a key rollover, at most
 	// MaxDirectiveKeys. Empty: Soldiers accept unsigned directives.
 	DirectiveKeys []string
+	// Replicas is how many servers of a NATS cluster hold each of the
+	// key-value buckets (directives, overrides) the Commander creates: 1 to
+	// MaxNATSReplicas, at most the cluster's size. Default 1. The Commander's
+	// embedded server is a single server and always uses 1.
+	Replicas int
 }
 
 // Equal reports whether n and o say the same.
 func (n NATS) Equal(o NATS) bool {
 	return n.URL == o.URL && n.TokenFile == o.TokenFile && n.NkeySeedFile == o.NkeySeedFile &&
 		n.Credentials == o.Credentials && n.TLS == o.TLS && n.SigningKey == o.SigningKey &&
-		slices.Equal(n.DirectiveKeys, o.DirectiveKeys)
+		slices.Equal(n.DirectiveKeys, o.DirectiveKeys) && n.Replicas == o.Replicas
 }
 
 // MaxDirectiveKeys is the most directive keys trusted at once.
 const MaxDirectiveKeys = 4
+
+// MaxNATSReplicas is JetStream's limit on a stream's replicas.
+const MaxNATSReplicas = 5
 
 // NATSTLS is the TLS part of NATS. TLS is on when Enabled.
 type NATSTLS struct {

@@ -484,6 +484,7 @@ func TestParseTranslatesWithDefaults(t *testing.T) {
 				}},
 			},
 		},
+		NATS:  domains.NATS{Replicas: 1},
 		Store: domains.Store{Path: "data/regiment.db", Retention: 168 * time.Hour},
 		Kubernetes: domains.Kubernetes{Namespace: "default", LeaseNamespace: "default", LeaseDuration: 40 * time.Second, HPAHeadroom: 0.5,
 			WritesPerSecond: domains.DefaultWritesPerSecond, WriteBurst: domains.DefaultWriteBurst},

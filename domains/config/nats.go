@@ -23,6 +23,7 @@ import (
 //	  }
 //	  directive_signing_key_file = "/etc/regiment/directive/seed"   # the Commander's
 //	  directive_keys             = ["UD5K..."]                      # what Soldiers trust
+//	  replicas                   = 3   # of the key-value buckets, in a NATS cluster of 3
 //	}
 //
 // Secrets are named by file, never written inline: a token attribute is
@@ -37,6 +38,7 @@ type natsHCL struct {
 	TLS          natsTLSHCL
 	SigningKey   stringAttr `hcl:"directive_signing_key_file"` // directive_signing_key_file
 	Keys         listAttr   `hcl:"directive_keys"`             // directive_keys
+	Replicas     intAttr    `hcl:"replicas"`
 }
 
 func (n *natsHCL) children() []child {
@@ -75,6 +77,7 @@ func (n *natsHCL) translate() domains.NATS {
 		Credentials:   path(n.Credentials),
 		SigningKey:    path(n.SigningKey),
 		DirectiveKeys: n.Keys.V,
+		Replicas:      n.Replicas.V,
 		TLS: domains.NATSTLS{
 			Enabled:    t.Def != (hcl.Range{}),
 			CAFile:     path(t.CAFile),
@@ -85,12 +88,18 @@ func (n *natsHCL) translate() domains.NATS {
 	}
 }
 
-// validateNATS checks the nats block: a server URL, no inline secret, one
-// authentication method at most, and a client certificate with its key. Whether the files exist is checked when a daemon connects
+// natsReplicas bounds nats.replicas: JetStream keeps a stream on 1 to 5
+// servers.
+var natsReplicas = interval{lo: 1, hi: domains.MaxNATSReplicas}
+
+// validateNATS checks the nats block (cfg its translation, with defaults): a
+// server URL, no inline secret, one authentication method at most, a client
+// certificate with its key, and replicas in 1..5. Whether the files exist is checked when a daemon connects
 // (bus.Connect), not here: the same config is validated, simulated and
 // rendered (regiment nats-config) on machines that do not hold the secrets.
-func validateNATS(n *natsHCL, c checker) {
+func validateNATS(n *natsHCL, cfg domains.NATS, c checker) {
 	ds := c.ds
+	c.integer(&n.Replicas, cfg.Replicas, natsReplicas)
 	if u := &n.URL; u.ok() && u.V != "" {
 		if p, err := url.Parse(u.V); err != nil || p.Scheme == "" || p.Host == "" {
 			ds.add(u.Range, "Invalid url", "%s is not a server URL (example: \"nats://localhost:4222\"; leave it empty for an embedded server)", clip(u.V))

@@ -40,6 +40,15 @@ func TestNATSBlockRules(t *testing.T) {
 		{name: "at most four directive keys",
 			add:  "nats {\n  directive_keys = [\"" + strings.Repeat(testDirectiveKey+"\", \"", 4) + testDirectiveKey + "\"]\n}\n",
 			line: 13, col: 20, summary: "Too many directive keys", hint: "at most 4"},
+		{name: "replicas above JetStream's five are refused",
+			add:  "nats {\n  replicas = 7\n}\n",
+			line: 13, col: 14, summary: "Invalid replicas", hint: "replicas must be in [1, 5], got 7"},
+		{name: "replicas of 0 is refused, not replaced by the default",
+			add:  "nats {\n  replicas = 0\n}\n",
+			line: 13, col: 14, summary: "Invalid replicas", hint: "replicas must be in [1, 5], got 0"},
+		{name: "replicas is a whole number",
+			add:  "nats {\n  replicas = 2.5\n}\n",
+			line: 13, col: 14, summary: "replicas", hint: "want a whole number, got 2.5"},
 		{name: "one tls block",
 			add:  "nats {\n  tls {}\n  tls {}\n}\n",
 			line: 14, col: 3, summary: "tls"},
@@ -53,6 +62,7 @@ func TestNATSBlockTranslatesPathsRelativeToTheConfigFile(t *testing.T) {
   nkey_seed_file = "secrets/soldier.nk"
   directive_signing_key_file = "secrets/directive.nk"
   directive_keys = ["` + testDirectiveKey + `"]
+  replicas       = 3
   tls {
     ca_file     = "/etc/regiment/ca.crt"
     cert_file   = "client.crt"
@@ -72,6 +82,7 @@ func TestNATSBlockTranslatesPathsRelativeToTheConfigFile(t *testing.T) {
 		NkeySeedFile:  filepath.Join(dir, "secrets", "soldier.nk"),
 		SigningKey:    filepath.Join(dir, "secrets", "directive.nk"),
 		DirectiveKeys: []string{testDirectiveKey},
+		Replicas:      3,
 		TLS: domains.NATSTLS{
 			Enabled:    true,
 			CAFile:     "/etc/regiment/ca.crt",
@@ -85,13 +96,13 @@ func TestNATSBlockTranslatesPathsRelativeToTheConfigFile(t *testing.T) {
 	}
 }
 
-func TestNATSBlockAbsentMeansNoAuthAndNoTLS(t *testing.T) {
+func TestNATSBlockAbsentMeansNoAuthAndNoTLSAndOneReplica(t *testing.T) {
 	cfg, err := Parse([]byte(base), "cluster.hcl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cfg.NATS.Equal(domains.NATS{}) {
-		t.Errorf("got %+v, want the zero NATS", cfg.NATS)
+	if !cfg.NATS.Equal(domains.NATS{Replicas: 1}) {
+		t.Errorf("got %+v, want the zero NATS with one replica", cfg.NATS)
 	}
 	cfg, err = Parse([]byte(base+"nats {\n  tls {}\n}\n"), "cluster.hcl")
 	if err != nil {

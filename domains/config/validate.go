@@ -75,7 +75,7 @@ func validateConfig(cfg *domains.Config, h *configHCL, ds *Diagnostics) {
 	validateDomains(cfg, h, c)
 	validateKubernetes(cfg, h, c)
 
-	validateNATS(&h.NATS, c)
+	validateNATS(&h.NATS, cfg.NATS, c)
 	c.duration(&h.Store.Retention, cfg.Store.Retention, positive)
 }
 
