@@ -234,6 +234,9 @@ type AppSet struct {
 	CPULimitRatio float64
 	// Workload maps the set's apps to Kubernetes objects (see Config.Workload).
 	Workload Workload
+	// Queries override the prometheus block's queries for the set's apps,
+	// those with a Template; see Config.Queries.
+	Queries PrometheusQueries
 }
 
 // DefaultCPULimitRatio is AppSet.CPULimitRatio's default, 2: a limit of
