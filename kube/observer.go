@@ -117,7 +117,7 @@ type Observer struct {
 	ready   chan struct{} // closed once the caches synced
 	clock   func() time.Time
 
-	plan   []request             // the queries of a tick (planQueries)
+	plan   []request            // the queries of a tick (planQueries)
 	last   [][numMetrics]sample // last good value per app and metric
 	mu     sync.Mutex
 	status []AppStatus
