@@ -90,7 +90,8 @@ func (s AppStatus) Stale() bool {
 // Per app: Replicas from the workload or its HPA (see ObserverConfig);
 // Ready counts pods whose Ready condition is true, Starting pods scheduled
 // but not ready, Pending pods not scheduled (terminating and finished pods
-// are not counted); RPS, P99, ErrorRate and CPUUtil from Prometheus. The
+// are not counted); RPS, P99, ErrorRate, CPUUtil, MemUtil and RestartRate
+// from Prometheus, one request per query of the plan (planQueries). The
 // domain's P99 is the largest app P99 (an upper bound of the merged p99) and
 // its ErrorRate the request-weighted mean.
 //
@@ -99,8 +100,9 @@ func (s AppStatus) Stale() bool {
 // (Missing): RPS = Replicas x capacity x TargetUtilisation (the demand the
 // current replicas serve at the target), CPUUtil = TargetUtilisation, P99 = 0
 // and ErrorRate = 0, and the app is marked Blind, so the Soldier's executor
-// holds its target instead of sizing it from stand-ins. Status says which
-// metric is which. One case is exact, not a stand-in: when the request rate
+// holds its target instead of sizing it from stand-ins; a missing MemUtil or
+// RestartRate stands in as 0 and blinds nothing (the Soldier does not size
+// from them). Status says which metric is which. One case is exact, not a stand-in: when the request rate
 // is fresh and zero, a NaN or empty p99 or error rate means no requests, and
 // is a fresh 0.
 //
