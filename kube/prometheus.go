@@ -28,7 +28,7 @@ var (
 	ErrNotFinite = errors.New("query returned NaN or an infinity")
 )
 
-// Prometheus is a client of the Prometheus HTTP API (instant queries, GET
+// Prometheus is a client of the Prometheus HTTP API (instant queries, POST
 // /api/v1/query): TLS from the config's tls block, a bearer token re-read
 // from its file when the file changes, and extra headers on every request.
 // It is safe for concurrent use.
@@ -246,11 +246,14 @@ func (p *Prometheus) get(ctx context.Context, query string) ([]byte, string, err
 		ctx, cancel = context.WithTimeout(ctx, p.timeout)
 		defer cancel()
 	}
-	u := p.base + "/api/v1/query?" + url.Values{"query": {query}}.Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	// POST: a batched query names every app of the domain, longer than the
+	// URLs proxies in front of Thanos or Mimir accept (nginx: 8 KiB).
+	form := url.Values{"query": {query}}.Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.base+"/api/v1/query", strings.NewReader(form))
 	if err != nil {
 		return nil, "", fmt.Errorf("kube: prometheus: %w", err)
 	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	for k, v := range p.headers {
 		req.Header[k] = v
 	}

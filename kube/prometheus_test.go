@@ -11,6 +11,8 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"math"
 	"math/big"
 	"net/http"
@@ -188,6 +190,7 @@ func TestPrometheusTLS(t *testing.T) {
 	s := &promServer{eng: newPromServer(t, "load 15s\n", false).eng, at: promAt}
 	s.load(t, script(rawSeries(`up_value 3+0x40`)))
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes are expected
 	s.TLS = &tls.Config{ClientCAs: clientCA, ClientAuth: tls.VerifyClientCertIfGiven}
 	s.StartTLS()
 	t.Cleanup(s.Close)
@@ -447,7 +450,19 @@ func TestObserverBatchesQueries(t *testing.T) {
 			t.Errorf("app %d (%s): %+v %+v", i, targets[i].Name, a, status[i])
 		}
 	}
-	t.Logf("500 apps: %d queries per tick, %v", n, elapsed)
+	// The same domain with every signal per app, as before batching: six
+	// queries per app (four before memory and restarts).
+	perApp := make([]Target, len(targets))
+	for i, tg := range targets {
+		for m, q := range tg.Queries.List() {
+			*q = domains.Query{Template: `sum(x{namespace="{{.Namespace}}",pod=~"{{.Pods}}",signal="` + Metric(m).String() + `"})`}
+		}
+		perApp[i] = tg
+	}
+	if got := len(planQueries(perApp)); got != 500*int(numMetrics) {
+		t.Errorf("per-app plan: %d queries, want %d", got, 500*numMetrics)
+	}
+	t.Logf("500 apps: %d queries per tick batched (%v, the longest %d bytes), %d per app", n, elapsed, s.longestQuery(), 500*numMetrics)
 
 	for i := range 10 {
 		targets[i].Queries.RPS = domains.Query{Template: `sum(rate(http_requests_total{namespace="{{.Namespace}}",pod=~"{{.Pods}}"}[1m]))`}

@@ -16,12 +16,12 @@ import (
 	"github.com/prometheus/prometheus/storage"
 )
 
-// promServer serves the Prometheus HTTP API's instant query endpoint (GET
-// /api/v1/query) from the real PromQL engine over series loaded in the
-// promqltest format ("load 15s\n  metric{labels} 0+10x40"). There is no
-// Prometheus binary in the test environment; this is its query path. It
-// evaluates every query at a fixed time, counts requests and keeps the last
-// request's headers.
+// promServer serves the Prometheus HTTP API's instant query endpoint (POST
+// /api/v1/query, as the client sends it) from the real PromQL engine over
+// series loaded in the promqltest format ("load 15s\n  metric{labels}
+// 0+10x40"). There is no Prometheus binary in the test environment; this is
+// its query path. It evaluates every query at a fixed time, counts requests
+// and keeps the last request's headers.
 type promServer struct {
 	*httptest.Server
 	eng *promql.Engine
@@ -32,6 +32,7 @@ type promServer struct {
 	failing  bool
 	requests int
 	header   http.Header
+	longest  int // bytes of the longest query served
 }
 
 // promAt is when promServer evaluates queries: 10 minutes after the loaded
@@ -73,6 +74,13 @@ func (s *promServer) stats() (int, http.Header) {
 	return s.requests, s.header
 }
 
+// longestQuery returns the bytes of the longest query served so far.
+func (s *promServer) longestQuery() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.longest
+}
+
 func (s *promServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests++
@@ -89,7 +97,15 @@ func (s *promServer) serve(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"status":"error","errorType":"unavailable","error":"test outage"}`)
 		return
 	}
-	q, err := s.eng.NewInstantQuery(r.Context(), st, nil, r.URL.Query().Get("query"), s.at)
+	if r.Method != http.MethodPost {
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	}
+	query := r.FormValue("query")
+	s.mu.Lock()
+	s.longest = max(s.longest, len(query))
+	s.mu.Unlock()
+	q, err := s.eng.NewInstantQuery(r.Context(), st, nil, query, s.at)
 	if err != nil {
 		w.WriteHeader(http.StatusBadRequest)
 		json.NewEncoder(w).Encode(map[string]string{"status": "error", "errorType": "bad_data", "error": err.Error()})
