@@ -28,7 +28,7 @@ var (
 	ErrNotFinite = errors.New("query returned NaN or an infinity")
 )
 
-// Prometheus is a client of the Prometheus HTTP API (instant queries, POST
+// Prometheus is a client of the Prometheus HTTP API (instant queries,
 // /api/v1/query): TLS from the config's tls block, a bearer token re-read
 // from its file when the file changes, and extra headers on every request.
 // It is safe for concurrent use.
@@ -246,14 +246,10 @@ func (p *Prometheus) get(ctx context.Context, query string) ([]byte, string, err
 		ctx, cancel = context.WithTimeout(ctx, p.timeout)
 		defer cancel()
 	}
-	// POST: a batched query names every app of the domain, longer than the
-	// URLs proxies in front of Thanos or Mimir accept (nginx: 8 KiB).
-	form := url.Values{"query": {query}}.Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.base+"/api/v1/query", strings.NewReader(form))
+	req, err := p.request(ctx, query)
 	if err != nil {
 		return nil, "", fmt.Errorf("kube: prometheus: %w", err)
 	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	for k, v := range p.headers {
 		req.Header[k] = v
 	}
@@ -274,4 +270,24 @@ func (p *Prometheus) get(ctx context.Context, query string) ([]byte, string, err
 		return nil, "", fmt.Errorf("kube: prometheus query: %w", err)
 	}
 	return body, resp.Status, nil
+}
+
+// maxGetURL is the longest query URL sent with GET, in bytes; longer ones
+// are POSTed, form-encoded. A batched query names every app of the domain
+// (23 KB for 500 apps), more than proxies in front of Thanos or Mimir accept
+// in a URL (nginx: 8 KiB); short ones stay GETs, which read-only proxies
+// (kube-rbac-proxy: verb get) allow.
+const maxGetURL = 4096
+
+func (p *Prometheus) request(ctx context.Context, query string) (*http.Request, error) {
+	form := url.Values{"query": {query}}.Encode()
+	u := p.base + "/api/v1/query"
+	if len(u)+1+len(form) <= maxGetURL {
+		return http.NewRequestWithContext(ctx, http.MethodGet, u+"?"+form, nil)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(form))
+	if err == nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	return req, err
 }

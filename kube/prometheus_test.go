@@ -100,6 +100,9 @@ func TestPrometheusQuery(t *testing.T) {
 	if v, err := p.Query(ctx, "up_value"); err != nil || v != 42.5 {
 		t.Errorf("one sample: %v, %v", v, err)
 	}
+	if _, methods := s.longestQuery(); methods[http.MethodGet] != 1 {
+		t.Errorf("requests per method %v, want a short query sent with GET", methods)
+	}
 	if v, err := p.Query(ctx, "scalar(up_value)"); err != nil || v != 42.5 {
 		t.Errorf("scalar: %v, %v", v, err)
 	}
@@ -462,7 +465,11 @@ func TestObserverBatchesQueries(t *testing.T) {
 	if got := len(planQueries(perApp)); got != 500*int(numMetrics) {
 		t.Errorf("per-app plan: %d queries, want %d", got, 500*numMetrics)
 	}
-	t.Logf("500 apps: %d queries per tick batched (%v, the longest %d bytes), %d per app", n, elapsed, s.longestQuery(), 500*numMetrics)
+	longest, methods := s.longestQuery()
+	if methods[http.MethodPost] != int(numMetrics) {
+		t.Errorf("requests per method %v: want the long batched queries POSTed", methods)
+	}
+	t.Logf("500 apps: %d queries per tick batched (%v, the longest %d bytes), %d per app", n, elapsed, longest, 500*numMetrics)
 
 	for i := range 10 {
 		targets[i].Queries.RPS = domains.Query{Template: `sum(rate(http_requests_total{namespace="{{.Namespace}}",pod=~"{{.Pods}}"}[1m]))`}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -16,8 +17,8 @@ import (
 	"github.com/prometheus/prometheus/storage"
 )
 
-// promServer serves the Prometheus HTTP API's instant query endpoint (POST
-// /api/v1/query, as the client sends it) from the real PromQL engine over
+// promServer serves the Prometheus HTTP API's instant query endpoint
+// (/api/v1/query, GET or form POST) from the real PromQL engine over
 // series loaded in the promqltest format ("load 15s\n  metric{labels}
 // 0+10x40"). There is no Prometheus binary in the test environment; this is
 // its query path. It evaluates every query at a fixed time, counts requests
@@ -32,7 +33,8 @@ type promServer struct {
 	failing  bool
 	requests int
 	header   http.Header
-	longest  int // bytes of the longest query served
+	longest  int            // bytes of the longest query served
+	methods  map[string]int // requests per HTTP method
 }
 
 // promAt is when promServer evaluates queries: 10 minutes after the loaded
@@ -74,17 +76,22 @@ func (s *promServer) stats() (int, http.Header) {
 	return s.requests, s.header
 }
 
-// longestQuery returns the bytes of the longest query served so far.
-func (s *promServer) longestQuery() int {
+// longestQuery returns the bytes of the longest query served so far and
+// the requests per HTTP method.
+func (s *promServer) longestQuery() (int, map[string]int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.longest
+	return s.longest, maps.Clone(s.methods)
 }
 
 func (s *promServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests++
 	s.header = r.Header.Clone()
+	if s.methods == nil {
+		s.methods = map[string]int{}
+	}
+	s.methods[r.Method]++
 	st, failing := s.st, s.failing
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
@@ -95,10 +102,6 @@ func (s *promServer) serve(w http.ResponseWriter, r *http.Request) {
 	case failing:
 		w.WriteHeader(http.StatusServiceUnavailable)
 		fmt.Fprint(w, `{"status":"error","errorType":"unavailable","error":"test outage"}`)
-		return
-	}
-	if r.Method != http.MethodPost {
-		w.WriteHeader(http.StatusMethodNotAllowed)
 		return
 	}
 	query := r.FormValue("query")
