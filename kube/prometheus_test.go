@@ -28,6 +28,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/soldier"
 )
 
@@ -494,5 +495,48 @@ func TestRouteKlogSendsClientGoLogsToHclog(t *testing.T) {
 	out := buf.String()
 	if !strings.Contains(out, `[WARN]  renew failed: error=boom logger=leaderelection lock=ns/l`) || !strings.Contains(out, `[DEBUG] acquired: lock=ns/l`) {
 		t.Errorf("got:\n%s", out)
+	}
+}
+
+func TestTargetsCarryTheirSetsQueries(t *testing.T) {
+	cfg, err := config.Parse([]byte(`cluster "k" {
+  capacity_cores = 100
+}
+prometheus {
+  url = "http://prometheus:9090"
+}
+domain "shop" {
+  slo {
+    latency_p99 = "200ms"
+  }
+  apps "web" {
+    cpu_per_replica = 0.1
+    service_time    = "100ms"
+    queries {
+      p99 = "max(edge_p99{service=\"{{.Name}}\"})"
+    }
+  }
+  apps "api" {
+    cpu_per_replica = 0.1
+    service_time    = "100ms"
+  }
+}
+`), "k.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := Targets(cfg, "shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := ts[0].Queries.P99; q.Template != `max(edge_p99{service="{{.Name}}"})` || len(q.BatchBy) != 0 {
+		t.Errorf("web's p99: %+v, want its set's per-app query", q)
+	}
+	if q := ts[1].Queries.P99; q.Template != domains.DefaultPrometheusQueries.P99.Template {
+		t.Errorf("api's p99: %+v, want the default", q)
+	}
+	// One batch per signal for both apps, but web's p99 on its own.
+	if plan := planQueries(ts); len(plan) != int(numMetrics)+1 {
+		t.Errorf("%d requests, want %d", len(plan), numMetrics+1)
 	}
 }
