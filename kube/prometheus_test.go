@@ -384,7 +384,7 @@ func TestObserverMetricFreshness(t *testing.T) {
 func TestObserverMissingSeriesMarksOnlyThatApp(t *testing.T) {
 	s := newPromServer(t, script(
 		appSeries{ns: "shop", pod: "web-6d4cf-x2k4p", ok: 10, failed: 0, cpu: 0.3, mem: -1, rpm: -1},
-		appSeries{ns: "shop", pod: "api-7c9bd-q8r2m", ok: 20, failed: 0, cpu: -1, mem: 800, rpm: 0},
+		appSeries{ns: "shop", pod: "api-7c9bd-q8r2m", ok: 20, failed: -1, cpu: -1, mem: 800, rpm: 0},
 	), false)
 	o, _ := observerForMetrics(t, s.URL, time.Minute,
 		metricTarget(0, "shop", "web", domains.KindDeployment), metricTarget(1, "shop", "api", domains.KindDeployment))
@@ -398,6 +398,10 @@ func TestObserverMissingSeriesMarksOnlyThatApp(t *testing.T) {
 	}
 	if !api.Blind || status[1].Metrics[MetricCPU].Freshness != Missing || status[1].Metrics[MetricRPS].Freshness != Fresh || !near(api.MemUtil, 0.8) {
 		t.Errorf("api: %+v %+v; want blind by its missing CPU, the rest fresh", api, status[1])
+	}
+	// api never failed a request: it has no 5xx series, and its error rate is a fresh 0.
+	if api.ErrorRate != 0 || status[1].Metrics[MetricErrorRate].Freshness != Fresh {
+		t.Errorf("api error rate %g (%+v), want a fresh 0", api.ErrorRate, status[1].Metrics[MetricErrorRate])
 	}
 }
 
