@@ -33,6 +33,9 @@ func (p *Soldier) newKube(domain string) (*kube.Adapter, error) {
 	}
 	p.log.Info("kubernetes adapter ready", "actuation", p.cfg.Soldier.Actuation, "lease", ad.Lease.Ref(),
 		"prometheus", p.cfg.Prometheus.URL)
+	if p.cfg.Prometheus.TLS.InsecureSkipVerify {
+		p.log.Warn("prometheus tls insecure_skip_verify is set: any server certificate is accepted", "prometheus", p.cfg.Prometheus.URL)
+	}
 	return ad, nil
 }
 

@@ -107,10 +107,10 @@ func (c *Config) Defaults() {
 	p := &c.Prometheus
 	setD(&p.MaxAge, 2*time.Minute)
 	setD(&p.Timeout, 5*time.Second)
-	q, dq := &p.Queries, DefaultPrometheusQueries
-	for _, f := range [][2]*string{{&q.RPS, &dq.RPS}, {&q.P99, &dq.P99}, {&q.ErrorRate, &dq.ErrorRate}, {&q.CPU, &dq.CPU}} {
-		if *f[0] == "" {
-			*f[0] = *f[1]
+	dq := DefaultPrometheusQueries
+	for i, q := range p.Queries.List() {
+		if q.Template == "" {
+			*q = *dq.List()[i]
 		}
 	}
 }

@@ -255,6 +255,9 @@ type AppSet struct {
 	// Discovered says the set is one workload found by its domain's
 	// Discover, not written in the config.
 	Discovered bool
+	// Queries override the prometheus block's queries for the set's apps,
+	// those with a Template; see Config.Queries.
+	Queries PrometheusQueries
 }
 
 // DefaultCPULimitRatio is AppSet.CPULimitRatio's default, 2: a limit of

@@ -51,44 +51,6 @@ const (
 	DefaultWriteBurst      = 100
 )
 
-// Prometheus says where app metrics are read and with which queries. Queries
-// are Go text/template strings evaluated per app with .Namespace, .Name (the
-// workload), .Selector (as written) and .Matchers (the selector as PromQL
-// label matchers, e.g. app="checkout"); each must return one sample.
-type Prometheus struct {
-	// URL is the Prometheus HTTP API base, e.g. http://prometheus:9090.
-	// Empty: no metrics; every app's metrics are reported missing.
-	URL string
-	// MaxAge is how long the last good value of a metric is held, marked
-	// stale, when queries fail or return nothing; after it the metric is
-	// missing. Default 2m.
-	MaxAge time.Duration
-	// Timeout bounds one query. Default 5s.
-	Timeout time.Duration
-	Queries PrometheusQueries
-}
-
-// PrometheusQueries are the per-app PromQL templates. Defaults assume the
-// usual http_requests_total counter with a code label, an
-// http_request_duration_seconds histogram and cAdvisor plus
-// kube-state-metrics for CPU; see DefaultPrometheusQueries.
-type PrometheusQueries struct {
-	RPS       string // requests per second
-	P99       string // 99th percentile latency, seconds
-	ErrorRate string // failed share of requests, [0, 1]
-	CPU       string // used share of requested CPU, [0, 1]
-}
-
-// DefaultPrometheusQueries are the queries used for those not configured.
-var DefaultPrometheusQueries = PrometheusQueries{
-	RPS: `sum(rate(http_requests_total{namespace="{{.Namespace}}",{{.Matchers}}}[1m]))`,
-	P99: `histogram_quantile(0.99, sum by (le) (rate(http_request_duration_seconds_bucket{namespace="{{.Namespace}}",{{.Matchers}}}[1m])))`,
-	ErrorRate: `sum(rate(http_requests_total{namespace="{{.Namespace}}",{{.Matchers}},code=~"5.."}[1m]))` +
-		` / sum(rate(http_requests_total{namespace="{{.Namespace}}",{{.Matchers}}}[1m]))`,
-	CPU: `sum(rate(container_cpu_usage_seconds_total{namespace="{{.Namespace}}",pod=~"{{.Name}}-.*",container!=""}[1m]))` +
-		` / sum(kube_pod_container_resource_requests{namespace="{{.Namespace}}",pod=~"{{.Name}}-.*",resource="cpu"})`,
-}
-
 // WorkloadKind is the kind of workload an app is.
 type WorkloadKind string
 

@@ -3,7 +3,6 @@ package kube
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"sync"
 	"sync/atomic"
 
@@ -111,7 +110,7 @@ func NewAdapter(client kubernetes.Interface, cfg *domains.Config, domain, identi
 	}
 	var prom *Prometheus
 	if cfg.Prometheus.URL != "" {
-		if prom, err = NewPrometheus(cfg.Prometheus, &http.Client{}); err != nil {
+		if prom, err = NewPrometheus(cfg.Prometheus); err != nil {
 			return nil, err
 		}
 	}

@@ -27,8 +27,13 @@
 // there are no bounds to revert: a workload keeps its last replicas.
 //
 // Observation (Observer): informers on Deployments or StatefulSets, HPAs and
-// Pods of the apps' namespaces; request rate, p99 latency, error rate and CPU
-// from the Prometheus HTTP API with per-app query templates from the config.
+// Pods of the apps' namespaces; request rate, p99 latency, error rate, CPU,
+// memory and restart rate from the Prometheus HTTP API (Prometheus: bearer
+// token file re-read when it changes, CA bundle, client certificate, extra
+// headers). Queries come from the config, an app set's own before the
+// prometheus block's; a batched query (batch_by) is sent once per tick for
+// every app that shares it and matched back to apps by label, a per-app one
+// once per app (planQueries).
 // Stale and missing metrics are flagged (Observer.Status), never silently
 // zero: stale ones hold their last value for prometheus.max_age, missing ones
 // mark the app Blind (soldier.AppObservation), and the executor holds its
@@ -55,7 +60,8 @@
 // safe for concurrent use; an Observer's Observe must not run concurrently
 // with itself or SetTargets.
 // Units: replicas are counts, rates per second, latencies seconds, CPU a share
-// of requested cores in [0, 1].
+// of requested cores in [0, 1], memory a share of requested memory (>= 0),
+// restarts per minute.
 //
 // Package kube imports client-go, go-hclog, domains and soldier; the cores never import
 // it. Its tests run against a real etcd and kube-apiserver (and, for the

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"fmt"
 	"testing"
 
 	"k8s.io/client-go/kubernetes"
@@ -25,13 +26,21 @@ func SoldierTestConfig(t *testing.T, ns, url string, n int, soldierBlock string)
 	return soldierConfig(t, ns, url, n, soldierBlock)
 }
 
-// FakePrometheus serves the metrics of apps set with SetApp.
-type FakePrometheus struct{ f *fakePrometheus }
+// PromServer answers Prometheus queries from the real PromQL engine over
+// the series of the apps set with SetApps (see promServer).
+type PromServer struct{ s *promServer }
 
-func NewFakePrometheus(t testing.TB) FakePrometheus { return FakePrometheus{newFakePrometheus(t)} }
+func NewPromServer(t testing.TB) PromServer { return PromServer{newPromServer(t, "load 15s\n", false)} }
 
-func (p FakePrometheus) URL() string { return p.f.URL }
+func (p PromServer) URL() string { return p.s.URL }
 
-func (p FakePrometheus) SetApp(ns, name string, rps, p99, errorRate, cpu float64) {
-	p.f.setApp(ns, name, rps, p99, errorRate, cpu)
+// SetApps serves, for each app name (its Deployment; one pod) in ns, rps
+// requests per second, all answered within (50 ms, 100 ms], and cpu cores
+// used of 1 requested.
+func (p PromServer) SetApps(t testing.TB, ns string, names []string, rps, cpu float64) {
+	var series []fmt.Stringer
+	for _, n := range names {
+		series = append(series, appSeries{ns: ns, pod: n + "-6d4cf-x2k4p", ok: rps, cpu: cpu, mem: 100})
+	}
+	p.s.load(t, script(series...))
 }

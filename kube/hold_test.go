@@ -50,7 +50,7 @@ func TestHeldAdapterReassertsNothing(t *testing.T) {
 	ns := namespace(t, env.Client)
 	deployment(t, env.Client, ns, "web-0", 1, false)
 	hpa(t, env.Client, ns, "web-0", 1, 10)
-	prom := newFakePrometheus(t)
+	prom := newPromServer(t, "load 15s\n", false)
 	cfg := soldierConfig(t, ns, prom.URL, 1, `  actuation = "hpa-bounds"`)
 	cfg.Kubernetes.LeaseDuration = 2 * time.Second
 

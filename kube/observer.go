@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -80,10 +81,12 @@ type AppStatus struct {
 	Metrics  [numMetrics]MetricStatus
 }
 
-// Stale reports whether any metric of the app is not fresh.
+// Stale reports whether any metric the Soldier sizes the app from (request
+// rate, p99, error rate, CPU) is not fresh; memory and restarts are in
+// Metrics.
 func (s AppStatus) Stale() bool {
-	for _, m := range s.Metrics {
-		if m.Freshness != Fresh {
+	for m, st := range s.Metrics {
+		if Metric(m).sizing() && st.Freshness != Fresh {
 			return true
 		}
 	}
@@ -97,7 +100,8 @@ func (s AppStatus) Stale() bool {
 // Per app: Replicas from the workload or its HPA (see ObserverConfig);
 // Ready counts pods whose Ready condition is true, Starting pods scheduled
 // but not ready, Pending pods not scheduled (terminating and finished pods
-// are not counted); RPS, P99, ErrorRate and CPUUtil from Prometheus. The
+// are not counted); RPS, P99, ErrorRate, CPUUtil, MemUtil and RestartRate
+// from Prometheus, one request per query of the plan (planQueries). The
 // domain's P99 is the largest app P99 (an upper bound of the merged p99) and
 // its ErrorRate the request-weighted mean.
 //
@@ -106,8 +110,9 @@ func (s AppStatus) Stale() bool {
 // (Missing): RPS = Replicas x capacity x TargetUtilisation (the demand the
 // current replicas serve at the target), CPUUtil = TargetUtilisation, P99 = 0
 // and ErrorRate = 0, and the app is marked Blind, so the Soldier's executor
-// holds its target instead of sizing it from stand-ins. Status says which
-// metric is which. One case is exact, not a stand-in: when the request rate
+// holds its target instead of sizing it from stand-ins; a missing MemUtil or
+// RestartRate stands in as 0 and blinds nothing (the Soldier does not size
+// from them). Status says which metric is which. One case is exact, not a stand-in: when the request rate
 // is fresh and zero, a NaN or empty p99 or error rate means no requests, and
 // is a fresh 0.
 //
@@ -124,6 +129,7 @@ type Observer struct {
 	ready   chan struct{} // closed once the caches synced
 	clock   func() time.Time
 
+	plan   []request            // the queries of a tick (planQueries)
 	last   [][numMetrics]sample // last good value per app and metric
 	mu     sync.Mutex
 	status []AppStatus
@@ -144,6 +150,7 @@ func NewObserver(client kubernetes.Interface, cfg ObserverConfig) *Observer {
 		hpas: map[string]autoscalinglisters.HorizontalPodAutoscalerLister{}, pods: map[string]corelisters.PodLister{},
 		ready: make(chan struct{}), clock: time.Now,
 		last: make([][numMetrics]sample, len(cfg.Targets)), status: make([]AppStatus, len(cfg.Targets)),
+		plan: planQueries(cfg.Targets),
 	}
 	kinds := map[domains.WorkloadKind]bool{}
 	for _, t := range cfg.Targets {
@@ -378,8 +385,8 @@ func podReady(p *corev1.Pod) bool {
 	return false
 }
 
-// observeMetrics queries every app's metrics, Parallelism at a time, and
-// fills obs with fresh, held or stand-in values.
+// observeMetrics runs the tick's queries, Parallelism at a time, and fills
+// obs with fresh, held or stand-in values.
 func (o *Observer) observeMetrics(ctx context.Context, obs *soldier.Observation, status []AppStatus) {
 	n := len(o.cfg.Targets)
 	vals := make([][numMetrics]float64, n)
@@ -391,22 +398,7 @@ func (o *Observer) observeMetrics(ctx context.Context, obs *soldier.Observation,
 			}
 		}
 	} else {
-		sem := make(chan struct{}, o.cfg.Parallelism)
-		var wg sync.WaitGroup
-		for i := range n {
-			for m := range numMetrics {
-				wg.Go(func() {
-					sem <- struct{}{}
-					defer func() { <-sem }()
-					q, err := o.cfg.Prometheus.Render(m, &o.cfg.Targets[i])
-					if err == nil {
-						vals[i][m], err = o.cfg.Prometheus.Query(ctx, q)
-					}
-					errs[i][m] = err
-				})
-			}
-		}
-		wg.Wait()
+		o.query(ctx, vals, errs)
 	}
 	now := o.clock()
 	for i := range n {
@@ -419,11 +411,13 @@ func (o *Observer) observeMetrics(ctx context.Context, obs *soldier.Observation,
 				}
 			}
 		}
+		// Memory and restarts stand in as 0, as before they were read.
 		standIn := [numMetrics]float64{
 			MetricRPS: float64(a.Replicas) * t.App.Capacity * o.cfg.TargetUtilisation,
 			MetricCPU: o.cfg.TargetUtilisation,
 		}
 		var out [numMetrics]float64
+		a.Blind = false
 		for m := range numMetrics {
 			st, last := &status[i].Metrics[m], &o.last[i][m]
 			switch {
@@ -434,13 +428,64 @@ func (o *Observer) observeMetrics(ctx context.Context, obs *soldier.Observation,
 				out[m], *st = last.v, MetricStatus{Freshness: Stale, Age: now.Sub(last.at), Err: errs[i][m]}
 			default:
 				out[m], *st = standIn[m], MetricStatus{Freshness: Missing, Err: errs[i][m]}
+				a.Blind = a.Blind || m.sizing()
 			}
 		}
 		a.RPS, a.P99, a.ErrorRate = max(out[MetricRPS], 0), max(out[MetricP99], 0), min(max(out[MetricErrorRate], 0), 1)
 		a.CPUUtil = min(max(out[MetricCPU], 0), 1)
-		a.Blind = false
-		for _, st := range status[i].Metrics {
-			a.Blind = a.Blind || st.Freshness == Missing
+		a.MemUtil, a.RestartRate = max(out[MetricMemory], 0), max(out[MetricRestarts], 0)
+	}
+}
+
+// query runs the plan's requests, Parallelism at a time, into vals and
+// errs. Each (app, metric) cell belongs to exactly one request.
+func (o *Observer) query(ctx context.Context, vals [][numMetrics]float64, errs [][numMetrics]error) {
+	prom := o.cfg.Prometheus
+	sem := make(chan struct{}, o.cfg.Parallelism)
+	var wg sync.WaitGroup
+	for ri := range o.plan {
+		r := &o.plan[ri]
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			switch {
+			case r.err != nil:
+				for _, i := range r.apps {
+					errs[i][r.metric] = r.err
+				}
+			case len(r.batchBy) == 0:
+				i := r.apps[0]
+				vals[i][r.metric], errs[i][r.metric] = prom.Query(ctx, r.query)
+			default:
+				vec, err := prom.QueryVector(ctx, r.query)
+				assignBatch(r, vec, err, vals, errs)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// assignBatch gives each app of batched request r the value of its series
+// in vec: no series is ErrNoData for that app alone, several an error.
+func assignBatch(r *request, vec []Series, err error, vals [][numMetrics]float64, errs [][numMetrics]error) {
+	byKey := map[string][]float64{}
+	for _, s := range vec {
+		k := seriesKey(s.Labels, r.batchBy)
+		byKey[k] = append(byKey[k], s.Value)
+	}
+	m := r.metric
+	for j, i := range r.apps {
+		switch vs := byKey[r.keys[j]]; {
+		case err != nil:
+			errs[i][m] = err
+		case r.appErr[j] != nil:
+			errs[i][m] = r.appErr[j]
+		case len(vs) == 0:
+			errs[i][m] = ErrNoData
+		case len(vs) > 1:
+			errs[i][m] = fmt.Errorf("kube: prometheus query returned %d series for one app's %s labels; aggregate by them", len(vs), strings.Join(r.batchBy, ","))
+		default:
+			vals[i][m], errs[i][m] = finite(vs[0])
 		}
 	}
 }

@@ -66,10 +66,13 @@ func TestObserverCountsPodsAndReadsMetrics(t *testing.T) {
 	pod(t, env.Client, ns, "web-e", "web", "node-x", corev1.PodSucceeded, false, 9)
 	pod(t, env.Client, ns, "other", "api", "node-x", corev1.PodRunning, true, 0)
 
-	prom := newFakePrometheus(t)
-	prom.setApp(ns, "web", 300, 0.12, 0.01, 0.8)
-	prom.setApp(ns, "api", 100, 0.04, 0.05, 0.3)
-	p, err := NewPrometheus(domains.Prometheus{URL: prom.URL, Timeout: time.Second, Queries: testQueries}, nil)
+	// web's two pods serve 300 rps, 1% failed; api 100 rps, 5% failed.
+	prom := newPromServer(t, script(
+		appSeries{ns: ns, pod: "web-6d4cf-x2k4p", ok: 148.5, failed: 1.5, cpu: 0.8, mem: 600, rpm: 2},
+		appSeries{ns: ns, pod: "web-6d4cf-b7n2c", ok: 148.5, failed: 1.5, cpu: 0.8, mem: 200, rpm: 0},
+		appSeries{ns: ns, pod: "api-7c9bd-q8r2m", ok: 95, failed: 5, cpu: 0.3, mem: 100, rpm: 0},
+	), false)
+	p, err := NewPrometheus(domains.Prometheus{URL: prom.URL, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,11 +94,12 @@ func TestObserverCountsPodsAndReadsMetrics(t *testing.T) {
 		t.Errorf("web status %+v, want 4 restarts (the finished pod not counted), found, fresh", st[0])
 	}
 	w := o.Apps[0]
-	if w.RPS != 300 || w.P99 != 0.12 || w.ErrorRate != 0.01 || w.CPUUtil != 0.8 {
+	if !near(w.RPS, 300) || !near(w.P99, p99InBucket) || !near(w.ErrorRate, 0.01) || !near(w.CPUUtil, 0.8) ||
+		!near(w.MemUtil, 0.4) || !near(w.RestartRate, 2) {
 		t.Errorf("web metrics %+v", w)
 	}
 	// Domain: the largest p99, the request-weighted error rate.
-	if o.P99 != 0.12 || o.ErrorRate != (300*0.01+100*0.05)/400 {
+	if !near(o.P99, p99InBucket) || !near(o.ErrorRate, (300*0.01+100*0.05)/400) {
 		t.Errorf("domain p99 %g, error rate %g", o.P99, o.ErrorRate)
 	}
 

@@ -120,13 +120,15 @@ func TestRecommendModeWritesNothingToTheAPIServer(t *testing.T) {
 		t.Run(tc.mode, func(t *testing.T) {
 			ns := kube.Namespace(t, env.Client)
 			const apps, ticks = 4, 36
-			prom := kube.NewFakePrometheus(t)
+			prom := kube.NewPromServer(t)
+			var names []string
 			for i := range apps {
 				name := fmt.Sprintf("web-%d", i)
 				kube.CreateDeployment(t, env.Client, ns, name, int32(3+i))
 				kube.CreateHPA(t, env.Client, ns, name, 2, int32(20+i))
-				prom.SetApp(ns, name, 52.5, 0.05, 0, 0.5) // 11 replicas at 10 rps each and 50%
+				names = append(names, name)
 			}
+			prom.SetApps(t, ns, names, 52.5, 0.5) // 11 replicas at 10 rps each and 50%
 			cfg := kube.SoldierTestConfig(t, ns, prom.URL(), apps, fmt.Sprintf(`  actuation = "hpa-bounds"
   target_utilisation = 0.5
   mode = %q`, tc.mode))

@@ -26,7 +26,7 @@ import (
 )
 
 // soldierConfig is a one-domain cluster whose n apps ("web-<i>") run in ns,
-// actuated through HPAs, with metrics from the fake Prometheus at url.
+// actuated through HPAs, with metrics from the Prometheus API at url (default queries).
 func soldierConfig(t *testing.T, ns, url string, n int, soldierBlock string) *domains.Config {
 	t.Helper()
 	src := fmt.Sprintf(`cluster "k" {
@@ -43,12 +43,6 @@ kubernetes {
 prometheus {
   url     = %q
   max_age = "1m"
-  queries {
-    rps        = "rps{namespace=\"{{.Namespace}}\",{{.Matchers}}}"
-    p99        = "p99{namespace=\"{{.Namespace}}\",{{.Matchers}}}"
-    error_rate = "errors{namespace=\"{{.Namespace}}\",{{.Matchers}}}"
-    cpu        = "cpu{namespace=\"{{.Namespace}}\",workload=\"{{.Name}}\"}"
-  }
 }
 domain "shop" {
   floor = 0.5
@@ -86,7 +80,7 @@ func TestSoldierSteadyStateWritesLittle(t *testing.T) {
 	env := testenv.Require(t)
 	ns := namespace(t, env.Client)
 	const apps, ticks = 20, 30
-	prom := newFakePrometheus(t)
+	prom := newPromServer(t, "load 15s\n", false)
 	rng := rand.New(rand.NewPCG(1, 2))
 	t.Logf("seed 1,2")
 	for i := range apps {
@@ -124,9 +118,11 @@ func TestSoldierSteadyStateWritesLittle(t *testing.T) {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	ad.Observer.clock = func() time.Time { return now } // metric ages in tick time
 	for tick := range ticks {
+		var series []fmt.Stringer
 		for i := range apps {
-			prom.setApp(ns, fmt.Sprintf("web-%d", i), 52.5*(1+0.03*(2*rng.Float64()-1)), 0.05, 0, 0.5)
+			series = append(series, appSeries{ns: ns, pod: fmt.Sprintf("web-%d-6d4cf-x2k4p", i), ok: 52.5 * (1 + 0.03*(2*rng.Float64()-1)), cpu: 0.5, mem: 100})
 		}
+		prom.load(t, script(series...))
 		if tick%6 == 0 {
 			if ok, reason := s.OnDirective(directive(cfg, uint64(tick+1), now), now); !ok {
 				t.Fatalf("directive rejected: %s", reason)
@@ -211,8 +207,8 @@ func TestSoldierOverNATSBoundsAnHPAOnFakeNodes(t *testing.T) {
 	fakeNode(t, env.Client, "fake-"+ns, "32")
 	deployment(t, env.Client, ns, "web-0", 1, true)
 	hpa(t, env.Client, ns, "web-0", 1, 10)
-	prom := newFakePrometheus(t)
-	prom.setApp(ns, "web-0", 30, 0.05, 0, 0.5) // 30 rps at 10/replica and 50%: 6 replicas
+	// 30 rps at 10/replica and 50%: 6 replicas
+	prom := newPromServer(t, script(appSeries{ns: ns, pod: "web-0-6d4cf-x2k4p", ok: 30, cpu: 0.5, mem: 100}), false)
 	cfg := soldierConfig(t, ns, prom.URL, 1, `  tick = "500ms"
   actuation = "hpa-bounds"
   target_utilisation = 0.5
@@ -311,7 +307,7 @@ func TestSoldierOverNATSBoundsAnHPAOnFakeNodes(t *testing.T) {
 	// Down: demand for 2 replicas (by requests, and by 6 pods' CPU at 15%
 	// for a 50% target) sets the bounds to [2, 3]; the HPA
 	// controller cuts the Deployment from 6 to its new max.
-	prom.setApp(ns, "web-0", 10, 0.05, 0, 0.15) // 10 rps; the 6 pods at 15% CPU
+	prom.load(t, script(appSeries{ns: ns, pod: "web-0-6d4cf-x2k4p", ok: 10, cpu: 0.15, mem: 100})) // 10 rps; the pods at 15% CPU
 	if err := cconn.PublishDirective(ctx, directive(cfg, 2, time.Now())); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,9 @@ type Target struct {
 	domains.WorkloadRef
 	// Pods selects the app's pods (from WorkloadRef.Selector).
 	Pods labels.Selector
+	// Queries are the app's Prometheus queries (domains.Config.Queries);
+	// an empty Template is the default query.
+	Queries domains.PrometheusQueries
 }
 
 // Targets maps the apps of domain name, in soldier.Apps order, to their
@@ -36,7 +39,7 @@ func Targets(cfg *domains.Config, name string) ([]Target, error) {
 		if err != nil {
 			return nil, fmt.Errorf("kube: app %s: selector %q: %w", a.Name, ref.Selector, err)
 		}
-		out = append(out, Target{App: apps[len(out)], WorkloadRef: ref, Pods: sel})
+		out = append(out, Target{App: apps[len(out)], WorkloadRef: ref, Pods: sel, Queries: cfg.Queries(a)})
 	}
 	return out, nil
 }

@@ -66,12 +66,20 @@ func (n *Normalizer) Var(i int) float64 {
 }
 
 // Normalize writes (x - mean) / sqrt(var + 1e-8), clipped to [-Clip, Clip],
-// to out (which may be x).
+// to out (which may be x). A frozen normaliser maps a value that never
+// varied while it observed (M2 exactly 0) to 0, its mean: the policy never
+// learned a response to it (a feature 0 in every simulation, such as memory
+// utilisation, that a real cluster fills), and any other value would reach
+// it as a 10-sigma input.
 func (n *Normalizer) Normalize(x, out []float64) {
 	if len(x) != len(n.Mean) || len(out) != len(x) {
 		panic(fmt.Sprintf("rl: normaliser maps %d values into %d, want %d", len(x), len(out), len(n.Mean)))
 	}
 	for i, v := range x {
+		if n.Frozen && n.Count > 0 && n.M2[i] == 0 {
+			out[i] = 0
+			continue
+		}
 		u := (v - n.Mean[i]) / math.Sqrt(n.Var(i)+normEps)
 		if n.Clip > 0 {
 			u = min(max(u, -n.Clip), n.Clip)

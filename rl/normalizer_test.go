@@ -70,6 +70,22 @@ func TestNormalizer(t *testing.T) {
 			t.Errorf("frozen normaliser changed: count %v, mean %v", n.Count, n.Mean)
 		}
 	})
+	t.Run("frozen: a feature that never varied is held at its mean", func(t *testing.T) {
+		n := NewNormalizer(2, 10)
+		for i := range 10 {
+			n.Observe([]float64{0, float64(i)})
+		}
+		n.Frozen = true
+		out := make([]float64, 2)
+		n.Normalize([]float64{0.6, 4.5}, out)
+		if out[0] != 0 || math.Abs(out[1]) > 1e-7 {
+			t.Errorf("normalised %v, want 0 for the constant feature and the mean of the other", out)
+		}
+		n.Frozen = false
+		if n.Normalize([]float64{0.6, 4.5}, out); out[0] != 10 {
+			t.Errorf("unfrozen: %v, want the clip 10 for a new value of a constant feature", out[0])
+		}
+	})
 	t.Run("constant feature normalises to zero", func(t *testing.T) {
 		n := NewNormalizer(1, 10)
 		for range 10 {

@@ -43,11 +43,16 @@ type AppObservation struct {
 	// CPUUtil is the ready replicas' CPU use over their CPU request, as
 	// metrics-server reports it: above 1 when burstable pods use CPU beyond
 	// their request (a slowed service or a burst), up to their limit.
-	CPUUtil  float64
-	Ready    int32
-	Starting int32
-	Pending  int32
-	Replicas int32 // desired replicas currently set on the workload
+	CPUUtil float64
+	// MemUtil is the pods' memory working set over their memory request,
+	// >= 0; 0 when unknown.
+	MemUtil float64
+	// RestartRate is the app's container restarts per minute, >= 0.
+	RestartRate float64
+	Ready       int32
+	Starting    int32
+	Pending     int32
+	Replicas    int32 // desired replicas currently set on the workload
 	// Blind says the app's metrics could not be read (the observer reports
 	// stand-ins): the executor holds its target rather than size it blind.
 	Blind bool

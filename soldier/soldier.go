@@ -300,6 +300,12 @@ func (s *Soldier) report(now time.Time, d wire.Directive, valid bool, demand flo
 	}
 	s.scratch = AddApps(&r, s.cfg.Apps, &s.obs, s.scratch[:0])
 	r.CPUUtilP75 = Percentile(s.scratch, 0.75)
+	s.scratch = s.scratch[:0]
+	for i := range s.obs.Apps {
+		s.scratch = append(s.scratch, s.obs.Apps[i].MemUtil)
+		r.RestartRate += s.obs.Apps[i].RestartRate
+	}
+	r.MemUtilP75 = Percentile(s.scratch, 0.75)
 	if len(s.rpsHist) == cap(s.rpsHist) {
 		copy(s.rpsHist, s.rpsHist[1:])
 		s.rpsHist = s.rpsHist[:len(s.rpsHist)-1]

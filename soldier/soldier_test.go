@@ -210,3 +210,17 @@ func (o observeP99) Observe(ctx context.Context, obs *Observation) error {
 	obs.P99 = o.p99
 	return nil
 }
+
+func TestReportCarriesMemoryAndRestarts(t *testing.T) {
+	s, fc, rep, _ := newTestSoldier(domains.ModeActive)
+	fc.obs[0].MemUtil, fc.obs[0].RestartRate = 0.4, 0.5
+	fc.obs[1].MemUtil, fc.obs[1].RestartRate = 0.9, 2
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if _, err := s.Tick(context.Background(), now); err != nil {
+		t.Fatal(err)
+	}
+	// p75 (nearest rank) of two apps is the larger; restarts add up.
+	if r := rep.got[0]; r.MemUtilP75 != 0.9 || r.RestartRate != 2.5 {
+		t.Errorf("report mem_util_p75 %g, restart_rate %g; want 0.9 and 2.5", r.MemUtilP75, r.RestartRate)
+	}
+}

@@ -288,11 +288,14 @@ type appSetHCL struct {
 	CallLag       durationAttr `hcl:"call_lag"`
 	CPULimitRatio numberAttr   `hcl:"cpu_limit_ratio"`
 	Workload      workloadHCL
+	Queries       queriesHCL // overrides of the prometheus block's queries (prometheus.go)
 }
 
 func (a *appSetHCL) children() []child {
 	return []child{{typ: "workload", once: true, example: `workload { name = "checkout" }`,
-		open: func(def hcl.Range, _ label) node { a.Workload.Def = def; return &a.Workload }}}
+		open: func(def hcl.Range, _ label) node { a.Workload.Def = def; return &a.Workload }},
+		{typ: "queries", once: true, example: `queries { p99 = "..." }`,
+			open: func(def hcl.Range, _ label) node { a.Queries.Def = def; return &a.Queries }}}
 }
 
 func (a *appSetHCL) translate() domains.AppSet {
@@ -311,6 +314,7 @@ func (a *appSetHCL) translate() domains.AppSet {
 		CallLag:       a.CallLag.V,
 		CPULimitRatio: a.CPULimitRatio.V,
 		Workload:      a.Workload.translate(),
+		Queries:       a.Queries.translate(),
 	}
 }
 

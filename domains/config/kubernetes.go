@@ -2,16 +2,15 @@ package config
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
-	"text/template"
 
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/regimentd/regiment/domains"
 )
 
-// This file holds the blocks that map the config onto a Kubernetes cluster:
+// This file holds the blocks that map the config onto a Kubernetes cluster
+// (the prometheus block is in prometheus.go):
 //
 //	kubernetes {
 //	  namespace       = "shop"      # workloads of apps that name none
@@ -22,17 +21,6 @@ import (
 //	  write_burst       = 100
 //	  pool_node_selector = "pool=general"  # the contested pool's nodes
 //	  pool_max_cores     = 4000            # the most they may grow to
-//	}
-//	prometheus {
-//	  url     = "http://prometheus.monitoring:9090"
-//	  max_age = "2m"
-//	  timeout = "5s"
-//	  queries {
-//	    rps        = "sum(rate(http_requests_total{namespace=\"{{.Namespace}}\",{{.Matchers}}}[1m]))"
-//	    p99        = "..."
-//	    error_rate = "..."
-//	    cpu        = "..."
-//	  }
 //	}
 //	domain "payment" {
 //	  apps "checkout" {
@@ -71,37 +59,6 @@ func (k *kubernetesHCL) translate() domains.Kubernetes {
 		PoolNodeSelector: k.PoolNodeSelector.V, PoolMaxCores: k.PoolMaxCores.V,
 	}
 }
-
-type prometheusHCL struct {
-	Def     hcl.Range
-	URL     stringAttr   `hcl:"url"`
-	MaxAge  durationAttr `hcl:"max_age"`
-	Timeout durationAttr `hcl:"timeout"`
-	Queries queriesHCL
-}
-
-func (p *prometheusHCL) children() []child {
-	return []child{{typ: "queries", once: true, example: `queries { rps = "sum(rate(...))" }`,
-		open: func(def hcl.Range, _ label) node { p.Queries.Def = def; return &p.Queries }}}
-}
-
-func (p *prometheusHCL) translate() domains.Prometheus {
-	q := &p.Queries
-	return domains.Prometheus{
-		URL: p.URL.V, MaxAge: p.MaxAge.V, Timeout: p.Timeout.V,
-		Queries: domains.PrometheusQueries{RPS: q.RPS.V, P99: q.P99.V, ErrorRate: q.ErrorRate.V, CPU: q.CPU.V},
-	}
-}
-
-type queriesHCL struct {
-	Def       hcl.Range
-	RPS       stringAttr `hcl:"rps"`
-	P99       stringAttr `hcl:"p99"`
-	ErrorRate stringAttr `hcl:"error_rate"`
-	CPU       stringAttr `hcl:"cpu"`
-}
-
-func (q *queriesHCL) children() []child { return nil }
 
 type workloadHCL struct {
 	Def       hcl.Range
@@ -145,20 +102,7 @@ func validateKubernetes(cfg *domains.Config, h *configHCL, c checker) {
 	}
 	c.number(&hk.PoolMaxCores, k.PoolMaxCores, cores)
 
-	p, hp := &cfg.Prometheus, &h.Prometheus
-	if hp.Def != (hcl.Range{}) {
-		c.required(&hp.URL.attr, `url = "http://prometheus:9090"`)
-	}
-	if u := &hp.URL; u.ok() {
-		if pu, err := url.Parse(u.V); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
-			c.ds.add(u.Range, "Invalid url", "%s is not an http(s) URL (example: \"http://prometheus.monitoring:9090\")", clip(u.V))
-		}
-	}
-	c.duration(&hp.MaxAge, p.MaxAge, positive)
-	c.duration(&hp.Timeout, p.Timeout, positive)
-	for _, q := range []*stringAttr{&hp.Queries.RPS, &hp.Queries.P99, &hp.Queries.ErrorRate, &hp.Queries.CPU} {
-		c.query(q)
-	}
+	validatePrometheus(cfg, h, c)
 
 	for i := range cfg.Domains {
 		for j := range cfg.Domains[i].AppSets {
@@ -208,32 +152,6 @@ func (c checker) dnsLabel(a *stringAttr, v string) {
 	if bad := dnsLabel(v); bad != "" {
 		c.ds.add(a.Range, "Invalid "+a.Name, "%s %s", clip(v), bad)
 	}
-}
-
-// query checks that a query template parses and runs on sample values.
-func (c checker) query(a *stringAttr) {
-	if !a.ok() {
-		return
-	}
-	t, err := template.New(a.Name).Option("missingkey=error").Parse(a.V)
-	if err == nil {
-		err = t.Execute(discard{}, map[string]string{"Namespace": "ns", "Name": "web", "Selector": "app=web", "Matchers": `app="web"`})
-	}
-	if err != nil {
-		c.ds.add(a.Range, "Invalid "+a.Name, "not a query template: %v; use {{.Namespace}}, {{.Name}}, {{.Selector}} or {{.Matchers}}", trimTemplateError(err))
-	}
-}
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
-
-func trimTemplateError(err error) string {
-	s := err.Error()
-	if i := strings.LastIndex(s, ": "); i >= 0 && strings.HasPrefix(s, "template: ") {
-		return s[i+2:]
-	}
-	return s
 }
 
 // dnsLabel returns why s is not an RFC 1123 label, or "".

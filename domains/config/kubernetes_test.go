@@ -88,10 +88,10 @@ func TestParseKubernetesTranslates(t *testing.T) {
 	if p.URL != "http://prometheus.monitoring:9090" || p.MaxAge != time.Minute || p.Timeout != 5*time.Second {
 		t.Errorf("prometheus = %+v", p)
 	}
-	if p.Queries.RPS != `sum(rate(requests_total{namespace="{{.Namespace}}",{{.Matchers}}}[2m]))` {
+	if p.Queries.RPS.Template != `sum(rate(requests_total{namespace="{{.Namespace}}",{{.Matchers}}}[2m]))` || p.Queries.RPS.BatchBy != nil {
 		t.Errorf("rps query = %q", p.Queries.RPS)
 	}
-	if p.Queries.CPU != domains.DefaultPrometheusQueries.CPU {
+	if !reflect.DeepEqual(p.Queries.CPU, domains.DefaultPrometheusQueries.CPU) {
 		t.Errorf("an unset query is not the default: %q", p.Queries.CPU)
 	}
 
