@@ -40,9 +40,12 @@ type ActuatorConfig struct {
 	Targets []Target
 	// HPAHeadroom maps a target to HPA bounds; see Bounds.
 	HPAHeadroom float64
-	// Lease is the Soldier's lease, "namespace/name", annotated on every HPA
-	// it bounds so a Reverter can tell when the Soldier is gone.
+	// Lease is the Soldier's lease, "namespace/name", annotated on every
+	// object it writes so a Reverter can tell when the Soldier is gone.
 	Lease string
+	// Domain is the Soldier's domain, the value of LabelManagedBy on every
+	// object it writes. Empty: "unnamed".
+	Domain string
 	// WritesPerSecond and Burst are the token bucket every write draws
 	// from; a write waits for a token. Defaults
 	// domains.DefaultWritesPerSecond and DefaultWriteBurst (50 and 100; see
@@ -57,6 +60,7 @@ type ActuatorStats struct {
 	NoOps     int64 // changes the cluster already held: nothing written
 	Conflicts int64 // updates refused on a stale resourceVersion, then retried
 	Failures  int64 // changes that failed after retries (retried on the next Apply)
+	Records   int64 // objects whose original spec was recorded before a first write (see recordOriginal)
 }
 
 // Actuator writes a Soldier's replica targets to the cluster: the scale
@@ -78,8 +82,11 @@ type Actuator struct {
 	mu      sync.Mutex
 	last    map[int]int32 // last target applied per app
 	pending map[int]int32 // failed, to retry
+	// marked holds the objects ("Kind namespace/name") known to carry this
+	// Soldier's marks and an original spec; see recordOriginal.
+	marked map[string]bool
 
-	writes, noops, conflicts, failures atomic.Int64
+	writes, noops, conflicts, failures, records atomic.Int64
 }
 
 // NewActuator returns an Actuator writing through client. It starts nothing.
@@ -95,13 +102,14 @@ func NewActuator(client kubernetes.Interface, cfg ActuatorConfig) (*Actuator, er
 	}
 	return &Actuator{
 		client: client, cfg: cfg, limiter: rate.NewLimiter(rate.Limit(cfg.WritesPerSecond), cfg.Burst),
-		last: map[int]int32{}, pending: map[int]int32{},
+		last: map[int]int32{}, pending: map[int]int32{}, marked: map[string]bool{},
 	}, nil
 }
 
 // Stats returns the counts so far.
 func (a *Actuator) Stats() ActuatorStats {
-	return ActuatorStats{Writes: a.writes.Load(), NoOps: a.noops.Load(), Conflicts: a.conflicts.Load(), Failures: a.failures.Load()}
+	return ActuatorStats{Writes: a.writes.Load(), NoOps: a.noops.Load(), Conflicts: a.conflicts.Load(), Failures: a.failures.Load(),
+		Records: a.records.Load()}
 }
 
 // Apply writes changes, and retries earlier failed ones they do not
@@ -144,10 +152,13 @@ func (a *Actuator) SetTargets(ts []Target) {
 
 // Reassert writes again every target applied so far, for when the cluster
 // may have moved away from them (a Reverter acted while the Soldier's lease
-// had lapsed). Targets the cluster still holds cost a read, not a write.
+// had lapsed, restoring the originals and removing the marks: they are
+// recorded again first). Targets the cluster still holds cost a read, not a
+// write.
 func (a *Actuator) Reassert(ctx context.Context) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	clear(a.marked)
 	work := maps.Clone(a.last)
 	maps.Copy(work, a.pending)
 	return a.apply(ctx, work)
@@ -157,10 +168,10 @@ func (a *Actuator) apply(ctx context.Context, work map[int]int32) error {
 	var errs []error
 	for _, i := range slices.Sorted(maps.Keys(work)) {
 		n := work[i]
-		var err error
-		if a.cfg.Actuation == domains.ActuateReplicas {
+		err := a.recordOriginal(ctx, &a.cfg.Targets[i])
+		if err == nil && a.cfg.Actuation == domains.ActuateReplicas {
 			err = a.scale(ctx, &a.cfg.Targets[i], n)
-		} else {
+		} else if err == nil {
 			err = a.bound(ctx, &a.cfg.Targets[i], n)
 		}
 		if err != nil {

@@ -88,17 +88,22 @@ type Marks struct {
 	Labels, Annotations map[string]string
 }
 
-// RecordOriginal says which labels and annotations to add to an object of
-// kind with marks and spec before Regiment's first write for domain: the
-// original (unless one is there already: it is never overwritten), the
-// domain's LabelManagedBy and lease (AnnotationLease, "namespace/name").
-// Nil maps: nothing to add.
+// RecordOriginal says which labels and annotations to add to an object with
+// marks and spec before Regiment's first write for domain: the original
+// (unless one is there already: it is never overwritten), the domain's
+// LabelManagedBy and lease (AnnotationLease, "namespace/name"). An HPA an
+// older Regiment bounded (LabelManaged, valid AnnotationSafeBounds) holds
+// Regiment's bounds, not its team's: its safe bounds are recorded as its
+// original, the closest known. Nil maps: nothing to add.
 func RecordOriginal(m Marks, spec OriginalSpec, domain, lease string) (labels, annotations map[string]string) {
 	if m.Labels[LabelManagedBy] != domain {
 		labels = map[string]string{LabelManagedBy: domain}
 	}
 	add := map[string]string{}
 	if _, ok := m.Annotations[AnnotationOriginal]; !ok {
+		if lo, hi, err := parseSafeBounds(m.Annotations[AnnotationSafeBounds]); err == nil && m.Labels[LabelManaged] == "true" {
+			spec = OriginalSpec{MinReplicas: &lo, MaxReplicas: &hi}
+		}
 		add[AnnotationOriginal] = EncodeOriginal(spec)
 	}
 	if lease != "" && m.Annotations[AnnotationLease] != lease {

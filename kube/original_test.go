@@ -78,6 +78,9 @@ func TestRecordOriginal(t *testing.T) {
 		{"another domain's label is taken over, its original kept",
 			Marks{Labels: map[string]string{LabelManagedBy: "old"}, Annotations: map[string]string{AnnotationOriginal: `{"minReplicas":1,"maxReplicas":3}`, AnnotationLease: lease}},
 			map[string]string{LabelManagedBy: "pay"}, nil},
+		{"an older Regiment's hpa records its safe bounds, not Regiment's bounds",
+			Marks{Labels: map[string]string{LabelManaged: "true"}, Annotations: map[string]string{AnnotationSafeBounds: "1-40", AnnotationLease: lease}},
+			map[string]string{LabelManagedBy: "pay"}, map[string]string{AnnotationOriginal: `{"minReplicas":1,"maxReplicas":40}`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l, a := RecordOriginal(c.marks, spec, "pay", lease)

@@ -1,0 +1,179 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Restored is one object given back to its team (or, for an HPA an older
+// Regiment bounded, put back to its safe bounds).
+type Restored struct {
+	Kind   ObjectKind
+	Object string        // namespace/name
+	Lease  string        // the Soldier lease it named; "" if none
+	From   RestoreSource // where the spec came from
+	Spec   OriginalSpec  // the spec written, when Wrote
+	Wrote  bool          // the spec was written; else only Regiment's marks were removed
+}
+
+// Restorer gives back what Regiment took: the objects a domain's Soldier
+// marked (LabelManagedBy; and HPAs an older Regiment bounded, LabelManaged
+// with the domain's lease) get their original spec (AnnotationOriginal)
+// and lose Regiment's labels and annotations; see PlanRestore. It is what
+// `regiment kube restore` and a Soldier whose mode turns off run. Restoring
+// is idempotent. A Soldier still running in a writing mode takes its apps
+// back on its next write: stop it first.
+type Restorer struct {
+	client kubernetes.Interface
+	// Namespaces are searched for marked objects; empty: all namespaces.
+	Namespaces []string
+}
+
+// NewRestorer returns a Restorer over namespaces (none: all). It starts nothing.
+func NewRestorer(client kubernetes.Interface, namespaces []string) *Restorer {
+	return &Restorer{client: client, Namespaces: namespaces}
+}
+
+// Restore restores every object marked for domain ("": for any domain) and
+// returns what it changed. It goes on past errors and returns them joined.
+func (r *Restorer) Restore(ctx context.Context, domain string) ([]Restored, error) {
+	objs, err := listMarked(ctx, r.client, r.Namespaces, domain)
+	errs := []error{err}
+	var done []Restored
+	for _, o := range objs {
+		res, changed, err := restoreObject(ctx, r.client, o, false)
+		switch {
+		case err != nil:
+			errs = append(errs, err)
+		case changed:
+			done = append(done, res)
+		}
+	}
+	return done, errors.Join(errs...)
+}
+
+// markedObject is an object Regiment marked, with the lease it names.
+type markedObject struct {
+	objectRef
+	Lease string
+}
+
+// Label selectors of marked objects: by domain, by any domain, and HPAs an
+// older Regiment bounded (LabelManaged only).
+func managedBySelector(domain string) string {
+	if domain == "" {
+		return LabelManagedBy
+	}
+	return LabelManagedBy + "=" + domain
+}
+
+const legacySelector = LabelManaged + "=true,!" + LabelManagedBy
+
+// listMarked lists the objects marked for domain ("": any) in namespaces
+// nss (empty: all): HPAs, Deployments and StatefulSets with
+// LabelManagedBy, and legacy HPAs whose AnnotationLease is the domain's
+// Soldier lease (any lease for ""). It lists on past errors and returns
+// them joined.
+func listMarked(ctx context.Context, client kubernetes.Interface, nss []string, domain string) ([]markedObject, error) {
+	if len(nss) == 0 {
+		nss = []string{metav1.NamespaceAll}
+	}
+	hpas := func(ns, sel string) ([]metav1.ObjectMeta, error) {
+		l, err := client.AutoscalingV2().HorizontalPodAutoscalers(ns).List(ctx, metav1.ListOptions{LabelSelector: sel})
+		if err != nil {
+			return nil, err
+		}
+		return metasOf(l.Items, func(o *autoscalingv2.HorizontalPodAutoscaler) metav1.ObjectMeta { return o.ObjectMeta }), nil
+	}
+	deployments := func(ns, sel string) ([]metav1.ObjectMeta, error) {
+		l, err := client.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{LabelSelector: sel})
+		if err != nil {
+			return nil, err
+		}
+		return metasOf(l.Items, func(o *appsv1.Deployment) metav1.ObjectMeta { return o.ObjectMeta }), nil
+	}
+	statefulSets := func(ns, sel string) ([]metav1.ObjectMeta, error) {
+		l, err := client.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{LabelSelector: sel})
+		if err != nil {
+			return nil, err
+		}
+		return metasOf(l.Items, func(o *appsv1.StatefulSet) metav1.ObjectMeta { return o.ObjectMeta }), nil
+	}
+	listers := []struct {
+		kind   ObjectKind
+		sel    string
+		legacy bool
+		list   func(ns, sel string) ([]metav1.ObjectMeta, error)
+	}{
+		{KindHPA, managedBySelector(domain), false, hpas},
+		{KindHPA, legacySelector, true, hpas},
+		{KindDeployment, managedBySelector(domain), false, deployments},
+		{KindStatefulSet, managedBySelector(domain), false, statefulSets},
+	}
+	var out []markedObject
+	var errs []error
+	for _, ns := range nss {
+		for _, l := range listers {
+			metas, err := l.list(ns, l.sel)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("kube: list %ss marked by regiment in %q: %w", l.kind, ns, err))
+				continue
+			}
+			for _, m := range metas {
+				lease := m.Annotations[AnnotationLease]
+				if l.legacy && domain != "" && !strings.HasSuffix(lease, "/"+SoldierLeaseName(domain)) {
+					continue
+				}
+				out = append(out, markedObject{objectRef{l.kind, m.Namespace, m.Name}, lease})
+			}
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+func metasOf[T any](items []T, meta func(*T) metav1.ObjectMeta) []metav1.ObjectMeta {
+	out := make([]metav1.ObjectMeta, len(items))
+	for i := range items {
+		out[i] = meta(&items[i])
+	}
+	return out
+}
+
+// restoreObject restores o as PlanRestore decides (legacy HPAs keep their
+// marks when keepLegacyMarks is set) and reports whether it changed it. An
+// object deleted meanwhile is not an error.
+func restoreObject(ctx context.Context, client kubernetes.Interface, o markedObject, keepLegacyMarks bool) (Restored, bool, error) {
+	res := Restored{Kind: o.Kind, Object: o.Namespace + "/" + o.Name, Lease: o.Lease}
+	updated, err := editObject(ctx, client, o.objectRef, func(m *metav1.ObjectMeta, spec *OriginalSpec) (bool, error) {
+		p, err := PlanRestore(o.Kind, Marks{Labels: m.Labels, Annotations: m.Annotations}, *spec, keepLegacyMarks)
+		if err != nil || !p.Changes() {
+			return false, err
+		}
+		res.From, res.Wrote = p.From, p.Write
+		if p.Write {
+			*spec, res.Spec = p.Spec, p.Spec
+		}
+		for _, k := range p.DropLabels {
+			delete(m.Labels, k)
+		}
+		for _, k := range p.DropAnnotations {
+			delete(m.Annotations, k)
+		}
+		return true, nil
+	}, nil)
+	switch {
+	case apierrors.IsNotFound(err):
+		return Restored{}, false, nil
+	case err != nil:
+		return Restored{}, false, fmt.Errorf("kube: restore %s: %w", o.objectRef, err)
+	}
+	return res, updated, nil
+}
