@@ -119,9 +119,10 @@ func (p *Commander) lead(ctx context.Context, client kubernetes.Interface, cmd *
 				wg.Go(func() { logCapacity(lctx, pool, cfg.Commander.Tick, log) })
 			}
 			wg.Go(func() {
-				rev.Run(lctx, max(k.LeaseDuration/4, time.Second), func(done []kube.Revert, err error) {
+				rev.Run(lctx, max(k.LeaseDuration/4, time.Second), func(done []kube.Restored, err error) {
 					for _, r := range done {
-						log.Warn("soldier lease lapsed: hpa reverted to its safe bounds", "hpa", r.HPA, "soldier_lease", r.Lease, "min", r.Min, "max", r.Max)
+						log.Warn("soldier lease lapsed: object restored", "kind", r.Kind, "object", r.Object, "soldier_lease", r.Lease,
+							"from", r.From, "spec", kube.EncodeOriginal(r.Spec))
 					}
 					if err != nil {
 						log.Error("revert failed", "error", err)

@@ -108,7 +108,8 @@ func TestActuatorSetsHPABounds(t *testing.T) {
 	if *h.Spec.MinReplicas != 8 || h.Spec.MaxReplicas != 12 {
 		t.Errorf("hpa bounds [%d, %d], want [8, 12] (target 8, headroom 50%%)", *h.Spec.MinReplicas, h.Spec.MaxReplicas)
 	}
-	if h.Labels[LabelManaged] != "true" || h.Annotations[AnnotationLease] != "regiment/regiment-soldier-d" || h.Annotations[AnnotationSafeBounds] != "2-40" {
+	if h.Labels[LabelManaged] != "true" || h.Annotations[AnnotationLease] != "regiment/regiment-soldier-d" || h.Annotations[AnnotationSafeBounds] != "2-40" ||
+		h.Annotations[AnnotationOriginal] != `{"minReplicas":1,"maxReplicas":10}` || h.Labels[LabelManagedBy] != "unnamed" {
 		t.Errorf("hpa labels %v, annotations %v", h.Labels, h.Annotations)
 	}
 	o := &soldier.Observation{Apps: make([]soldier.AppObservation, 1)}
@@ -130,8 +131,8 @@ func TestActuatorSetsHPABounds(t *testing.T) {
 	if err := act.Apply(ctx, []soldier.Change{{App: 0, Replicas: 39}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := w.total("horizontalpodautoscalers"); got != 2 {
-		t.Errorf("writes %s, want 2 (the repeated target is a no-op)", &w)
+	if got := w.total("horizontalpodautoscalers"); got != 3 || act.Stats().Records != 1 {
+		t.Errorf("writes %s, stats %+v; want 3: the original recorded once, two bounds (the repeated target is a no-op)", &w, act.Stats())
 	}
 
 	// An HPA that does not exist is an error, kept and retried next time.
@@ -236,9 +237,10 @@ func TestActuatorRateLimitsWrites(t *testing.T) {
 }
 
 // The default write limits, through a client built as the daemons build
-// theirs (Client), write 200 apps' HPAs in a fraction of a 10 s tick:
-// 100 from the burst, 100 more at 50/s. client-go's own default limit
-// (5 requests/s) would have taken 80 s for the 400 requests.
+// theirs (Client), write 200 apps' HPAs within a 10 s tick, the first time
+// recording each HPA's original too: 400 writes, 100 from the burst, 300
+// more at 50/s. client-go's own default limit (5 requests/s) would have
+// taken 160 s for the 800 requests.
 func TestDefaultWriteLimitsWrite200AppsWithinATick(t *testing.T) {
 	env := testenv.Require(t)
 	ns := namespace(t, env.Client)
@@ -265,11 +267,11 @@ func TestDefaultWriteLimitsWrite200AppsWithinATick(t *testing.T) {
 	}
 	took := time.Since(t0)
 	t.Logf("%d HPA writes at the default limits took %s", n, took)
-	if s := act.Stats(); s.Writes != n {
-		t.Errorf("writes = %d, want %d", s.Writes, n)
+	if s := act.Stats(); s.Writes != n || s.Records != n {
+		t.Errorf("stats %+v, want %d writes and %d records", s, n, n)
 	}
-	// 2 s of token waits; more than 5 s means a limiter throttles harder.
-	if took < 1500*time.Millisecond || took > 5*time.Second {
-		t.Errorf("%d writes took %s, want about 2 s (burst 100, then 50/s)", n, took)
+	// 6 s of token waits; more than 9 s means a limiter throttles harder.
+	if took < 5500*time.Millisecond || took > 9*time.Second {
+		t.Errorf("%d writes and records took %s, want about 6 s (burst 100, then 50/s)", 2*n, took)
 	}
 }

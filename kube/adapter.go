@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -81,6 +82,19 @@ type Adapter struct {
 	Actuator *Actuator
 	Lease    *Lease
 	hold     atomic.Bool // Hold
+	domain   string
+	restorer *Restorer // the domain's objects, for Restore
+}
+
+// Restore gives the domain's apps back to their teams (Restorer): the
+// objects its Soldier marked in the namespaces of its apps (and of its
+// discover block) get their original spec, and the Actuator records the
+// originals again before its next write. For a Soldier whose mode turned
+// off; Hold must be on, so that no reassertion takes the apps back.
+func (a *Adapter) Restore(ctx context.Context) ([]Restored, error) {
+	done, err := a.restorer.Restore(ctx, a.domain)
+	a.Actuator.ForgetMarks()
+	return done, err
 }
 
 // Hold, while on, keeps a lease renewed after a lapse from reasserting the
@@ -102,7 +116,7 @@ func NewAdapter(client kubernetes.Interface, cfg *domains.Config, domain, identi
 	k := cfg.Kubernetes
 	lease := NewLease(client, k.LeaseNamespace, SoldierLeaseName(domain), identity, k.LeaseDuration)
 	act, err := NewActuator(client, ActuatorConfig{
-		Actuation: cfg.Soldier.Actuation, Targets: targets, HPAHeadroom: k.HPAHeadroom, Lease: lease.Ref(),
+		Actuation: cfg.Soldier.Actuation, Targets: targets, HPAHeadroom: k.HPAHeadroom, Lease: lease.Ref(), Domain: domain,
 		WritesPerSecond: k.WritesPerSecond, Burst: k.WriteBurst,
 	})
 	if err != nil {
@@ -119,11 +133,21 @@ func NewAdapter(client kubernetes.Interface, cfg *domains.Config, domain, identi
 		MaxAge: cfg.Prometheus.MaxAge, TargetUtilisation: cfg.Soldier.TargetUtilisation,
 		Recommend: cfg.ModeOf(cfg.Domain(domain)).Recommends(),
 	}
+	restorer := NewRestorer(client, namespaces(targets))
+	restorer.Kinds = []ObjectKind{KindHPA}
+	if cfg.Soldier.Actuation == domains.ActuateReplicas {
+		restorer.Kinds = workloadKinds(targets)
+	}
 	if d := cfg.Domains[cfg.Domain(domain)].Discover; d != nil {
 		ocfg.Namespaces, ocfg.Kinds = d.Namespaces, d.Kinds // where discovery may add apps
+		restorer.Namespaces = mergeNamespaces(restorer.Namespaces, d.Namespaces)
+		if cfg.Soldier.Actuation == domains.ActuateReplicas && slices.Contains(d.Kinds, domains.KindStatefulSet) &&
+			!slices.Contains(restorer.Kinds, KindStatefulSet) {
+			restorer.Kinds = append(restorer.Kinds, KindStatefulSet)
+		}
 	}
 	obs := NewObserver(client, ocfg)
-	return &Adapter{Observer: obs, Actuator: act, Lease: lease}, nil
+	return &Adapter{Observer: obs, Actuator: act, Lease: lease, domain: domain, restorer: restorer}, nil
 }
 
 // SetApps maps domain's apps of cfg (validated; after
@@ -163,4 +187,27 @@ func (a *Adapter) Run(ctx context.Context, log hclog.Logger) error {
 		})
 	wg.Wait()
 	return nil
+}
+
+// workloadKinds are the kinds of ts's workloads: the Soldier may list only
+// those (the chart grants StatefulSets only to domains that have some).
+func workloadKinds(ts []Target) []ObjectKind {
+	kinds := []ObjectKind{KindDeployment}
+	for _, t := range ts {
+		if t.Kind == domains.KindStatefulSet {
+			return append(kinds, KindStatefulSet)
+		}
+	}
+	return kinds
+}
+
+// mergeNamespaces is a with b's namespaces not in a appended.
+func mergeNamespaces(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, ns := range b {
+		if !slices.Contains(out, ns) {
+			out = append(out, ns)
+		}
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -35,6 +36,8 @@ type Restorer struct {
 	client kubernetes.Interface
 	// Namespaces are searched for marked objects; empty: all namespaces.
 	Namespaces []string
+	// Kinds are the kinds of objects searched; empty: all three.
+	Kinds []ObjectKind
 }
 
 // NewRestorer returns a Restorer over namespaces (none: all). It starts nothing.
@@ -45,7 +48,7 @@ func NewRestorer(client kubernetes.Interface, namespaces []string) *Restorer {
 // Restore restores every object marked for domain ("": for any domain) and
 // returns what it changed. It goes on past errors and returns them joined.
 func (r *Restorer) Restore(ctx context.Context, domain string) ([]Restored, error) {
-	objs, err := listMarked(ctx, r.client, r.Namespaces, domain)
+	objs, err := listMarked(ctx, r.client, r.Namespaces, r.Kinds, domain)
 	errs := []error{err}
 	var done []Restored
 	for _, o := range objs {
@@ -77,12 +80,12 @@ func managedBySelector(domain string) string {
 
 const legacySelector = LabelManaged + "=true,!" + LabelManagedBy
 
-// listMarked lists the objects marked for domain ("": any) in namespaces
-// nss (empty: all): HPAs, Deployments and StatefulSets with
-// LabelManagedBy, and legacy HPAs whose AnnotationLease is the domain's
-// Soldier lease (any lease for ""). It lists on past errors and returns
-// them joined.
-func listMarked(ctx context.Context, client kubernetes.Interface, nss []string, domain string) ([]markedObject, error) {
+// listMarked lists the objects of kinds (empty: all) marked for domain
+// ("": any) in namespaces nss (empty: all): HPAs, Deployments and
+// StatefulSets with LabelManagedBy, and legacy HPAs whose AnnotationLease is
+// the domain's Soldier lease (any lease for ""). It lists on past errors and
+// returns them joined.
+func listMarked(ctx context.Context, client kubernetes.Interface, nss []string, kinds []ObjectKind, domain string) ([]markedObject, error) {
 	if len(nss) == 0 {
 		nss = []string{metav1.NamespaceAll}
 	}
@@ -122,6 +125,9 @@ func listMarked(ctx context.Context, client kubernetes.Interface, nss []string, 
 	var errs []error
 	for _, ns := range nss {
 		for _, l := range listers {
+			if len(kinds) > 0 && !slices.Contains(kinds, l.kind) {
+				continue
+			}
 			metas, err := l.list(ns, l.sel)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("kube: list %ss marked by regiment in %q: %w", l.kind, ns, err))

@@ -45,7 +45,7 @@ func NewReverter(client kubernetes.Interface, namespaces []string) *Reverter {
 // RevertOnce reverts every marked object whose lease has lapsed and returns
 // what it changed. It goes on past errors and returns them joined.
 func (r *Reverter) RevertOnce(ctx context.Context) ([]Restored, error) {
-	objs, err := listMarked(ctx, r.client, r.Namespaces, "")
+	objs, err := listMarked(ctx, r.client, r.Namespaces, nil, "")
 	errs := []error{err}
 	now := r.clock()
 	leases := map[string]bool{} // ref -> lapsed

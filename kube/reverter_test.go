@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -87,20 +88,26 @@ func TestReverterRevertsHPAsOfALapsedSoldier(t *testing.T) {
 	}
 
 	// The Soldier is partitioned: once its lease lapses the HPA goes back to
-	// the app's configured bounds, exactly once.
+	// its own bounds as the team had them, recorded before the first write,
+	// exactly once, and Regiment's marks go.
 	cut.Store(true)
-	var reverts []Revert
+	var reverts []Restored
 	eventually(t, 10*time.Second, func() (bool, string) {
 		var err error
 		reverts, err = rev.RevertOnce(ctx)
 		return len(reverts) > 0, fmt.Sprint("no revert yet: ", err)
 	})
-	want := Revert{HPA: ns + "/api", Lease: lease.Ref(), Min: 2, Max: 40}
-	if len(reverts) != 1 || reverts[0] != want {
+	lo, hi := int32(1), int32(10)
+	want := Restored{Kind: KindHPA, Object: ns + "/api", Lease: lease.Ref(), From: FromOriginal,
+		Spec: OriginalSpec{MinReplicas: &lo, MaxReplicas: &hi}, Wrote: true}
+	if len(reverts) != 1 || !reflect.DeepEqual(reverts[0], want) {
 		t.Errorf("reverts %+v, want %+v", reverts, want)
 	}
-	if got := bounds(); got != "[2, 40]" {
-		t.Errorf("bounds after revert %s, want the safe [2, 40]", got)
+	if got := bounds(); got != "[1, 10]" {
+		t.Errorf("bounds after revert %s, want the original [1, 10]", got)
+	}
+	if h, _ := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(ctx, "api", metav1.GetOptions{}); len(regimentKeys(h.ObjectMeta)) > 0 {
+		t.Errorf("marks left after the revert: %v", regimentKeys(h.ObjectMeta))
 	}
 	if again, err := rev.RevertOnce(ctx); err != nil || len(again) != 0 {
 		t.Errorf("second pass: %v, %v; want nothing written", again, err)
@@ -127,15 +134,55 @@ func TestReverterTreatsAMissingLeaseAsLapsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	reverts, err := NewReverter(env.Client, []string{ns}).RevertOnce(context.Background())
-	if err != nil || len(reverts) != 1 || reverts[0].Min != 1 || reverts[0].Max != 9 {
+	if err != nil || len(reverts) != 1 || *reverts[0].Spec.MinReplicas != 1 || *reverts[0].Spec.MaxReplicas != 10 {
 		t.Errorf("reverts %+v, %v", reverts, err)
 	}
-	// A bad annotation is reported, not guessed at.
-	patch := []byte(`{"metadata":{"annotations":{"` + AnnotationSafeBounds + `":"lots"}}}`)
-	if _, err := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Patch(context.Background(), "api", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		t.Fatal(err)
+}
+
+// An HPA an older Regiment bounded carries no original: the Reverter puts it
+// back to its safe bounds and leaves its marks for the Soldier's next write.
+// A bad annotation is reported, not guessed at.
+func TestReverterPutsLegacyHPAsToTheirSafeBounds(t *testing.T) {
+	env := testenv.Require(t)
+	ns := namespace(t, env.Client)
+	hpa(t, env.Client, ns, "api", 5, 6)
+	hpas := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns)
+	patch := func(labels, annotations string) {
+		t.Helper()
+		p := []byte(`{"metadata":{"labels":` + labels + `,"annotations":` + annotations + `}}`)
+		if _, err := hpas.Patch(context.Background(), "api", types.MergePatchType, p, metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if _, err := NewReverter(env.Client, []string{ns}).RevertOnce(context.Background()); err == nil || !strings.Contains(err.Error(), "safe bounds") {
+	patch(`{"`+LabelManaged+`":"true"}`, `{"`+AnnotationLease+`":"`+ns+`/gone","`+AnnotationSafeBounds+`":"1-9"}`)
+	rev := NewReverter(env.Client, []string{ns})
+	reverts, err := rev.RevertOnce(context.Background())
+	if err != nil || len(reverts) != 1 || reverts[0].From != FromSafeBounds || *reverts[0].Spec.MinReplicas != 1 || *reverts[0].Spec.MaxReplicas != 9 {
+		t.Errorf("reverts %+v, %v; want the safe bounds [1, 9]", reverts, err)
+	}
+	h, _ := hpas.Get(context.Background(), "api", metav1.GetOptions{})
+	if *h.Spec.MinReplicas != 1 || h.Spec.MaxReplicas != 9 || h.Labels[LabelManaged] != "true" {
+		t.Errorf("hpa [%d, %d] labels %v", *h.Spec.MinReplicas, h.Spec.MaxReplicas, h.Labels)
+	}
+	patch(`{}`, `{"`+AnnotationSafeBounds+`":"lots"}`)
+	if _, err := rev.RevertOnce(context.Background()); err == nil || !strings.Contains(err.Error(), "safe bounds") {
 		t.Errorf("bad safe bounds: %v", err)
 	}
+	patch(`{"`+LabelManagedBy+`":"d"}`, `{"`+AnnotationOriginal+`":"{\"replicas\":3}"}`)
+	if _, err := rev.RevertOnce(context.Background()); err == nil || !strings.Contains(err.Error(), "original spec") {
+		t.Errorf("bad original: %v", err)
+	}
+}
+
+// regimentKeys are the labels and annotations of m that Regiment writes.
+func regimentKeys(m metav1.ObjectMeta) []string {
+	var out []string
+	for _, kv := range []map[string]string{m.Labels, m.Annotations} {
+		for k := range kv {
+			if strings.HasPrefix(k, "regiment.io/") {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
 }
