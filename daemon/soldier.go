@@ -294,11 +294,14 @@ func (p *Soldier) Tick(ctx context.Context, now time.Time) error {
 }
 
 // observe counts and logs one tick; on Kubernetes it holds the lease's
-// reassertion while the mode writes nothing.
+// reassertion while the mode writes nothing, and gives the apps back once
+// when the mode turns off.
 func (p *Soldier) observe(ctx context.Context, res soldier.TickResult, err error, took time.Duration) {
 	p.metrics.SoldierTick(res, err, took)
 	if kv, ok := p.view.(*kubeView); ok && err == nil {
-		kv.Hold(!domains.Mode(res.Report.Mode).Writes())
+		mode := domains.Mode(res.Report.Mode)
+		kv.Hold(!mode.Writes())
+		kv.restoreWhenOff(ctx, mode)
 	}
 	switch {
 	case err != nil && ctx.Err() == nil:

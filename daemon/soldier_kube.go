@@ -225,8 +225,30 @@ func missing(a, b []string) []string {
 // stand-ins) and when they recover, and says which apps at Debug per tick.
 type kubeView struct {
 	*kube.Adapter
-	log   hclog.Logger
-	stale int // apps with a metric not fresh at the last observation
+	log      hclog.Logger
+	stale    int  // apps with a metric not fresh at the last observation
+	restored bool // the apps were given back since the mode turned off
+}
+
+// restoreWhenOff gives the domain's apps back (kube.Adapter.Restore: their
+// original specs, Regiment's marks removed) at the first tick in mode off,
+// and again after the mode left off and came back; a failed restore is
+// tried again at the next tick.
+func (v *kubeView) restoreWhenOff(ctx context.Context, mode domains.Mode) {
+	if mode != domains.ModeOff {
+		v.restored = false
+		return
+	}
+	if v.restored {
+		return
+	}
+	done, err := v.Restore(ctx)
+	if err != nil {
+		v.log.Warn("mode off: restoring the apps failed, retrying at the next tick", "restored", len(done), "error", err)
+		return
+	}
+	v.restored = true
+	v.log.Info("mode off: apps given back", "restored", len(done))
 }
 
 func (v *kubeView) Observe(ctx context.Context, obs *soldier.Observation) error {

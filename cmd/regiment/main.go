@@ -1,6 +1,6 @@
 // Command regiment is Regiment's operator CLI: run the whole system on a
-// simulated cluster, validate configs, simulate, evaluate, train, and inspect
-// episode logs.
+// simulated cluster, validate configs, simulate, evaluate, train, inspect
+// episode logs, and give a cluster back (regiment kube restore).
 package main
 
 import (
@@ -37,6 +37,7 @@ var commands = []struct {
 	{"calibrate", command{"fit the simulator to recorded episodes and report how well it replays them", runCalibrate}},
 	{"report", command{"compare what recommend-mode Soldiers would have done with what the cluster did", runReport}},
 	{"train", command{"train a learned policy (soldier, commander or joint stage) with PPO on the simulator", runTrain}},
+	{"kube", command{"give back what Regiment took on a cluster: restore the objects' original specs", runKube}},
 }
 
 func main() {

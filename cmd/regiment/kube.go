@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/kube"
+)
+
+// kubeUsage is what `regiment kube --help` prints before restore's flags.
+const kubeUsage = `Usage: regiment kube restore (--domain D | --all) [flags]
+
+Acts on a Kubernetes cluster with a kubeconfig.
+
+  restore   Gives back what Regiment took: every HPA (hpa-bounds actuation),
+            Deployment or StatefulSet (replicas actuation) a Soldier of
+            --domain D (or of any domain, --all) marked with the label
+            regiment.io/managed-by gets the spec it had before Regiment's
+            first write (the annotation regiment.io/original: HPA min and
+            max replicas, or workload replicas), and loses Regiment's labels
+            and annotations. An HPA an older Regiment bounded, without an
+            original, goes to its safe bounds (the app's configured min and
+            max replicas). Restoring twice changes nothing the second time.
+            A Soldier still running in active mode takes its apps back on
+            its next write: stop it first (--stop-soldiers, the chart's
+            uninstall hook does), or set its mode to "off" (it then restores
+            its apps itself).
+
+Prints what it changed. Exits 0 when everything was restored, 1 on an
+error (it goes on past each and reports them all), 2 on a usage error.
+
+Examples:
+  regiment kube restore --domain payment
+  regiment kube restore --all --namespaces shop,search --kubeconfig ~/.kube/prod
+  regiment kube restore --all --namespaces shop --kubeconfig in-cluster --stop-soldiers regiment
+
+Flags:
+`
+
+// kubeFlags are the flags of regiment kube restore.
+type kubeFlags struct {
+	domain, namespaces, kubeconfig, stopSoldiers string
+	all                                          bool
+	timeout                                      time.Duration
+}
+
+func runKube(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var f kubeFlags
+	fs := flag.NewFlagSet("kube", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.domain, "domain", "", "restore the objects of this `domain`'s Soldier")
+	fs.BoolVar(&f.all, "all", false, "restore the objects of every domain's Soldier")
+	fs.StringVar(&f.namespaces, "namespaces", "", "comma-separated `namespaces` to search; default: all (needs cluster-wide list)")
+	fs.StringVar(&f.kubeconfig, "kubeconfig", defaultKubeconfig(), "kubeconfig `file`, or \"in-cluster\" for the pod's service account")
+	fs.StringVar(&f.stopSoldiers, "stop-soldiers", "", "first scale the chart's Soldier Deployments in this `namespace` to 0 and wait until their pods are gone")
+	fs.DurationVar(&f.timeout, "timeout", 5*time.Minute, "give up after this long")
+	usage := func(w io.Writer) {
+		fmt.Fprint(w, kubeUsage)
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	switch sub := args[0]; sub {
+	case "-h", "--help", "help":
+		usage(stdout)
+		return 0
+	case "restore":
+	default:
+		return kubeUsageError(stderr, "unknown subcommand %q: want restore", sub)
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		if err == flag.ErrHelp {
+			usage(stdout)
+			return 0
+		}
+		return kubeUsageError(stderr, "%v", err)
+	}
+	switch {
+	case fs.NArg() > 0:
+		return kubeUsageError(stderr, "unexpected argument %q", fs.Arg(0))
+	case f.all == (f.domain != ""):
+		return kubeUsageError(stderr, "give exactly one of --domain D and --all")
+	case f.kubeconfig == "":
+		return kubeUsageError(stderr, "--kubeconfig is required: no $KUBECONFIG and no ~/.kube/config")
+	}
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	return restore(ctx, f, stdout, stderr)
+}
+
+// restore runs regiment kube restore with valid flags f.
+func restore(ctx context.Context, f kubeFlags, stdout, stderr io.Writer) int {
+	var cfg domains.Config
+	cfg.Defaults()
+	client, err := kube.Client(f.kubeconfig, cfg.Kubernetes)
+	if err != nil {
+		fmt.Fprintf(stderr, "regiment kube restore: %v\n", err)
+		return 1
+	}
+	if f.stopSoldiers != "" {
+		n, err := kube.StopSoldiers(ctx, client, f.stopSoldiers, kube.SoldierSelector, time.Second)
+		if err != nil {
+			fmt.Fprintf(stderr, "regiment kube restore: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "stopped %d soldiers in %s\n", n, f.stopSoldiers)
+	}
+	var nss []string
+	for ns := range strings.SplitSeq(f.namespaces, ",") {
+		if ns = strings.TrimSpace(ns); ns != "" {
+			nss = append(nss, ns)
+		}
+	}
+	done, err := kube.NewRestorer(client, nss).Restore(ctx, f.domain)
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KIND\tOBJECT\tFROM\tSPEC")
+	for _, r := range done {
+		spec := "(unchanged; marks removed)"
+		if r.Wrote {
+			spec = kube.EncodeOriginal(r.Spec)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Kind, r.Object, r.From, spec)
+	}
+	tw.Flush()
+	fmt.Fprintf(stdout, "%d objects restored\n", len(done))
+	if err != nil {
+		fmt.Fprintf(stderr, "regiment kube restore: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func kubeUsageError(stderr io.Writer, format string, args ...any) int {
+	fmt.Fprintf(stderr, "regiment kube: %s\nRun 'regiment kube --help' for usage and examples.\n", fmt.Sprintf(format, args...))
+	return 2
+}
+
+// defaultKubeconfig is $KUBECONFIG (its first file), else ~/.kube/config
+// if it exists, else "".
+func defaultKubeconfig() string {
+	if k := os.Getenv("KUBECONFIG"); k != "" {
+		return filepath.SplitList(k)[0]
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		p := filepath.Join(home, ".kube", "config")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
