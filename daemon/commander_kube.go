@@ -98,6 +98,7 @@ func (p *Commander) lead(ctx context.Context, client kubernetes.Interface, cmd *
 	}
 	kube.RouteKlog(p.log.Named("client-go"))
 	rev := kube.NewReverter(client, nss)
+	rev.Kinds = kube.RevertKinds(cfg.Soldier.Actuation)
 	log := p.log.With("lease", k.LeaseNamespace+"/"+kube.CommanderLeaseName, "identity", id)
 	log.Info("campaigning for leadership")
 	return kube.LeaderElect(ctx, kube.ElectionConfig{Client: client, Namespace: k.LeaseNamespace}, id,

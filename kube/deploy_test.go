@@ -249,6 +249,7 @@ func commanderCanWork(t *testing.T, env *testenv.Env) {
 
 	// The Reverter reads the Soldier's lease and, once it lapsed, updates HPAs.
 	rev := NewReverter(c, []string{"shop"})
+	rev.Kinds = RevertKinds(domains.ActuateHPABounds) // as the Commander of an hpa-bounds config
 	if done, err := rev.RevertOnce(context.Background()); err != nil || len(done) != 0 {
 		t.Fatalf("with a live soldier: %v, %v", done, err)
 	}

@@ -10,6 +10,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/regimentd/regiment/domains"
 )
 
 // Reverter gives back the objects of Soldiers that stopped renewing their
@@ -31,6 +33,9 @@ type Reverter struct {
 	client kubernetes.Interface
 	// Namespaces are searched for marked objects; empty: all namespaces.
 	Namespaces []string
+	// Kinds are the kinds of objects searched; empty: all three. See
+	// RevertKinds.
+	Kinds []ObjectKind
 	// Grace is added to a lease's duration before it counts as lapsed, for
 	// clock skew between the Soldier and the Reverter. Default 5s.
 	Grace time.Duration
@@ -42,10 +47,20 @@ func NewReverter(client kubernetes.Interface, namespaces []string) *Reverter {
 	return &Reverter{client: client, Namespaces: namespaces, Grace: 5 * time.Second, clock: time.Now}
 }
 
+// RevertKinds are the kinds of objects Soldiers of actuation write: HPAs
+// (hpa-bounds), or Deployments and StatefulSets (replicas). A Reverter
+// limited to them needs no permission on the others.
+func RevertKinds(actuation domains.Actuation) []ObjectKind {
+	if actuation == domains.ActuateReplicas {
+		return []ObjectKind{KindDeployment, KindStatefulSet}
+	}
+	return []ObjectKind{KindHPA}
+}
+
 // RevertOnce reverts every marked object whose lease has lapsed and returns
 // what it changed. It goes on past errors and returns them joined.
 func (r *Reverter) RevertOnce(ctx context.Context) ([]Restored, error) {
-	objs, err := listMarked(ctx, r.client, r.Namespaces, nil, "")
+	objs, err := listMarked(ctx, r.client, r.Namespaces, r.Kinds, "")
 	errs := []error{err}
 	now := r.clock()
 	leases := map[string]bool{} // ref -> lapsed
