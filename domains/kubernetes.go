@@ -15,8 +15,8 @@ type Kubernetes struct {
 	// election lease). Default: Namespace.
 	LeaseNamespace string
 	// LeaseDuration is how long a Soldier's lease lasts without renewal;
-	// after it, a Reverter puts the Soldier's HPAs back to their safe
-	// bounds. Default 40s.
+	// after it, a Reverter gives the Soldier's HPAs or workloads back their
+	// original spec (kube.AnnotationOriginal). Default 40s.
 	LeaseDuration time.Duration
 	// HPAHeadroom maps a replica target T to HPA bounds in hpa-bounds
 	// actuation: min = T, max = min(max_replicas, ceil(T x (1 + HPAHeadroom))).

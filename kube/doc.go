@@ -20,11 +20,19 @@
 //
 // Safety lease (Lease, Reverter): a Soldier renews the Lease
 // regiment-soldier-<domain> in kubernetes.lease_namespace every quarter of
-// kubernetes.lease_duration, and annotates every HPA it bounds with the lease
-// (AnnotationLease) and the safe bounds to restore (AnnotationSafeBounds: the
-// app's min_replicas-max_replicas). A Reverter, run by the leading Commander,
-// restores the safe bounds of HPAs whose lease lapsed. In replicas actuation
-// there are no bounds to revert: a workload keeps its last replicas.
+// kubernetes.lease_duration. A Reverter, run by the leading Commander, gives
+// back the objects of Soldiers whose lease lapsed.
+//
+// Giving back (original.go, Restorer): before its first write to an object
+// (the HPA in hpa-bounds, the workload in replicas) the Actuator records the
+// object's own spec in AnnotationOriginal (never overwritten), the domain in
+// LabelManagedBy and the lease in AnnotationLease (recordOriginal). The
+// Reverter (lease lapsed), Adapter.Restore (mode off) and Restorer
+// (`regiment kube restore`, the chart's uninstall hook) write exactly the
+// recorded fields back and remove Regiment's labels and annotations; the
+// decisions are the pure EncodeOriginal, DecodeOriginal, RecordOriginal and
+// PlanRestore. HPAs an older Regiment bounded (LabelManaged and
+// AnnotationSafeBounds, no original) go to their safe bounds.
 //
 // Observation (Observer): informers on Deployments or StatefulSets, HPAs and
 // Pods of the apps' namespaces; request rate, p99 latency, error rate, CPU,
