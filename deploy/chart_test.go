@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -303,6 +304,7 @@ func TestChartRenders(t *testing.T) {
 			checkSoldiers(t, objs, vals, c.namespace)
 			checkCommander(t, objs, vals)
 			checkNATS(t, objs, vals)
+			checkRestoreHook(t, objs, vals, c.namespace)
 			if sm := find(objs, "ServiceMonitor", "regiment"); (sm != nil) != vals["serviceMonitor"].(map[string]any)["enabled"].(bool) {
 				t.Errorf("ServiceMonitor present %v, serviceMonitor.enabled %v", sm != nil, vals["serviceMonitor"].(map[string]any)["enabled"])
 			}
@@ -460,5 +462,61 @@ func TestChartRefuses(t *testing.T) {
 				t.Errorf("err = %v, want one naming %q", err, c.want)
 			}
 		})
+	}
+}
+
+// checkRestoreHook: uninstall first runs one pre-delete hook, a Job that
+// stops the Soldiers of the release namespace and restores every domain's
+// namespaces (`regiment kube restore --all`), as the ServiceAccount
+// regiment-restore, whose Roles are in exactly those namespaces.
+func checkRestoreHook(t *testing.T, objs []*unstructured.Unstructured, vals common.Values, ns string) {
+	t.Helper()
+	var hooks []*unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetAnnotations()["helm.sh/hook"] != "" {
+			hooks = append(hooks, o)
+		}
+	}
+	if len(hooks) != 1 || hooks[0].GetKind() != "Job" || hooks[0].GetAnnotations()["helm.sh/hook"] != "pre-delete" {
+		t.Fatalf("hooks %v, want one pre-delete Job", kinds(hooks))
+	}
+	job := hooks[0]
+	nss := map[string]bool{}
+	for _, d := range vals["domains"].([]any) {
+		for _, n := range d.(map[string]any)["namespaces"].([]any) {
+			nss[n.(string)] = true
+		}
+	}
+	want := []string{"kube", "restore", "--all", "--namespaces=" + strings.Join(slices.Sorted(maps.Keys(nss)), ","),
+		"--kubeconfig=in-cluster", "--stop-soldiers=" + ns}
+	got := args(job)
+	if len(got) < len(want) || !slices.Equal(got[:len(want)], want) {
+		t.Errorf("hook job args %q, want %q first", got, want)
+	}
+	if sa := str(podSpec(job), "serviceAccountName"); sa != "regiment-restore" || find(objs, "ServiceAccount", sa) == nil {
+		t.Errorf("hook job runs as %q", sa)
+	}
+	roles := map[string]bool{}
+	for _, o := range objs {
+		if o.GetKind() == "Role" && o.GetName() == "regiment-restore" {
+			roles[o.GetNamespace()] = true
+		}
+	}
+	nss[ns] = true
+	if !maps.Equal(roles, nss) {
+		t.Errorf("regiment-restore Roles in %v, want in %v", roles, nss)
+	}
+}
+
+func TestChartRestoreHookCanBeTurnedOff(t *testing.T) {
+	values := filepath.Join(t.TempDir(), "values.yaml")
+	if err := os.WriteFile(values, []byte("restoreOnUninstall:\n  enabled: false\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	objs, _ := renderChart(t, chartCase{"no restore", values, "regiment"})
+	for _, o := range objs {
+		if o.GetAnnotations()["helm.sh/hook"] != "" || strings.HasSuffix(o.GetName(), "-restore") {
+			t.Errorf("restoreOnUninstall.enabled=false renders %s %s", o.GetKind(), o.GetName())
+		}
 	}
 }
