@@ -68,6 +68,8 @@ type ActuatorStats struct {
 // min/max of each app's HorizontalPodAutoscaler (hpa-bounds, see Bounds). It
 // implements soldier.Actuator.
 //
+// Before its first write to an object it records the object's original
+// spec on it (recordOriginal), for the Reverter and Restorer to give back.
 // Each change reads the object, writes nothing when it already holds the
 // value, waits for a token of the write rate limit, and updates with the
 // read resourceVersion, retrying on conflict (retry.RetryOnConflict). A change
