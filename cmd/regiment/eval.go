@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/baseline"
+	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/eval"
 )
 
