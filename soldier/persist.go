@@ -235,3 +235,12 @@ func (s *Soldier) Restore(snap Snapshot, now time.Time) (restored bool, why stri
 	defer s.tickMu.Unlock()
 	return s.state.Restore(snap, now)
 }
+
+// ForgetTargets makes every app's target in force unknown, to be taken from
+// the next observation: another Soldier acted meanwhile. Safe for
+// concurrent use with Tick.
+func (s *Soldier) ForgetTargets() {
+	s.tickMu.Lock()
+	defer s.tickMu.Unlock()
+	s.exec.Forget()
+}
