@@ -319,6 +319,7 @@ func (p *Soldier) Tick(ctx context.Context, now time.Time) error {
 	t0 := time.Now()
 	res, err := p.sd.Tick(ctx, now)
 	p.observe(ctx, res, err, time.Since(t0))
+	p.saveState(now)
 	return err
 }
 
