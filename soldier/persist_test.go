@@ -308,3 +308,38 @@ func TestRestoredCooldownHoldsScaleDown(t *testing.T) {
 		t.Fatalf("a Soldier without its state held the scale-down too: the test proves nothing")
 	}
 }
+
+// BenchmarkSnapshotEncode is the per-tick cost of the state a Soldier saves:
+// Snapshot and Encode of a domain whose stabilisation windows are full.
+func BenchmarkSnapshotEncode(b *testing.B) {
+	for _, n := range []int{10, 500} {
+		b.Run(fmt.Sprintf("apps=%d", n), func(b *testing.B) {
+			cfg := persistConfig(domains.ModeActive)
+			cfg.Apps = make([]App, n)
+			replicas := make([]int32, n)
+			for i := range cfg.Apps {
+				cfg.Apps[i] = App{Index: i, Name: fmt.Sprintf("d/app-%d", i), CPU: 1, Min: 1, Max: 50, Capacity: 100}
+				replicas[i] = 4
+			}
+			st := NewState(cfg, skimp{}, true)
+			start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			for k := range 40 {
+				now := start.Add(time.Duration(k) * cfg.Soldier.Tick)
+				d := directive(uint64(k+1), float64(20*n), now)
+				for _, w := range Decide(st, twinObservation(k, replicas), &d, now).Writes {
+					replicas[w.App] = w.Replicas
+				}
+			}
+			var size int
+			b.ReportAllocs()
+			for b.Loop() {
+				raw, err := st.Snapshot(start).Encode()
+				if err != nil {
+					b.Fatal(err)
+				}
+				size = len(raw)
+			}
+			b.ReportMetric(float64(size), "bytes")
+		})
+	}
+}
