@@ -122,7 +122,11 @@ func (p *Soldier) ready() string {
 // regiment_soldier_leader.
 func (p *Soldier) setActing(on bool) {
 	p.acting.Store(on)
-	p.leader.Set(map[bool]float64{false: 0, true: 1}[on])
+	v := 0.0
+	if on {
+		v = 1
+	}
+	p.leader.Set(v)
 }
 
 // Open builds the process: its policy, cluster, store, episode, probes, NATS
