@@ -28,8 +28,8 @@ const stateMargin = time.Minute
 // when the last tick's mode wrote nothing (recommend, shadow: they are the
 // counterfactual the recommendations are held against). In a writing mode
 // the cluster's replicas are the truth: a write that failed and was pending
-// retry when the Soldier stopped is decided again from them, not lost. Operator pins are not in it: they are
-// restored from the bus.
+// retry when the Soldier stopped is decided again from them, not lost.
+// Operator pins are not in it: they are restored from the bus.
 //
 // Its JSON encoding (Encode, DecodeSnapshot) is versioned by Version and
 // documented in docs/operations.md.
