@@ -124,8 +124,9 @@ func (st *State) Snapshot(now time.Time) Snapshot {
 
 // Restore makes s st's state, as if the Soldier had not stopped since
 // s.SavedAt, and says what it did. A snapshot of another domain, from the
-// future or older than MaxStateAge is ignored (restored false). Apps no
-// longer configured are dropped; apps new since keep a fresh state; a
+// future or older than MaxStateAge is ignored (restored false); the
+// stabilisation windows of one older than the window's span (30 ticks) are
+// (the window has passed). Apps no longer configured are dropped; apps new since keep a fresh state; a
 // fallback window of another length starts afresh. Call it before the first
 // tick.
 func (st *State) Restore(s Snapshot, now time.Time) (restored bool, why string) {
@@ -139,6 +140,8 @@ func (st *State) Restore(s Snapshot, now time.Time) (restored bool, why string) 
 	}
 	st.last = domains.Mode(s.Mode)
 	keepTargets := st.last != "" && !st.last.Writes()
+	// The window counts ticks: one saved longer ago than it spans has passed.
+	keepWindows := now.Sub(s.SavedAt) <= stabilisationTicks*max(st.cfg.Soldier.Tick, time.Second)
 	windows := make([][]int32, len(st.cfg.Apps))
 	kept := 0
 	for i, a := range st.cfg.Apps {
@@ -151,7 +154,9 @@ func (st *State) Restore(s Snapshot, now time.Time) (restored bool, why string) 
 		if keepTargets {
 			st.exec.current[i] = as.Target
 		}
-		windows[i] = as.Window
+		if keepWindows {
+			windows[i] = as.Window
+		}
 	}
 	st.stab.restore(windows)
 	st.ladder.rung, st.ladder.above, st.ladder.calm = s.Ladder.Rung, s.Ladder.Above, s.Ladder.Calm

@@ -237,6 +237,12 @@ func TestRestore(t *testing.T) {
 					t.Errorf("fallback kept %d scores", st.auto.n)
 				}
 			}},
+		{name: "a window saved longer ago than it spans has passed", after: 6 * time.Minute, restored: true,
+			check: func(t *testing.T, st *State) {
+				if st.stab.ticks != 0 || !st.exec.lastUp[0].Equal(upAt) {
+					t.Errorf("window of %d ticks restored after 6 minutes (30 ticks of 10 s); last up %v", st.stab.ticks, st.exec.lastUp[0])
+				}
+			}},
 		{name: "state older than the longest timer and a margin is ignored", after: MaxStateAge(cfg) + time.Second},
 		{name: "state from the future is ignored", after: -time.Minute},
 		{name: "another domain's state is ignored", after: time.Minute, edit: func(s *Snapshot) { s.Domain = "other" }},
