@@ -2,7 +2,10 @@ package baseline
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/sim"
@@ -28,5 +31,47 @@ func New(name string, cfg *domains.Config, s *sim.Sim) (sim.Policy, error) {
 	case "oracle":
 		return NewOracle(cfg, s), nil
 	}
+	if rest, ok := strings.CutPrefix(name, "oracle-ahead+"); ok {
+		d, err := time.ParseDuration(rest)
+		if err != nil || d < s.Tick() || d > time.Hour {
+			return nil, fmt.Errorf("baseline policy %q: want oracle-ahead+D, D a look-ahead from one tick to 1h (e.g. 3m)", name)
+		}
+		return NewOracleAhead(cfg, s, int(d/s.Tick())), nil
+	}
+	if h, ok, err := oracleNowHeadroom(name); ok {
+		if err != nil {
+			return nil, err
+		}
+		return NewOracleNow(cfg, s, h), nil
+	}
 	return nil, fmt.Errorf("unknown baseline policy %q (known: %s)", name, strings.Join(Names, ", "))
+}
+
+// Known says whether New knows name: one of Names, or the experiments'
+// bounds, not in Names: the present-only oracle oracle-now[+P] (P percent
+// headroom) and the short-sighted oracle oracle-ahead+D (D of look-ahead).
+func Known(name string) bool {
+	if slices.Contains(Names, name) {
+		return true
+	}
+	if rest, ok := strings.CutPrefix(name, "oracle-ahead+"); ok {
+		d, err := time.ParseDuration(rest)
+		return err == nil && d > 0 && d <= time.Hour
+	}
+	_, ok, err := oracleNowHeadroom(name)
+	return ok && err == nil
+}
+
+// oracleNowHeadroom parses "oracle-now" (headroom 0) and "oracle-now+P"
+// (P percent, [0, 1000]); ok says name has the prefix.
+func oracleNowHeadroom(name string) (headroom float64, ok bool, err error) {
+	rest, ok := strings.CutPrefix(name, "oracle-now")
+	if !ok || rest == "" {
+		return 0, ok, nil
+	}
+	n, perr := strconv.Atoi(strings.TrimPrefix(rest, "+"))
+	if perr != nil || !strings.HasPrefix(rest, "+") || n < 0 || n > 1000 {
+		return 0, true, fmt.Errorf("baseline policy %q: want oracle-now or oracle-now+P, P a headroom in percent [0, 1000]", name)
+	}
+	return float64(n) / 100, true, nil
 }

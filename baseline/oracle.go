@@ -115,6 +115,16 @@ type Oracle struct {
 	floor, factor, p99 []float64 // per app, scratch for one future tick
 	prev               []int32   // per app: need at the previous future tick, the search's start
 	callee             []bool    // per app: some app calls it
+
+	// now, when set, makes it the present-only oracle (NewOracleNow): it
+	// sizes each app for the next tick's need times 1 + headroom and asks
+	// the pool for the cores of those targets, with no look-ahead.
+	now      bool
+	headroom float64 // fraction >= 0
+	// foresight, when > 0, is how many ticks ahead the oracle may look
+	// (NewOracleAhead): its capacity target and replica targets read no
+	// need past tick k + foresight.
+	foresight int
 }
 
 // NewOracle builds the oracle for simulation s of cfg. It reads s's future
@@ -208,10 +218,17 @@ func (o *Oracle) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 		}
 	}
 
+	if o.now {
+		o.decideNow(k, t, targets)
+		return
+	}
 	// The capacity target: of the cores U(t) needs, later decisions can still
 	// bring node_cores A(t-k-L) in time; ask now for the rest.
-	peak := 0.0
-	for w := 1; w <= h-o.startup; w++ { // tick k+w
+	peak, last := 0.0, h-o.startup
+	if o.foresight > 0 {
+		last = min(last, max(o.foresight-o.startup, 1)) // U(k+w) reads needs up to k+w+startup
+	}
+	for w := 1; w <= last; w++ { // tick k+w
 		later := o.nodeCores * float64(o.starts[max(0, w-o.nodeLead)])
 		peak = max(peak, o.used[(k+w)%h]-later)
 	}
@@ -225,12 +242,18 @@ func (o *Oracle) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 	for j := k + 1; j <= k+1+o.startup; j++ { // tick-major: the ring's rows are contiguous
 		row := o.ring[(j%h)*n:][:n]
 		for i, r := range row {
-			if r > targets[i] && j <= k+o.near[i] {
+			if r > targets[i] && j <= k+o.near[i] && (o.foresight == 0 || j <= k+o.foresight) {
 				targets[i] = r
 			}
 		}
 	}
-	next := ((k + 1) % h) * n
+	o.drainBacklogs(k, t, targets)
+}
+
+// drainBacklogs raises targets where an unforeseen backlog needs capacity
+// to drain (see Oracle).
+func (o *Oracle) drainBacklogs(k int, t *sim.Telemetry, targets []int32) {
+	next := ((k + 1) % o.horizon) * len(targets)
 	for i := range targets {
 		// A backlog (only where demand outran max replicas or pods waited for
 		// nodes) needs capacity beyond the arrivals to drain.
@@ -240,6 +263,49 @@ func (o *Oracle) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 			targets[i] = max(targets[i], min(drain, o.max[i]))
 		}
 	}
+}
+
+// NewOracleNow is the present-only oracle: it knows each app's exact need
+// at the next tick (the arrivals and service times the simulator will
+// draw, 10 s ahead) and nothing later. Each app gets that need times
+// 1 + headroom, and the pool is asked for those targets' cores: nodes come
+// the provision time later, replicas their startup later, as for any
+// policy that reacts to what it sees. It bounds what a policy without
+// foresight can do with perfect measurement, a perfect latency model and
+// instant decisions, at a uniform headroom: sweeping the headroom traces
+// its cost-for-breaches curve (docs/experiments.md). Not a policy to run.
+func NewOracleNow(cfg *domains.Config, s *sim.Sim, headroom float64) *Oracle {
+	o := NewOracle(cfg, s)
+	o.now, o.headroom = true, headroom
+	return o
+}
+
+// NewOracleAhead is the oracle with foresight ticks of look-ahead (>= 1):
+// it plans nodes and replicas as Oracle does, but sees no need past
+// k + foresight. With a foresight shorter than node lead time plus replica
+// startup it learns of a spike too late to have its capacity ready: how
+// much foresight the seed's spikes call for (docs/experiments.md). Not a
+// policy to run.
+func NewOracleAhead(cfg *domains.Config, s *sim.Sim, foresight int) *Oracle {
+	o := NewOracle(cfg, s)
+	o.foresight = max(foresight, 1)
+	return o
+}
+
+// decideNow is Decide of the present-only oracle at tick k.
+func (o *Oracle) decideNow(k int, t *sim.Telemetry, targets []int32) {
+	n := len(targets)
+	row := o.ring[((k+1)%o.horizon)*n:][:n]
+	cores := 0.0
+	for i, r := range row {
+		r = int32(math.Ceil(float64(r) * (1 + o.headroom)))
+		targets[i] = min(max(r, o.min[i]), o.max[i])
+		cores += float64(targets[i]) * o.cpu[i]
+	}
+	if err := o.s.SetCapacityTarget(cores); err != nil {
+		panic(err) // a finite sum of cores >= 0
+	}
+	o.drainBacklogs(k, t, targets)
 }
 
 // usedAt is U(u): the cores of the replicas scheduled at tick u, each app's

@@ -1,6 +1,7 @@
 package baseline
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -251,5 +252,50 @@ func BenchmarkOracleDecide(b *testing.B) {
 	for b.Loop() {
 		now = now.Add(s.Tick())
 		o.Decide(now, s.Telemetry(), s.Targets())
+	}
+}
+
+// TestShortSightedOracles pins the two bounds of docs/experiments.md on the
+// step world: the present-only oracle (oracle-now) reacts to the step it
+// sees 10 s ahead, so its replicas come a startup time late and it
+// breaches where the oracle does not, less with headroom, and costs more
+// with it; the oracle with an hour of look-ahead (oracle-ahead+1h) sees all
+// the oracle sees and decides as it does, bit for bit.
+func TestShortSightedOracles(t *testing.T) {
+	run := func(name string) sim.Metrics {
+		t.Helper()
+		cfg, sc, tr := stepWorld()
+		s, err := sim.New(cfg, sc, tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := New(name, cfg, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Run(p)
+	}
+	full, now, now50 := run("oracle"), run("oracle-now"), run("oracle-now+50")
+	t.Logf("oracle: %.1f core-hours, %.1f breach app-minutes; oracle-now %.1f, %.1f; oracle-now+50 %.1f, %.1f",
+		full.CostCoreHours, full.BreachAppMinutes, now.CostCoreHours, now.BreachAppMinutes, now50.CostCoreHours, now50.BreachAppMinutes)
+	if !(now.BreachAppMinutes > full.BreachAppMinutes) {
+		t.Errorf("oracle-now breaches %.1f app-minutes, the oracle %.1f: want more without foresight", now.BreachAppMinutes, full.BreachAppMinutes)
+	}
+	if !(now50.BreachAppMinutes < now.BreachAppMinutes && now50.CostCoreHours > now.CostCoreHours) {
+		t.Errorf("oracle-now+50 %.1f core-hours and %.1f breach app-minutes against oracle-now's %.1f and %.1f: want dearer and fewer",
+			now50.CostCoreHours, now50.BreachAppMinutes, now.CostCoreHours, now.BreachAppMinutes)
+	}
+	if hour := run("oracle-ahead+1h"); !reflect.DeepEqual(hour, full) {
+		t.Errorf("oracle-ahead+1h %+v differs from the oracle %+v", hour, full)
+	}
+	for _, bad := range []string{"oracle-now+x", "oracle-now-5", "oracle-now+2000", "oracle-ahead+0s", "oracle-ahead+2h", "oracle-ahead+soon"} {
+		if Known(bad) {
+			t.Errorf("Known(%q): want false", bad)
+		}
+		cfg, sc, tr := stepWorld()
+		s, _ := sim.New(cfg, sc, tr)
+		if _, err := New(bad, cfg, s); err == nil {
+			t.Errorf("New(%q): want an error", bad)
+		}
 	}
 }

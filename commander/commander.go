@@ -67,6 +67,7 @@ type Commander struct {
 	proposed Action
 	final    Action
 	applied  []Applied
+	figures  []DomainFigures // the last Decision's Domains, reused every tick
 	outcomes []reward.DomainOutcome
 	weights  reward.CommanderWeights
 }
@@ -122,6 +123,13 @@ type Decision struct {
 	Reserve float64
 	Guards  int
 	Reason  string
+	// Domains are the tick's figures per domain, in config order (for the
+	// metrics); owned by the Commander until its next Tick.
+	Domains []DomainFigures
+	// CapacityCores is the pool the shares divide, cores: capacity_cores,
+	// or the Capacity source's size when smaller. CapacityTargetCores is the
+	// capacity plan asked of the pool, cores (0: no plan).
+	CapacityCores, CapacityTargetCores float64
 }
 
 // Decide runs observation, policy and guards at now without publishing; the
@@ -203,7 +211,9 @@ func (c *Commander) Tick(ctx context.Context, now time.Time) (Decision, error) {
 		}
 		c.rec.Record(r)
 	}
-	return Decision{Seq: c.seq, Shares: c.prev, Reserve: c.final.Reserve, Guards: len(c.applied), Reason: reason}, errors.Join(errs...)
+	c.figures = figures(c.figures, o, &c.final, capacity)
+	return Decision{Seq: c.seq, Shares: c.prev, Reserve: c.final.Reserve, Guards: len(c.applied), Reason: reason,
+		Domains: c.figures, CapacityCores: capacity, CapacityTargetCores: alloc.CapacityTargetCores}, errors.Join(errs...)
 }
 
 // Run ticks every Commander tick until ctx ends; clock gives the time.

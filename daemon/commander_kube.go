@@ -133,5 +133,8 @@ func (p *Commander) lead(ctx context.Context, client kubernetes.Interface, cmd *
 			cmd.Run(lctx, clock, onTick)
 			wg.Wait()
 		},
-		func() { log.Info("stopped leading") })
+		func() {
+			p.metrics.StoppedLeading()
+			log.Info("stopped leading")
+		})
 }

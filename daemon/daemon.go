@@ -58,6 +58,11 @@ type Metrics struct {
 	// the guards), its baseline's, the workload's live replicas and its live
 	// HPA's bounds (absent when not observed). Soldier only.
 	Recommended, BaselineReplicas, LiveReplicas, LiveHPAMin, LiveHPAMax *prometheus.GaugeVec
+	// Commander holds the leading Commander's per-domain and pool gauges
+	// (Commander only); Soldier the domain's SLO and ladder gauges (Soldier
+	// only).
+	Commander *CommanderGauges
+	Soldier   *SoldierGauges
 }
 
 // NewMetrics registers a component's metrics ("commander" or "soldier") on reg.
@@ -89,9 +94,14 @@ func NewMetrics(reg prometheus.Registerer, component string) *Metrics {
 	m.LiveHPAMin = perApp("live_hpa_min_replicas", "Recommend mode: the app's own HPA minReplicas, when observed.")
 	m.LiveHPAMax = perApp("live_hpa_max_replicas", "Recommend mode: the app's own HPA maxReplicas, when observed.")
 	reg.MustRegister(m.Ticks, m.TickErrors, m.Decisions, m.Rejected, m.Received, m.Actuations, m.Guards, m.Fallback, m.TickTime)
-	if component == "soldier" {
+	m.Commander, m.Soldier = newCommanderGauges(), newSoldierGauges()
+	switch component {
+	case "soldier":
 		reg.MustRegister(m.FallbackActive, m.FallbackSwitches,
 			m.Recommended, m.BaselineReplicas, m.LiveReplicas, m.LiveHPAMin, m.LiveHPAMax)
+		reg.MustRegister(m.Soldier.collectors()...)
+	case "commander":
+		reg.MustRegister(m.Commander.collectors()...)
 	}
 	return m
 }
@@ -221,13 +231,24 @@ func (m *Metrics) SoldierTick(res soldier.TickResult, err error, took time.Durat
 			m.FallbackSwitches.WithLabelValues(d, res.Switch.Reason).Inc()
 		}
 		m.recommendation(d, res.Recommendation)
+		m.Soldier.set(d, res)
 	}
 }
 
 // CommanderTick updates the metrics for one Commander tick.
+// A failed tick still sets the per-domain gauges: its Decision is the one
+// made (only a publish failed).
 func (m *Metrics) CommanderTick(d commander.Decision, err error, took time.Duration) {
 	m.tick(err, took, d.Guards)
+	if len(d.Domains) > 0 {
+		m.Commander.set(d)
+	}
 }
+
+// StoppedLeading removes the leader's gauges (Metrics.Commander): a
+// follower exports none, so a dashboard never mixes an old leader's figures
+// with the new one's.
+func (m *Metrics) StoppedLeading() { m.Commander.reset() }
 
 // tick counts a tick that took took and failed with err, or decided with
 // guards interventions; it reports whether the tick succeeded.

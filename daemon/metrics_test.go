@@ -1,12 +1,15 @@
 package daemon
 
 import (
+	"errors"
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/regimentd/regiment/bus/wire"
+	"github.com/regimentd/regiment/commander"
 	"github.com/regimentd/regiment/soldier"
 )
 
@@ -109,5 +112,92 @@ func TestSoldierTickExportsTheRecommendation(t *testing.T) {
 		if strings.Contains(key, "app=") {
 			t.Errorf("after an active tick %s is still exported", key)
 		}
+	}
+}
+
+// TestCommanderTickExportsTheDomainFigures pins the leader's gauges: a tick
+// sets each domain's budget, demand, cores used, share, urgency, staleness
+// and forecast quantiles and the pool's capacity and plan to the tick's
+// figures (a failed publish too: its decision was made); an unknown
+// forecast or no plan exports no series; StoppedLeading removes them all.
+func TestCommanderTickExportsTheDomainFigures(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m := NewMetrics(reg, "commander")
+	d := commander.Decision{CapacityCores: 800, CapacityTargetCores: 450, Domains: []commander.DomainFigures{
+		{Name: "payment", Share: 0.4, Budget: 320, Demand: 300, Used: 280, Urgency: 0.25, ForecastP50: 330, ForecastP80: 360},
+		{Name: "search", Share: 0.1, Budget: 80, Stale: true, ForecastP50: math.NaN(), ForecastP80: math.NaN()},
+	}}
+	m.CommanderTick(d, errors.New("publish allocation: timeout"), 0)
+	got := gathered(t, reg)
+	for key, want := range map[string]float64{
+		"regiment_commander_domain_budget_cores{domain=payment}":                320,
+		"regiment_commander_domain_demand_cores{domain=payment}":                300,
+		"regiment_commander_domain_used_cores{domain=payment}":                  280,
+		"regiment_commander_domain_share{domain=payment}":                       0.4,
+		"regiment_commander_domain_urgency{domain=payment}":                     0.25,
+		"regiment_commander_domain_stale{domain=payment}":                       0,
+		"regiment_commander_domain_forecast_cores{domain=payment,quantile=0.5}": 330,
+		"regiment_commander_domain_forecast_cores{domain=payment,quantile=0.8}": 360,
+		"regiment_commander_domain_budget_cores{domain=search}":                 80,
+		"regiment_commander_domain_demand_cores{domain=search}":                 0,
+		"regiment_commander_domain_stale{domain=search}":                        1,
+		"regiment_commander_pool_capacity_cores{}":                              800,
+		"regiment_commander_capacity_target_cores{}":                            450,
+	} {
+		if v, ok := got[key]; !ok || v != want {
+			t.Errorf("%s = %g (exported %v), want %g", key, v, ok, want)
+		}
+	}
+	for key := range got {
+		if strings.HasPrefix(key, "regiment_commander_domain_forecast_cores{domain=search") {
+			t.Errorf("an unknown forecast is exported: %s", key)
+		}
+	}
+	d.CapacityTargetCores, d.Domains[0].ForecastP50 = 0, math.NaN()
+	m.CommanderTick(d, nil, 0)
+	got = gathered(t, reg)
+	if _, ok := got["regiment_commander_capacity_target_cores{}"]; ok {
+		t.Errorf("a tick without a plan still exports the last one")
+	}
+	if _, ok := got["regiment_commander_domain_forecast_cores{domain=payment,quantile=0.5}"]; ok {
+		t.Errorf("a forecast no longer known is still exported")
+	}
+	m.StoppedLeading()
+	for key := range gathered(t, reg) {
+		if strings.Contains(key, "domain=") || strings.Contains(key, "_cores") {
+			t.Errorf("after leadership was lost %s is still exported", key)
+		}
+	}
+}
+
+// TestSoldierTickExportsTheSLOHeadroom pins the Soldier's SLO and ladder
+// gauges: a tick sets the domain's reported p99, its SLO, its apps at risk
+// and breaching and the ladder's rung; a domain without an SLO exports no
+// SLO series.
+func TestSoldierTickExportsTheSLOHeadroom(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m := NewMetrics(reg, "soldier")
+	m.SoldierTick(soldier.TickResult{Report: wire.DomainReport{Domain: "payment", P99Seconds: 0.31}, SLOSeconds: 0.25,
+		AppsAtRisk: 3, AppsBreaching: 2, Rung: soldier.RungFreeze}, nil, 0)
+	got := gathered(t, reg)
+	for key, want := range map[string]float64{
+		"regiment_soldier_p99_seconds{domain=payment}":     0.31,
+		"regiment_soldier_slo_p99_seconds{domain=payment}": 0.25,
+		"regiment_soldier_apps_at_risk{domain=payment}":    3,
+		"regiment_soldier_apps_breaching{domain=payment}":  2,
+		"regiment_soldier_ladder_rung{domain=payment}":     2,
+	} {
+		if v, ok := got[key]; !ok || v != want {
+			t.Errorf("%s = %g (exported %v), want %g", key, v, ok, want)
+		}
+	}
+	m.SoldierTick(soldier.TickResult{Report: wire.DomainReport{Domain: "payment", P99Seconds: 0.1}}, nil, 0)
+	got = gathered(t, reg)
+	if _, ok := got["regiment_soldier_slo_p99_seconds{domain=payment}"]; ok {
+		t.Errorf("a domain without an SLO exports one")
+	}
+	if got["regiment_soldier_ladder_rung{domain=payment}"] != 0 || got["regiment_soldier_apps_at_risk{domain=payment}"] != 0 {
+		t.Errorf("rung %g, at risk %g after a calm tick; want 0, 0",
+			got["regiment_soldier_ladder_rung{domain=payment}"], got["regiment_soldier_apps_at_risk{domain=payment}"])
 	}
 }

@@ -79,7 +79,11 @@ type Soldier struct {
 	st      *store.Store
 	ep      store.Episode
 	sd      *soldier.Soldier
-	disc    *discovery // the domain's apps found on the cluster (soldier_kube.go); nil: none
+	disc    *discovery       // the domain's apps found on the cluster (soldier_kube.go); nil: none
+	keep    bool             // the decision state is kept in the store across restarts (persist.go)
+	leader  prometheus.Gauge // regiment_soldier_leader: 1 while this Soldier may act
+	acting  atomic.Bool      // this Soldier ticks: it holds the lease, or needs none
+	saveErr bool             // the last save of the decision state failed
 	ticked  atomic.Bool
 	ended   bool // the scenario of sim ended
 }
@@ -92,8 +96,11 @@ func NewSoldier(cfg *domains.Config, o SoldierOptions, d Deps, view Cluster, log
 		d.Clock = time.Now
 	}
 	reg := NewRegistry()
+	leader := prometheus.NewGauge(prometheus.GaugeOpts{Name: "regiment_soldier_leader",
+		Help: "1 while this Soldier holds its domain's lease and acts (always, off Kubernetes); 0 while it waits."})
+	reg.MustRegister(leader)
 	return &Soldier{Lifecycle: Lifecycle{Log: log}, opts: o, deps: d, cfg: cfg, log: log, view: view,
-		reg: reg, metrics: NewMetrics(reg, "soldier")}
+		reg: reg, metrics: NewMetrics(reg, "soldier"), leader: leader}
 }
 
 // ready is /readyz's answer: "" once connected to NATS and after the first
@@ -102,10 +109,24 @@ func (p *Soldier) ready() string {
 	if why := p.Ready(); why != "" {
 		return why
 	}
+	if !p.acting.Load() {
+		return "waiting for the soldier lease: another soldier of the domain acts"
+	}
 	if !p.ticked.Load() {
 		return "no tick yet"
 	}
 	return ""
+}
+
+// setActing notes whether this Soldier ticks, in /readyz and
+// regiment_soldier_leader.
+func (p *Soldier) setActing(on bool) {
+	p.acting.Store(on)
+	v := 0.0
+	if on {
+		v = 1
+	}
+	p.leader.Set(v)
 }
 
 // Open builds the process: its policy, cluster, store, episode, probes, NATS
@@ -139,6 +160,7 @@ func (p *Soldier) Open(ctx context.Context) (err error) {
 	recErr := func(err error) { p.log.Warn("record step failed", "error", err) }
 	p.sd = soldier.New(p.scfg, policy, p.view, p.view, p.conn,
 		&recording.Soldier{Episode: p.ep.ID, Out: steps, Ledger: p.st.AppendLedger, Err: recErr})
+	p.restoreState()
 	cctx, cancel := context.WithTimeout(ctx, connectTimeout)
 	defer cancel()
 	if _, err := AttachSoldier(cctx, p.conn, p.sd, domain, p.deps.Clock, p.metrics, p.log); err != nil {
@@ -167,7 +189,7 @@ func (p *Soldier) openCluster(ctx context.Context) error {
 		}
 		kctx, stop := context.WithCancel(ctx)
 		var kwg sync.WaitGroup
-		kwg.Go(func() { ad.Run(kctx, p.log.Named("kube")) })
+		kwg.Go(func() { ad.Observer.Run(kctx) }) // the lease is held by Run (lead)
 		p.onClose(func() error { stop(); kwg.Wait(); return nil })
 		p.view = &kubeView{Adapter: ad, log: p.log.Named("kube")}
 		p.meta = map[string]string{"cluster_adapter": "kubernetes", "actuation": string(p.cfg.Soldier.Actuation)}
@@ -222,7 +244,7 @@ func (p *Soldier) openStore() (*store.Appender, error) {
 			return nil, err
 		}
 	}
-	p.st = st
+	p.st, p.keep = st, p.deps.Store == nil // a store of its own: a shared one is a simulation's (regiment run)
 	p.ep = recording.SoldierEpisode(id, p.cfg, domain, p.cfg.Soldier.Policy)
 	p.ep.Started = start
 	if p.deps.Store == nil {
@@ -273,11 +295,19 @@ func (p *Soldier) Run(ctx context.Context) error {
 	var clock tickClock
 	onTick := func(res soldier.TickResult, err error) {
 		p.observe(ctx, res, err, clock.since())
+		p.saveState(clock.start)
 		p.step()
 	}
 	p.log.Info("soldier running", "tick", p.config().Soldier.Tick, "mode", p.scfg.Soldier.Mode, "apps", len(p.scfg.Apps))
 	p.probes.SetLive(true)
-	err := p.sd.Run(ctx, clock.now, onTick)
+	var err error
+	if kv, ok := p.view.(*kubeView); ok && p.opts.Kubeconfig != "" {
+		err = p.lead(ctx, kv, clock.now, onTick) // soldier_kube.go
+	} else {
+		p.setActing(true) // no lock off Kubernetes: one process per domain by deployment
+		err = p.sd.Run(ctx, clock.now, onTick)
+	}
+	p.setActing(false)
 	p.probes.SetLive(false)
 	p.Stopping()
 	p.log.Info("stopped actuating")
@@ -287,9 +317,13 @@ func (p *Soldier) Run(ctx context.Context) error {
 // Tick runs one Soldier tick at now, for a caller that drives the clock and
 // the cluster (`regiment run`).
 func (p *Soldier) Tick(ctx context.Context, now time.Time) error {
+	if !p.acting.Load() {
+		p.setActing(true) // the caller runs the only Soldier of the domain
+	}
 	t0 := time.Now()
 	res, err := p.sd.Tick(ctx, now)
 	p.observe(ctx, res, err, time.Since(t0))
+	p.saveState(now)
 	return err
 }
 

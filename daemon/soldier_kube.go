@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -20,14 +21,13 @@ import (
 )
 
 // newKube connects to the cluster of --kubeconfig and maps the domain's
-// apps to their workloads. Its lease holder is the pod (host) name.
+// apps to their workloads. Its lease holder is leaseIdentity.
 func (p *Soldier) newKube(domain string) (*kube.Adapter, error) {
 	client, err := p.kubeClient()
 	if err != nil {
 		return nil, err
 	}
-	host, _ := os.Hostname()
-	ad, err := kube.NewAdapter(client, p.cfg, domain, fmt.Sprintf("%s-%d", host, os.Getpid()))
+	ad, err := kube.NewAdapter(client, p.cfg, domain, p.leaseIdentity())
 	if err != nil {
 		return nil, err
 	}
@@ -37,6 +37,42 @@ func (p *Soldier) newKube(domain string) (*kube.Adapter, error) {
 		p.log.Warn("prometheus tls insecure_skip_verify is set: any server certificate is accepted", "prometheus", p.cfg.Prometheus.URL)
 	}
 	return ad, nil
+}
+
+// leaseIdentity names this Soldier as the holder of its domain's lease: the
+// host (the pod's name) and the store's directory, which one process at a
+// time holds (the store's file lock). A Soldier restarted on the same host
+// and directory, after a kill -9 say, is the holder its predecessor was: it
+// takes the lease back at once, with the decision state its predecessor
+// saved, instead of waiting out the lease. Without a directory of its own,
+// the host and the process id.
+func (p *Soldier) leaseIdentity() string {
+	host, _ := os.Hostname()
+	if p.deps.Store != nil || p.opts.DataDir == "" {
+		return fmt.Sprintf("%s-%d", host, os.Getpid())
+	}
+	dir, err := filepath.Abs(p.opts.DataDir)
+	if err != nil {
+		dir = p.opts.DataDir
+	}
+	return host + ":" + dir
+}
+
+// lead ticks only while this Soldier holds its domain's lease, so that two
+// Soldiers of one domain (a rollout, a stuck pod) never both act; the other
+// waits, not ready, with regiment_soldier_leader at 0. A Soldier leading
+// again after another led takes its targets in force from the cluster.
+func (p *Soldier) lead(ctx context.Context, kv *kubeView, now func() time.Time, onTick func(soldier.TickResult, error)) error {
+	return kv.Lead(ctx, p.log.Named("kube"), func(lctx context.Context, l kube.Leadership) {
+		if l.Others {
+			p.sd.ForgetTargets()
+		}
+		p.setActing(true)
+		defer p.setActing(false)
+		if err := p.sd.Run(lctx, now, onTick); err != nil {
+			p.log.Error("soldier stopped", "error", err)
+		}
+	})
 }
 
 // kubeClient is the process's client of --kubeconfig, made once.

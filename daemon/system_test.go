@@ -60,6 +60,20 @@ func TestSystemSignsWithARunKeyOnTheSimulatedClock(t *testing.T) {
 	if last.Sig == "" || last.Signer == "" || last.Term != y.cmd.term {
 		t.Fatalf("last directive %+v: want one signed, of term %d", last, y.cmd.term)
 	}
+	// The leader's gauges hold its last tick: payment's budget is its last
+	// directive's cores, the plan the one the pool was asked for; the
+	// payment Soldier exports its SLO.
+	cg := gathered(t, y.cmd.reg)
+	if got := cg["regiment_commander_domain_budget_cores{domain=payment}"]; got != last.Cores {
+		t.Errorf("budget gauge %g cores, the last directive %g", got, last.Cores)
+	}
+	if got := cg["regiment_commander_capacity_target_cores{}"]; got != target {
+		t.Errorf("capacity plan gauge %g cores, the pool was asked for %g", got, target)
+	}
+	slo := cfg.Domains[cfg.Domain("payment")].SLO.LatencyP99Seconds()
+	if got := gathered(t, y.soldiers[cfg.Domain("payment")].reg)["regiment_soldier_slo_p99_seconds{domain=payment}"]; got != slo {
+		t.Errorf("SLO gauge %g s, want payment's %g", got, slo)
+	}
 
 	// The same directive, newer, from a connection without the run's key.
 	forged := last

@@ -65,19 +65,7 @@ func (c *Config) Defaults() {
 			if a.Count == 0 {
 				a.Count = 1
 			}
-			if a.MinReplicas == 0 {
-				a.MinReplicas = 1
-			}
-			if a.MaxReplicas == 0 {
-				a.MaxReplicas = 100
-			}
-			if a.Concurrency == 0 {
-				a.Concurrency = 1
-			}
-			setD(&a.StartupTime, 30*time.Second)
-			setD(&a.Timeout, 5*time.Second)
-			setF(&a.CallRatio, 1)
-			setF(&a.CPULimitRatio, DefaultCPULimitRatio)
+			a.sizeDefaults()
 			if a.Workload.Kind == "" {
 				a.Workload.Kind = KindDeployment
 			}
@@ -204,4 +192,23 @@ func setD(p *time.Duration, v time.Duration) {
 	if *p == 0 {
 		*p = v
 	}
+}
+
+// sizeDefaults sets the sizing attributes a written or discovered app set
+// leaves unset: replicas 1 to 100, concurrency 1, startup 30 s, timeout
+// 5 s, call ratio 1, the default CPU limit ratio.
+func (a *AppSet) sizeDefaults() {
+	if a.MinReplicas == 0 {
+		a.MinReplicas = 1
+	}
+	if a.MaxReplicas == 0 {
+		a.MaxReplicas = 100
+	}
+	if a.Concurrency == 0 {
+		a.Concurrency = 1
+	}
+	setD(&a.StartupTime, 30*time.Second)
+	setD(&a.Timeout, 5*time.Second)
+	setF(&a.CallRatio, 1)
+	setF(&a.CPULimitRatio, DefaultCPULimitRatio)
 }

@@ -47,20 +47,7 @@ func (d *Discover) defaults() {
 	if len(d.Kinds) == 0 {
 		d.Kinds = []WorkloadKind{KindDeployment}
 	}
-	a := &d.App
-	if a.MinReplicas == 0 {
-		a.MinReplicas = 1
-	}
-	if a.MaxReplicas == 0 {
-		a.MaxReplicas = 100
-	}
-	if a.Concurrency == 0 {
-		a.Concurrency = 1
-	}
-	setD(&a.StartupTime, 30*time.Second)
-	setD(&a.Timeout, 5*time.Second)
-	setF(&a.CallRatio, 1)
-	setF(&a.CPULimitRatio, DefaultCPULimitRatio)
+	d.App.sizeDefaults()
 }
 
 // FoundWorkload is one workload as discovery sees it.

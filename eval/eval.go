@@ -45,7 +45,7 @@ func NewPolicy(name string, cfg *domains.Config, s *sim.Sim) (sim.Policy, error)
 	if name == Regiment {
 		return simcluster.NewPolicy(cfg, nil, nil, simcluster.WithPool(s))
 	}
-	if !slices.Contains(baseline.Names, name) {
+	if !baseline.Known(name) {
 		return nil, fmt.Errorf("unknown policy %q (known: %s)", name, strings.Join(Policies(), ", "))
 	}
 	return baseline.New(name, cfg, s)
@@ -77,7 +77,7 @@ func (o *Options) Validate() error {
 	known := Policies()
 	seenPol := map[string]bool{}
 	for _, p := range o.Policies {
-		if !slices.Contains(known, p) {
+		if !slices.Contains(known, p) && !baseline.Known(p) {
 			errs = append(errs, fmt.Errorf("unknown policy %q (known: %s)", p, strings.Join(known, ", ")))
 		}
 		if seenPol[p] {

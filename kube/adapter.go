@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"sync/atomic"
 
-	"github.com/hashicorp/go-hclog"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -164,28 +162,6 @@ func (a *Adapter) SetApps(cfg *domains.Config, domain string) error {
 		return err
 	}
 	a.Actuator.SetTargets(targets)
-	return nil
-}
-
-// Run runs the informers and renews the lease until ctx ends; after a lapse
-// of the lease the Actuator reasserts its targets, unless Hold is on.
-// Failures are logged to log.
-func (a *Adapter) Run(ctx context.Context, log hclog.Logger) error {
-	var wg sync.WaitGroup
-	wg.Go(func() { a.Observer.Run(ctx) })
-	a.Lease.Run(ctx,
-		func(err error) { log.Warn("lease renewal failed", "lease", a.Lease.Ref(), "error", err) },
-		func(ctx context.Context) {
-			if a.hold.Load() {
-				log.Warn("lease renewed after a lapse: writing nothing in this mode", "lease", a.Lease.Ref())
-				return
-			}
-			log.Warn("lease renewed after a lapse: reasserting targets", "lease", a.Lease.Ref())
-			if err := a.Actuator.Reassert(ctx); err != nil {
-				log.Error("reassert targets failed", "error", err)
-			}
-		})
-	wg.Wait()
 	return nil
 }
 

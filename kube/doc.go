@@ -18,10 +18,13 @@
 // write is read-compare-update: no write when the cluster already holds the
 // value, a token-bucket rate limit, retries on resourceVersion conflicts.
 //
-// Safety lease (Lease, Reverter): a Soldier renews the Lease
-// regiment-soldier-<domain> in kubernetes.lease_namespace every quarter of
-// kubernetes.lease_duration. A Reverter, run by the leading Commander, gives
-// back the objects of Soldiers whose lease lapsed.
+// Safety lease (Lease, Adapter.Lead, Reverter): the Soldiers of a domain
+// campaign for the Lease regiment-soldier-<domain> in
+// kubernetes.lease_namespace with leader election (SoldierElection: renewed
+// every eighth of kubernetes.lease_duration, leadership lost after half of
+// it without a renewal), and only the holder ticks: the lease is both the
+// Soldier lock and the heartbeat a Reverter reads. A Reverter, run by the
+// leading Commander, gives back the objects of Soldiers whose lease lapsed.
 //
 // Giving back (original.go, Restorer): before its first write to an object
 // (the HPA in hpa-bounds, the workload in replicas) the Actuator records the
@@ -62,7 +65,8 @@
 // Node and Pod informers around it, a commander.Capacity.
 //
 // Leader election (LeaderElect): client-go leaderelection on a Lease; a
-// Commander publishes only while it leads.
+// Commander publishes only while it leads, a Soldier ticks only while it
+// leads (Adapter.Lead).
 //
 // Concurrency: Actuator, Lease, Reverter, PoolWatcher and LeaderElect are
 // safe for concurrent use; an Observer's Observe must not run concurrently

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/regimentd/regiment/domains"
 )
@@ -44,3 +45,19 @@ func (p PromServer) SetApps(t testing.TB, ns string, names []string, rps, cpu fl
 	}
 	p.s.load(t, script(series...))
 }
+
+// WriteAttempts counts every request other than GET made through the
+// clients it makes, whatever the answer (writeCounter with attempts).
+type WriteAttempts struct{ w *writeCounter }
+
+func NewWriteAttempts() WriteAttempts { return WriteAttempts{&writeCounter{attempts: true}} }
+
+func (a WriteAttempts) Client(t *testing.T, base *rest.Config) kubernetes.Interface {
+	return a.w.client(t, base)
+}
+
+// Of is the attempts on resources whose name contains any of kinds
+// ("deployments" counts "deployments/scale").
+func (a WriteAttempts) Of(kinds ...string) int { return a.w.total(kinds...) }
+
+func (a WriteAttempts) String() string { return a.w.String() }

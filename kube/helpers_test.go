@@ -115,10 +115,12 @@ func eventually(t *testing.T, timeout time.Duration, cond func() (bool, string))
 
 // writeCounter counts the writes (requests other than GET, LIST or WATCH that
 // succeeded; a write refused on a conflict changed nothing) made through a
-// rest.Config, by method and resource.
+// rest.Config, by method and resource; with attempts, every request other
+// than GET, whatever its answer.
 type writeCounter struct {
-	mu     sync.Mutex
-	counts map[string]int // "PUT horizontalpodautoscalers" -> n
+	attempts bool
+	mu       sync.Mutex
+	counts   map[string]int // "PUT horizontalpodautoscalers" -> n
 }
 
 // client returns a clientset over base whose writes w counts.
@@ -128,7 +130,7 @@ func (w *writeCounter) client(t *testing.T, base *rest.Config) kubernetes.Interf
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripper(func(r *http.Request) (*http.Response, error) {
 			resp, err := rt.RoundTrip(r)
-			if r.Method != http.MethodGet && err == nil && resp.StatusCode < 300 {
+			if r.Method != http.MethodGet && (w.attempts || err == nil && resp.StatusCode < 300) {
 				w.mu.Lock()
 				if w.counts == nil {
 					w.counts = map[string]int{}

@@ -107,7 +107,7 @@ func TestHeldAdapterReassertsNothing(t *testing.T) {
 	eventually(t, 10*time.Second, func() (bool, string) { return time.Now().After(lapsed), "the lease has not lapsed" })
 	cut.Store(false)
 	eventually(t, 10*time.Second, func() (bool, string) {
-		return strings.Contains(logs.String(), "lease renewed after a lapse: writing nothing"), "no renewal after the lapse logged:\n" + logs.String()
+		return strings.Contains(logs.String(), "soldier lease regained: writing nothing"), "no renewal after the lapse logged:\n" + logs.String()
 	})
 	if got := bounds(); got != "[1, 10]" {
 		t.Fatalf("bounds %s after the lease came back, want the reverted [1, 10] left alone", got)

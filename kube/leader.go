@@ -24,6 +24,12 @@ type ElectionConfig struct {
 	LeaseDuration time.Duration
 	RenewDeadline time.Duration
 	RetryPeriod   time.Duration
+	// HandOver, when the lease is released at ctx's end, clears its holder
+	// but keeps its duration and renews it: a successor takes it at once,
+	// while a Reverter still counts it valid for its duration (a Soldier's
+	// rolling restart reverts nothing). Off, the lease is released to lapse
+	// in a second (the Commander's).
+	HandOver bool
 }
 
 // CommanderLeaseName is the default election lease.
@@ -80,15 +86,17 @@ func LeaderElect(ctx context.Context, cfg ElectionConfig, identity string, onSta
 			onStopped()
 		}
 		if ctx.Err() != nil {
-			release(lock, identity)
+			release(lock, identity, cfg.HandOver)
 		}
 	}
 	return nil
 }
 
 // release gives the lease up, if identity still holds it, so a follower takes
-// over within its RetryPeriod instead of waiting for the lease to expire.
-func release(lock *resourcelock.LeaseLock, identity string) {
+// over within its RetryPeriod instead of waiting for the lease to expire;
+// handOver keeps its duration (ElectionConfig.HandOver), else it lapses in
+// a second.
+func release(lock *resourcelock.LeaseLock, identity string, handOver bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	rec, _, err := lock.Get(ctx)
@@ -96,8 +104,12 @@ func release(lock *resourcelock.LeaseLock, identity string) {
 		return
 	}
 	now := metav1.NewTime(time.Now())
+	secs := 1
+	if handOver {
+		secs = rec.LeaseDurationSeconds
+	}
 	lock.Update(ctx, resourcelock.LeaderElectionRecord{
-		LeaderTransitions: rec.LeaderTransitions, LeaseDurationSeconds: 1, RenewTime: now, AcquireTime: now,
+		LeaderTransitions: rec.LeaderTransitions, LeaseDurationSeconds: secs, RenewTime: now, AcquireTime: now,
 	})
 }
 

@@ -15,10 +15,13 @@ import (
 // SoldierLeaseName is the name of domain's Soldier lease.
 func SoldierLeaseName(domain string) string { return "regiment-soldier-" + domain }
 
-// Lease is a Soldier's coordination.k8s.io Lease: the Soldier renews it while
-// it runs, and a Reverter reverts the bounds of the HPAs that name it once it
-// has not been renewed for its duration. It is a heartbeat, not a lock: the
-// Soldier of a domain takes it over whoever held it last.
+// Lease is a Soldier's coordination.k8s.io Lease: its name, holder identity
+// and duration. The Soldiers of a domain campaign for it with leader
+// election (Adapter.Lead), so it is both a lock (only its holder acts) and
+// the heartbeat a Reverter reads: the bounds of the HPAs that name it are
+// reverted once it has not been renewed for its duration. Renew and Run
+// are the bare heartbeat, without the lock: they take the lease over
+// whoever holds it.
 type Lease struct {
 	client    kubernetes.Interface
 	namespace string

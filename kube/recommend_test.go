@@ -3,16 +3,11 @@ package kube_test
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
 	"github.com/regimentd/regiment/bus/wire"
 	"github.com/regimentd/regiment/daemon"
@@ -20,75 +15,6 @@ import (
 	"github.com/regimentd/regiment/kube/testenv"
 	"github.com/regimentd/regiment/soldier"
 )
-
-// writeAttempts counts every request other than GET made through a
-// rest.Config (POST, PUT, PATCH, DELETE), whatever its answer, by resource
-// ("deployments", "deployments/scale", "horizontalpodautoscalers",
-// "leases", ...).
-type writeAttempts struct {
-	mu     sync.Mutex
-	counts map[string]int
-}
-
-func (w *writeAttempts) client(t *testing.T, base *rest.Config) kubernetes.Interface {
-	t.Helper()
-	cfg := rest.CopyConfig(base)
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripper(func(r *http.Request) (*http.Response, error) {
-			if r.Method != http.MethodGet {
-				w.mu.Lock()
-				w.counts[resourceOf(r.URL.Path)]++
-				w.mu.Unlock()
-			}
-			return rt.RoundTrip(r)
-		})
-	})
-	c, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-// of is the attempts on the resources named, subresources included.
-func (w *writeAttempts) of(kinds ...string) int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	n := 0
-	for res, v := range w.counts {
-		for _, k := range kinds {
-			if res == k || strings.HasPrefix(res, k+"/") {
-				n += v
-			}
-		}
-	}
-	return n
-}
-
-func (w *writeAttempts) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return fmt.Sprint(w.counts)
-}
-
-// resourceOf turns /apis/apps/v1/namespaces/ns/deployments/web/scale into
-// "deployments/scale".
-func resourceOf(path string) string {
-	parts := strings.Split(strings.Trim(path, "/"), "/")
-	for i, p := range parts {
-		if p == "namespaces" && i+2 < len(parts) {
-			if rest := parts[i+2:]; len(rest) == 3 {
-				return rest[0] + "/" + rest[2]
-			}
-			return parts[i+2]
-		}
-	}
-	return path
-}
-
-type roundTripper func(*http.Request) (*http.Response, error)
-
-func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // reportsSent is a hand-written Publisher that keeps the last report.
 type reportsSent struct {
@@ -132,8 +58,8 @@ func TestRecommendModeWritesNothingToTheAPIServer(t *testing.T) {
 			cfg := kube.SoldierTestConfig(t, ns, prom.URL(), apps, fmt.Sprintf(`  actuation = "hpa-bounds"
   target_utilisation = 0.5
   mode = %q`, tc.mode))
-			w := &writeAttempts{counts: map[string]int{}}
-			ad, err := kube.NewAdapter(w.client(t, env.Config), cfg, "shop", "soldier-0")
+			w := kube.NewWriteAttempts()
+			ad, err := kube.NewAdapter(w.Client(t, env.Config), cfg, "shop", "soldier-0")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,9 +92,9 @@ func TestRecommendModeWritesNothingToTheAPIServer(t *testing.T) {
 				m.SoldierTick(res, nil, 0)
 				now = now.Add(10 * time.Second)
 			}
-			workloads := w.of("deployments", "statefulsets", "horizontalpodautoscalers")
+			workloads := w.Of("deployments", "statefulsets", "horizontalpodautoscalers")
 			t.Logf("%s: %d ticks x %d apps: %d workload and HPA write requests, %d lease writes; all writes %s",
-				tc.mode, ticks, apps, workloads, w.of("leases"), w)
+				tc.mode, ticks, apps, workloads, w.Of("leases"), w)
 			if pub.n != ticks || pub.last.Mode != tc.mode {
 				t.Errorf("%d reports, the last in mode %q; want %d in mode %s", pub.n, pub.last.Mode, ticks, tc.mode)
 			}

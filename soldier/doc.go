@@ -47,6 +47,13 @@
 // app name, and its swap moves the caller's Observer and Actuator under the
 // same lock, so an Observe never sees another set of apps than Decide.
 //
+// Restarts: Snapshot and Restore (persist.go) carry the decision state a
+// restart must keep (each app's last scale-up and stabilisation window by
+// app name, the ladder, the automatic fallback, the last mode) through a
+// versioned JSON encoding the daemon keeps in its store; a restored Soldier
+// decides as one that never stopped. A state older than MaxStateAge is not
+// restored.
+//
 // Package soldier declares the Actuator, Observer, Publisher and Recorder
 // roles it needs; it never imports NATS, bbolt, client-go or HCL.
 package soldier

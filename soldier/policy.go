@@ -91,11 +91,43 @@ func Desired(a *App, o *AppObservation, in *Input) (n int32, risky bool) {
 // desired is Desired of an app whose Need is need.
 func desired(need float64, a *App, o *AppObservation, in *Input) (n int32, risky bool) {
 	n = int32(math.Ceil(need - 1e-9))
-	if o.P99 > 0.8*in.SLO || o.ErrorRate > 0.01 {
-		risky = true
+	if risky = atRisk(o, in.SLO); risky {
 		n = max(n, o.Ready)
 	}
 	return min(max(n, a.Min), a.Max), risky
+}
+
+// Risk thresholds of Desired: an app is at risk when its p99 is over
+// riskP99 x the SLO or its error rate over riskErrorRate.
+const (
+	riskP99       = 0.8
+	riskErrorRate = 0.01
+)
+
+func atRisk(o *AppObservation, slo float64) bool {
+	return o.P99 > riskP99*slo || o.ErrorRate > riskErrorRate
+}
+
+// SLOStatus counts obs's apps at risk (Desired's rule: p99 over 80% of slo
+// or an error rate over 1%; those breaching included) and breaching (p99
+// over slo or an error rate over errBudget, Compare's rule). slo is in
+// seconds; 0 counts no p99 against it. Blind apps (stand-in figures) count
+// in neither.
+func SLOStatus(obs *Observation, slo, errBudget float64) (atRiskApps, breachingApps int) {
+	for i := range obs.Apps {
+		o := &obs.Apps[i]
+		if o.Blind {
+			continue
+		}
+		breaching := (slo > 0 && o.P99 > slo) || o.ErrorRate > errBudget
+		if breaching {
+			breachingApps++
+		}
+		if breaching || (slo > 0 && o.P99 > riskP99*slo) || o.ErrorRate > riskErrorRate {
+			atRiskApps++
+		}
+	}
+	return atRiskApps, breachingApps
 }
 
 // Need is the replicas app a's load needs by Desired's staffing rule, before

@@ -63,3 +63,32 @@ func TestDesiredSizesByStaffingWithinTheTargetAndMaxUtilisation(t *testing.T) {
 		}
 	})
 }
+
+func TestSLOStatus(t *testing.T) {
+	const slo, budget = 0.2, 0.005
+	apps := []AppObservation{
+		{P99: 0.1},                            // healthy
+		{P99: 0.17},                           // at risk: over 80% of the SLO
+		{P99: 0.25},                           // breaching: over the SLO
+		{P99: 0.05, ErrorRate: 0.008},         // breaching: errors over the budget, under 1%
+		{P99: 0.05, ErrorRate: 0.02},          // breaching: errors over the budget and 1%
+		{P99: 0.9, ErrorRate: 1, Blind: true}, // blind: stand-in figures count in neither
+	}
+	tests := []struct {
+		name               string
+		slo, budget        float64
+		atRisk, breachingN int
+	}{
+		{"p99 against the SLO, errors against the budget", slo, budget, 4, 3},
+		{"no SLO: only errors count", 0, budget, 2, 2},
+		{"a wide error budget: errors over 1% are still at risk", slo, 0.5, 3, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			atRisk, breaching := SLOStatus(&Observation{Apps: apps}, tt.slo, tt.budget)
+			if atRisk != tt.atRisk || breaching != tt.breachingN {
+				t.Errorf("at risk %d, breaching %d; want %d, %d", atRisk, breaching, tt.atRisk, tt.breachingN)
+			}
+		})
+	}
+}

@@ -139,6 +139,11 @@ type TickResult struct {
 	AutoFallback bool
 	Switch       FallbackEvent
 	Report       wire.DomainReport
+	// SLOSeconds is the domain's p99 objective, seconds (0: none); of its
+	// apps, AppsAtRisk are at risk and AppsBreaching over their SLO now
+	// (SLOStatus).
+	SLOSeconds                float64
+	AppsAtRisk, AppsBreaching int
 	// Recommendation is what a recommend-mode tick recommended; nil in
 	// other modes.
 	Recommendation *Recommendation
@@ -186,7 +191,8 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 		s.rec.Record(rec)
 	}
 	res := TickResult{Writes: len(dec.Writes), Guards: len(dec.Guards), Fallback: dec.Fallback, Rung: dec.Rung,
-		AutoFallback: dec.AutoFallback, Switch: dec.Switch, Report: r}
+		AutoFallback: dec.AutoFallback, Switch: dec.Switch, Report: r, SLOSeconds: s.cfg.SLO}
+	res.AppsAtRisk, res.AppsBreaching = SLOStatus(&s.obs, s.cfg.SLO, s.cfg.ErrorBudget)
 	if dec.Mode.Recommends() {
 		res.Recommendation = &Recommendation{Apps: s.cfg.Apps, Recommended: dec.PolicyTargets, Baseline: dec.BaselineTargets, Live: s.obs.Apps}
 	}

@@ -224,3 +224,25 @@ func TestReportCarriesMemoryAndRestarts(t *testing.T) {
 		t.Errorf("report mem_util_p75 %g, restart_rate %g; want 0.9 and 2.5", r.MemUtilP75, r.RestartRate)
 	}
 }
+
+// TestTickResultCarriesTheSLOStatus: a tick's result has the domain's SLO
+// and counts its apps at risk and breaching on the tick's observation.
+func TestTickResultCarriesTheSLOStatus(t *testing.T) {
+	s, fc, _, _ := newTestSoldier(domains.ModeActive)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	fc.obs[0].P99 = 0.18 // over 80% of the 0.2 s SLO: at risk
+	res, err := s.Tick(context.Background(), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.SLOSeconds != 0.2 || res.AppsAtRisk != 1 || res.AppsBreaching != 0 {
+		t.Fatalf("SLO %g s, at risk %d, breaching %d; want 0.2, 1, 0", res.SLOSeconds, res.AppsAtRisk, res.AppsBreaching)
+	}
+	fc.obs[1].P99 = 0.3
+	if res, err = s.Tick(context.Background(), now.Add(10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if res.AppsAtRisk != 2 || res.AppsBreaching != 1 {
+		t.Fatalf("at risk %d, breaching %d; want 2, 1", res.AppsAtRisk, res.AppsBreaching)
+	}
+}

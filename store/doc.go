@@ -19,6 +19,12 @@
 //	steps     <episode id> (sub-bucket)
 //	            <unix nanos BE8><seq BE8>    -> Step
 //	ledger    <unix nanos BE8><counter BE8>  -> LedgerEntry
+//	state     <key>                          -> opaque bytes (PutState)
+//
+// The state bucket keeps what a daemon must find again after a restart, one
+// value per key, replaced whole by each PutState: a Soldier keeps its
+// decision state under "soldier/<domain>" (soldier.Snapshot's versioned
+// JSON). It is created by the first PutState.
 //
 // The ledger counter is the ledger bucket's bbolt sequence, so entries that
 // share a timestamp keep their insertion order. A stored step omits its

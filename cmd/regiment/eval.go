@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/regimentd/regiment/baseline"
 	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/eval"
 )
@@ -57,7 +58,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	pols := splitList(*policies)
 	for _, p := range pols {
-		if !slices.Contains(known, p) {
+		if !slices.Contains(known, p) && !baseline.Known(p) {
 			return usage("unknown policy %q (known: %s)", p, strings.Join(known, ", "))
 		}
 	}
