@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -445,7 +446,17 @@ func TestStagingGuide(t *testing.T) {
 	}
 	t.Logf("soldier writes after payment went active: %v", soldierWrites(t, env))
 	stopAll(t, append([]*proc{cmd}, soldiers["payment"], soldiers["fraud"], soldiers["merchant"])...)
-	g.run("6. Let it act on one domain") // helm uninstall
+	g.run("6. Let it act on one domain", // helm uninstall
+		rewrite{regexp.MustCompile(`(?m)^helm uninstall (.*)$`),
+			"regiment kube restore --all --namespaces=payments,risk,storefront --stop-soldiers=regiment\nhelm uninstall --no-hooks regiment --namespace regiment",
+			"kwok's pods run no process: the chart's pre-delete hook Job's command here"})
+	if got := hpaBounds(t, c); !maps.Equal(got, before) {
+		for key, b := range before {
+			if got[key] != b {
+				t.Errorf("%s HPA bounds %v after uninstalling, want its own %v", key, got[key], b)
+			}
+		}
+	}
 	if g.next != len(g.blocks) {
 		t.Fatalf("ran %d of the guide's %d blocks", g.next, len(g.blocks))
 	}
