@@ -80,6 +80,9 @@ type Adapter struct {
 	Observer *Observer
 	Actuator *Actuator
 	Lease    *Lease
+	// Events records Events on the workloads of the apps the Soldier could
+	// not write (Events.Report with each tick's soldier.TickResult.Failing).
+	Events *Events
 	hold     atomic.Bool // Hold
 }
 
@@ -123,7 +126,8 @@ func NewAdapter(client kubernetes.Interface, cfg *domains.Config, domain, identi
 		ocfg.Namespaces, ocfg.Kinds = d.Namespaces, d.Kinds // where discovery may add apps
 	}
 	obs := NewObserver(client, ocfg)
-	return &Adapter{Observer: obs, Actuator: act, Lease: lease}, nil
+	ev := NewEvents(client, "regiment-soldier-"+domain, targets, 0)
+	return &Adapter{Observer: obs, Actuator: act, Lease: lease, Events: ev}, nil
 }
 
 // SetApps maps domain's apps of cfg (validated; after
@@ -140,15 +144,18 @@ func (a *Adapter) SetApps(cfg *domains.Config, domain string) error {
 		return err
 	}
 	a.Actuator.SetTargets(targets)
+	a.Events.SetTargets(targets)
 	return nil
 }
 
-// Run runs the informers and renews the lease until ctx ends; after a lapse
+// Run runs the informers, sends the Events and renews the lease until ctx
+// ends; after a lapse
 // of the lease the Actuator reasserts its targets, unless Hold is on.
 // Failures are logged to log.
 func (a *Adapter) Run(ctx context.Context, log hclog.Logger) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { a.Observer.Run(ctx) })
+	wg.Go(func() { a.Events.Run(ctx) })
 	a.Lease.Run(ctx,
 		func(err error) { log.Warn("lease renewal failed", "lease", a.Lease.Ref(), "error", err) },
 		func(ctx context.Context) {
