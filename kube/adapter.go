@@ -83,7 +83,7 @@ type Adapter struct {
 	// Events records Events on the workloads of the apps the Soldier could
 	// not write (Events.Report with each tick's soldier.TickResult.Failing).
 	Events *Events
-	hold     atomic.Bool // Hold
+	hold   atomic.Bool // Hold
 }
 
 // Hold, while on, keeps a lease renewed after a lapse from reasserting the
