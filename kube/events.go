@@ -35,17 +35,19 @@ const DefaultEventRepeat = 10 * time.Minute
 // is written again. So a failing app costs one Event per Repeat, whatever
 // the tick; client-go's correlator aggregates and rate-limits on top.
 //
-// New starts nothing; Run sends the Events until its context ends (Events
-// reported before Run are dropped). Report is safe for concurrent use.
+// New starts nothing; Run sends the Events until its context ends. Report
+// records nothing before Run (nor after it): what it would have recorded
+// is recorded at the first Report while Run runs. Report is safe for
+// concurrent use.
 type Events struct {
-	broadcaster record.EventBroadcaster
-	recorder    record.EventRecorder
-	repeat      time.Duration
-	sink        func() // starts sending to the API server
+	client    kubernetes.Interface
+	component string
+	repeat    time.Duration
 
-	mu      sync.Mutex
-	targets []Target
-	last    map[string]eventState // by app name, the apps failing at the last Report
+	mu       sync.Mutex
+	recorder record.EventRecorder // nil unless Run runs
+	targets  []Target
+	last     map[string]eventState // by app name, the apps failing at the last Report
 }
 
 type eventState struct {
@@ -60,18 +62,21 @@ func NewEvents(client kubernetes.Interface, component string, targets []Target, 
 	if repeat <= 0 {
 		repeat = DefaultEventRepeat
 	}
-	b := record.NewBroadcaster()
-	e := &Events{broadcaster: b, recorder: b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: component}),
-		repeat: repeat, targets: targets, last: map[string]eventState{}}
-	e.sink = func() { b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")}) }
-	return e
+	return &Events{client: client, component: component, repeat: repeat, targets: targets, last: map[string]eventState{}}
 }
 
 // Run sends the Events to the API server until ctx ends.
 func (e *Events) Run(ctx context.Context) {
-	e.sink()
+	b := record.NewBroadcaster(record.WithContext(ctx))
+	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: e.client.CoreV1().Events("")})
+	e.mu.Lock()
+	e.recorder = b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: e.component})
+	e.mu.Unlock()
 	<-ctx.Done()
-	e.broadcaster.Shutdown()
+	e.mu.Lock()
+	e.recorder = nil
+	e.mu.Unlock()
+	b.Shutdown()
 }
 
 // SetTargets replaces the apps reported on, indexed like the Soldier's.
@@ -87,6 +92,9 @@ func (e *Events) SetTargets(ts []Target) {
 func (e *Events) Report(now time.Time, failing []soldier.Failing) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.recorder == nil {
+		return 0
+	}
 	n := 0
 	seen := make(map[string]bool, len(failing))
 	for _, f := range failing {

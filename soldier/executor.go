@@ -56,9 +56,14 @@ type Change struct {
 // limit. Its scale-ups start the cooldown like any other, so a lapsed pin
 // does not drop at once.
 //
-// A target is in force once written: an app whose write failed (Failed) or
-// whose workload is missing (AppObservation.Missing) has no target in force,
-// and the observation stands for it. A failed app is written again after a
+// The target in force is level-triggered: it is the one last written while
+// the cluster holds it, and the observation (AppObservation.Replicas) when
+// the cluster moved away from it (another writer, a Reverter) by the tick
+// after the write, which gives the observation a tick to catch up with the
+// write; so the next proposal that differs from what the cluster has is
+// written. An app whose write failed (Failed) or whose workload is missing
+// (AppObservation.Missing) has no target in force: the observation stands
+// for it. A failed app is written again after a
 // backoff (RetryDelay: 1 tick, 2, 4, ... up to RetryLimit), held at the
 // observation (GuardBackoff) meanwhile; a missing app is held (GuardNotFound)
 // and never written. Neither ranks below a pin: nothing can be written.
@@ -68,6 +73,7 @@ type Executor struct {
 	lastUp  []time.Time // last scale-up per app
 	pinned  []int32     // operator pin per app; -1: none
 	retry   []appRetry  // failed writes per app
+	wrote   []bool      // per app, written at the last Apply: its observation may lag the write
 	held    []bool      // scratch: not to be written this Apply
 	order   []int       // scratch
 }
@@ -84,7 +90,7 @@ type appRetry struct {
 // NewExecutor returns an executor for n apps.
 func NewExecutor(cfg ExecutorConfig, n int) *Executor {
 	e := &Executor{cfg: cfg, current: make([]int32, n), lastUp: make([]time.Time, n), pinned: make([]int32, n),
-		retry: make([]appRetry, n), held: make([]bool, n), order: make([]int, 0, n)}
+		retry: make([]appRetry, n), wrote: make([]bool, n), held: make([]bool, n), order: make([]int, 0, n)}
 	for i := range e.current {
 		e.current[i], e.pinned[i] = -1, -1
 	}
@@ -115,9 +121,10 @@ func (e *Executor) Current(i int) int32 { return e.current[i] }
 // budget is the domain's budget in cores (+Inf: none).
 func (e *Executor) Apply(now time.Time, apps []App, obs *Observation, budget float64, proposed []int32, guards []Guard, writes []Change) ([]Guard, []Change) {
 	for i := range apps {
-		if e.current[i] < 0 {
-			e.current[i] = obs.Apps[i].Replicas
+		if o := obs.Apps[i].Replicas; e.current[i] < 0 || !e.wrote[i] && o != e.current[i] {
+			e.current[i] = o // level-triggered: the cluster moved away from the target (see Executor)
 		}
+		e.wrote[i] = false
 		if guards, e.held[i] = e.hold(i, obs, proposed, guards); e.held[i] {
 			continue
 		}
@@ -177,7 +184,7 @@ func (e *Executor) Apply(now time.Time, apps []App, obs *Observation, budget flo
 		if proposed[i] > e.current[i] {
 			e.lastUp[i] = now
 		}
-		e.current[i] = proposed[i]
+		e.current[i], e.wrote[i] = proposed[i], true
 		writes = append(writes, Change{App: i, Replicas: proposed[i]})
 	}
 	for i := range apps {

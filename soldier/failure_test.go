@@ -3,6 +3,7 @@ package soldier
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -205,5 +206,36 @@ func TestActuatorErrorStillReportsAndRecords(t *testing.T) {
 	if len(rep.got) != 1 || len(rec.got) != 1 || len(res.Failing) != 2 || res.Writes != 0 {
 		t.Errorf("%d reports, %d records, failing %+v, %d writes; want the tick reported and recorded, both apps failing, no write",
 			len(rep.got), len(rec.got), res.Failing, res.Writes)
+	}
+}
+
+// TestTargetInForceFollowsTheCluster pins the level-triggered target in
+// force: an observation that lags a write by a tick is not taken for a
+// change, and a cluster moved away from the target (another writer) gets
+// the target written again.
+func TestTargetInForceFollowsTheCluster(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	apps := []App{{Name: "d/a", CPU: 1, Min: 1, Max: 20}}
+	e := NewExecutor(ExecutorConfig{}, 1)
+	obs := &Observation{Apps: []AppObservation{{Replicas: 4}}}
+	steps := []struct {
+		name      string
+		observed  int32
+		proposed  int32
+		wantWrite bool
+	}{
+		{"first write", 4, 8, true},
+		{"the observation lags the write by a tick: nothing to write", 4, 8, false},
+		{"the cluster still has 4 a tick later: written again", 4, 8, true},
+		{"the cluster caught up", 8, 8, false},
+		{"another writer set 3: the target is written again at once", 3, 8, true},
+		{"the cluster has it", 8, 8, false},
+	}
+	for k, st := range steps {
+		obs.Apps[0].Replicas = st.observed
+		_, writes := e.Apply(now.Add(time.Duration(k)*10*time.Second), apps, obs, math.Inf(1), []int32{st.proposed}, nil, nil)
+		if got := len(writes) == 1; got != st.wantWrite {
+			t.Errorf("%s: wrote %v, want %v", st.name, writes, st.wantWrite)
+		}
 	}
 }
