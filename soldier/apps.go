@@ -66,7 +66,7 @@ func (s *Soldier) setApps(apps []App) {
 		}
 	}
 	e.current, e.lastUp, e.pinned, e.order = current, lastUp, make([]int32, n), make([]int, 0, n)
-	e.retry, e.held, e.wrote = retry, make([]bool, n), make([]bool, n)
+	e.retry, e.held, e.wrote, e.prevUp = retry, make([]bool, n), make([]bool, n), make([]time.Time, n)
 	for i := range e.pinned {
 		e.pinned[i] = -1 // set again from the pins before the next decision
 	}

@@ -71,6 +71,7 @@ type Executor struct {
 	cfg     ExecutorConfig
 	current []int32     // target in force per app; -1: unknown, take the observation
 	lastUp  []time.Time // last scale-up per app
+	prevUp  []time.Time // lastUp before this Apply's write, per app written: restored by Failed
 	pinned  []int32     // operator pin per app; -1: none
 	retry   []appRetry  // failed writes per app
 	wrote   []bool      // per app, written at the last Apply: its observation may lag the write
@@ -89,7 +90,7 @@ type appRetry struct {
 
 // NewExecutor returns an executor for n apps.
 func NewExecutor(cfg ExecutorConfig, n int) *Executor {
-	e := &Executor{cfg: cfg, current: make([]int32, n), lastUp: make([]time.Time, n), pinned: make([]int32, n),
+	e := &Executor{cfg: cfg, current: make([]int32, n), lastUp: make([]time.Time, n), prevUp: make([]time.Time, n), pinned: make([]int32, n),
 		retry: make([]appRetry, n), wrote: make([]bool, n), held: make([]bool, n), order: make([]int, 0, n)}
 	for i := range e.current {
 		e.current[i], e.pinned[i] = -1, -1
@@ -181,6 +182,7 @@ func (e *Executor) Apply(now time.Time, apps []App, obs *Observation, budget flo
 			proposed[i] = e.current[i]
 			continue
 		}
+		e.prevUp[i] = e.lastUp[i]
 		if proposed[i] > e.current[i] {
 			e.lastUp[i] = now
 		}
@@ -219,10 +221,12 @@ func (e *Executor) hold(i int, obs *Observation, proposed []int32, guards []Guar
 	return guards, true
 }
 
-// Failed notes that the write of target to app i failed for reason (a
-// Fail* reason): nothing is in force for it, and it is tried again after
-// RetryDelay ticks.
+// Failed notes that the write of target to app i, made by the last Apply,
+// failed for reason (a Fail* reason): nothing is in force for it, a
+// scale-up that was not made starts no cooldown, and it is tried again
+// after RetryDelay ticks.
 func (e *Executor) Failed(i int, target int32, reason, detail string) {
+	e.lastUp[i] = e.prevUp[i]
 	r := &e.retry[i]
 	r.failures++
 	r.wait = RetryDelay(r.failures, e.cfg.RetryLimit) - 1

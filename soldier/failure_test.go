@@ -239,3 +239,19 @@ func TestTargetInForceFollowsTheCluster(t *testing.T) {
 		}
 	}
 }
+
+// A scale-up that failed was not made: it starts no scale-down cooldown.
+func TestFailedScaleUpStartsNoCooldown(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	apps := []App{{Name: "d/a", CPU: 1, Min: 1, Max: 20}}
+	e := NewExecutor(ExecutorConfig{ScaleDownCooldown: 5 * time.Minute, ErrorRateVeto: 1}, 1)
+	obs := &Observation{Apps: []AppObservation{{Replicas: 4}}}
+	if _, w := e.Apply(now, apps, obs, math.Inf(1), []int32{8}, nil, nil); len(w) != 1 {
+		t.Fatalf("scale-up not written: %v", w)
+	}
+	e.Failed(0, 8, FailDenied, "denied")
+	guards, w := e.Apply(now.Add(10*time.Second), apps, obs, math.Inf(1), []int32{2}, nil, nil)
+	if len(w) != 1 || w[0].Replicas != 2 {
+		t.Errorf("scale-down after a failed scale-up: writes %v, guards %v; want 2 written", w, guards)
+	}
+}

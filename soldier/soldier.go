@@ -153,7 +153,10 @@ type TickResult struct {
 }
 
 // Tick runs one control step at now: observe, decide (Decide), actuate,
-// report, record.
+// report, record. Apps whose writes fail (a WriteErrors) are noted for a
+// retry with backoff and listed in TickResult.Failing; the tick goes on and
+// returns no error for them. Any other Actuator error is returned after the
+// tick has reported and recorded.
 func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 	s.tickMu.Lock()
 	defer s.tickMu.Unlock()
