@@ -146,7 +146,8 @@ func Why(ctx context.Context, w io.Writer, s *store.Store, domain string, at tim
 
 	fmt.Fprintln(stdout, "\npolicy output (acted on):")
 	table(stdout, st.Action, nil)
-	printGuards(stdout, st.Guards, nil)
+	printGuards(stdout, st.Guards, func(g store.Guard) bool { return g.Name != guardWriteFailed })
+	printNotWritten(stdout, st.Guards)
 	fmt.Fprintln(stdout, "\nreward terms:")
 	table(stdout, st.Reward, []string{"total"})
 	fmt.Fprintln(stdout, "\noutcome:")
@@ -220,6 +221,29 @@ func table(w io.Writer, m map[string]float64, first []string) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, k := range orderedKeys(m, first) {
 		fmt.Fprintf(tw, "  %s\t%s\n", k, num(m[k]))
+	}
+	tw.Flush()
+}
+
+// guardWriteFailed is the guard a Soldier step records for an app it could
+// not write (recording.GuardWriteFailed).
+const guardWriteFailed = "write_failed"
+
+// printNotWritten prints the apps the step could not write, and why.
+func printNotWritten(w io.Writer, gs []store.Guard) {
+	var failed []store.Guard
+	for _, g := range gs {
+		if g.Name == guardWriteFailed {
+			failed = append(failed, g)
+		}
+	}
+	if len(failed) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "apps not written (target -> replicas kept):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, g := range failed {
+		fmt.Fprintf(tw, "  %s\t%s -> %s\t%s\n", g.Target, num(g.Before), num(g.After), g.Reason)
 	}
 	tw.Flush()
 }

@@ -2,7 +2,6 @@ package kube
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -56,7 +55,7 @@ type ActuatorStats struct {
 	Writes    int64 // objects updated
 	NoOps     int64 // changes the cluster already held: nothing written
 	Conflicts int64 // updates refused on a stale resourceVersion, then retried
-	Failures  int64 // changes that failed after retries (retried on the next Apply)
+	Failures  int64 // changes that failed after retries (the Soldier retries them with backoff)
 }
 
 // Actuator writes a Soldier's replica targets to the cluster: the scale
@@ -67,9 +66,9 @@ type ActuatorStats struct {
 // Each change reads the object, writes nothing when it already holds the
 // value, waits for a token of the write rate limit, and updates with the
 // read resourceVersion, retrying on conflict (retry.RetryOnConflict). A change
-// that still fails is kept and retried on the next Apply unless a newer
-// change for the app supersedes it. Apply and Reassert are safe for
-// concurrent use; they run one at a time.
+// that still fails is returned to the Soldier, which retries it with backoff,
+// and kept for Reassert unless a newer change for the app supersedes it.
+// Apply and Reassert are safe for concurrent use; they run one at a time.
 type Actuator struct {
 	client  kubernetes.Interface
 	cfg     ActuatorConfig
@@ -104,12 +103,14 @@ func (a *Actuator) Stats() ActuatorStats {
 	return ActuatorStats{Writes: a.writes.Load(), NoOps: a.noops.Load(), Conflicts: a.conflicts.Load(), Failures: a.failures.Load()}
 }
 
-// Apply writes changes, and retries earlier failed ones they do not
-// supersede. It returns every failure, joined.
+// Apply writes changes. Apps whose write fails are returned as a
+// soldier.WriteErrors (WriteFailure says why) and the others are written:
+// the Soldier retries a failed app with backoff, so Apply does not retry
+// earlier failures itself (Reassert does).
 func (a *Actuator) Apply(ctx context.Context, changes []soldier.Change) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	work := maps.Clone(a.pending)
+	work := make(map[int]int32, len(changes))
 	for _, c := range changes {
 		if c.App < 0 || c.App >= len(a.cfg.Targets) {
 			return fmt.Errorf("kube: change for app %d of %d", c.App, len(a.cfg.Targets))
@@ -154,7 +155,7 @@ func (a *Actuator) Reassert(ctx context.Context) error {
 }
 
 func (a *Actuator) apply(ctx context.Context, work map[int]int32) error {
-	var errs []error
+	var errs soldier.WriteErrors
 	for _, i := range slices.Sorted(maps.Keys(work)) {
 		n := work[i]
 		var err error
@@ -166,13 +167,32 @@ func (a *Actuator) apply(ctx context.Context, work map[int]int32) error {
 		if err != nil {
 			a.failures.Add(1)
 			a.pending[i] = n
-			errs = append(errs, err)
+			errs = append(errs, soldier.AppFailure{App: i, Reason: WriteFailure(err), Err: err})
 			continue
 		}
 		delete(a.pending, i)
 		a.last[i] = n
 	}
-	return errors.Join(errs...)
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
+}
+
+// WriteFailure classifies a failed write as a soldier.Fail* reason: the
+// object not found, denied by admission (a webhook or a
+// ValidatingAdmissionPolicy: Forbidden or Invalid) or authorisation, a
+// conflict left after the retries, or another error.
+func WriteFailure(err error) string {
+	switch {
+	case apierrors.IsNotFound(err):
+		return soldier.FailNotFound
+	case apierrors.IsForbidden(err), apierrors.IsInvalid(err):
+		return soldier.FailDenied
+	case apierrors.IsConflict(err):
+		return soldier.FailConflict
+	}
+	return soldier.FailError
 }
 
 // scale sets the replicas of t's workload through its scale subresource.

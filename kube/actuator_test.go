@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -134,19 +135,30 @@ func TestActuatorSetsHPABounds(t *testing.T) {
 		t.Errorf("writes %s, want 2 (the repeated target is a no-op)", &w)
 	}
 
-	// An HPA that does not exist is an error, kept and retried next time.
+	// An HPA that does not exist fails that app's write (a
+	// soldier.WriteErrors naming it, not found). Apply leaves the retry to
+	// the Soldier's backoff; Reassert writes it.
 	act2, _ := NewActuator(env.Client, ActuatorConfig{Actuation: domains.ActuateHPABounds,
 		Targets: []Target{target(0, ns, "nope", domains.KindDeployment, 1, 5)}})
-	if err := act2.Apply(ctx, []soldier.Change{{App: 0, Replicas: 3}}); err == nil || !strings.Contains(err.Error(), "not found") {
-		t.Errorf("missing hpa: %v", err)
+	err = act2.Apply(ctx, []soldier.Change{{App: 0, Replicas: 3}})
+	var we soldier.WriteErrors
+	if !errors.As(err, &we) || len(we) != 1 || we[0].App != 0 || we[0].Reason != soldier.FailNotFound || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("missing hpa: %v, want a WriteErrors of app 0 not found", err)
 	}
 	hpa(t, env.Client, ns, "nope", 1, 5)
 	if err := act2.Apply(ctx, nil); err != nil {
-		t.Errorf("retry of the failed change: %v", err)
+		t.Errorf("apply of nothing: %v", err)
+	}
+	h, _ = env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(ctx, "nope", metav1.GetOptions{})
+	if *h.Spec.MinReplicas != 1 {
+		t.Errorf("apply of nothing retried a failed change: min %d", *h.Spec.MinReplicas)
+	}
+	if err := act2.Reassert(ctx); err != nil {
+		t.Errorf("reassert of the failed change: %v", err)
 	}
 	h, _ = env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(ctx, "nope", metav1.GetOptions{})
 	if *h.Spec.MinReplicas != 3 {
-		t.Errorf("the failed change was not retried: min %d", *h.Spec.MinReplicas)
+		t.Errorf("the failed change was not reasserted: min %d", *h.Spec.MinReplicas)
 	}
 }
 

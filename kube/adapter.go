@@ -77,7 +77,10 @@ type Adapter struct {
 	Observer *Observer
 	Actuator *Actuator
 	Lease    *Lease
-	hold     atomic.Bool // Hold
+	// Events records Events on the workloads of the apps the Soldier could
+	// not write (Events.Report with each tick's soldier.TickResult.Failing).
+	Events *Events
+	hold   atomic.Bool // Hold
 }
 
 // Hold, while on, keeps a lease renewed after a lapse from reasserting the
@@ -120,7 +123,8 @@ func NewAdapter(client kubernetes.Interface, cfg *domains.Config, domain, identi
 		ocfg.Namespaces, ocfg.Kinds = d.Namespaces, d.Kinds // where discovery may add apps
 	}
 	obs := NewObserver(client, ocfg)
-	return &Adapter{Observer: obs, Actuator: act, Lease: lease}, nil
+	ev := NewEvents(client, "regiment-soldier-"+domain, targets, 0)
+	return &Adapter{Observer: obs, Actuator: act, Lease: lease, Events: ev}, nil
 }
 
 // SetApps maps domain's apps of cfg (validated; after
@@ -137,5 +141,6 @@ func (a *Adapter) SetApps(cfg *domains.Config, domain string) error {
 		return err
 	}
 	a.Actuator.SetTargets(targets)
+	a.Events.SetTargets(targets)
 	return nil
 }

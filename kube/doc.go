@@ -16,7 +16,11 @@
 // min = target, max = ceil(target x (1 + hpa_headroom)) within the app's
 // max_replicas, so the HPA stays the fast loop between Regiment's bounds. Every
 // write is read-compare-update: no write when the cluster already holds the
-// value, a token-bucket rate limit, retries on resourceVersion conflicts.
+// value, a token-bucket rate limit, retries on resourceVersion conflicts. A
+// write that still fails fails for its app alone (soldier.WriteErrors, the
+// reason from WriteFailure); the Soldier retries it with backoff, and Events
+// records a RegimentWriteFailed Event on the app's workload. An app whose
+// workload or HPA is not found is observed Missing and not written.
 //
 // Safety lease (Lease, Adapter.Lead, Reverter): the Soldiers of a domain
 // campaign for the Lease regiment-soldier-<domain> in

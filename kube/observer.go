@@ -315,7 +315,7 @@ func (o *Observer) observeObjects(t *Target, a *soldier.AppObservation, st *AppS
 			replicas = minOf(h.Spec.MinReplicas)
 		}
 	}
-	a.Replicas = replicas
+	a.Replicas, a.Missing = replicas, !st.Found // a missing app is held, not written (soldier.Executor)
 	pods, err := o.pods[t.Namespace].Pods(t.Namespace).List(t.Pods)
 	if err != nil {
 		return fmt.Errorf("kube: observe pods of %s/%s: %w", t.Namespace, t.Name, err)

@@ -79,11 +79,12 @@ func (a *Adapter) transitions(ctx context.Context) int32 {
 	return *le.Spec.LeaseTransitions
 }
 
-// Run runs the informers and holds the Soldier lease (Lead, doing nothing
+// Run runs the informers and the Events and holds the Soldier lease (Lead, doing nothing
 // while it leads) until ctx ends.
 func (a *Adapter) Run(ctx context.Context, log hclog.Logger) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { a.Observer.Run(ctx) })
+	wg.Go(func() { a.Events.Run(ctx) })
 	err := a.Lead(ctx, log, nil)
 	wg.Wait()
 	return err

@@ -38,6 +38,8 @@ type Record struct {
 	// with Replicas the target after this tick's writes: the per-app series
 	// that calibrate the simulator (regiment calibrate).
 	Apps []NamedObservation
+	// Failing is the apps not written at this tick and why (TickResult.Failing).
+	Failing []NamedFailing
 
 	// AutoFallback is true while the automatic fallback holds the domain on
 	// the baseline; Switch is its switch at this tick (Reason "" if none).
@@ -60,6 +62,12 @@ type NamedObservation struct {
 type NamedChange struct {
 	App              string
 	Before, Replicas int32
+}
+
+// NamedFailing is an app not written, with the app's name.
+type NamedFailing struct {
+	App string // "domain/app"
+	Failing
 }
 
 // NamedGuard is a guard with the app's name.
@@ -125,6 +133,9 @@ func (s *Soldier) record(now time.Time, d wire.Directive, valid bool, r wire.Dom
 	}
 	for _, g := range s.guards {
 		rec.Guards = append(rec.Guards, NamedGuard{Name: g.Name, App: s.cfg.Apps[g.App].Name, Before: g.Before, After: g.After})
+	}
+	for _, f := range s.failing {
+		rec.Failing = append(rec.Failing, NamedFailing{App: s.cfg.Apps[f.App].Name, Failing: f})
 	}
 	return rec
 }
