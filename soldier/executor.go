@@ -15,6 +15,10 @@ const (
 	GuardRateLimit = "rate_limit" // write deferred to a later tick
 	GuardBlind     = "blind"      // target held: the app's metrics are missing
 	GuardOverride  = "override"   // target set by an operator's pin (within [min, max])
+	// GuardForeignOwner: another controller sets the app's replicas; its
+	// target follows the observation and nothing is written. Recorded every
+	// tick it holds, changed or not.
+	GuardForeignOwner = "foreign_owner"
 )
 
 // Guard records one executor rule changing one app's proposed target.
@@ -50,6 +54,10 @@ type Change struct {
 // scale-ups are trimmed first), and its write goes first within the rate
 // limit. Its scale-ups start the cooldown like any other, so a lapsed pin
 // does not drop at once.
+//
+// An app another controller scales (AppObservation.ForeignOwner) ranks
+// above even a pin: it is not written, and its target in force is what the
+// other owner set, so Regiment starts from there when it leaves.
 type Executor struct {
 	cfg     ExecutorConfig
 	current []int32     // target in force per app; -1: unknown, take the observation
@@ -95,6 +103,12 @@ func (e *Executor) Apply(now time.Time, apps []App, obs *Observation, budget flo
 			e.current[i] = obs.Apps[i].Replicas
 		}
 		a, cur, p := &apps[i], e.current[i], proposed[i]
+		if obs.Apps[i].ForeignOwner != "" {
+			e.current[i] = obs.Apps[i].Replicas
+			guards = append(guards, Guard{GuardForeignOwner, i, p, e.current[i]})
+			proposed[i] = e.current[i]
+			continue
+		}
 		if pin := e.pinned[i]; pin >= 0 {
 			if q := min(max(pin, a.Min), a.Max); q != p {
 				guards = append(guards, Guard{GuardOverride, i, p, q})
