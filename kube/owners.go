@@ -1,16 +1,29 @@
 package kube
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 
+	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/soldier"
 )
 
 // Owner is another controller that sets what Regiment would write for an
@@ -244,4 +257,208 @@ func mergeFieldsJSON(sets []string) []byte {
 func hpaTarget(h *autoscalingv2.HorizontalPodAutoscaler) ScaleTarget {
 	r := h.Spec.ScaleTargetRef
 	return ScaleTarget{Name: h.Name, Kind: r.Kind, TargetName: r.Name, APIVersion: r.APIVersion}
+}
+
+// Claims are the objects Regiment wrote the replicas (or HPA bounds) of, in
+// this process: an imperative writer owning such a field took it from
+// Regiment (ForeignOwner). Safe for concurrent use; a nil Claims holds none.
+type Claims struct {
+	mu sync.Mutex
+	m  map[string]bool
+}
+
+// claimKey names the object an actuation writes for t.
+func claimKey(a domains.Actuation, t *Target) string {
+	if a == domains.ActuateHPABounds {
+		return "HorizontalPodAutoscaler/" + t.Namespace + "/" + t.HPA
+	}
+	return string(t.Kind) + "/" + t.Namespace + "/" + t.Name
+}
+
+func (c *Claims) add(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]bool{}
+	}
+	c.m[key] = true
+}
+
+func (c *Claims) has(key string) bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[key]
+}
+
+// ForeignOwnerError is a change not written: another controller sets the
+// app's replicas. It wraps ErrForeignOwner.
+type ForeignOwnerError struct {
+	App   string // "domain/app"
+	Owner Owner
+}
+
+// ErrForeignOwner is wrapped by every ForeignOwnerError.
+var ErrForeignOwner = errors.New("another controller sets the app's replicas")
+
+func (e *ForeignOwnerError) Error() string {
+	return fmt.Sprintf("kube: %s left alone: owned by %s", e.App, e.Owner)
+}
+
+func (e *ForeignOwnerError) Unwrap() error { return ErrForeignOwner }
+
+// Ownership gathers, from the informer caches, what ForeignOwner decides
+// from for t: the HPAs and ScaledObjects of its namespace and the
+// managedFields of the object written (trimmed to the written fields). It
+// fails before the caches' first sync. Safe for concurrent use with Observe.
+func (o *Observer) Ownership(t *Target) (Ownership, error) {
+	in := Ownership{Actuation: o.cfg.Actuation, Workload: t.WorkloadRef, Claimed: o.cfg.Claims.has(claimKey(o.cfg.Actuation, t))}
+	if !o.Synced() {
+		return in, fmt.Errorf("kube: ownership of %s/%s: informer caches not synced", t.Namespace, t.Name)
+	}
+	hs, err := o.hpas[t.Namespace].HorizontalPodAutoscalers(t.Namespace).List(labels.Everything())
+	if err != nil {
+		return in, fmt.Errorf("kube: ownership of %s/%s: list hpas: %w", t.Namespace, t.Name, err)
+	}
+	for _, h := range hs {
+		in.HPAs = append(in.HPAs, hpaTarget(h))
+		if o.cfg.Actuation == domains.ActuateHPABounds && h.Name == t.HPA {
+			in.Fields = h.ManagedFields
+		}
+	}
+	if in.ScaledObjects, err = o.keda.targets(t.Namespace); err != nil {
+		return in, fmt.Errorf("kube: ownership of %s/%s: %w", t.Namespace, t.Name, err)
+	}
+	if o.cfg.Actuation == domains.ActuateReplicas {
+		var obj metav1.Object
+		if t.Kind == domains.KindStatefulSet {
+			obj, err = o.sets[t.Namespace].StatefulSets(t.Namespace).Get(t.Name)
+		} else {
+			obj, err = o.deploys[t.Namespace].Deployments(t.Namespace).Get(t.Name)
+		}
+		switch {
+		case apierrors.IsNotFound(err):
+		case err != nil:
+			return in, fmt.Errorf("kube: ownership of %s/%s: %w", t.Namespace, t.Name, err)
+		default:
+			in.Fields = obj.GetManagedFields()
+		}
+	}
+	return in, nil
+}
+
+// observeOwner sets the app's foreign owner, if any (not in recommend
+// mode, where Regiment writes nothing).
+func (o *Observer) observeOwner(t *Target, a *soldier.AppObservation, st *AppStatus) error {
+	a.ForeignOwner, st.Owner = "", Owner{}
+	if o.cfg.Recommend {
+		return nil
+	}
+	in, err := o.Ownership(t)
+	if err != nil {
+		return err
+	}
+	st.Owner = ForeignOwner(in)
+	a.ForeignOwner = st.Owner.String()
+	return nil
+}
+
+// namespaces are the namespaces the Observer watches.
+func (o *Observer) namespaces() []string { return slices.Sorted(maps.Keys(o.pods)) }
+
+// Paths of the fields Regiment writes.
+var (
+	replicasPath = []string{"spec", "replicas"}
+	minPath      = []string{"spec", "minReplicas"}
+	maxPath      = []string{"spec", "maxReplicas"}
+)
+
+// trimToOwnership is the Observer's informer transform: workloads and HPAs
+// keep the managedFields ForeignOwner reads (trimFields), everything else
+// none.
+func trimToOwnership(obj any) (any, error) {
+	switch x := obj.(type) {
+	case *appsv1.Deployment:
+		x.ManagedFields = trimFields(x.ManagedFields, replicasPath)
+	case *appsv1.StatefulSet:
+		x.ManagedFields = trimFields(x.ManagedFields, replicasPath)
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		x.ManagedFields = trimFields(x.ManagedFields, minPath, maxPath)
+	default:
+		return dropManagedFields(obj)
+	}
+	return obj, nil
+}
+
+// scaledObjects are KEDA's ScaledObjects.
+var scaledObjects = schema.GroupVersionResource{Group: "keda.sh", Version: "v1alpha1", Resource: "scaledobjects"}
+
+// kedaWatch watches KEDA ScaledObjects per namespace, when the cluster
+// serves them and the Soldier may list them.
+type kedaWatch struct {
+	factories []dynamicinformer.DynamicSharedInformerFactory
+	listers   map[string]cache.GenericNamespaceLister
+	err       error // why ScaledObjects are not watched; nil when they are or dyn is nil
+}
+
+// start starts the informers, if dyn is set, the CRD served and the list
+// allowed, and returns their HasSynced.
+func (k *kedaWatch) start(ctx context.Context, client kubernetes.Interface, dyn dynamic.Interface, nss []string) []cache.InformerSynced {
+	if dyn == nil {
+		return nil
+	}
+	res, err := client.Discovery().ServerResourcesForGroupVersion(scaledObjects.GroupVersion().String())
+	if err != nil || !slices.ContainsFunc(res.APIResources, func(r metav1.APIResource) bool { return r.Name == scaledObjects.Resource }) {
+		k.err = fmt.Errorf("keda scaledobjects not served: %v", err)
+		return nil
+	}
+	var synced []cache.InformerSynced
+	k.listers = map[string]cache.GenericNamespaceLister{}
+	for _, ns := range nss {
+		// A forbidden list would keep the informer from ever syncing.
+		if _, err := dyn.Resource(scaledObjects).Namespace(ns).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
+			k.err, k.listers = fmt.Errorf("list keda scaledobjects in %s: %w", ns, err), nil
+			return nil
+		}
+	}
+	for _, ns := range nss {
+		f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dyn, 0, ns, nil)
+		inf := f.ForResource(scaledObjects)
+		k.listers[ns] = inf.Lister().ByNamespace(ns)
+		synced = append(synced, inf.Informer().HasSynced)
+		f.Start(ctx.Done())
+		k.factories = append(k.factories, f)
+	}
+	return synced
+}
+
+func (k *kedaWatch) shutdown() {
+	for _, f := range k.factories {
+		f.Shutdown()
+	}
+}
+
+// targets are the ScaledObjects of ns and what they scale; none when not
+// watched.
+func (k *kedaWatch) targets(ns string) ([]ScaleTarget, error) {
+	l := k.listers[ns]
+	if l == nil {
+		return nil, nil
+	}
+	objs, err := l.List(labels.Everything())
+	if err != nil {
+		return nil, fmt.Errorf("list keda scaledobjects: %w", err)
+	}
+	var out []ScaleTarget
+	for _, obj := range objs {
+		u, ok := obj.(*unstructured.Unstructured)
+		if !ok {
+			continue
+		}
+		ref, _, _ := unstructured.NestedStringMap(u.Object, "spec", "scaleTargetRef")
+		out = append(out, ScaleTarget{Name: u.GetName(), Kind: ref["kind"], TargetName: ref["name"], APIVersion: ref["apiVersion"]})
+	}
+	return out, nil
 }
