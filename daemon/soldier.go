@@ -169,7 +169,7 @@ func (p *Soldier) openCluster(ctx context.Context) error {
 		var kwg sync.WaitGroup
 		kwg.Go(func() { ad.Run(kctx, p.log.Named("kube")) })
 		p.onClose(func() error { stop(); kwg.Wait(); return nil })
-		p.view = &kubeView{Adapter: ad, log: p.log.Named("kube")}
+		p.view = newKubeView(ad, p.log.Named("kube"), p.reg, p.opts.Domain)
 		p.meta = map[string]string{"cluster_adapter": "kubernetes", "actuation": string(p.cfg.Soldier.Actuation)}
 		return nil
 	}

@@ -86,8 +86,7 @@ type AppStatus struct {
 	Restarts int32 // container restarts summed over the app's live pods
 	// Owner is another controller that sets the app's replicas, which the
 	// Soldier leaves alone (ForeignOwner); not looked for in recommend mode.
-	Owner Owner
-
+	Owner   Owner
 	Metrics [numMetrics]MetricStatus
 }
 

@@ -462,3 +462,17 @@ func (k *kedaWatch) targets(ns string) ([]ScaleTarget, error) {
 	}
 	return out, nil
 }
+
+// Owners are the apps ("domain/app") another controller scaled at the last
+// Observe, with their owners. Not concurrently with Observe or SetTargets.
+func (o *Observer) Owners() map[string]Owner {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := map[string]Owner{}
+	for i, st := range o.status {
+		if st.Owner.Found() && i < len(o.cfg.Targets) {
+			out[o.cfg.Targets[i].App.Name] = st.Owner
+		}
+	}
+	return out
+}
