@@ -2,8 +2,8 @@ package kube
 
 import (
 	"bytes"
-	"errors"
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
