@@ -310,7 +310,7 @@ func (e *ForeignOwnerError) Error() string {
 func (e *ForeignOwnerError) Unwrap() error { return ErrForeignOwner }
 
 // Ownership gathers, from the informer caches, what ForeignOwner decides
-// from for t: the HPAs and ScaledObjects of its namespace and the
+// from for t: the HPAs and ScaledObjects of its namespace naming its workload, and the
 // managedFields of the object written (trimmed to the written fields). It
 // fails before the caches' first sync. Safe for concurrent use with Observe.
 func (o *Observer) Ownership(t *Target) (Ownership, error) {
@@ -323,13 +323,21 @@ func (o *Observer) Ownership(t *Target) (Ownership, error) {
 		return in, fmt.Errorf("kube: ownership of %s/%s: list hpas: %w", t.Namespace, t.Name, err)
 	}
 	for _, h := range hs {
-		in.HPAs = append(in.HPAs, hpaTarget(h))
+		if h.Spec.ScaleTargetRef.Name == t.Name { // only these can target it: O(HPAs) per app, no more kept
+			in.HPAs = append(in.HPAs, hpaTarget(h))
+		}
 		if o.cfg.Actuation == domains.ActuateHPABounds && h.Name == t.HPA {
 			in.Fields = h.ManagedFields
 		}
 	}
-	if in.ScaledObjects, err = o.keda.targets(t.Namespace); err != nil {
+	sos, err := o.keda.targets(t.Namespace)
+	if err != nil {
 		return in, fmt.Errorf("kube: ownership of %s/%s: %w", t.Namespace, t.Name, err)
+	}
+	for _, so := range sos {
+		if so.TargetName == t.Name {
+			in.ScaledObjects = append(in.ScaledObjects, so)
+		}
 	}
 	if o.cfg.Actuation == domains.ActuateReplicas {
 		var obj metav1.Object
