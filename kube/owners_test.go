@@ -119,3 +119,20 @@ func TestTrimFieldsKeepsWhatForeignOwnerReads(t *testing.T) {
 		t.Errorf("bounds trimmed to %s", got)
 	}
 }
+
+// What a tick costs per app: the decision over a workload's trimmed
+// managedFields (the creator's and Regiment's) and two HPAs.
+func BenchmarkForeignOwner(b *testing.B) {
+	fields := trimFields([]metav1.ManagedFieldsEntry{
+		entry("kube.test", metav1.ManagedFieldsOperationUpdate, creatorSet),
+		entry("regiment", metav1.ManagedFieldsOperationApply, replicasSet),
+	}, replicasPath)
+	in := Ownership{Actuation: domains.ActuateReplicas, Workload: domains.WorkloadRef{Kind: domains.KindDeployment, Name: "web"},
+		HPAs: []ScaleTarget{{Name: "a", TargetName: "api"}, {Name: "b", TargetName: "db"}}, Fields: fields, Claimed: true}
+	b.ReportAllocs()
+	for b.Loop() {
+		if ForeignOwner(in).Found() {
+			b.Fatal("found an owner")
+		}
+	}
+}
