@@ -98,7 +98,8 @@ type Ownership struct {
 //     Regiment never forces over it; an imperative writer (operation
 //     Update: kubectl scale or edit, a client-side apply, a controller's
 //     PUT) once Regiment claimed the field, since it then took the field
-//     from Regiment. Before the first claim an imperative writer is the
+//     from Regiment (Claimed, or an apply entry of Regiment's on the
+//     object). Before the first claim an imperative writer is the
 //     object's creator or an old hand edit, and Regiment takes the field
 //     over (adoption).
 //
@@ -122,11 +123,12 @@ func ForeignOwner(in Ownership) Owner {
 	if in.Actuation == domains.ActuateHPABounds {
 		paths = [][]string{{"spec", "minReplicas"}, {"spec", "maxReplicas"}}
 	}
-	claimed := in.Claimed
-	if in.Actuation == domains.ActuateHPABounds {
-		// Regiment's label and annotations on the HPA outlive its bounds.
-		claimed = claimed || slices.ContainsFunc(in.Fields, func(e metav1.ManagedFieldsEntry) bool { return isRegiment(e.Manager) })
-	}
+	// Regiment's apply of HPA bounds also owns its label and annotations,
+	// which outlive the bounds taken from it. (An update by Regiment, as a
+	// record of the original spec, is no claim of the field.)
+	claimed := in.Claimed || slices.ContainsFunc(in.Fields, func(e metav1.ManagedFieldsEntry) bool {
+		return isRegiment(e.Manager) && e.Operation == metav1.ManagedFieldsOperationApply
+	})
 	for _, p := range paths {
 		owners := fieldOwners(in.Fields, p)
 		if slices.ContainsFunc(owners, func(e metav1.ManagedFieldsEntry) bool { return isRegiment(e.Manager) }) {

@@ -73,6 +73,13 @@ func TestForeignOwner(t *testing.T) {
 			Ownership{Actuation: hb, Workload: web, Fields: []metav1.ManagedFieldsEntry{
 				entry("kubectl-edit", update, `{"f:spec":{"f:minReplicas":{}}}`), entry("regiment", apply, `{"f:metadata":{}, "f:spec":{"f:maxReplicas":{}}}`)}},
 			"field-manager/kubectl-edit:.spec.minReplicas"},
+		{"hpa-bounds: Regiment's marks by update (an original-spec record) are no claim",
+			Ownership{Actuation: hb, Workload: web, Fields: []metav1.ManagedFieldsEntry{
+				entry("kubectl-client-side-apply", update, boundsSet), entry("regiment", update, `{"f:metadata":{"f:annotations":{}}}`)}}, ""},
+		{"replicas: Regiment's apply entry on the workload is a claim",
+			Ownership{Actuation: rep, Workload: web, Fields: []metav1.ManagedFieldsEntry{
+				entry("kubectl", update, replicasSet), entry("regiment", apply, `{"f:metadata":{"f:labels":{}}}`)}},
+			"field-manager/kubectl:.spec.replicas"},
 		{"hpa-bounds: an applier of maxReplicas",
 			Ownership{Actuation: hb, Workload: web, Fields: []metav1.ManagedFieldsEntry{
 				entry("kustomize-controller", apply, `{"f:spec":{"f:maxReplicas":{}}}`), entry("regiment", apply, `{"f:spec":{"f:minReplicas":{}}}`)}},
