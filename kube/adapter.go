@@ -156,6 +156,16 @@ func (a *Adapter) SetApps(cfg *domains.Config, domain string) error {
 func (a *Adapter) Run(ctx context.Context, log hclog.Logger) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { a.Observer.Run(ctx) })
+	wg.Go(func() {
+		select {
+		case <-a.Observer.ready: // keda.err is set before
+		case <-ctx.Done():
+			return
+		}
+		if err := a.Observer.keda.err; err != nil {
+			log.Info("keda scaledobjects not watched", "reason", err)
+		}
+	})
 	a.Lease.Run(ctx,
 		func(err error) { log.Warn("lease renewal failed", "lease", a.Lease.Ref(), "error", err) },
 		func(ctx context.Context) {

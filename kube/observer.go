@@ -103,8 +103,10 @@ func (s AppStatus) Stale() bool {
 }
 
 // Observer is a soldier.Observer over shared informers (Deployments or
-// StatefulSets, HPAs in hpa-bounds actuation or recommend mode, Pods; one factory per
-// namespace of the domain's apps) and the Prometheus HTTP API.
+// StatefulSets, HPAs, Pods, and KEDA ScaledObjects when served; one factory
+// per namespace of the domain's apps) and the Prometheus HTTP API. Each
+// Observe also finds each app's other owner, if any (Ownership,
+// ForeignOwner).
 //
 // Per app: Replicas from the workload or its HPA (see ObserverConfig);
 // Ready counts pods whose Ready condition is true, Starting pods scheduled
