@@ -194,7 +194,7 @@ func (p *Soldier) openCluster(ctx context.Context) error {
 		kwg.Go(func() { ad.Observer.Run(kctx) }) // the lease is held by Run (lead)
 		kwg.Go(func() { ad.Events.Run(kctx) })
 		p.onClose(func() error { stop(); kwg.Wait(); return nil })
-		p.view = &kubeView{Adapter: ad, log: p.log.Named("kube")}
+		p.view = newKubeView(ad, p.log.Named("kube"), p.reg, p.opts.Domain)
 		p.meta = map[string]string{"cluster_adapter": "kubernetes", "actuation": string(p.cfg.Soldier.Actuation)}
 		return nil
 	}

@@ -248,11 +248,13 @@ func printNotWritten(w io.Writer, gs []store.Guard) {
 	tw.Flush()
 }
 
-// printGuards prints the guards that changed an output (keep: nil for all).
+// printGuards prints the guards that changed an output, and those that
+// give a reason (an app left alone to another owner) whether or not they
+// changed it (keep: nil for all).
 func printGuards(w io.Writer, gs []store.Guard, keep func(store.Guard) bool) {
 	var changed []store.Guard
 	for _, g := range gs {
-		if g.Changed() && (keep == nil || keep(g)) {
+		if (g.Changed() || g.Reason != "") && (keep == nil || keep(g)) {
 			changed = append(changed, g)
 		}
 	}

@@ -101,9 +101,10 @@ func NewAdapter(client kubernetes.Interface, cfg *domains.Config, domain, identi
 	}
 	k := cfg.Kubernetes
 	lease := NewLease(client, k.LeaseNamespace, SoldierLeaseName(domain), identity, k.LeaseDuration)
+	claims := &Claims{}
 	act, err := NewActuator(client, ActuatorConfig{
 		Actuation: cfg.Soldier.Actuation, Targets: targets, HPAHeadroom: k.HPAHeadroom, Lease: lease.Ref(),
-		WritesPerSecond: k.WritesPerSecond, Burst: k.WriteBurst,
+		WritesPerSecond: k.WritesPerSecond, Burst: k.WriteBurst, Claims: claims,
 	})
 	if err != nil {
 		return nil, err
@@ -117,15 +118,21 @@ func NewAdapter(client kubernetes.Interface, cfg *domains.Config, domain, identi
 	ocfg := ObserverConfig{
 		Actuation: cfg.Soldier.Actuation, Targets: targets, Prometheus: prom,
 		MaxAge: cfg.Prometheus.MaxAge, TargetUtilisation: cfg.Soldier.TargetUtilisation,
-		Recommend: cfg.ModeOf(cfg.Domain(domain)).Recommends(),
+		Recommend: cfg.ModeOf(cfg.Domain(domain)).Recommends(), Claims: claims,
 	}
 	if d := cfg.Domains[cfg.Domain(domain)].Discover; d != nil {
 		ocfg.Namespaces, ocfg.Kinds = d.Namespaces, d.Kinds // where discovery may add apps
 	}
 	obs := NewObserver(client, ocfg)
+	act.cfg.Owners = obs // an app another controller scales is not written
 	ev := NewEvents(client, "regiment-soldier-"+domain, targets, 0)
 	return &Adapter{Observer: obs, Actuator: act, Lease: lease, Events: ev}, nil
 }
+
+// WatchKEDA makes the Observer watch KEDA ScaledObjects through dyn, when
+// the cluster serves them and the Soldier may list them (ForeignOwner).
+// Call it before Run.
+func (a *Adapter) WatchKEDA(dyn dynamic.Interface) { a.Observer.cfg.Dynamic = dyn }
 
 // SetApps maps domain's apps of cfg (validated; after
 // domains.Config.WithDiscovered, say) to workloads and makes the Observer

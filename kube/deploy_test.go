@@ -149,7 +149,8 @@ func TestDeployManifests(t *testing.T) {
 		exactRules(t, env, c, "shop", []string{
 			"apps/deployments list", "apps/deployments watch",
 			"autoscaling/horizontalpodautoscalers get", "autoscaling/horizontalpodautoscalers list",
-			"autoscaling/horizontalpodautoscalers update", "autoscaling/horizontalpodautoscalers watch",
+			"autoscaling/horizontalpodautoscalers patch", "autoscaling/horizontalpodautoscalers watch",
+			"keda.sh/scaledobjects list", "keda.sh/scaledobjects watch",
 			"/pods list", "/pods watch", "/events create", "/events patch",
 		})
 		exactRules(t, env, c, "regiment", []string{
@@ -298,8 +299,16 @@ var (
 		{"delete an hpa", func(ctx context.Context, c kubernetes.Interface) error {
 			return c.AutoscalingV2().HorizontalPodAutoscalers("shop").Delete(ctx, "checkout-0", metav1.DeleteOptions{})
 		}},
-		{"patch an hpa", func(ctx context.Context, c kubernetes.Interface) error {
-			_, err := c.AutoscalingV2().HorizontalPodAutoscalers("shop").Patch(ctx, "checkout-0", types.MergePatchType, []byte(`{}`), metav1.PatchOptions{})
+		{"patch a deployment (it applies only HPAs)", func(ctx context.Context, c kubernetes.Interface) error {
+			_, err := c.AppsV1().Deployments("shop").Patch(ctx, "checkout-0", types.MergePatchType, []byte(`{}`), metav1.PatchOptions{})
+			return err
+		}},
+		{"update an hpa (it applies)", func(ctx context.Context, c kubernetes.Interface) error {
+			h, err := c.AutoscalingV2().HorizontalPodAutoscalers("shop").Get(ctx, "checkout-0", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			_, err = c.AutoscalingV2().HorizontalPodAutoscalers("shop").Update(ctx, h, metav1.UpdateOptions{})
 			return err
 		}},
 		{"create a pod", func(ctx context.Context, c kubernetes.Interface) error {

@@ -195,7 +195,7 @@ func (s *Soldier) Record(r soldier.Record) {
 		step.Outcome[OutcomeRecommend] = 1
 	}
 	for _, g := range r.Guards {
-		step.Guards = append(step.Guards, store.Guard{Name: g.Name, Target: "replicas/" + g.App, Before: float64(g.Before), After: float64(g.After)})
+		step.Guards = append(step.Guards, store.Guard{Name: g.Name, Target: "replicas/" + g.App, Before: float64(g.Before), After: float64(g.After), Reason: g.Reason})
 	}
 	s.notWritten(&r, &step)
 	step.Reward = terms(r.Reward.AppendTerms(nil), r.Reward.Total)

@@ -17,6 +17,10 @@ const (
 	GuardOverride  = "override"   // target set by an operator's pin (within [min, max])
 	GuardNotFound  = "not_found"  // target held: the app's workload or HPA is not in the cluster
 	GuardBackoff   = "backoff"    // write deferred: the app's last write failed, retried with backoff
+	// GuardForeignOwner: another controller sets the app's replicas; its
+	// target follows the observation and nothing is written. Recorded every
+	// tick it holds, changed or not.
+	GuardForeignOwner = "foreign_owner"
 )
 
 // Guard records one executor rule changing one app's proposed target.
@@ -67,6 +71,9 @@ type Change struct {
 // backoff (RetryDelay: 1 tick, 2, 4, ... up to RetryLimit), held at the
 // observation (GuardBackoff) meanwhile; a missing app is held (GuardNotFound)
 // and never written. Neither ranks below a pin: nothing can be written.
+// An app another controller scales (AppObservation.ForeignOwner) ranks
+// above even a pin: it is not written, and its target in force is what the
+// other owner set, so Regiment starts from there when it leaves.
 type Executor struct {
 	cfg     ExecutorConfig
 	current []int32     // target in force per app; -1: unknown, take the observation
@@ -130,6 +137,12 @@ func (e *Executor) Apply(now time.Time, apps []App, obs *Observation, budget flo
 			continue
 		}
 		a, cur, p := &apps[i], e.current[i], proposed[i]
+		if obs.Apps[i].ForeignOwner != "" {
+			e.current[i] = obs.Apps[i].Replicas
+			guards = append(guards, Guard{GuardForeignOwner, i, p, e.current[i]})
+			proposed[i] = e.current[i]
+			continue
+		}
 		if pin := e.pinned[i]; pin >= 0 {
 			if q := min(max(pin, a.Min), a.Max); q != p {
 				guards = append(guards, Guard{GuardOverride, i, p, q})

@@ -20,6 +20,10 @@ const (
 	FailConflict = "conflict"
 	// FailError: any other failure of one app's write.
 	FailError = "error"
+	// FailForeignOwner: the actuator found, at the write, another
+	// controller setting the app's replicas (the observation had not yet
+	// shown it; from the next tick the executor holds the app).
+	FailForeignOwner = "foreign_owner"
 )
 
 // MaxRetryDelay caps the backoff between two attempts to write an app whose

@@ -74,6 +74,7 @@ type NamedFailing struct {
 type NamedGuard struct {
 	Name, App     string
 	Before, After int32
+	Reason        string // foreign_owner: "owned by <owner>"; else ""
 }
 
 // Outcome is the domain's state at the tick, the result of earlier actions.
@@ -132,7 +133,11 @@ func (s *Soldier) record(now time.Time, d wire.Directive, valid bool, r wire.Dom
 		rec.Apps[w.App].Replicas = w.Replicas
 	}
 	for _, g := range s.guards {
-		rec.Guards = append(rec.Guards, NamedGuard{Name: g.Name, App: s.cfg.Apps[g.App].Name, Before: g.Before, After: g.After})
+		ng := NamedGuard{Name: g.Name, App: s.cfg.Apps[g.App].Name, Before: g.Before, After: g.After}
+		if g.Name == GuardForeignOwner {
+			ng.Reason = "owned by " + s.obs.Apps[g.App].ForeignOwner
+		}
+		rec.Guards = append(rec.Guards, ng)
 	}
 	for _, f := range s.failing {
 		rec.Failing = append(rec.Failing, NamedFailing{App: s.cfg.Apps[f.App].Name, Failing: f})
