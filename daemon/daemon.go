@@ -23,6 +23,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"maps"
 	"strings"
 	"time"
 
@@ -63,6 +64,13 @@ type Metrics struct {
 	// only).
 	Commander *CommanderGauges
 	Soldier   *SoldierGauges
+	// AppFailing is 1 for each app (by domain, app and reason, a
+	// soldier.Fail* reason) the Soldier could not write at its last tick,
+	// and absent for the others; AppWriteFailures counts the apps' failed
+	// write attempts. Soldier only.
+	AppFailing       *prometheus.GaugeVec
+	AppWriteFailures *prometheus.CounterVec
+	failures         map[string]int // per "domain/app", the failures in a row last counted
 }
 
 // NewMetrics registers a component's metrics ("commander" or "soldier") on reg.
@@ -93,12 +101,17 @@ func NewMetrics(reg prometheus.Registerer, component string) *Metrics {
 	m.LiveReplicas = perApp("live_replicas", "Recommend mode: the workload's replicas on the cluster, per app.")
 	m.LiveHPAMin = perApp("live_hpa_min_replicas", "Recommend mode: the app's own HPA minReplicas, when observed.")
 	m.LiveHPAMax = perApp("live_hpa_max_replicas", "Recommend mode: the app's own HPA maxReplicas, when observed.")
+	m.AppFailing = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: ns + "app_failing",
+		Help: "1 while the Soldier cannot write an app (its write failed, or its workload or HPA is not found), by reason."},
+		[]string{"domain", "app", "reason"})
+	m.AppWriteFailures = prometheus.NewCounterVec(prometheus.CounterOpts{Name: ns + "app_write_failures_total",
+		Help: "Failed replica writes, by domain, app and reason."}, []string{"domain", "app", "reason"})
 	reg.MustRegister(m.Ticks, m.TickErrors, m.Decisions, m.Rejected, m.Received, m.Actuations, m.Guards, m.Fallback, m.TickTime)
 	m.Commander, m.Soldier = newCommanderGauges(), newSoldierGauges()
 	switch component {
 	case "soldier":
 		reg.MustRegister(m.FallbackActive, m.FallbackSwitches,
-			m.Recommended, m.BaselineReplicas, m.LiveReplicas, m.LiveHPAMin, m.LiveHPAMax)
+			m.Recommended, m.BaselineReplicas, m.LiveReplicas, m.LiveHPAMin, m.LiveHPAMax, m.AppFailing, m.AppWriteFailures)
 		reg.MustRegister(m.Soldier.collectors()...)
 	case "commander":
 		reg.MustRegister(m.Commander.collectors()...)
@@ -233,6 +246,35 @@ func (m *Metrics) SoldierTick(res soldier.TickResult, err error, took time.Durat
 		m.recommendation(d, res.Recommendation)
 		m.Soldier.set(d, res)
 	}
+}
+
+// AppFailures sets domain's per-app failure metrics from one tick's apps
+// not written (soldier.TickResult.Failing), apps being the domain's apps
+// in the Soldier's order. Not safe for concurrent use.
+func (m *Metrics) AppFailures(domain string, apps []soldier.App, failing []soldier.Failing) {
+	m.AppFailing.DeletePartialMatch(prometheus.Labels{"domain": domain})
+	if m.failures == nil {
+		m.failures = map[string]int{}
+	}
+	now := make(map[string]int, len(failing))
+	for _, f := range failing {
+		if f.App < 0 || f.App >= len(apps) {
+			continue
+		}
+		app := strings.TrimPrefix(apps[f.App].Name, domain+"/")
+		m.AppFailing.WithLabelValues(domain, app, f.Reason).Set(1)
+		key := domain + "/" + app
+		if prev := m.failures[key]; f.Failures > prev { // an attempt failed this tick
+			m.AppWriteFailures.WithLabelValues(domain, app, f.Reason).Add(float64(f.Failures - prev))
+		}
+		now[key] = f.Failures
+	}
+	for key := range m.failures {
+		if strings.HasPrefix(key, domain+"/") {
+			delete(m.failures, key)
+		}
+	}
+	maps.Copy(m.failures, now)
 }
 
 // CommanderTick updates the metrics for one Commander tick.

@@ -201,3 +201,41 @@ func TestSoldierTickExportsTheSLOHeadroom(t *testing.T) {
 			got["regiment_soldier_ladder_rung{domain=payment}"], got["regiment_soldier_apps_at_risk{domain=payment}"])
 	}
 }
+
+// TestAppFailuresExportsFailingApps pins the per-app failure metrics: the
+// gauge is 1 for each app not written at the last tick and absent once it
+// is written again; the counter counts each failed attempt once.
+func TestAppFailuresExportsFailingApps(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m := NewMetrics(reg, "soldier")
+	apps := []soldier.App{{Name: "shop/web"}, {Name: "shop/api"}, {Name: "shop/db"}}
+	const (
+		webDenied  = "regiment_soldier_app_failing{app=web,domain=shop,reason=denied}"
+		dbMissing  = "regiment_soldier_app_failing{app=db,domain=shop,reason=not_found}"
+		webAttempt = "regiment_soldier_app_write_failures_total{app=web,domain=shop,reason=denied}"
+	)
+	steps := []struct {
+		name     string
+		failing  []soldier.Failing
+		web, db  float64 // gauges; 0: absent
+		attempts float64
+	}{
+		{"a denied write and a missing app", []soldier.Failing{{App: 0, Reason: soldier.FailDenied, Failures: 1}, {App: 2, Reason: soldier.FailNotFound}}, 1, 1, 1},
+		{"held in backoff: no new attempt", []soldier.Failing{{App: 0, Reason: soldier.FailDenied, Failures: 1, RetryIn: 1}, {App: 2, Reason: soldier.FailNotFound}}, 1, 1, 1},
+		{"tried again and failed", []soldier.Failing{{App: 0, Reason: soldier.FailDenied, Failures: 2}}, 1, 0, 2},
+		{"written again", nil, 0, 0, 2},
+	}
+	for _, st := range steps {
+		m.AppFailures("shop", apps, st.failing)
+		got := gathered(t, reg)
+		if got[webDenied] != st.web || got[dbMissing] != st.db || got[webAttempt] != st.attempts {
+			t.Errorf("%s: web %v, db %v, attempts %v; want %v, %v, %v", st.name, got[webDenied], got[dbMissing], got[webAttempt], st.web, st.db, st.attempts)
+		}
+		if _, ok := got[webDenied]; ok != (st.web == 1) {
+			t.Errorf("%s: web's gauge present %v, want %v", st.name, ok, st.web == 1)
+		}
+	}
+	if _, ok := gathered(t, reg)["regiment_soldier_app_failing{app=api,domain=shop,reason=denied}"]; ok {
+		t.Error("a gauge for an app that never failed")
+	}
+}

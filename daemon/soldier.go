@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -85,7 +86,8 @@ type Soldier struct {
 	acting  atomic.Bool      // this Soldier ticks: it holds the lease, or needs none
 	saveErr bool             // the last save of the decision state failed
 	ticked  atomic.Bool
-	ended   bool // the scenario of sim ended
+	failing []string // "app (reason)" of the apps not written at the last tick
+	ended   bool     // the scenario of sim ended
 }
 
 // NewSoldier returns the Soldier process of o.Domain in cfg with o's
@@ -190,8 +192,9 @@ func (p *Soldier) openCluster(ctx context.Context) error {
 		kctx, stop := context.WithCancel(ctx)
 		var kwg sync.WaitGroup
 		kwg.Go(func() { ad.Observer.Run(kctx) }) // the lease is held by Run (lead)
+		kwg.Go(func() { ad.Events.Run(kctx) })
 		p.onClose(func() error { stop(); kwg.Wait(); return nil })
-		p.view = &kubeView{Adapter: ad, log: p.log.Named("kube")}
+		p.view = newKubeView(ad, p.log.Named("kube"), p.reg, p.opts.Domain)
 		p.meta = map[string]string{"cluster_adapter": "kubernetes", "actuation": string(p.cfg.Soldier.Actuation)}
 		return nil
 	}
@@ -337,6 +340,9 @@ func (p *Soldier) observe(ctx context.Context, res soldier.TickResult, err error
 		kv.Hold(!mode.Writes())
 		kv.restoreWhenOff(ctx, mode)
 	}
+	if res.Report.Domain != "" { // the tick observed: its Failing is this tick's
+		p.failures(res.Failing)
+	}
 	switch {
 	case err != nil && ctx.Err() == nil:
 		p.log.Warn("tick failed", "error", err)
@@ -347,6 +353,31 @@ func (p *Soldier) observe(ctx context.Context, res soldier.TickResult, err error
 		p.log.Info("automatic fallback switched", "reason", res.Switch.Reason, "detail", res.Switch.Detail)
 	}
 	p.ticked.Store(true)
+}
+
+// failures reports the apps the tick could not write: the per-app gauge,
+// a warning when the set of failing apps changes (Debug otherwise), and on
+// Kubernetes an Event on each one's workload (kube.Events).
+func (p *Soldier) failures(failing []soldier.Failing) {
+	apps := p.sd.Apps()
+	p.metrics.AppFailures(p.opts.Domain, apps, failing)
+	if kv, ok := p.view.(*kubeView); ok && kv.Events != nil {
+		kv.Events.Report(p.deps.Clock(), failing)
+	}
+	names := make([]string, 0, len(failing))
+	for _, f := range failing {
+		if f.App < len(apps) {
+			names = append(names, apps[f.App].Name+" ("+f.Reason+")")
+		}
+	}
+	if !slices.Equal(names, p.failing) {
+		if len(names) > 0 {
+			p.log.Warn("apps not written", "apps", strings.Join(names, ", "))
+		} else {
+			p.log.Info("every app written again")
+		}
+		p.failing = names
+	}
 }
 
 // step advances a simulated cluster of the process's own after the Soldier

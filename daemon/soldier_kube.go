@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/regimentd/regiment/domains"
@@ -30,6 +31,11 @@ func (p *Soldier) newKube(domain string) (*kube.Adapter, error) {
 	ad, err := kube.NewAdapter(client, p.cfg, domain, p.leaseIdentity())
 	if err != nil {
 		return nil, err
+	}
+	if dyn, err := kube.DynamicClient(p.opts.Kubeconfig, p.cfg.Kubernetes); err != nil {
+		p.log.Warn("keda scaledobjects not watched", "error", err)
+	} else {
+		ad.WatchKEDA(dyn) // a ScaledObject on a workload owns its replicas
 	}
 	p.log.Info("kubernetes adapter ready", "actuation", p.cfg.Soldier.Actuation, "lease", ad.Lease.Ref(),
 		"prometheus", p.cfg.Prometheus.URL)
@@ -261,9 +267,13 @@ func missing(a, b []string) []string {
 // stand-ins) and when they recover, and says which apps at Debug per tick.
 type kubeView struct {
 	*kube.Adapter
-	log      hclog.Logger
-	stale    int  // apps with a metric not fresh at the last observation
-	restored bool // the apps were given back since the mode turned off
+	log    hclog.Logger
+	stale  int // apps with a metric not fresh at the last observation
+	domain string
+	owners map[string]kube.Owner // apps left alone at the last observation
+	owned  *prometheus.GaugeVec  // regiment_soldier_app_foreign_owner
+	// restored: the apps were given back since the mode turned off.
+	restored bool
 }
 
 // restoreWhenOff gives the domain's apps back (kube.Adapter.Restore: their
@@ -287,6 +297,37 @@ func (v *kubeView) restoreWhenOff(ctx context.Context, mode domains.Mode) {
 	v.log.Info("mode off: apps given back", "restored", len(done))
 }
 
+// newKubeView registers the foreign-owner gauge on reg.
+func newKubeView(ad *kube.Adapter, log hclog.Logger, reg prometheus.Registerer, domain string) *kubeView {
+	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "regiment_soldier_app_foreign_owner",
+		Help: "1 while another controller (an HPA, a KEDA ScaledObject, a field manager) sets the app's replicas and the Soldier leaves it alone."},
+		[]string{"domain", "app", "owner"})
+	reg.MustRegister(g)
+	return &kubeView{Adapter: ad, log: log, domain: domain, owned: g}
+}
+
+// reportOwners logs the apps that came to have, or no longer have, another
+// owner, and keeps the gauge to the last observation.
+func (v *kubeView) reportOwners() {
+	now := v.Observer.Owners()
+	for app, o := range now {
+		if v.owners[app] != o {
+			v.log.Warn("app left alone: another controller sets its replicas", "app", app, "owner", o.String())
+			if old, ok := v.owners[app]; ok {
+				v.owned.DeleteLabelValues(v.domain, strings.TrimPrefix(app, v.domain+"/"), old.String())
+			}
+			v.owned.WithLabelValues(v.domain, strings.TrimPrefix(app, v.domain+"/"), o.String()).Set(1)
+		}
+	}
+	for app, o := range v.owners {
+		if _, ok := now[app]; !ok {
+			v.log.Info("app no longer has another owner: the soldier acts on it again", "app", app, "owner", o.String())
+			v.owned.DeleteLabelValues(v.domain, strings.TrimPrefix(app, v.domain+"/"), o.String())
+		}
+	}
+	v.owners = now
+}
+
 func (v *kubeView) Observe(ctx context.Context, obs *soldier.Observation) error {
 	if err := v.Observer.Observe(ctx, obs); err != nil {
 		return err
@@ -307,6 +348,7 @@ func (v *kubeView) Observe(ctx context.Context, obs *soldier.Observation) error 
 		v.log.Debug("stale app metrics", "app_indexes", strings.Join(names, ","))
 	}
 	v.stale = len(names)
+	v.reportOwners()
 	return nil
 }
 

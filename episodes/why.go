@@ -146,7 +146,8 @@ func Why(ctx context.Context, w io.Writer, s *store.Store, domain string, at tim
 
 	fmt.Fprintln(stdout, "\npolicy output (acted on):")
 	table(stdout, st.Action, nil)
-	printGuards(stdout, st.Guards, nil)
+	printGuards(stdout, st.Guards, func(g store.Guard) bool { return g.Name != guardWriteFailed })
+	printNotWritten(stdout, st.Guards)
 	fmt.Fprintln(stdout, "\nreward terms:")
 	table(stdout, st.Reward, []string{"total"})
 	fmt.Fprintln(stdout, "\noutcome:")
@@ -224,11 +225,36 @@ func table(w io.Writer, m map[string]float64, first []string) {
 	tw.Flush()
 }
 
-// printGuards prints the guards that changed an output (keep: nil for all).
+// guardWriteFailed is the guard a Soldier step records for an app it could
+// not write (recording.GuardWriteFailed).
+const guardWriteFailed = "write_failed"
+
+// printNotWritten prints the apps the step could not write, and why.
+func printNotWritten(w io.Writer, gs []store.Guard) {
+	var failed []store.Guard
+	for _, g := range gs {
+		if g.Name == guardWriteFailed {
+			failed = append(failed, g)
+		}
+	}
+	if len(failed) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "apps not written (target -> replicas kept):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, g := range failed {
+		fmt.Fprintf(tw, "  %s\t%s -> %s\t%s\n", g.Target, num(g.Before), num(g.After), g.Reason)
+	}
+	tw.Flush()
+}
+
+// printGuards prints the guards that changed an output, and those that
+// give a reason (an app left alone to another owner) whether or not they
+// changed it (keep: nil for all).
 func printGuards(w io.Writer, gs []store.Guard, keep func(store.Guard) bool) {
 	var changed []store.Guard
 	for _, g := range gs {
-		if g.Changed() && (keep == nil || keep(g)) {
+		if (g.Changed() || g.Reason != "") && (keep == nil || keep(g)) {
 			changed = append(changed, g)
 		}
 	}

@@ -2,7 +2,6 @@ package kube
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,11 +9,13 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/time/rate"
+	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	acautoscalingv1 "k8s.io/client-go/applyconfigurations/autoscaling/v1"
+	acautoscalingv2 "k8s.io/client-go/applyconfigurations/autoscaling/v2"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/util/retry"
 
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/soldier"
@@ -52,14 +53,24 @@ type ActuatorConfig struct {
 	// there for the arithmetic).
 	WritesPerSecond float64
 	Burst           int
+	// Owners, when set, says who else sets an app's replicas (the
+	// Observer's caches); an app with a ForeignOwner is not written. Nil:
+	// the workload is read before each write (its managedFields only).
+	Owners interface {
+		Ownership(t *Target) (Ownership, error)
+	}
+	// Claims records the objects written, shared with the Observer; nil:
+	// the Actuator's own.
+	Claims *Claims
 }
 
 // ActuatorStats counts what an Actuator did.
 type ActuatorStats struct {
 	Writes    int64 // objects updated
 	NoOps     int64 // changes the cluster already held: nothing written
-	Conflicts int64 // updates refused on a stale resourceVersion, then retried
-	Failures  int64 // changes that failed after retries (retried on the next Apply)
+	Conflicts int64 // writes refused with 409 Conflict (a forced apply carries no resourceVersion: none expected)
+	Failures  int64 // changes that failed after retries (the Soldier retries them with backoff)
+	Foreign   int64 // changes not written: another controller sets the app's replicas
 	Records   int64 // objects whose original spec was recorded before a first write (see recordOriginal)
 }
 
@@ -68,13 +79,16 @@ type ActuatorStats struct {
 // min/max of each app's HorizontalPodAutoscaler (hpa-bounds, see Bounds). It
 // implements soldier.Actuator.
 //
-// Before its first write to an object it records the object's original
-// spec on it (recordOriginal), for the Reverter and Restorer to give back.
-// Each change reads the object, writes nothing when it already holds the
-// value, waits for a token of the write rate limit, and updates with the
-// read resourceVersion, retrying on conflict (retry.RetryOnConflict). A change
-// that still fails is kept and retried on the next Apply unless a newer
-// change for the app supersedes it. Apply and Reassert are safe for
+// Before its first write to an object (past the no-op and ForeignOwner
+// checks) it records the object's original spec on it (recordOriginal), for
+// the Reverter and Restorer to give back. Each change reads the object, writes nothing when it already holds the
+// value, leaves the app alone when another controller sets its replicas
+// (ForeignOwner; the change fails with a *ForeignOwnerError and is not
+// retried), waits for a token of the write rate limit, and writes by
+// server-side apply with field manager "regiment", owning only the fields it
+// sets (see applyOptions). A change that otherwise fails is returned to the
+// Soldier, which retries it with backoff, and kept for Reassert unless a
+// newer change for the app supersedes it. Apply and Reassert are safe for
 // concurrent use; they run one at a time.
 type Actuator struct {
 	client  kubernetes.Interface
@@ -88,7 +102,9 @@ type Actuator struct {
 	// Soldier's marks and an original spec; see recordOriginal.
 	marked map[string]bool
 
-	writes, noops, conflicts, failures, records atomic.Int64
+	claims *Claims
+
+	writes, noops, conflicts, failures, foreign, records atomic.Int64
 }
 
 // NewActuator returns an Actuator writing through client. It starts nothing.
@@ -102,24 +118,29 @@ func NewActuator(client kubernetes.Interface, cfg ActuatorConfig) (*Actuator, er
 	if cfg.Burst <= 0 {
 		cfg.Burst = domains.DefaultWriteBurst
 	}
+	if cfg.Claims == nil {
+		cfg.Claims = &Claims{}
+	}
 	return &Actuator{
-		client: client, cfg: cfg, limiter: rate.NewLimiter(rate.Limit(cfg.WritesPerSecond), cfg.Burst),
+		client: client, cfg: cfg, limiter: rate.NewLimiter(rate.Limit(cfg.WritesPerSecond), cfg.Burst), claims: cfg.Claims,
 		last: map[int]int32{}, pending: map[int]int32{}, marked: map[string]bool{},
 	}, nil
 }
 
 // Stats returns the counts so far.
 func (a *Actuator) Stats() ActuatorStats {
-	return ActuatorStats{Writes: a.writes.Load(), NoOps: a.noops.Load(), Conflicts: a.conflicts.Load(), Failures: a.failures.Load(),
+	return ActuatorStats{Writes: a.writes.Load(), NoOps: a.noops.Load(), Conflicts: a.conflicts.Load(), Failures: a.failures.Load(), Foreign: a.foreign.Load(),
 		Records: a.records.Load()}
 }
 
-// Apply writes changes, and retries earlier failed ones they do not
-// supersede. It returns every failure, joined.
+// Apply writes changes. Apps whose write fails are returned as a
+// soldier.WriteErrors (WriteFailure says why) and the others are written:
+// the Soldier retries a failed app with backoff, so Apply does not retry
+// earlier failures itself (Reassert does).
 func (a *Actuator) Apply(ctx context.Context, changes []soldier.Change) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	work := maps.Clone(a.pending)
+	work := make(map[int]int32, len(changes))
 	for _, c := range changes {
 		if c.App < 0 || c.App >= len(a.cfg.Targets) {
 			return fmt.Errorf("kube: change for app %d of %d", c.App, len(a.cfg.Targets))
@@ -167,31 +188,56 @@ func (a *Actuator) Reassert(ctx context.Context) error {
 }
 
 func (a *Actuator) apply(ctx context.Context, work map[int]int32) error {
-	var errs []error
+	var errs soldier.WriteErrors
 	for _, i := range slices.Sorted(maps.Keys(work)) {
 		n := work[i]
-		err := a.recordOriginal(ctx, &a.cfg.Targets[i])
-		if err == nil && a.cfg.Actuation == domains.ActuateReplicas {
+		var err error
+		if a.cfg.Actuation == domains.ActuateReplicas {
 			err = a.scale(ctx, &a.cfg.Targets[i], n)
-		} else if err == nil {
+		} else {
 			err = a.bound(ctx, &a.cfg.Targets[i], n)
+		}
+		if _, ok := err.(*ForeignOwnerError); ok {
+			delete(a.pending, i) // not retried: the Observer reports the owner each tick
+			errs = append(errs, soldier.AppFailure{App: i, Reason: soldier.FailForeignOwner, Err: err})
+			continue
 		}
 		if err != nil {
 			a.failures.Add(1)
 			a.pending[i] = n
-			errs = append(errs, err)
+			errs = append(errs, soldier.AppFailure{App: i, Reason: WriteFailure(err), Err: err})
 			continue
 		}
 		delete(a.pending, i)
 		a.last[i] = n
 	}
-	return errors.Join(errs...)
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
 }
 
-// scale sets the replicas of t's workload through its scale subresource.
+// WriteFailure classifies a failed write as a soldier.Fail* reason: the
+// object not found, denied by admission (a webhook or a
+// ValidatingAdmissionPolicy: Forbidden or Invalid) or authorisation, a
+// conflict left after the retries, or another error.
+func WriteFailure(err error) string {
+	switch {
+	case apierrors.IsNotFound(err):
+		return soldier.FailNotFound
+	case apierrors.IsForbidden(err), apierrors.IsInvalid(err):
+		return soldier.FailDenied
+	case apierrors.IsConflict(err):
+		return soldier.FailConflict
+	}
+	return soldier.FailError
+}
+
+// scale sets the replicas of t's workload by a server-side apply of its
+// scale subresource (field manager "regiment", owning spec.replicas alone).
 func (a *Actuator) scale(ctx context.Context, t *Target, replicas int32) error {
-	get, update := a.scaleClient(t)
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	get, apply := a.scaleClient(t)
+	err := func() error {
 		s, err := get(ctx, t.Name, metav1.GetOptions{})
 		if err != nil {
 			return err
@@ -200,39 +246,91 @@ func (a *Actuator) scale(ctx context.Context, t *Target, replicas int32) error {
 			a.noops.Add(1)
 			return nil
 		}
+		if err := a.leftAlone(ctx, t, nil); err != nil {
+			return err
+		}
+		if err := a.recordOriginal(ctx, t); err != nil {
+			return err
+		}
 		if err := a.limiter.Wait(ctx); err != nil {
 			return err
 		}
-		s.Spec.Replicas = replicas
-		_, err = update(ctx, t.Name, s, metav1.UpdateOptions{FieldManager: fieldManager})
+		ac := acautoscalingv1.Scale().WithSpec(acautoscalingv1.ScaleSpec().WithReplicas(replicas))
+		_, err = apply(ctx, t.Name, ac, applyOptions)
 		return a.counted(err)
-	})
+	}()
 	if err != nil {
 		return fmt.Errorf("kube: scale %s %s/%s to %d: %w", t.Kind, t.Namespace, t.Name, replicas, err)
+	}
+	a.claims.add(claimKey(domains.ActuateReplicas, t))
+	return nil
+}
+
+// applyOptions are Regiment's server-side applies. Force takes the written
+// fields from their other owners; leftAlone has checked there is none that
+// ForeignOwner counts: Regiment owns the field (co-owners agreed on its
+// value), or it adopts a field an imperative writer (the object's creator,
+// an old hand edit) last set and Regiment never claimed. An applier
+// (Argo CD, Flux) is never forced over: its app is left alone.
+var applyOptions = metav1.ApplyOptions{FieldManager: fieldManager, Force: true}
+
+type (
+	getScale   func(context.Context, string, metav1.GetOptions) (*autoscalingv1.Scale, error)
+	applyScale func(context.Context, string, *acautoscalingv1.ScaleApplyConfiguration, metav1.ApplyOptions) (*autoscalingv1.Scale, error)
+)
+
+func (a *Actuator) scaleClient(t *Target) (getScale, applyScale) {
+	if t.Kind == domains.KindStatefulSet {
+		c := a.client.AppsV1().StatefulSets(t.Namespace)
+		return c.GetScale, c.ApplyScale
+	}
+	c := a.client.AppsV1().Deployments(t.Namespace)
+	return c.GetScale, c.ApplyScale
+}
+
+// leftAlone returns a *ForeignOwnerError when another controller sets t's
+// replicas (ForeignOwner): from ActuatorConfig.Owners, else from a read of
+// the workload (its HPAs and ScaledObjects unknown). fields, when not nil,
+// are the written object's managedFields as just read.
+func (a *Actuator) leftAlone(ctx context.Context, t *Target, fields []metav1.ManagedFieldsEntry) error {
+	in := Ownership{Actuation: a.cfg.Actuation, Workload: t.WorkloadRef}
+	var err error
+	switch {
+	case a.cfg.Owners != nil:
+		in, err = a.cfg.Owners.Ownership(t)
+	case fields == nil && t.Kind == domains.KindStatefulSet:
+		var s *appsv1.StatefulSet
+		if s, err = a.client.AppsV1().StatefulSets(t.Namespace).Get(ctx, t.Name, metav1.GetOptions{}); err == nil {
+			in.Fields = s.ManagedFields
+		}
+	case fields == nil:
+		var d *appsv1.Deployment
+		if d, err = a.client.AppsV1().Deployments(t.Namespace).Get(ctx, t.Name, metav1.GetOptions{}); err == nil {
+			in.Fields = d.ManagedFields
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if fields != nil {
+		in.Fields = fields
+	}
+	in.Claimed = in.Claimed || a.claims.has(claimKey(a.cfg.Actuation, t))
+	if o := ForeignOwner(in); o.Found() {
+		a.foreign.Add(1)
+		return &ForeignOwnerError{App: t.App.Name, Owner: o}
 	}
 	return nil
 }
 
-type (
-	getScale    func(context.Context, string, metav1.GetOptions) (*autoscalingv1.Scale, error)
-	updateScale func(context.Context, string, *autoscalingv1.Scale, metav1.UpdateOptions) (*autoscalingv1.Scale, error)
-)
-
-func (a *Actuator) scaleClient(t *Target) (getScale, updateScale) {
-	if t.Kind == domains.KindStatefulSet {
-		c := a.client.AppsV1().StatefulSets(t.Namespace)
-		return c.GetScale, c.UpdateScale
-	}
-	c := a.client.AppsV1().Deployments(t.Namespace)
-	return c.GetScale, c.UpdateScale
-}
-
-// bound sets the min/max of t's HPA for a target of replicas.
+// bound sets the min/max of t's HPA for a target of replicas, by a
+// server-side apply owning spec.minReplicas, spec.maxReplicas and
+// Regiment's label and annotations.
 func (a *Actuator) bound(ctx context.Context, t *Target, replicas int32) error {
 	lo, hi := Bounds(replicas, t.App.Min, t.App.Max, a.cfg.HPAHeadroom)
 	safe := formatSafeBounds(max(t.App.Min, 1), max(t.App.Max, t.App.Min, 1))
 	c := a.client.AutoscalingV2().HorizontalPodAutoscalers(t.Namespace)
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	err := func() error {
 		h, err := c.Get(ctx, t.HPA, metav1.GetOptions{})
 		if err != nil {
 			return err
@@ -242,25 +340,26 @@ func (a *Actuator) bound(ctx context.Context, t *Target, replicas int32) error {
 			a.noops.Add(1)
 			return nil
 		}
+		if err := a.leftAlone(ctx, t, h.ManagedFields); err != nil {
+			return err
+		}
+		if err := a.recordOriginal(ctx, t); err != nil {
+			return err
+		}
 		if err := a.limiter.Wait(ctx); err != nil {
 			return err
 		}
-		h.Spec.MinReplicas, h.Spec.MaxReplicas = &lo, hi
-		if h.Labels == nil {
-			h.Labels = map[string]string{}
-		}
-		if h.Annotations == nil {
-			h.Annotations = map[string]string{}
-		}
-		h.Labels[LabelManaged] = "true"
-		h.Annotations[AnnotationLease] = a.cfg.Lease
-		h.Annotations[AnnotationSafeBounds] = safe
-		_, err = c.Update(ctx, h, metav1.UpdateOptions{FieldManager: fieldManager})
+		ac := acautoscalingv2.HorizontalPodAutoscaler(t.HPA, t.Namespace).
+			WithLabels(map[string]string{LabelManaged: "true"}).
+			WithAnnotations(map[string]string{AnnotationLease: a.cfg.Lease, AnnotationSafeBounds: safe}).
+			WithSpec(acautoscalingv2.HorizontalPodAutoscalerSpec().WithMinReplicas(lo).WithMaxReplicas(hi))
+		_, err = c.Apply(ctx, ac, applyOptions)
 		return a.counted(err)
-	})
+	}()
 	if err != nil {
 		return fmt.Errorf("kube: bound hpa %s/%s to [%d, %d]: %w", t.Namespace, t.HPA, lo, hi, err)
 	}
+	a.claims.add(claimKey(domains.ActuateHPABounds, t))
 	return nil
 }
 

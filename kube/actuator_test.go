@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -135,37 +136,49 @@ func TestActuatorSetsHPABounds(t *testing.T) {
 		t.Errorf("writes %s, stats %+v; want 3: the original recorded once, two bounds (the repeated target is a no-op)", &w, act.Stats())
 	}
 
-	// An HPA that does not exist is an error, kept and retried next time.
+	// An HPA that does not exist fails that app's write (a
+	// soldier.WriteErrors naming it, not found). Apply leaves the retry to
+	// the Soldier's backoff; Reassert writes it.
 	act2, _ := NewActuator(env.Client, ActuatorConfig{Actuation: domains.ActuateHPABounds,
 		Targets: []Target{target(0, ns, "nope", domains.KindDeployment, 1, 5)}})
-	if err := act2.Apply(ctx, []soldier.Change{{App: 0, Replicas: 3}}); err == nil || !strings.Contains(err.Error(), "not found") {
-		t.Errorf("missing hpa: %v", err)
+	err = act2.Apply(ctx, []soldier.Change{{App: 0, Replicas: 3}})
+	var we soldier.WriteErrors
+	if !errors.As(err, &we) || len(we) != 1 || we[0].App != 0 || we[0].Reason != soldier.FailNotFound || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("missing hpa: %v, want a WriteErrors of app 0 not found", err)
 	}
 	hpa(t, env.Client, ns, "nope", 1, 5)
 	if err := act2.Apply(ctx, nil); err != nil {
-		t.Errorf("retry of the failed change: %v", err)
+		t.Errorf("apply of nothing: %v", err)
+	}
+	h, _ = env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(ctx, "nope", metav1.GetOptions{})
+	if *h.Spec.MinReplicas != 1 {
+		t.Errorf("apply of nothing retried a failed change: min %d", *h.Spec.MinReplicas)
+	}
+	if err := act2.Reassert(ctx); err != nil {
+		t.Errorf("reassert of the failed change: %v", err)
 	}
 	h, _ = env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(ctx, "nope", metav1.GetOptions{})
 	if *h.Spec.MinReplicas != 3 {
-		t.Errorf("the failed change was not retried: min %d", *h.Spec.MinReplicas)
+		t.Errorf("the failed change was not reasserted: min %d", *h.Spec.MinReplicas)
 	}
 }
 
-func TestActuatorRetriesConflicts(t *testing.T) {
+func TestActuatorApplyKeepsAConcurrentWritersFields(t *testing.T) {
 	env := testenv.Require(t)
 	ns := namespace(t, env.Client)
 	deployment(t, env.Client, ns, "api", 2, false)
 	hpa(t, env.Client, ns, "api", 1, 10)
 
-	// Before the actuator's first update reaches the server, someone else
-	// updates the HPA: the update carries a stale resourceVersion and is
-	// refused with 409 Conflict.
+	// Between the actuator's read and its write someone else updates another
+	// field of the HPA: a server-side apply carries no resourceVersion, so
+	// it is not refused, and owns only its own fields, so the other
+	// writer's field stays.
 	var raced atomic.Bool
 	window := int32(42)
 	cfg := rest.CopyConfig(env.Config)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripper(func(r *http.Request) (*http.Response, error) {
-			if r.Method == http.MethodPut && !raced.Swap(true) {
+			if r.Method == http.MethodPatch && !raced.Swap(true) {
 				hpas := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns)
 				err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 					h, err := hpas.Get(r.Context(), "api", metav1.GetOptions{})
@@ -194,14 +207,12 @@ func TestActuatorRetriesConflicts(t *testing.T) {
 	if err := act.Apply(context.Background(), []soldier.Change{{App: 0, Replicas: 6}}); err != nil {
 		t.Fatal(err)
 	}
-	// At least the injected conflict; the HPA controller's status updates
-	// (when it runs) can add more.
-	if s := act.Stats(); s.Conflicts < 1 || s.Writes != 1 {
-		t.Errorf("stats %+v, want a conflict, then one write", s)
+	if s := act.Stats(); s.Conflicts != 0 || s.Writes != 1 || !raced.Load() {
+		t.Errorf("stats %+v (raced %v), want one write and no conflict", s, raced.Load())
 	}
 	h, _ := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(context.Background(), "api", metav1.GetOptions{})
 	if *h.Spec.MinReplicas != 6 || h.Spec.Behavior == nil || *h.Spec.Behavior.ScaleDown.StabilizationWindowSeconds != 42 {
-		t.Errorf("after the retry: min %d, behavior %+v; want 6 and the other writer's behavior kept", *h.Spec.MinReplicas, h.Spec.Behavior)
+		t.Errorf("after the write: min %d, behavior %+v; want 6 and the other writer's behavior kept", *h.Spec.MinReplicas, h.Spec.Behavior)
 	}
 }
 

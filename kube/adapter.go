@@ -79,6 +79,9 @@ type Adapter struct {
 	Observer *Observer
 	Actuator *Actuator
 	Lease    *Lease
+	// Events records Events on the workloads of the apps the Soldier could
+	// not write (Events.Report with each tick's soldier.TickResult.Failing).
+	Events   *Events
 	hold     atomic.Bool // Hold
 	domain   string
 	restorer *Restorer // the domain's objects, for Restore
@@ -113,9 +116,10 @@ func NewAdapter(client kubernetes.Interface, cfg *domains.Config, domain, identi
 	}
 	k := cfg.Kubernetes
 	lease := NewLease(client, k.LeaseNamespace, SoldierLeaseName(domain), identity, k.LeaseDuration)
+	claims := &Claims{}
 	act, err := NewActuator(client, ActuatorConfig{
 		Actuation: cfg.Soldier.Actuation, Targets: targets, HPAHeadroom: k.HPAHeadroom, Lease: lease.Ref(), Domain: domain,
-		WritesPerSecond: k.WritesPerSecond, Burst: k.WriteBurst,
+		WritesPerSecond: k.WritesPerSecond, Burst: k.WriteBurst, Claims: claims,
 	})
 	if err != nil {
 		return nil, err
@@ -129,7 +133,7 @@ func NewAdapter(client kubernetes.Interface, cfg *domains.Config, domain, identi
 	ocfg := ObserverConfig{
 		Actuation: cfg.Soldier.Actuation, Targets: targets, Prometheus: prom,
 		MaxAge: cfg.Prometheus.MaxAge, TargetUtilisation: cfg.Soldier.TargetUtilisation,
-		Recommend: cfg.ModeOf(cfg.Domain(domain)).Recommends(),
+		Recommend: cfg.ModeOf(cfg.Domain(domain)).Recommends(), Claims: claims,
 	}
 	restorer := NewRestorer(client, namespaces(targets))
 	restorer.Kinds = []ObjectKind{KindHPA}
@@ -145,8 +149,15 @@ func NewAdapter(client kubernetes.Interface, cfg *domains.Config, domain, identi
 		}
 	}
 	obs := NewObserver(client, ocfg)
-	return &Adapter{Observer: obs, Actuator: act, Lease: lease, domain: domain, restorer: restorer}, nil
+	act.cfg.Owners = obs // an app another controller scales is not written
+	ev := NewEvents(client, "regiment-soldier-"+domain, targets, 0)
+	return &Adapter{Observer: obs, Actuator: act, Lease: lease, Events: ev, domain: domain, restorer: restorer}, nil
 }
+
+// WatchKEDA makes the Observer watch KEDA ScaledObjects through dyn, when
+// the cluster serves them and the Soldier may list them (ForeignOwner).
+// Call it before Run.
+func (a *Adapter) WatchKEDA(dyn dynamic.Interface) { a.Observer.cfg.Dynamic = dyn }
 
 // SetApps maps domain's apps of cfg (validated; after
 // domains.Config.WithDiscovered, say) to workloads and makes the Observer
@@ -162,6 +173,7 @@ func (a *Adapter) SetApps(cfg *domains.Config, domain string) error {
 		return err
 	}
 	a.Actuator.SetTargets(targets)
+	a.Events.SetTargets(targets)
 	return nil
 }
 

@@ -149,8 +149,10 @@ func TestDeployManifests(t *testing.T) {
 		exactRules(t, env, c, "shop", []string{
 			"apps/deployments list", "apps/deployments watch",
 			"autoscaling/horizontalpodautoscalers get", "autoscaling/horizontalpodautoscalers list",
-			"autoscaling/horizontalpodautoscalers update", "autoscaling/horizontalpodautoscalers watch",
-			"/pods list", "/pods watch",
+			"autoscaling/horizontalpodautoscalers patch", "autoscaling/horizontalpodautoscalers update",
+			"autoscaling/horizontalpodautoscalers watch",
+			"keda.sh/scaledobjects list", "keda.sh/scaledobjects watch",
+			"/pods list", "/pods watch", "/events create", "/events patch",
 		})
 		exactRules(t, env, c, "regiment", []string{
 			"coordination.k8s.io/leases create",
@@ -221,6 +223,16 @@ func soldierCanWork(t *testing.T, env *testenv.Env, cfg *domains.Config) {
 	if *h.Spec.MinReplicas != 7 {
 		t.Errorf("checkout-1 min %d, want 7", *h.Spec.MinReplicas)
 	}
+	// An Event on the workload of an app it cannot write.
+	go ad.Events.Run(ctx)
+	eventually(t, 10*time.Second, func() (bool, string) {
+		ad.Events.Report(time.Now(), []soldier.Failing{{App: 0, Reason: soldier.FailDenied, Detail: "test", Target: 5, Failures: 1}})
+		list, err := env.Client.CoreV1().Events("shop").List(ctx, metav1.ListOptions{FieldSelector: "reason=" + EventWriteFailed})
+		if err != nil {
+			return false, err.Error()
+		}
+		return len(list.Items) > 0, "no RegimentWriteFailed event recorded as the soldier"
+	})
 }
 
 func commanderCanWork(t *testing.T, env *testenv.Env) {
@@ -289,8 +301,8 @@ var (
 		{"delete an hpa", func(ctx context.Context, c kubernetes.Interface) error {
 			return c.AutoscalingV2().HorizontalPodAutoscalers("shop").Delete(ctx, "checkout-0", metav1.DeleteOptions{})
 		}},
-		{"patch an hpa", func(ctx context.Context, c kubernetes.Interface) error {
-			_, err := c.AutoscalingV2().HorizontalPodAutoscalers("shop").Patch(ctx, "checkout-0", types.MergePatchType, []byte(`{}`), metav1.PatchOptions{})
+		{"patch a deployment (it applies only HPAs)", func(ctx context.Context, c kubernetes.Interface) error {
+			_, err := c.AppsV1().Deployments("shop").Patch(ctx, "checkout-0", types.MergePatchType, []byte(`{}`), metav1.PatchOptions{})
 			return err
 		}},
 		{"create a pod", func(ctx context.Context, c kubernetes.Interface) error {

@@ -15,8 +15,22 @@
 // scale subresource. hpa-bounds writes the app's HPA bounds (see Bounds):
 // min = target, max = ceil(target x (1 + hpa_headroom)) within the app's
 // max_replicas, so the HPA stays the fast loop between Regiment's bounds. Every
-// write is read-compare-update: no write when the cluster already holds the
-// value, a token-bucket rate limit, retries on resourceVersion conflicts.
+// write is read-compare-apply: no write when the cluster already holds the
+// value, a token-bucket rate limit, then a server-side apply with the field
+// manager "regiment" owning only the fields written. A write that still
+// fails fails for its app alone (soldier.WriteErrors, the reason from
+// WriteFailure); the Soldier retries it with backoff, and Events records a
+// RegimentWriteFailed Event on the app's workload. An app whose workload or
+// HPA is not found is observed Missing and not written.
+//
+// Other owners (ForeignOwner, pure; Observer.Ownership reads the informers):
+// an HPA or a KEDA ScaledObject on the app's workload, or another field
+// manager owning the written field (an applier always; an imperative writer
+// once Regiment wrote the field), sets the app's replicas; the Observer
+// reports it (AppStatus.Owner, soldier.AppObservation.ForeignOwner), the
+// executor holds the app, and the Actuator never writes it
+// (ForeignOwnerError). Regiment's apply forces only when no such owner is
+// found.
 //
 // Safety lease (Lease, Adapter.Lead, Reverter): the Soldiers of a domain
 // campaign for the Lease regiment-soldier-<domain> in
@@ -38,7 +52,9 @@
 // AnnotationSafeBounds, no original) go to their safe bounds.
 //
 // Observation (Observer): informers on Deployments or StatefulSets, HPAs and
-// Pods of the apps' namespaces; request rate, p99 latency, error rate, CPU,
+// Pods of the apps' namespaces (workloads and HPAs keep only the
+// managedFields of the written fields, others none), and KEDA ScaledObjects
+// when served (Adapter.WatchKEDA); request rate, p99 latency, error rate, CPU,
 // memory and restart rate from the Prometheus HTTP API (Prometheus: bearer
 // token file re-read when it changes, CA bundle, client certificate, extra
 // headers). Queries come from the config, an app set's own before the

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	appslisters "k8s.io/client-go/listers/apps/v1"
@@ -48,6 +49,11 @@ type ObserverConfig struct {
 	// apps discovery may add later (SetTargets).
 	Namespaces []string
 	Kinds      []domains.WorkloadKind
+	// Dynamic, when set, watches KEDA ScaledObjects in the namespaces if
+	// the cluster serves them (see ForeignOwner).
+	Dynamic dynamic.Interface
+	// Claims are the objects the Actuator wrote; nil: none.
+	Claims *Claims
 }
 
 // Freshness says where a metric's value comes from.
@@ -78,7 +84,10 @@ type AppStatus struct {
 	// Found says the workload exists (and, in hpa-bounds, its HPA).
 	Found    bool
 	Restarts int32 // container restarts summed over the app's live pods
-	Metrics  [numMetrics]MetricStatus
+	// Owner is another controller that sets the app's replicas, which the
+	// Soldier leaves alone (ForeignOwner); not looked for in recommend mode.
+	Owner   Owner
+	Metrics [numMetrics]MetricStatus
 }
 
 // Stale reports whether any metric the Soldier sizes the app from (request
@@ -94,8 +103,10 @@ func (s AppStatus) Stale() bool {
 }
 
 // Observer is a soldier.Observer over shared informers (Deployments or
-// StatefulSets, HPAs in hpa-bounds actuation or recommend mode, Pods; one factory per
-// namespace of the domain's apps) and the Prometheus HTTP API.
+// StatefulSets, HPAs, Pods, and KEDA ScaledObjects when served; one factory
+// per namespace of the domain's apps) and the Prometheus HTTP API. Each
+// Observe also finds each app's other owner, if any (Ownership,
+// ForeignOwner).
 //
 // Per app: Replicas from the workload or its HPA (see ObserverConfig);
 // Ready counts pods whose Ready condition is true, Starting pods scheduled
@@ -119,12 +130,14 @@ func (s AppStatus) Stale() bool {
 // Run starts the informers; Observe waits for their first sync. Observe must
 // not be called concurrently with itself; Status may be.
 type Observer struct {
+	client  kubernetes.Interface
 	cfg     ObserverConfig
 	factory []informers.SharedInformerFactory
 	deploys map[string]appslisters.DeploymentLister
 	sets    map[string]appslisters.StatefulSetLister
 	hpas    map[string]autoscalinglisters.HorizontalPodAutoscalerLister
 	pods    map[string]corelisters.PodLister
+	keda    kedaWatch // ScaledObjects, once Run found the CRD
 	synced  []cache.InformerSynced
 	ready   chan struct{} // closed once the caches synced
 	clock   func() time.Time
@@ -146,7 +159,7 @@ func NewObserver(client kubernetes.Interface, cfg ObserverConfig) *Observer {
 		cfg.Parallelism = 8
 	}
 	o := &Observer{
-		cfg: cfg, deploys: map[string]appslisters.DeploymentLister{}, sets: map[string]appslisters.StatefulSetLister{},
+		client: client, cfg: cfg, deploys: map[string]appslisters.DeploymentLister{}, sets: map[string]appslisters.StatefulSetLister{},
 		hpas: map[string]autoscalinglisters.HorizontalPodAutoscalerLister{}, pods: map[string]corelisters.PodLister{},
 		ready: make(chan struct{}), clock: time.Now,
 		last: make([][numMetrics]sample, len(cfg.Targets)), status: make([]AppStatus, len(cfg.Targets)),
@@ -167,7 +180,7 @@ func NewObserver(client kubernetes.Interface, cfg ObserverConfig) *Observer {
 	}
 	for _, ns := range nss {
 		f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns),
-			informers.WithTransform(dropManagedFields))
+			informers.WithTransform(trimToOwnership))
 		o.factory = append(o.factory, f)
 		if kinds[domains.KindDeployment] {
 			inf := f.Apps().V1().Deployments()
@@ -177,10 +190,9 @@ func NewObserver(client kubernetes.Interface, cfg ObserverConfig) *Observer {
 			inf := f.Apps().V1().StatefulSets()
 			o.sets[ns], o.synced = inf.Lister(), append(o.synced, inf.Informer().HasSynced)
 		}
-		if cfg.Actuation == domains.ActuateHPABounds || cfg.Recommend {
-			inf := f.Autoscaling().V2().HorizontalPodAutoscalers()
-			o.hpas[ns], o.synced = inf.Lister(), append(o.synced, inf.Informer().HasSynced)
-		}
+		// Every mode: replicas looks for HPAs that would fight it.
+		hinf := f.Autoscaling().V2().HorizontalPodAutoscalers()
+		o.hpas[ns], o.synced = hinf.Lister(), append(o.synced, hinf.Informer().HasSynced)
 		inf := f.Core().V1().Pods()
 		o.pods[ns], o.synced = inf.Lister(), append(o.synced, inf.Informer().HasSynced)
 	}
@@ -200,6 +212,8 @@ func (o *Observer) Run(ctx context.Context) error {
 	for _, f := range o.factory {
 		f.Start(ctx.Done())
 	}
+	o.synced = append(o.synced, o.keda.start(ctx, o.client, o.cfg.Dynamic, o.namespaces())...)
+	defer o.keda.shutdown()
 	defer func() {
 		for _, f := range o.factory {
 			f.Shutdown()
@@ -272,6 +286,9 @@ func (o *Observer) Observe(ctx context.Context, obs *soldier.Observation) error 
 		if err := o.observeObjects(&o.cfg.Targets[i], &obs.Apps[i], &status[i]); err != nil {
 			return err
 		}
+		if err := o.observeOwner(&o.cfg.Targets[i], &obs.Apps[i], &status[i]); err != nil {
+			return err
+		}
 	}
 	o.observeMetrics(ctx, obs, status)
 
@@ -315,7 +332,7 @@ func (o *Observer) observeObjects(t *Target, a *soldier.AppObservation, st *AppS
 			replicas = minOf(h.Spec.MinReplicas)
 		}
 	}
-	a.Replicas = replicas
+	a.Replicas, a.Missing = replicas, !st.Found // a missing app is held, not written (soldier.Executor)
 	pods, err := o.pods[t.Namespace].Pods(t.Namespace).List(t.Pods)
 	if err != nil {
 		return fmt.Errorf("kube: observe pods of %s/%s: %w", t.Namespace, t.Name, err)

@@ -36,7 +36,7 @@ func (a *Actuator) recordOriginal(ctx context.Context, t *Target) error {
 		setKeys(&m.Labels, labels)
 		setKeys(&m.Annotations, annotations)
 		return true, nil
-	}, func() { a.conflicts.Add(1) })
+	}, nil) // conflicts (the HPA controller's status writes) are retried, not counted: Conflicts counts actuation writes
 	if err != nil {
 		return fmt.Errorf("kube: record the original spec of %s: %w", ref, err)
 	}

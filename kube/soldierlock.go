@@ -82,12 +82,27 @@ func (a *Adapter) transitions(ctx context.Context) int32 {
 	return *le.Spec.LeaseTransitions
 }
 
-// Run runs the informers and holds the Soldier lease (Lead, doing nothing
+// Run runs the informers and the Events and holds the Soldier lease (Lead, doing nothing
 // while it leads) until ctx ends.
 func (a *Adapter) Run(ctx context.Context, log hclog.Logger) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { a.Observer.Run(ctx) })
+	wg.Go(func() { a.Events.Run(ctx) })
+	wg.Go(func() { a.logKEDA(ctx, log) })
 	err := a.Lead(ctx, log, nil)
 	wg.Wait()
 	return err
+}
+
+// logKEDA says, once the Observer's informers started, when KEDA's
+// ScaledObjects are not watched (no CRD, or no permission to list them).
+func (a *Adapter) logKEDA(ctx context.Context, log hclog.Logger) {
+	select {
+	case <-a.Observer.ready: // keda.err is set before
+	case <-ctx.Done():
+		return
+	}
+	if err := a.Observer.keda.err; err != nil {
+		log.Info("keda scaledobjects not watched", "reason", err)
+	}
 }

@@ -19,10 +19,19 @@
 // written), and hpa_min and hpa_max the app's live HPA bounds when observed. These six numbers per app and tick
 // are what "regiment calibrate" fits the simulator to; they are outcomes, not
 // policy inputs, so the observation layout (soldier.Layout) is unchanged.
+//
+// An app a Soldier could not write at a step (its write failed, or its
+// workload or HPA is not found: soldier.Record.Failing) has the outcome
+// "write_failing/<app>" = 1 and a GuardWriteFailed guard saying why; the
+// ledger gets a LedgerWriteFailed entry when it starts failing (or its
+// reason changes) and a LedgerWriteRecovered one when it is written again,
+// which "regiment episodes why" shows.
 package recording
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/regimentd/regiment/commander"
@@ -94,19 +103,34 @@ type Soldier struct {
 	rung     soldier.Rung
 	started  bool
 	keys     map[string]*appKeys // per app name, built once
+	failing  map[string]string   // per app name, the reason it was not written at the last step
 }
+
+// GuardWriteFailed names the guard recorded for each app a Soldier step
+// could not write (soldier.Record.Failing): Target "replicas/<app>", Before
+// the target not written, After the app's replicas, Reason "<reason>:
+// <detail>" with a soldier.Fail* reason.
+const GuardWriteFailed = "write_failed"
+
+// Ledger kinds of an app's write failures: an app starts failing (or its
+// reason changes), and it is written again.
+const (
+	LedgerWriteFailed    = "write_failed"
+	LedgerWriteRecovered = "write_recovered"
+)
 
 // Per-app metrics of a Soldier step's Outcome, keyed AppKey(metric, app).
 const (
-	AppRPS      = "rps"      // arrivals, external plus dependency calls, 1/s
-	AppCPUUtil  = "cpu_util" // busy share of ready capacity, [0, 1]
-	AppReady    = "ready"    // replicas serving
-	AppStarting = "starting" // replicas scheduled, not yet ready; absent when 0
-	AppPending  = "pending"  // replicas waiting for node capacity; absent when 0
-	AppTarget   = "target"   // replica target after the tick's writes
-	AppBlind    = "blind"    // 1 when the app's metrics could not be read; absent otherwise
-	AppHPAMin   = "hpa_min"  // the app's live HPA minReplicas (recommend mode); absent when not observed
-	AppHPAMax   = "hpa_max"  // the app's live HPA maxReplicas (recommend mode); absent when not observed
+	AppRPS      = "rps"           // arrivals, external plus dependency calls, 1/s
+	AppCPUUtil  = "cpu_util"      // busy share of ready capacity, [0, 1]
+	AppReady    = "ready"         // replicas serving
+	AppStarting = "starting"      // replicas scheduled, not yet ready; absent when 0
+	AppPending  = "pending"       // replicas waiting for node capacity; absent when 0
+	AppTarget   = "target"        // replica target after the tick's writes
+	AppBlind    = "blind"         // 1 when the app's metrics could not be read; absent otherwise
+	AppHPAMin   = "hpa_min"       // the app's live HPA minReplicas (recommend mode); absent when not observed
+	AppHPAMax   = "hpa_max"       // the app's live HPA maxReplicas (recommend mode); absent when not observed
+	AppFailing  = "write_failing" // 1 when the app could not be written (GuardWriteFailed says why); absent otherwise
 )
 
 // OutcomeRecommend is the Outcome key set to 1 on the steps of a Soldier in
@@ -171,8 +195,9 @@ func (s *Soldier) Record(r soldier.Record) {
 		step.Outcome[OutcomeRecommend] = 1
 	}
 	for _, g := range r.Guards {
-		step.Guards = append(step.Guards, store.Guard{Name: g.Name, Target: "replicas/" + g.App, Before: float64(g.Before), After: float64(g.After)})
+		step.Guards = append(step.Guards, store.Guard{Name: g.Name, Target: "replicas/" + g.App, Before: float64(g.Before), After: float64(g.After), Reason: g.Reason})
 	}
+	s.notWritten(&r, &step)
 	step.Reward = terms(r.Reward.AppendTerms(nil), r.Reward.Total)
 	s.autoFallback(&r, &step) // before Append: it adds keys to the step
 	if err := s.Out.Append(step); err != nil && s.Err != nil {
@@ -197,7 +222,56 @@ func (s *Soldier) Record(r soldier.Record) {
 			s.Err(fmt.Errorf("record %s ladder change: %w", r.Domain, err))
 		}
 	}
+	s.failedWrites(&r)
 	s.started, s.fallback, s.rung = true, r.Fallback, r.Rung
+}
+
+// notWritten adds to step the apps r could not write: a GuardWriteFailed
+// guard and the AppFailing outcome each.
+func (s *Soldier) notWritten(r *soldier.Record, step *store.Step) {
+	for _, f := range r.Failing {
+		after := float64(f.Target)
+		if i := slices.IndexFunc(r.Apps, func(a soldier.NamedObservation) bool { return a.App == f.App }); i >= 0 {
+			after = float64(r.Apps[i].Replicas)
+		}
+		step.Guards = append(step.Guards, store.Guard{Name: GuardWriteFailed, Target: "replicas/" + f.App,
+			Before: float64(f.Target), After: after, Reason: f.Reason + ": " + f.Detail})
+		step.Outcome[AppKey(AppFailing, f.App)] = 1
+	}
+}
+
+// failedWrites enters into the ledger each app that starts failing (or
+// fails for another reason) and each that is written again.
+func (s *Soldier) failedWrites(r *soldier.Record) {
+	now := make(map[string]string, len(r.Failing))
+	for _, f := range r.Failing {
+		now[f.App] = f.Reason
+		if s.failing[f.App] == f.Reason {
+			continue
+		}
+		detail := fmt.Sprintf("%s not written (%s): %s", f.App, f.Reason, f.Detail)
+		if f.Failures > 0 {
+			detail += fmt.Sprintf("; retried with backoff, next attempt in %d ticks", f.RetryIn+1)
+		}
+		s.ledger(store.LedgerEntry{At: r.At, Domain: r.Domain, Kind: LedgerWriteFailed, Detail: detail,
+			Values: map[string]float64{"target": float64(f.Target), "failures": float64(f.Failures)}})
+	}
+	for _, app := range slices.Sorted(maps.Keys(s.failing)) {
+		if _, ok := now[app]; !ok {
+			s.ledger(store.LedgerEntry{At: r.At, Domain: r.Domain, Kind: LedgerWriteRecovered, Detail: app + " written again"})
+		}
+	}
+	s.failing = now
+}
+
+// ledger appends e to the ledger, if any.
+func (s *Soldier) ledger(e store.LedgerEntry) {
+	if s.Ledger == nil {
+		return
+	}
+	if err := s.Ledger(e); err != nil && s.Err != nil {
+		s.Err(fmt.Errorf("record %s %s: %w", e.Domain, e.Kind, err))
+	}
 }
 
 // CommanderEpisode describes a Commander episode for cfg.

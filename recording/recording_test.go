@@ -2,6 +2,8 @@ package recording
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/regimentd/regiment/commander"
@@ -85,5 +87,44 @@ func TestCommanderRecordsItsCapacityPlan(t *testing.T) {
 		if ok != (target > 0) || got != target {
 			t.Errorf("plan %v: recorded %v (present %v)", target, got, ok)
 		}
+	}
+}
+
+// TestSoldierRecordsAppsNotWritten pins the record of a failing app: a
+// write_failed guard and outcome at every step it fails, a ledger entry
+// when it starts failing and when it is written again, none in between.
+func TestSoldierRecordsAppsNotWritten(t *testing.T) {
+	out := &steps{}
+	var ledger []store.LedgerEntry
+	rec := &Soldier{Episode: "e", Out: out, Ledger: func(e store.LedgerEntry) error { ledger = append(ledger, e); return nil }}
+	apps := []soldier.NamedObservation{{App: "d/a", AppObservation: soldier.AppObservation{Replicas: 4}}, {App: "d/b", AppObservation: soldier.AppObservation{Replicas: 2}}}
+	denied := soldier.NamedFailing{App: "d/a", Failing: soldier.Failing{App: 0, Reason: soldier.FailDenied,
+		Detail: "denied by ValidatingAdmissionPolicy 'freeze'", Target: 9, Failures: 1}}
+	for seq, failing := range [][]soldier.NamedFailing{{denied}, {denied}, nil} {
+		rec.Record(soldier.Record{Seq: uint64(seq), Domain: "d", Apps: apps, Failing: failing})
+	}
+	for seq, want := range []bool{true, true, false} {
+		st := out.got[seq]
+		_, failing := st.Outcome["write_failing/d/a"]
+		guard := slices.IndexFunc(st.Guards, func(g store.Guard) bool { return g.Name == GuardWriteFailed }) >= 0
+		if failing != want || guard != want {
+			t.Errorf("step %d: outcome %v, guard %v; want %v", seq, failing, guard, want)
+		}
+		if want {
+			g := st.Guards[slices.IndexFunc(st.Guards, func(g store.Guard) bool { return g.Name == GuardWriteFailed })]
+			if g.Target != "replicas/d/a" || g.Before != 9 || g.After != 4 || !strings.Contains(g.Reason, "denied: denied by ValidatingAdmissionPolicy") {
+				t.Errorf("step %d: guard %+v", seq, g)
+			}
+		}
+	}
+	var kinds []string
+	for _, e := range ledger {
+		kinds = append(kinds, e.Kind)
+	}
+	if want := []string{"fallback", LedgerWriteFailed, LedgerWriteRecovered}; !slices.Equal(kinds, want) {
+		t.Errorf("ledger kinds %v, want %v", kinds, want)
+	}
+	if len(ledger) == 3 && !strings.Contains(ledger[1].Detail, "d/a not written (denied)") {
+		t.Errorf("ledger entry %q does not say which app and why", ledger[1].Detail)
 	}
 }

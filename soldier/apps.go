@@ -58,14 +58,15 @@ func (s *Soldier) setApps(apps []App) {
 	}
 	n := len(apps)
 	e := s.exec
-	current, lastUp := make([]int32, n), make([]time.Time, n)
+	current, lastUp, retry := make([]int32, n), make([]time.Time, n), make([]appRetry, n)
 	for i, j := range from {
 		current[i] = -1
 		if j >= 0 {
-			current[i], lastUp[i] = e.current[j], e.lastUp[j]
+			current[i], lastUp[i], retry[i] = e.current[j], e.lastUp[j], e.retry[j]
 		}
 	}
 	e.current, e.lastUp, e.pinned, e.order = current, lastUp, make([]int32, n), make([]int, 0, n)
+	e.retry, e.held, e.wrote, e.prevUp = retry, make([]bool, n), make([]bool, n), make([]time.Time, n)
 	for i := range e.pinned {
 		e.pinned[i] = -1 // set again from the pins before the next decision
 	}

@@ -57,6 +57,7 @@ func NewState(cfg Config, policy Policy, noReason bool) *State {
 		exec: NewExecutor(ExecutorConfig{
 			OverageCap: cfg.Soldier.OverageCap, ScaleDownCooldown: cfg.Soldier.ScaleDownCooldown,
 			ErrorRateVeto: cfg.Soldier.ErrorRateVeto, MaxWritesPerTick: cfg.Soldier.MaxWritesPerTick,
+			RetryLimit: retryLimit(cfg.Soldier.Tick),
 		}, n),
 		ladder:   NewLadder(cfg.Ladder),
 		noReason: noReason,

@@ -30,6 +30,15 @@
 // operator's pin set it, or which guard clipped it. Soldier.Tick is the shell
 // that observes, calls Decide, actuates, reports and records.
 //
+// Per-app isolation: an Actuator reports the apps whose writes failed
+// (WriteErrors); the tick goes on for the others and still reports and
+// records. A failed app has no target in force (the observation stands for
+// it) and is retried after RetryDelay ticks (1, 2, 4 ... up to
+// MaxRetryDelay), held by the guard backoff meanwhile; an app observed
+// Missing is held (guard not_found) and never written. TickResult.Failing
+// and Record.Failing list them every tick, for metrics, Events and the
+// ledger.
+//
 // Units: cores are CPU cores, rates are per second, latencies are seconds.
 // Apps are indexed by their position in the domain (App.Index), in config
 // order; the ladder and fallback windows count Soldier ticks.

@@ -15,6 +15,12 @@ const (
 	GuardRateLimit = "rate_limit" // write deferred to a later tick
 	GuardBlind     = "blind"      // target held: the app's metrics are missing
 	GuardOverride  = "override"   // target set by an operator's pin (within [min, max])
+	GuardNotFound  = "not_found"  // target held: the app's workload or HPA is not in the cluster
+	GuardBackoff   = "backoff"    // write deferred: the app's last write failed, retried with backoff
+	// GuardForeignOwner: another controller sets the app's replicas; its
+	// target follows the observation and nothing is written. Recorded every
+	// tick it holds, changed or not.
+	GuardForeignOwner = "foreign_owner"
 )
 
 // Guard records one executor rule changing one app's proposed target.
@@ -31,6 +37,9 @@ type ExecutorConfig struct {
 	ScaleDownCooldown time.Duration // per app, after its last scale-up
 	ErrorRateVeto     float64       // no scale-down above this error rate
 	MaxWritesPerTick  int           // 0: unlimited
+	// RetryLimit caps the backoff after failed writes, in ticks (RetryDelay);
+	// 0 is 1.
+	RetryLimit int
 }
 
 // Change is one replica write.
@@ -50,17 +59,46 @@ type Change struct {
 // scale-ups are trimmed first), and its write goes first within the rate
 // limit. Its scale-ups start the cooldown like any other, so a lapsed pin
 // does not drop at once.
+//
+// The target in force is level-triggered: it is the one last written while
+// the cluster holds it, and the observation (AppObservation.Replicas) when
+// the cluster moved away from it (another writer, a Reverter) by the tick
+// after the write, which gives the observation a tick to catch up with the
+// write; so the next proposal that differs from what the cluster has is
+// written. An app whose write failed (Failed) or whose workload is missing
+// (AppObservation.Missing) has no target in force: the observation stands
+// for it. A failed app is written again after a
+// backoff (RetryDelay: 1 tick, 2, 4, ... up to RetryLimit), held at the
+// observation (GuardBackoff) meanwhile; a missing app is held (GuardNotFound)
+// and never written. Neither ranks below a pin: nothing can be written.
+// An app another controller scales (AppObservation.ForeignOwner) ranks
+// above even a pin: it is not written, and its target in force is what the
+// other owner set, so Regiment starts from there when it leaves.
 type Executor struct {
 	cfg     ExecutorConfig
 	current []int32     // target in force per app; -1: unknown, take the observation
 	lastUp  []time.Time // last scale-up per app
+	prevUp  []time.Time // lastUp before this Apply's write, per app written: restored by Failed
 	pinned  []int32     // operator pin per app; -1: none
+	retry   []appRetry  // failed writes per app
+	wrote   []bool      // per app, written at the last Apply: its observation may lag the write
+	held    []bool      // scratch: not to be written this Apply
 	order   []int       // scratch
+}
+
+// appRetry is one app's run of failed writes.
+type appRetry struct {
+	failures int    // consecutive failed writes; 0: none
+	wait     int    // ticks to hold before the next attempt
+	target   int32  // the target last not written
+	reason   string // of the last failure, a Fail* reason
+	detail   string
 }
 
 // NewExecutor returns an executor for n apps.
 func NewExecutor(cfg ExecutorConfig, n int) *Executor {
-	e := &Executor{cfg: cfg, current: make([]int32, n), lastUp: make([]time.Time, n), pinned: make([]int32, n), order: make([]int, 0, n)}
+	e := &Executor{cfg: cfg, current: make([]int32, n), lastUp: make([]time.Time, n), prevUp: make([]time.Time, n), pinned: make([]int32, n),
+		retry: make([]appRetry, n), wrote: make([]bool, n), held: make([]bool, n), order: make([]int, 0, n)}
 	for i := range e.current {
 		e.current[i], e.pinned[i] = -1, -1
 	}
@@ -91,10 +129,20 @@ func (e *Executor) Current(i int) int32 { return e.current[i] }
 // budget is the domain's budget in cores (+Inf: none).
 func (e *Executor) Apply(now time.Time, apps []App, obs *Observation, budget float64, proposed []int32, guards []Guard, writes []Change) ([]Guard, []Change) {
 	for i := range apps {
-		if e.current[i] < 0 {
-			e.current[i] = obs.Apps[i].Replicas
+		if o := obs.Apps[i].Replicas; e.current[i] < 0 || !e.wrote[i] && o != e.current[i] {
+			e.current[i] = o // level-triggered: the cluster moved away from the target (see Executor)
+		}
+		e.wrote[i] = false
+		if guards, e.held[i] = e.hold(i, obs, proposed, guards); e.held[i] {
+			continue
 		}
 		a, cur, p := &apps[i], e.current[i], proposed[i]
+		if obs.Apps[i].ForeignOwner != "" {
+			e.current[i] = obs.Apps[i].Replicas
+			guards = append(guards, Guard{GuardForeignOwner, i, p, e.current[i]})
+			proposed[i] = e.current[i]
+			continue
+		}
 		if pin := e.pinned[i]; pin >= 0 {
 			if q := min(max(pin, a.Min), a.Max); q != p {
 				guards = append(guards, Guard{GuardOverride, i, p, q})
@@ -128,7 +176,7 @@ func (e *Executor) Apply(now time.Time, apps []App, obs *Observation, budget flo
 	// the write cap.
 	e.order = e.order[:0]
 	for i := range apps {
-		if proposed[i] != e.current[i] {
+		if proposed[i] != e.current[i] && !e.held[i] {
 			e.order = append(e.order, i)
 		}
 	}
@@ -147,13 +195,75 @@ func (e *Executor) Apply(now time.Time, apps []App, obs *Observation, budget flo
 			proposed[i] = e.current[i]
 			continue
 		}
+		e.prevUp[i] = e.lastUp[i]
 		if proposed[i] > e.current[i] {
 			e.lastUp[i] = now
 		}
-		e.current[i] = proposed[i]
+		e.current[i], e.wrote[i] = proposed[i], true
 		writes = append(writes, Change{App: i, Replicas: proposed[i]})
 	}
+	for i := range apps {
+		if obs.Apps[i].Missing {
+			e.current[i] = -1 // nothing in force: the observation stands when it is back
+		}
+	}
 	return guards, writes
+}
+
+// hold holds app i at the observation when it cannot be written this tick:
+// its workload is missing, or it waits out the backoff of a failed write.
+// It appends the guard and reports whether it held.
+func (e *Executor) hold(i int, obs *Observation, proposed []int32, guards []Guard) ([]Guard, bool) {
+	o, r := &obs.Apps[i], &e.retry[i]
+	name := ""
+	switch {
+	case o.Missing:
+		name = GuardNotFound
+	case r.failures > 0 && r.wait > 0:
+		r.wait--
+		name = GuardBackoff
+	default:
+		return guards, false
+	}
+	r.target = proposed[i]
+	e.current[i] = o.Replicas // level-triggered: the cluster's value, not a target that was never written
+	if proposed[i] != o.Replicas {
+		guards = append(guards, Guard{name, i, proposed[i], o.Replicas})
+	}
+	proposed[i] = o.Replicas
+	return guards, true
+}
+
+// Failed notes that the write of target to app i, made by the last Apply,
+// failed for reason (a Fail* reason): nothing is in force for it, a
+// scale-up that was not made starts no cooldown, and it is tried again
+// after RetryDelay ticks.
+func (e *Executor) Failed(i int, target int32, reason, detail string) {
+	e.lastUp[i] = e.prevUp[i]
+	r := &e.retry[i]
+	r.failures++
+	r.wait = RetryDelay(r.failures, e.cfg.RetryLimit) - 1
+	r.target, r.reason, r.detail = target, reason, detail
+	e.current[i] = -1
+}
+
+// Written notes that app i's write succeeded: its run of failures ends.
+func (e *Executor) Written(i int) { e.retry[i] = appRetry{} }
+
+// AppendFailing appends the apps that cannot be written, in domain order:
+// missing in obs, or in a run of failed writes.
+func (e *Executor) AppendFailing(obs *Observation, out []Failing) []Failing {
+	for i := range e.retry {
+		r := &e.retry[i]
+		switch {
+		case obs.Apps[i].Missing:
+			out = append(out, Failing{App: i, Reason: FailNotFound, Detail: "the workload or its HPA is not in the cluster",
+				Target: r.target})
+		case r.failures > 0:
+			out = append(out, Failing{App: i, Reason: r.reason, Detail: r.detail, Target: r.target, Failures: r.failures, RetryIn: r.wait})
+		}
+	}
+	return out
 }
 
 // capBudget trims scale-ups, the largest first, until the spend fits

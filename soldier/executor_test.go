@@ -93,3 +93,35 @@ func TestProportionalPolicy(t *testing.T) {
 		t.Fatalf("the at-risk app got less than the healthy one under a tight budget: %v", out)
 	}
 }
+
+// An app another controller scales is left alone: no write whatever the
+// policy, the pin or the budget say, its target follows what the other
+// owner set, and the guard is recorded even when nothing changed.
+func TestExecutorLeavesForeignOwnedAppsAlone(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	apps := []App{{Name: "d/a", CPU: 1, Min: 1, Max: 10}, {Name: "d/b", CPU: 1, Min: 1, Max: 10}}
+	e := NewExecutor(ExecutorConfig{OverageCap: 0.1}, 2)
+	e.Pin(0, 9)
+	obs := &Observation{Apps: []AppObservation{{Replicas: 7, ForeignOwner: "hpa/a"}, {Replicas: 3}}}
+	proposed := []int32{2, 5}
+	guards, writes := e.Apply(t0, apps, obs, math.Inf(1), proposed, nil, nil)
+	if len(writes) != 1 || writes[0].App != 1 || proposed[0] != 7 || e.Current(0) != 7 {
+		t.Fatalf("writes %+v, targets %v, current %d; want only app 1 written, app 0 at the other owner's 7", writes, proposed, e.Current(0))
+	}
+	if len(guards) != 1 || guards[0] != (Guard{GuardForeignOwner, 0, 2, 7}) {
+		t.Fatalf("guards %+v", guards)
+	}
+	// Unchanged, the guard still says why (the cluster now runs app 1's 5:
+	// the target in force is what the cluster holds).
+	obs.Apps[0].Replicas, obs.Apps[1].Replicas = 2, 5
+	guards, writes = e.Apply(t0, apps, obs, math.Inf(1), []int32{2, 5}, nil, nil)
+	if len(writes) != 0 || len(guards) != 1 || guards[0].Name != GuardForeignOwner {
+		t.Fatalf("writes %+v, guards %+v", writes, guards)
+	}
+	// Once the other owner is gone, the app starts from what it runs.
+	obs.Apps[0].ForeignOwner = ""
+	e.Pin(0, -1)
+	if _, writes = e.Apply(t0, apps, obs, math.Inf(1), []int32{4, 5}, nil, nil); len(writes) != 1 || writes[0] != (Change{0, 4}) {
+		t.Fatalf("after the owner left: writes %+v", writes)
+	}
+}

@@ -56,6 +56,14 @@ type AppObservation struct {
 	// Blind says the app's metrics could not be read (the observer reports
 	// stand-ins): the executor holds its target rather than size it blind.
 	Blind bool
+	// Missing says the app's workload (or, in hpa-bounds, its HPA) is not
+	// in the cluster: the executor holds it and nothing is written to it.
+	Missing bool
+	// ForeignOwner names another controller that sets the app's replicas
+	// ("hpa/web", "field-manager/argocd-controller:.spec.replicas"; see
+	// kube.ForeignOwner); "" when none. The executor leaves such an app
+	// alone: no writes, its target follows Replicas.
+	ForeignOwner string
 	// HPAMin and HPAMax are the bounds of the app's own HPA, the cluster's
 	// autoscaler, as observed in recommend mode; 0 when not observed.
 	HPAMin, HPAMax int32

@@ -38,6 +38,8 @@ type Record struct {
 	// with Replicas the target after this tick's writes: the per-app series
 	// that calibrate the simulator (regiment calibrate).
 	Apps []NamedObservation
+	// Failing is the apps not written at this tick and why (TickResult.Failing).
+	Failing []NamedFailing
 
 	// AutoFallback is true while the automatic fallback holds the domain on
 	// the baseline; Switch is its switch at this tick (Reason "" if none).
@@ -62,10 +64,17 @@ type NamedChange struct {
 	Before, Replicas int32
 }
 
+// NamedFailing is an app not written, with the app's name.
+type NamedFailing struct {
+	App string // "domain/app"
+	Failing
+}
+
 // NamedGuard is a guard with the app's name.
 type NamedGuard struct {
 	Name, App     string
 	Before, After int32
+	Reason        string // foreign_owner: "owned by <owner>"; else ""
 }
 
 // Outcome is the domain's state at the tick, the result of earlier actions.
@@ -124,7 +133,14 @@ func (s *Soldier) record(now time.Time, d wire.Directive, valid bool, r wire.Dom
 		rec.Apps[w.App].Replicas = w.Replicas
 	}
 	for _, g := range s.guards {
-		rec.Guards = append(rec.Guards, NamedGuard{Name: g.Name, App: s.cfg.Apps[g.App].Name, Before: g.Before, After: g.After})
+		ng := NamedGuard{Name: g.Name, App: s.cfg.Apps[g.App].Name, Before: g.Before, After: g.After}
+		if g.Name == GuardForeignOwner {
+			ng.Reason = "owned by " + s.obs.Apps[g.App].ForeignOwner
+		}
+		rec.Guards = append(rec.Guards, ng)
+	}
+	for _, f := range s.failing {
+		rec.Failing = append(rec.Failing, NamedFailing{App: s.cfg.Apps[f.App].Name, Failing: f})
 	}
 	return rec
 }

@@ -20,7 +20,9 @@ type Observer interface {
 	Observe(ctx context.Context, obs *Observation) error
 }
 
-// Actuator writes replica targets to the cluster.
+// Actuator writes replica targets to the cluster. When some apps' writes
+// fail and the others are made, Apply returns a WriteErrors naming them;
+// any other error means none of changes is known to be written.
 type Actuator interface {
 	Apply(ctx context.Context, changes []Change) error
 }
@@ -83,6 +85,7 @@ type Soldier struct {
 	pub      Publisher
 	rec      Recorder
 	ov       overrides // operator pins, see override.go
+	failing  []Failing // apps not written at the last tick (actuate)
 
 	mu     sync.Mutex
 	intake wire.Intake
@@ -144,13 +147,21 @@ type TickResult struct {
 	// (SLOStatus).
 	SLOSeconds                float64
 	AppsAtRisk, AppsBreaching int
+	// Failing is the apps not written, and why (Executor.AppendFailing):
+	// each tick, every app whose workload is missing and every app in a run
+	// of failed writes, in domain order; it belongs to the Soldier and
+	// holds until its next tick.
+	Failing []Failing
 	// Recommendation is what a recommend-mode tick recommended; nil in
 	// other modes.
 	Recommendation *Recommendation
 }
 
 // Tick runs one control step at now: observe, decide (Decide), actuate,
-// report, record.
+// report, record. Apps whose writes fail (a WriteErrors) are noted for a
+// retry with backoff and listed in TickResult.Failing; the tick goes on and
+// returns no error for them. Any other Actuator error is returned after the
+// tick has reported and recorded.
 func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 	s.tickMu.Lock()
 	defer s.tickMu.Unlock()
@@ -167,13 +178,9 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 	dec := Decide(s.state, &s.obs, inForce, now)
 	if dec.Mode != domains.ModeOff {
 		s.overridesApplied(now)
-		// Only active mode writes: the Actuator is never called otherwise.
-		if dec.Mode.Writes() && len(dec.Writes) > 0 {
-			if err := s.act.Apply(ctx, dec.Writes); err != nil {
-				return TickResult{}, fmt.Errorf("actuate %d apps: %w", len(dec.Writes), err)
-			}
-		}
 	}
+	// Only active mode writes: the Actuator is never called otherwise.
+	actErr := s.actuate(ctx, dec)
 	s.seq++
 	r := s.report(now, d, valid, dec.DemandCores, dec.Mode, dec.Fallback)
 	if s.pub != nil {
@@ -190,13 +197,41 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 		}
 		s.rec.Record(rec)
 	}
-	res := TickResult{Writes: len(dec.Writes), Guards: len(dec.Guards), Fallback: dec.Fallback, Rung: dec.Rung,
-		AutoFallback: dec.AutoFallback, Switch: dec.Switch, Report: r, SLOSeconds: s.cfg.SLO}
+	res := TickResult{Writes: len(s.writes), Guards: len(dec.Guards), Fallback: dec.Fallback, Rung: dec.Rung,
+		AutoFallback: dec.AutoFallback, Switch: dec.Switch, Report: r, SLOSeconds: s.cfg.SLO, Failing: s.failing}
 	res.AppsAtRisk, res.AppsBreaching = SLOStatus(&s.obs, s.cfg.SLO, s.cfg.ErrorBudget)
 	if dec.Mode.Recommends() {
 		res.Recommendation = &Recommendation{Apps: s.cfg.Apps, Recommended: dec.PolicyTargets, Baseline: dec.BaselineTargets, Live: s.obs.Apps}
 	}
+	if actErr != nil {
+		return res, fmt.Errorf("actuate %d apps: %w", len(dec.Writes), actErr)
+	}
 	return res, nil
+}
+
+// actuate makes dec's writes, in a mode that writes, and notes each app's
+// outcome in the executor: a failed app is retried with backoff and the
+// others go on. It leaves in s.writes the writes made and in s.failing the
+// apps not written (Executor.AppendFailing). It returns an Actuator error
+// other than a WriteErrors, after noting every change as failed.
+func (s *Soldier) actuate(ctx context.Context, dec Decision) error {
+	var err error
+	if dec.Mode.Writes() && len(dec.Writes) > 0 {
+		var failed []AppFailure
+		failed, err = splitFailures(s.act.Apply(ctx, dec.Writes), dec.Writes)
+		made := s.writes[:0]
+		for _, w := range dec.Writes { // s.writes is dec.Writes: compacted in place
+			if k := slices.IndexFunc(failed, func(f AppFailure) bool { return f.App == w.App }); k >= 0 {
+				s.exec.Failed(w.App, w.Replicas, failed[k].Reason, oneLine(failed[k].Err))
+				continue
+			}
+			s.exec.Written(w.App)
+			made = append(made, w)
+		}
+		s.writes = made
+	}
+	s.failing = s.exec.AppendFailing(&s.obs, s.failing[:0])
+	return err
 }
 
 // Recommendation is a recommend-mode tick's figures per app, in domain
@@ -285,6 +320,7 @@ func (s *Soldier) apply(next Config) {
 	s.exec.cfg = ExecutorConfig{
 		OverageCap: next.Soldier.OverageCap, ScaleDownCooldown: next.Soldier.ScaleDownCooldown,
 		ErrorRateVeto: next.Soldier.ErrorRateVeto, MaxWritesPerTick: next.Soldier.MaxWritesPerTick,
+		RetryLimit: retryLimit(next.Soldier.Tick),
 	}
 	select {
 	case s.reloaded <- struct{}{}:

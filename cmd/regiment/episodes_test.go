@@ -279,3 +279,39 @@ func TestDispatchEpisodes(t *testing.T) {
 		t.Fatalf("regiment episodes stats: exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
 }
+
+// TestEpisodesWhySaysWhichAppsWereNotWritten: a step with apps the Soldier
+// could not write lists them with the reason, and the ledger entry of the
+// failure shows.
+func TestEpisodesWhySaysWhichAppsWereNotWritten(t *testing.T) {
+	dir := epFixture(t)
+	s, err := store.Open(filepath.Join(dir, "regiment.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := s.NewAppender(1, 0)
+	err = a.Append(store.Step{Episode: "sol-payment", Seq: 3, At: epT0.Add(30 * time.Second), Obs: []float64{110, 0.6, 0.9},
+		Action: map[string]float64{"replicas/checkout": 7},
+		Guards: []store.Guard{{Name: "write_failed", Target: "replicas/payment/cart", Before: 5, After: 3,
+			Reason: "denied: denied by ValidatingAdmissionPolicy 'freeze-cart'"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendLedger(store.LedgerEntry{At: epT0.Add(30 * time.Second), Domain: "payment", Kind: "write_failed",
+		Detail: "payment/cart not written (denied)"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out := mustRun(t, "why", "--data", dir, "--domain", "payment", "--at", "2024-05-01T12:00:35Z")
+	wantLines(t, out,
+		"guards: none changed the policy output",
+		"apps not written (target -> replicas kept):",
+		"replicas/payment/cart 5 -> 3 denied: denied by ValidatingAdmissionPolicy 'freeze-cart'",
+		"2024-05-01T12:00:30Z payment write_failed payment/cart not written (denied)",
+	)
+}
