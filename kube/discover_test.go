@@ -16,9 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/regimentd/regiment/bus"
 	"github.com/regimentd/regiment/daemon"
-	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/kube/testenv"
 )
 
@@ -68,15 +66,8 @@ domain "shop" {
   }
 }
 `, a, b)
-	cfg, err := config.Parse([]byte(src), "k.hcl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Shutdown()
+	cfg := parseConfig(t, src)
+	srv := startBus(t)
 	var logs syncBuffer
 	log := hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info})
 	p := daemon.NewSoldier(cfg, daemon.SoldierOptions{Domain: "shop", Kubeconfig: env.Kubeconfig, DataDir: t.TempDir(),

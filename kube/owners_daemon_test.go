@@ -14,9 +14,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/regimentd/regiment/bus"
 	"github.com/regimentd/regiment/daemon"
-	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/kube/testenv"
 )
 
@@ -62,15 +60,8 @@ domain "shop" {
   }
 }
 `, ns)
-	cfg, err := config.Parse([]byte(src), "k.hcl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Shutdown()
+	cfg := parseConfig(t, src)
+	srv := startBus(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

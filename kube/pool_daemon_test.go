@@ -16,7 +16,6 @@ import (
 	"github.com/regimentd/regiment/bus"
 	"github.com/regimentd/regiment/bus/wire"
 	"github.com/regimentd/regiment/daemon"
-	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/kube/testenv"
 )
 
@@ -59,15 +58,8 @@ domain "shop" {
   }
 }
 `, ns)
-	cfg, err := config.Parse([]byte(src), "k.hcl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Shutdown()
+	cfg := parseConfig(t, src)
+	srv := startBus(t)
 	var logs syncBuffer
 	p := daemon.NewCommander(cfg, daemon.CommanderOptions{Kubeconfig: env.Kubeconfig, NATSURL: srv.ClientURL(), DataDir: t.TempDir()},
 		daemon.Deps{}, hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info}))

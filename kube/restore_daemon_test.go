@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/regimentd/regiment/bus"
 	"github.com/regimentd/regiment/daemon"
 	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/kube"
@@ -110,11 +109,7 @@ domain "shop" {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Shutdown()
+	srv := startBus(t)
 	var logs syncBuffer
 	p := daemon.NewSoldier(cfg, daemon.SoldierOptions{ConfigPath: path, Domain: "shop", Kubeconfig: env.Kubeconfig, DataDir: t.TempDir(),
 		NATSURL: srv.ClientURL()}, daemon.Deps{}, nil, hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info}))
