@@ -2,10 +2,13 @@ package kube_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/regimentd/regiment/bus"
+	"github.com/regimentd/regiment/bus/wire"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/soldier"
 )
 
 // The helpers of the daemon-level tests in package kube_test.
@@ -29,4 +32,15 @@ func startBus(t *testing.T) *bus.Embedded {
 	}
 	t.Cleanup(srv.Shutdown)
 	return srv
+}
+
+// acceptDirective hands s a directive of seq for domain "shop" of cfg, half
+// of a 500-core pool, issued at now, and fails the test if s rejects it.
+func acceptDirective(t *testing.T, s *soldier.Soldier, cfg *domains.Config, seq uint64, now time.Time) {
+	t.Helper()
+	d := wire.Directive{Version: wire.Version, Cluster: cfg.Cluster.Name, Domain: "shop", Term: 1, Seq: seq,
+		IssuedAt: now, TTL: wire.Duration(3 * time.Minute), Share: 0.5, Cores: 500, Policy: "test"}
+	if ok, why := s.OnDirective(d, now); !ok {
+		t.Fatalf("directive rejected: %s", why)
+	}
 }

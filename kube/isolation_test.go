@@ -16,7 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/regimentd/regiment/bus/wire"
 	"github.com/regimentd/regiment/daemon"
 	"github.com/regimentd/regiment/kube"
 	"github.com/regimentd/regiment/kube/testenv"
@@ -85,11 +84,7 @@ func runIsolation(t *testing.T, env *testenv.Env, apps, ticks int, missing []int
 		}
 		prom.SetAppRates(t, ns, names, rps, 0.5)
 		if tick%6 == 0 {
-			d := wire.Directive{Version: wire.Version, Cluster: cfg.Cluster.Name, Domain: "shop", Term: 1, Seq: uint64(tick + 1),
-				IssuedAt: now, TTL: wire.Duration(3 * time.Minute), Share: 0.5, Cores: 500, Policy: "test"}
-			if ok, why := s.OnDirective(d, now); !ok {
-				t.Fatalf("directive rejected: %s", why)
-			}
+			acceptDirective(t, s, cfg, uint64(tick+1), now)
 		}
 		res, err := s.Tick(ctx, now)
 		if err != nil {

@@ -79,11 +79,7 @@ func TestRecommendModeWritesNothingToTheAPIServer(t *testing.T) {
 			now := time.Now()
 			for tick := range ticks {
 				if tick%6 == 0 {
-					d := wire.Directive{Version: wire.Version, Cluster: cfg.Cluster.Name, Domain: "shop", Term: 1, Seq: uint64(tick + 1),
-						IssuedAt: now, TTL: wire.Duration(3 * time.Minute), Share: 0.5, Cores: 500, Policy: "test"}
-					if ok, why := s.OnDirective(d, now); !ok {
-						t.Fatalf("directive rejected: %s", why)
-					}
+					acceptDirective(t, s, cfg, uint64(tick+1), now)
 				}
 				res, err := s.Tick(ctx, now)
 				if err != nil {
