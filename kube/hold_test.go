@@ -88,6 +88,7 @@ func TestHeldAdapterReassertsNothing(t *testing.T) {
 		_, err := env.Client.CoordinationV1().Leases(ns).Get(ctx, SoldierLeaseName("shop"), metav1.GetOptions{})
 		return err == nil, fmt.Sprint("lease not created: ", err)
 	})
+	eventually(t, 10*time.Second, func() (bool, string) { return ad.Observer.Synced(), "the observer's caches have not synced" })
 	if err := ad.Actuator.Apply(ctx, []soldier.Change{{App: 0, Replicas: 6}}); err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	acautoscalingv1 "k8s.io/client-go/applyconfigurations/autoscaling/v1"
 	acautoscalingv2 "k8s.io/client-go/applyconfigurations/autoscaling/v2"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/episodes"
@@ -215,9 +216,16 @@ func TestSoldierLeavesAppsWithOtherOwnersAlone(t *testing.T) {
 	}
 
 	// A hand scale of web-3 after Regiment's write takes the field.
-	s, _ := env.Client.AppsV1().Deployments(ns).GetScale(ctx, "web-3", metav1.GetOptions{})
-	s.Spec.Replicas = 4
-	if _, err := env.Client.AppsV1().Deployments(ns).UpdateScale(ctx, "web-3", s, metav1.UpdateOptions{FieldManager: "kubectl"}); err != nil {
+	// (Retried on conflict: the deployment controller writes the object too.)
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		s, err := env.Client.AppsV1().Deployments(ns).GetScale(ctx, "web-3", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		s.Spec.Replicas = 4
+		_, err = env.Client.AppsV1().Deployments(ns).UpdateScale(ctx, "web-3", s, metav1.UpdateOptions{FieldManager: "kubectl"})
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	r.waitOwners(t, map[int]string{0: "hpa/web-0", 1: "field-manager/argocd-controller:.spec.replicas", 2: "keda/web-2-queue",
