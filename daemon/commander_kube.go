@@ -47,6 +47,28 @@ func (p *Commander) poolWatcher(cfg *domains.Config, client kubernetes.Interface
 	return w
 }
 
+// balloons returns the Balloons that hold the capacity plan on the pool, or
+// nil when kubernetes { balloon_pod_cores } is unset or the plan is off.
+func (p *Commander) balloons(cfg *domains.Config, client kubernetes.Interface, pool *kube.PoolWatcher) *kube.Balloons {
+	k := cfg.Kubernetes
+	if k.BalloonPodCores <= 0 || cfg.Commander.CapacityPlan != domains.PlanForecast {
+		return nil
+	}
+	sel, err := kube.SelectorMap(k.PoolNodeSelector)
+	if err == nil {
+		var b *kube.Balloons
+		b, err = kube.NewBalloons(client, kube.BalloonConfig{Namespace: k.LeaseNamespace, NodeSelector: sel, PodCores: k.BalloonPodCores,
+			PriorityClass: k.BalloonPriorityClass, Image: k.BalloonImage}, pool.ManagedCores)
+		if err == nil {
+			p.log.Info("holding the capacity plan with balloon pods", "deployment", k.LeaseNamespace+"/"+kube.BalloonName,
+				"pod_cores", k.BalloonPodCores, "priority_class", k.BalloonPriorityClass)
+			return b
+		}
+	}
+	p.log.Error("capacity plan not held: no balloons", "error", err) // validated: not reached
+	return nil
+}
+
 // logCapacity logs the pool's capacity once known and whenever it changes
 // by a core or more, checking every tick.
 func logCapacity(ctx context.Context, pool *kube.PoolWatcher, tick time.Duration, log hclog.Logger) {
@@ -118,6 +140,9 @@ func (p *Commander) lead(ctx context.Context, client kubernetes.Interface, cmd *
 					pool.Run(lctx, func(err error) { log.Warn("read karpenter nodepool limits failed", "error", err) })
 				})
 				wg.Go(func() { logCapacity(lctx, pool, cfg.Commander.Tick, log) })
+				if b := p.balloons(cfg, client, pool); b != nil {
+					cmd.SetPool(b)
+				}
 			}
 			wg.Go(func() {
 				rev.Run(lctx, max(k.LeaseDuration/4, time.Second), func(done []kube.Restored, err error) {

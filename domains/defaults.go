@@ -92,6 +92,12 @@ func (c *Config) Defaults() {
 	if k.WriteBurst == 0 {
 		k.WriteBurst = DefaultWriteBurst
 	}
+	if k.BalloonPriorityClass == "" {
+		k.BalloonPriorityClass = DefaultBalloonPriorityClass
+	}
+	if k.BalloonImage == "" {
+		k.BalloonImage = DefaultBalloonImage
+	}
 	p := &c.Prometheus
 	setD(&p.MaxAge, 2*time.Minute)
 	setD(&p.Timeout, 5*time.Second)

@@ -38,7 +38,25 @@ type Kubernetes struct {
 	// cluster-autoscaler's max nodes x node cores), capping what its nodes
 	// give; 0 (the default): none besides a Karpenter NodePool's limits.
 	PoolMaxCores float64
+	// BalloonPodCores is the CPU of one balloon pod, cores: set (> 0), the
+	// leading Commander holds its capacity plan on the pool with a
+	// Deployment of that many-core placeholder pods of BalloonPriorityClass
+	// (kube.Balloons). Needs PoolNodeSelector. 0 (the default): the plan is
+	// published but not held on the cluster.
+	BalloonPodCores float64
+	// BalloonPriorityClass is the balloon pods' PriorityClass, which must
+	// exist with a negative value. Default DefaultBalloonPriorityClass.
+	BalloonPriorityClass string
+	// BalloonImage is the balloon pods' image. Default DefaultBalloonImage.
+	BalloonImage string
 }
+
+// The balloon pods' defaults: the chart's PriorityClass (value -1000) and
+// the Kubernetes pause image.
+const (
+	DefaultBalloonPriorityClass = "regiment-balloon"
+	DefaultBalloonImage         = "registry.k8s.io/pause:3.10"
+)
 
 // The default write rate limit, sized for a domain of 500 apps at the
 // default soldier tick (10s) and max_writes_per_tick (200): after a spike a

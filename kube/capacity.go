@@ -20,8 +20,9 @@ type PoolPod struct {
 	RequestCores float64 // sum of its containers' CPU requests
 	// DaemonSet says a DaemonSet owns the pod; Managed that it is a pod of
 	// an app Regiment sizes. Either a DaemonSet's or not Regiment's, its
-	// request is taken from the pool.
-	DaemonSet, Managed bool
+	// request is taken from the pool. Balloon says it is one of Regiment's
+	// balloon pods (Balloons): neither taken nor Regiment's app.
+	DaemonSet, Managed, Balloon bool
 }
 
 // PoolCapacity is the contested pool's size now, in cores, and its parts.
@@ -36,6 +37,10 @@ type PoolCapacity struct {
 	// ReservedCores is the CPU requests of DaemonSet pods and of pods
 	// Regiment does not manage, on the nodes counted.
 	ReservedCores float64
+	// ManagedCores is the CPU requests of the pods of Regiment's apps on
+	// the nodes counted: the part of the pool in use, which balloons need
+	// not hold.
+	ManagedCores float64
 	// Nodes counts ready, schedulable nodes; PendingNodes schedulable
 	// nodes not ready yet.
 	Nodes, PendingNodes int
@@ -50,7 +55,7 @@ type PoolCapacity struct {
 // ready and coming (not yet ready) schedulable nodes, less the CPU that
 // DaemonSet pods and pods Regiment does not manage request on them,
 // capped by maxCores (its most node cores; <= 0: none) less that same
-// reserved CPU. Cordoned nodes and their pods count for nothing; pods on
+// reserved CPU. Regiment's balloon pods count for neither. Cordoned nodes and their pods count for nothing; pods on
 // nodes not in nodes are ignored. Pure.
 func Capacity(nodes []PoolNode, pods []PoolPod, maxCores float64) PoolCapacity {
 	var c PoolCapacity
@@ -69,8 +74,13 @@ func Capacity(nodes []PoolNode, pods []PoolPod, maxCores float64) PoolCapacity {
 		}
 	}
 	for _, p := range pods {
-		if counted[p.Node] && (p.DaemonSet || !p.Managed) && p.RequestCores > 0 {
+		if !counted[p.Node] || p.Balloon || !(p.RequestCores > 0) {
+			continue
+		}
+		if p.DaemonSet || !p.Managed {
 			c.ReservedCores += p.RequestCores
+		} else {
+			c.ManagedCores += p.RequestCores
 		}
 	}
 	c.Cores = c.ReadyCores + c.PendingCores - c.ReservedCores

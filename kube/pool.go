@@ -165,7 +165,7 @@ func (w *PoolWatcher) Capacity() (PoolCapacity, bool) {
 				continue
 			}
 			pp = append(pp, PoolPod{Node: n.Name, RequestCores: podRequestCores(&p.Spec), DaemonSet: ownedByDaemonSet(p),
-				Managed: w.managed(p)})
+				Managed: w.managed(p), Balloon: isBalloon(p)})
 		}
 	}
 	w.mu.Lock()
@@ -189,6 +189,13 @@ func (w *PoolWatcher) managed(p *corev1.Pod) bool {
 		}
 	}
 	return false
+}
+
+// ManagedCores is Capacity's ManagedCores, what Balloons need not hold;
+// false before the informers synced.
+func (w *PoolWatcher) ManagedCores() (float64, bool) {
+	c, ok := w.Capacity()
+	return c.ManagedCores, ok
 }
 
 // CapacityCores is Capacity's Cores, for commander.Capacity.

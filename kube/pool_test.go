@@ -105,9 +105,9 @@ func TestPoolWatcherFollowsNodes(t *testing.T) {
 		})
 	}
 	expect("a ready, b coming, the agent's and cron's requests reserved", PoolCapacity{Cores: 10.5, ReadyCores: 8, PendingCores: 4,
-		ReservedCores: 1.5, Nodes: 1, PendingNodes: 1})
+		ReservedCores: 1.5, ManagedCores: 2, Nodes: 1, PendingNodes: 1})
 	poolNode(t, env.Client, c, pool, "8", true)
-	expect("c added", PoolCapacity{Cores: 18.5, ReadyCores: 16, PendingCores: 4, ReservedCores: 1.5, Nodes: 2, PendingNodes: 1})
+	expect("c added", PoolCapacity{Cores: 18.5, ReadyCores: 16, PendingCores: 4, ReservedCores: 1.5, ManagedCores: 2, Nodes: 2, PendingNodes: 1})
 	if err := env.Client.CoreV1().Nodes().Delete(ctx, a, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,9 @@ import (
 //	  write_burst       = 100
 //	  pool_node_selector = "pool=general"  # the contested pool's nodes
 //	  pool_max_cores     = 4000            # the most they may grow to
+//	  balloon_pod_cores  = 4               # hold the capacity plan with balloon pods
+//	  balloon_priority_class = "regiment-balloon"
+//	  balloon_image      = "registry.k8s.io/pause:3.10"
 //	}
 //	domain "payment" {
 //	  apps "checkout" {
@@ -47,6 +50,10 @@ type kubernetesHCL struct {
 	// The contested pool on the cluster (see domains.Kubernetes).
 	PoolNodeSelector stringAttr `hcl:"pool_node_selector"`
 	PoolMaxCores     numberAttr `hcl:"pool_max_cores"`
+	// Balloon pods holding the capacity plan (see domains.Kubernetes).
+	BalloonPodCores      numberAttr `hcl:"balloon_pod_cores"`
+	BalloonPriorityClass stringAttr `hcl:"balloon_priority_class"`
+	BalloonImage         stringAttr `hcl:"balloon_image"`
 }
 
 func (k *kubernetesHCL) children() []child { return nil }
@@ -57,6 +64,7 @@ func (k *kubernetesHCL) translate() domains.Kubernetes {
 		LeaseDuration: k.LeaseDuration.V, HPAHeadroom: k.HPAHeadroom.V,
 		WritesPerSecond: k.WritesPerSecond.V, WriteBurst: k.WriteBurst.V,
 		PoolNodeSelector: k.PoolNodeSelector.V, PoolMaxCores: k.PoolMaxCores.V,
+		BalloonPodCores: k.BalloonPodCores.V, BalloonPriorityClass: k.BalloonPriorityClass.V, BalloonImage: k.BalloonImage.V,
 	}
 }
 
@@ -101,6 +109,7 @@ func validateKubernetes(cfg *domains.Config, h *configHCL, c checker) {
 		}
 	}
 	c.number(&hk.PoolMaxCores, k.PoolMaxCores, cores)
+	validateBalloons(cfg, hk, c)
 
 	validatePrometheus(cfg, h, c)
 
@@ -109,6 +118,24 @@ func validateKubernetes(cfg *domains.Config, h *configHCL, c checker) {
 			a, ha := &cfg.Domains[i].AppSets[j], h.Domains[i].AppSets[j]
 			validateWorkload(a, &ha.Workload, c)
 		}
+	}
+}
+
+// validateBalloons checks the balloon attributes: a pod of at most a node,
+// on a pool the Commander follows, of a valid PriorityClass name.
+func validateBalloons(cfg *domains.Config, hk *kubernetesHCL, c checker) {
+	k := &cfg.Kubernetes
+	c.number(&hk.BalloonPodCores, k.BalloonPodCores, interval{lo: 0, hi: cfg.Cluster.NodeCores, loOpen: true})
+	if a := &hk.BalloonPodCores; a.ok() && k.PoolNodeSelector == "" {
+		c.ds.add(a.Range, "Balloons without a pool", "balloon_pod_cores places balloon pods on the pool's nodes: set pool_node_selector too")
+	}
+	if a := &hk.BalloonPriorityClass; a.ok() {
+		if bad := dnsSubdomain(a.V); bad != "" {
+			c.ds.add(a.Range, "Invalid balloon_priority_class", "%s %s", clip(a.V), bad)
+		}
+	}
+	if a := &hk.BalloonImage; a.ok() && strings.TrimSpace(a.V) == "" {
+		c.ds.add(a.Range, "Invalid balloon_image", "an image reference, e.g. %q", domains.DefaultBalloonImage)
 	}
 }
 
