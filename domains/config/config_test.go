@@ -487,7 +487,8 @@ func TestParseTranslatesWithDefaults(t *testing.T) {
 		NATS:  domains.NATS{Replicas: 1},
 		Store: domains.Store{Path: "data/regiment.db", Retention: 168 * time.Hour},
 		Kubernetes: domains.Kubernetes{Namespace: "default", LeaseNamespace: "default", LeaseDuration: 40 * time.Second, HPAHeadroom: 0.5,
-			WritesPerSecond: domains.DefaultWritesPerSecond, WriteBurst: domains.DefaultWriteBurst},
+			WritesPerSecond: domains.DefaultWritesPerSecond, WriteBurst: domains.DefaultWriteBurst,
+			BalloonPriorityClass: domains.DefaultBalloonPriorityClass, BalloonImage: domains.DefaultBalloonImage},
 		Prometheus: domains.Prometheus{MaxAge: 2 * time.Minute, Timeout: 5 * time.Second, Queries: domains.DefaultPrometheusQueries},
 	}
 	for tier := range want.Soldier.Ladders { // no ladder or fallback block: every tier's defaults

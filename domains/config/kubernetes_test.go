@@ -31,6 +31,15 @@ func TestParseKubernetesRules(t *testing.T) {
 		{name: "pool_max_cores is positive",
 			add:  "kubernetes {\n  pool_max_cores = -1\n}\n",
 			line: 13, col: 20, summary: "Invalid pool_max_cores"},
+		{name: "balloons need a pool",
+			add:  "kubernetes {\n  balloon_pod_cores = 4\n}\n",
+			line: 13, col: 23, summary: "Balloons without a pool", hint: "set pool_node_selector"},
+		{name: "a balloon pod is at most a node",
+			add:  "kubernetes {\n  pool_node_selector = \"pool=general\"\n  balloon_pod_cores = 64\n}\n",
+			line: 14, col: 23, summary: "Invalid balloon_pod_cores"},
+		{name: "the balloon priority class is an object name",
+			add:  "kubernetes {\n  pool_node_selector = \"pool=general\"\n  balloon_priority_class = \"Low\"\n}\n",
+			line: 14, col: 28, summary: "Invalid balloon_priority_class", hint: "lowercase"},
 		{name: "unknown key in kubernetes suggests the nearest",
 			add:  "kubernetes {\n  namespce = \"shop\"\n}\n",
 			line: 13, col: 3, summary: `Unknown key "namespce" in kubernetes`, hint: `did you mean "namespace"?`},
@@ -80,7 +89,8 @@ func TestParseKubernetesTranslates(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantK := domains.Kubernetes{Namespace: "shop", LeaseNamespace: "regiment", LeaseDuration: 30 * time.Second, HPAHeadroom: 0.25,
-		WritesPerSecond: 80, WriteBurst: 40, PoolNodeSelector: "karpenter.sh/nodepool=general", PoolMaxCores: 640}
+		WritesPerSecond: 80, WriteBurst: 40, PoolNodeSelector: "karpenter.sh/nodepool=general", PoolMaxCores: 640,
+		BalloonPodCores: 4, BalloonPriorityClass: "overprovisioning", BalloonImage: domains.DefaultBalloonImage}
 	if cfg.Kubernetes != wantK {
 		t.Errorf("kubernetes = %+v, want %+v", cfg.Kubernetes, wantK)
 	}

@@ -12,6 +12,8 @@ kubernetes {
   write_burst       = 40
   pool_node_selector = "karpenter.sh/nodepool=general"
   pool_max_cores     = 640
+  balloon_pod_cores  = 4
+  balloon_priority_class = "overprovisioning"
 }
 
 prometheus {
