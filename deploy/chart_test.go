@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -297,7 +298,7 @@ func TestChartRenders(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			objs, vals := renderChart(t, c)
 			for _, o := range objs {
-				if ns := o.GetNamespace(); o.GetKind() != "ClusterRole" && o.GetKind() != "ClusterRoleBinding" && ns == "" {
+				if ns := o.GetNamespace(); !clusterScoped[o.GetKind()] && ns == "" {
 					t.Errorf("%s %s has no namespace", o.GetKind(), o.GetName())
 				}
 			}
@@ -362,6 +363,9 @@ func checkSoldiers(t *testing.T, objs []*unstructured.Unstructured, vals common.
 	}
 }
 
+// clusterScoped are the kinds the chart renders without a namespace.
+var clusterScoped = map[string]bool{"ClusterRole": true, "ClusterRoleBinding": true, "PriorityClass": true}
+
 func checkCommander(t *testing.T, objs []*unstructured.Unstructured, vals common.Values) {
 	t.Helper()
 	cv := vals["commander"].(map[string]any)
@@ -386,6 +390,16 @@ func checkCommander(t *testing.T, objs []*unstructured.Unstructured, vals common
 	}
 	if readsNodes != cv["readNodes"].(bool) {
 		t.Errorf("a ClusterRole reads nodes: %v, commander.readNodes %v", readsNodes, cv["readNodes"])
+	}
+	bv := cv["balloons"].(map[string]any)
+	pc := find(objs, "PriorityClass", bv["priorityClass"].(string))
+	if (pc != nil) != bv["enabled"].(bool) {
+		t.Errorf("balloon PriorityClass present %v, commander.balloons.enabled %v", pc != nil, bv["enabled"])
+	}
+	if pc != nil {
+		if v, err := strconv.ParseFloat(fmt.Sprint(field(pc.Object, "value")), 64); err != nil || v >= 0 || field(pc.Object, "preemptionPolicy") != "Never" {
+			t.Errorf("balloon PriorityClass value %v, preemptionPolicy %v: want negative, Never", field(pc.Object, "value"), field(pc.Object, "preemptionPolicy"))
+		}
 	}
 }
 
