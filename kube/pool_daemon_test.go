@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/regimentd/regiment/bus"
@@ -111,5 +112,95 @@ domain "shop" {
 	pool(8)
 	if l := logs.String(); !strings.Contains(l, "cores=16 nodes=2") {
 		t.Errorf("the capacity of two nodes is not logged:\n%s", l)
+	}
+}
+
+// A leading Commander process with kubernetes { balloon_pod_cores } holds
+// its capacity plan on the pool: the Soldier reports 6 cores in use, the
+// plan with pool_spare 0.5 is 9 cores, none of it used on the pool's nodes
+// by Regiment's pods, so Deployment regiment-balloon asks for ceil(9 / 2) = 5
+// pods of 2 cores of the balloon PriorityClass on the pool's nodes.
+func TestCommanderHoldsThePlanWithBalloons(t *testing.T) {
+	env := testenv.RequireFull(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ns := testNamespace(t, env.Client, "balloon")
+	n := testenv.FakeNode(ns+"-a", "8")
+	n.Labels["regiment-test-pool"] = ns
+	if _, err := env.Client.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { env.Client.CoreV1().Nodes().Delete(context.Background(), n.Name, metav1.DeleteOptions{}) })
+	never := corev1.PreemptNever
+	pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: ns}, Value: -1000, PreemptionPolicy: &never}
+	if _, err := env.Client.SchedulingV1().PriorityClasses().Create(ctx, pc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		env.Client.SchedulingV1().PriorityClasses().Delete(context.Background(), ns, metav1.DeleteOptions{})
+	})
+	src := fmt.Sprintf(`cluster "k" {
+  capacity_cores = 1000
+}
+commander {
+  tick       = "200ms"
+  policy     = "forecast"
+  pool_spare = 0.5
+}
+kubernetes {
+  namespace              = %[1]q
+  pool_node_selector     = "regiment-test-pool=%[1]s"
+  balloon_pod_cores      = 2
+  balloon_priority_class = %[1]q
+}
+domain "shop" {
+  floor = 0.5
+  slo { latency_p99 = "200ms" }
+  apps "web" {
+    cpu_per_replica = 1
+    service_time    = "20ms"
+  }
+}
+`, ns)
+	cfg := parseConfig(t, src)
+	srv := startBus(t)
+	var logs syncBuffer
+	p := daemon.NewCommander(cfg, daemon.CommanderOptions{Kubeconfig: env.Kubeconfig, NATSURL: srv.ClientURL(), DataDir: t.TempDir()},
+		daemon.Deps{}, hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info}))
+	if err := p.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { p.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done; p.Close() }()
+	conn, err := bus.Connect(ctx, bus.ConnectOptions{URL: srv.ClientURL(), Cluster: "k", Name: "soldier-shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+
+	deadline := time.Now().Add(30 * time.Second)
+	for seq := uint64(1); ; seq++ {
+		r := wire.DomainReport{Version: wire.Version, Cluster: "k", Domain: "shop", Seq: seq, SentAt: time.Now(), Mode: "active", CoresUsed: 6, DemandCores: 6}
+		if err := conn.PublishReport(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		d, err := env.Client.AppsV1().Deployments(ns).Get(ctx, "regiment-balloon", metav1.GetOptions{})
+		if err == nil && *d.Spec.Replicas == 5 {
+			spec := d.Spec.Template.Spec
+			if spec.PriorityClassName != ns || spec.NodeSelector["regiment-test-pool"] != ns ||
+				spec.Containers[0].Resources.Requests.Cpu().String() != "2" {
+				t.Errorf("balloon pod spec: priority class %q, node selector %v, cpu %v", spec.PriorityClassName, spec.NodeSelector,
+					spec.Containers[0].Resources.Requests.Cpu())
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no balloon Deployment of 5 replicas (%v); log:\n%s", err, logs.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(logs.String(), "holding the capacity plan with balloon pods") {
+		t.Errorf("the balloons are not logged:\n%s", logs.String())
 	}
 }
