@@ -38,6 +38,12 @@ func New(name string, cfg *domains.Config, s *sim.Sim) (sim.Policy, error) {
 		}
 		return NewOracleAhead(cfg, s, int(d/s.Tick())), nil
 	}
+	if q, ok, err := oracleNowQuantile(name); ok {
+		if err != nil {
+			return nil, err
+		}
+		return NewOracleNowPerApp(cfg, s, q), nil
+	}
 	if h, ok, err := oracleNowHeadroom(name); ok {
 		if err != nil {
 			return nil, err
@@ -49,7 +55,9 @@ func New(name string, cfg *domains.Config, s *sim.Sim) (sim.Policy, error) {
 
 // Known says whether New knows name: one of Names, or the experiments'
 // bounds, not in Names: the present-only oracle oracle-now[+P] (P percent
-// headroom) and the short-sighted oracle oracle-ahead+D (D of look-ahead).
+// headroom), the same with a headroom per app oracle-now-app@Q (each app's
+// own Q-percent quantile of its growth over its lead) and the
+// short-sighted oracle oracle-ahead+D (D of look-ahead).
 func Known(name string) bool {
 	if slices.Contains(Names, name) {
 		return true
@@ -58,8 +66,25 @@ func Known(name string) bool {
 		d, err := time.ParseDuration(rest)
 		return err == nil && d > 0 && d <= time.Hour
 	}
+	if _, ok, err := oracleNowQuantile(name); ok {
+		return err == nil
+	}
 	_, ok, err := oracleNowHeadroom(name)
 	return ok && err == nil
+}
+
+// oracleNowQuantile parses "oracle-now-app@Q", Q a quantile in percent
+// (0, 100) such as 95 or 99.5; ok says name has the prefix.
+func oracleNowQuantile(name string) (q float64, ok bool, err error) {
+	rest, ok := strings.CutPrefix(name, "oracle-now-app@")
+	if !ok {
+		return 0, false, nil
+	}
+	p, perr := strconv.ParseFloat(rest, 64)
+	if perr != nil || !(p > 0 && p < 100) {
+		return 0, true, fmt.Errorf("baseline policy %q: want oracle-now-app@Q, Q a quantile in percent (0, 100), e.g. 99", name)
+	}
+	return p / 100, true, nil
 }
 
 // oracleNowHeadroom parses "oracle-now" (headroom 0) and "oracle-now+P"

@@ -125,6 +125,9 @@ type Oracle struct {
 	// (NewOracleAhead): its capacity target and replica targets read no
 	// need past tick k + foresight.
 	foresight int
+	// perApp, when set, gives the present-only oracle a headroom per app
+	// (NewOracleNowPerApp) in place of headroom.
+	perApp *appHeadroom
 }
 
 // NewOracle builds the oracle for simulation s of cfg. It reads s's future
@@ -296,9 +299,16 @@ func NewOracleAhead(cfg *domains.Config, s *sim.Sim, foresight int) *Oracle {
 func (o *Oracle) decideNow(k int, t *sim.Telemetry, targets []int32) {
 	n := len(targets)
 	row := o.ring[((k+1)%o.horizon)*n:][:n]
+	if o.perApp != nil {
+		o.perApp.observe(row)
+	}
 	cores := 0.0
 	for i, r := range row {
-		r = int32(math.Ceil(float64(r) * (1 + o.headroom)))
+		headroom := o.headroom
+		if o.perApp != nil {
+			headroom = o.perApp.headroom(i)
+		}
+		r = int32(math.Ceil(float64(r) * (1 + headroom)))
 		targets[i] = min(max(r, o.min[i]), o.max[i])
 		cores += float64(targets[i]) * o.cpu[i]
 	}
