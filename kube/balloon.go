@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -57,8 +56,10 @@ func BalloonReplicas(planCores, usedCores, podCores float64) int32 {
 
 // Balloons is a commander.Pool on Kubernetes: SetCapacityTarget sizes the
 // balloon Deployment to the plan less what Regiment's apps use on the pool
-// now (PoolWatcher's ManagedCores), writing only when the count changes.
-// It writes nothing until the priority class is found with a negative
+// now (PoolWatcher's ManagedCores). It applies the whole Deployment every
+// time, level-triggered: a Deployment deleted or scaled by hand is put back
+// at the next tick, and an unchanged one is a no-op apply the API server
+// does not store. It writes nothing until the priority class is found with a negative
 // value: a balloon of default priority would not be preempted and would
 // take real pods' nodes. Safe for concurrent use.
 type Balloons struct {
@@ -96,9 +97,6 @@ func (b *Balloons) SetCapacityTarget(ctx context.Context, cores float64) error {
 	n := BalloonReplicas(cores, used, b.cfg.PodCores)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if n == b.last {
-		return nil
-	}
 	if !b.checked {
 		if err := b.checkPriorityClass(ctx); err != nil {
 			return err
@@ -135,7 +133,7 @@ func (b *Balloons) checkPriorityClass(ctx context.Context) error {
 // balloon priority class, under Pod Security "restricted".
 func (b *Balloons) deployment(n int32) *acappsv1.DeploymentApplyConfiguration {
 	lbl := map[string]string{LabelBalloon: "true", "app.kubernetes.io/name": BalloonName, "app.kubernetes.io/managed-by": "regiment"}
-	cpu := resource.MustParse(strconv.FormatFloat(b.cfg.PodCores, 'f', -1, 64))
+	cpu := *resource.NewMilliQuantity(int64(math.Ceil(b.cfg.PodCores*1000-1e-6)), resource.DecimalSI)
 	res := corev1.ResourceList{corev1.ResourceCPU: cpu}
 	var tols []*accorev1.TolerationApplyConfiguration
 	for _, t := range b.cfg.Tolerations {

@@ -80,7 +80,8 @@ func balloonPods(t *testing.T, c kubernetes.Interface, ns string) (bound, all in
 // Deployment controller): balloons fill the planned cores Regiment's apps
 // do not use, count neither as reserved nor as managed, and yield at once
 // to a real pod that needs their room (preemption), after which the next
-// plan asks for fewer. An unchanged count writes nothing.
+// plan asks for fewer. An unchanged count changes nothing; a Deployment
+// deleted by hand is put back.
 func TestBalloonsHoldThePlanAndYieldToPods(t *testing.T) {
 	env := testenv.RequireFull(t)
 	ns := namespace(t, env.Client)
@@ -131,7 +132,7 @@ func TestBalloonsHoldThePlanAndYieldToPods(t *testing.T) {
 		t.Errorf("balloon priority class %q, want %q", got, pc)
 	}
 	gen := d.Generation
-	if err := b.SetCapacityTarget(ctx, 7); err != nil { // the same count: no write
+	if err := b.SetCapacityTarget(ctx, 7); err != nil { // the same count: a no-op apply
 		t.Fatal(err)
 	}
 
@@ -167,7 +168,17 @@ func TestBalloonsHoldThePlanAndYieldToPods(t *testing.T) {
 		t.Fatal(err)
 	}
 	if *d.Spec.Replicas != 2 || d.Generation != gen+1 {
-		t.Errorf("balloon replicas %d at generation %d, want 2 at %d (one write since the unchanged plan)", *d.Spec.Replicas, d.Generation, gen+1)
+		t.Errorf("balloon replicas %d at generation %d, want 2 at %d (one change since the unchanged plan)", *d.Spec.Replicas, d.Generation, gen+1)
+	}
+	// Deleted by hand, it is back at the next plan.
+	if err := env.Client.AppsV1().Deployments(ns).Delete(ctx, BalloonName, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.SetCapacityTarget(ctx, 7); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := env.Client.AppsV1().Deployments(ns).Get(ctx, BalloonName, metav1.GetOptions{}); err != nil || *d.Spec.Replicas != 2 {
+		t.Errorf("the deleted balloon Deployment was not put back at 2 replicas: %v", err)
 	}
 }
 
