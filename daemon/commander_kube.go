@@ -49,19 +49,33 @@ func (p *Commander) poolWatcher(cfg *domains.Config, client kubernetes.Interface
 
 // balloons returns the Balloons that hold the capacity plan on the pool, or
 // nil when kubernetes { balloon_pod_cores } is unset or the plan is off.
-func (p *Commander) balloons(cfg *domains.Config, client kubernetes.Interface, pool *kube.PoolWatcher) *kube.Balloons {
+//
+// The balloons are owned by the controller of the Commander's own pod (its
+// StatefulSet, found by the pod's name, its hostname, in the lease
+// namespace), so that they go when the Commander is uninstalled; a
+// Commander run outside the cluster leaves them unowned.
+func (p *Commander) balloons(ctx context.Context, cfg *domains.Config, client kubernetes.Interface, pool *kube.PoolWatcher) *kube.Balloons {
 	k := cfg.Kubernetes
 	if k.BalloonPodCores <= 0 || cfg.Commander.CapacityPlan != domains.PlanForecast {
 		return nil
+	}
+	host, _ := os.Hostname()
+	owner, err := kube.ControllerOf(ctx, client, k.LeaseNamespace, host)
+	if err != nil {
+		p.log.Info("balloons without an owner: delete Deployment regiment-balloon by hand after uninstalling", "reason", err)
 	}
 	sel, err := kube.SelectorMap(k.PoolNodeSelector)
 	if err == nil {
 		var b *kube.Balloons
 		b, err = kube.NewBalloons(client, kube.BalloonConfig{Namespace: k.LeaseNamespace, NodeSelector: sel, PodCores: k.BalloonPodCores,
-			PriorityClass: k.BalloonPriorityClass, Image: k.BalloonImage}, pool.ManagedCores)
+			PriorityClass: k.BalloonPriorityClass, Image: k.BalloonImage, Owner: owner}, pool.ManagedCores)
 		if err == nil {
+			ownerName := "none"
+			if owner != nil {
+				ownerName = owner.Kind + "/" + owner.Name
+			}
 			p.log.Info("holding the capacity plan with balloon pods", "deployment", k.LeaseNamespace+"/"+kube.BalloonName,
-				"pod_cores", k.BalloonPodCores, "priority_class", k.BalloonPriorityClass)
+				"pod_cores", k.BalloonPodCores, "priority_class", k.BalloonPriorityClass, "owner", ownerName)
 			return b
 		}
 	}
@@ -140,7 +154,7 @@ func (p *Commander) lead(ctx context.Context, client kubernetes.Interface, cmd *
 					pool.Run(lctx, func(err error) { log.Warn("read karpenter nodepool limits failed", "error", err) })
 				})
 				wg.Go(func() { logCapacity(lctx, pool, cfg.Commander.Tick, log) })
-				if b := p.balloons(cfg, client, pool); b != nil {
+				if b := p.balloons(lctx, cfg, client, pool); b != nil {
 					cmd.SetPool(b)
 				}
 			}

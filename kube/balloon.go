@@ -40,6 +40,10 @@ type BalloonConfig struct {
 	PriorityClass string            // must exist with a negative value
 	Image         string            // a pause image
 	Tolerations   []corev1.Toleration
+	// Owner, when set, owns the Deployment: when it is deleted (the
+	// chart's Commander StatefulSet, at uninstall) the garbage collector
+	// deletes the balloons with it. In Namespace.
+	Owner *metav1.OwnerReference
 }
 
 // BalloonReplicas is how many balloon pods of podCores hold a plan of
@@ -153,12 +157,29 @@ func (b *Balloons) deployment(n int32) *acappsv1.DeploymentApplyConfiguration {
 			WithResources(accorev1.ResourceRequirements().WithRequests(res).WithLimits(res)).
 			WithSecurityContext(accorev1.SecurityContext().WithAllowPrivilegeEscalation(false).WithReadOnlyRootFilesystem(true).
 				WithCapabilities(accorev1.Capabilities().WithDrop("ALL"))))
-	return acappsv1.Deployment(BalloonName, b.cfg.Namespace).
-		WithLabels(lbl).
-		WithSpec(acappsv1.DeploymentSpec().
-			WithReplicas(n).
-			WithSelector(acmetav1.LabelSelector().WithMatchLabels(map[string]string{LabelBalloon: "true"})).
-			WithTemplate(accorev1.PodTemplateSpec().WithLabels(lbl).WithSpec(pod)))
+	d := acappsv1.Deployment(BalloonName, b.cfg.Namespace).WithLabels(lbl)
+	if o := b.cfg.Owner; o != nil {
+		d.WithOwnerReferences(acmetav1.OwnerReference().WithAPIVersion(o.APIVersion).WithKind(o.Kind).WithName(o.Name).WithUID(o.UID))
+	}
+	return d.WithSpec(acappsv1.DeploymentSpec().
+		WithReplicas(n).
+		WithSelector(acmetav1.LabelSelector().WithMatchLabels(map[string]string{LabelBalloon: "true"})).
+		WithTemplate(accorev1.PodTemplateSpec().WithLabels(lbl).WithSpec(pod)))
+}
+
+// ControllerOf is the controller of pod name in namespace (a Commander's
+// own StatefulSet, found from its pod), as an owner for the balloons; nil
+// when the pod has none.
+func ControllerOf(ctx context.Context, client kubernetes.Interface, namespace, name string) (*metav1.OwnerReference, error) {
+	p, err := client.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("kube: the controller of pod %s/%s: %w", namespace, name, err)
+	}
+	ref := metav1.GetControllerOf(p)
+	if ref == nil {
+		return nil, nil
+	}
+	return &metav1.OwnerReference{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: ref.UID}, nil
 }
 
 // isBalloon says whether p is one of Regiment's balloon pods.

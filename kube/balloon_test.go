@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -223,4 +224,49 @@ func TestNewBalloonsRefusesBadConfig(t *testing.T) {
 			t.Errorf("NewBalloons(%+v) accepted", cfg)
 		}
 	}
+}
+
+// Owned by the Commander's controller (found from its pod), the balloon
+// Deployment goes with it: the garbage collector deletes it when the owner
+// is deleted, as at uninstall.
+func TestBalloonsGoWithTheirOwner(t *testing.T) {
+	env := testenv.RequireFull(t)
+	ns := namespace(t, env.Client)
+	ctx := context.Background()
+	pc := "balloon-" + ns
+	priorityClass(t, env.Client, pc, -1000)
+	// A stand-in for the Commander's StatefulSet and its pod.
+	owner, err := env.Client.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "commander"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	yes := true
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "commander-0", OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1",
+		Kind: "ConfigMap", Name: owner.Name, UID: owner.UID, Controller: &yes}}},
+		Spec: corev1.PodSpec{NodeSelector: map[string]string{"no-such-node": "x"}, Containers: []corev1.Container{{Name: "c", Image: "example.invalid/commander"}}}}
+	if _, err := env.Client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ref, err := ControllerOf(ctx, env.Client, ns, "commander-0")
+	if err != nil || ref == nil || ref.UID != owner.UID {
+		t.Fatalf("ControllerOf = %+v, %v; want the ConfigMap %s", ref, err, owner.UID)
+	}
+	if none, err := ControllerOf(ctx, env.Client, ns, "no-such-pod"); err == nil || none != nil {
+		t.Errorf("ControllerOf of a missing pod = %+v, %v; want an error", none, err)
+	}
+	b, err := NewBalloons(env.Client, BalloonConfig{Namespace: ns, PodCores: 1, PriorityClass: pc, Image: domains.DefaultBalloonImage,
+		Owner: ref}, func() (float64, bool) { return 0, true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.SetCapacityTarget(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.CoreV1().ConfigMaps(ns).Delete(ctx, owner.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 60*time.Second, func() (bool, string) {
+		_, err := env.Client.AppsV1().Deployments(ns).Get(ctx, BalloonName, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), fmt.Sprintf("the balloon Deployment outlived its owner: %v", err)
+	})
 }
