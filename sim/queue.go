@@ -41,52 +41,41 @@ func (q Queue) ErlangC() float64 {
 }
 
 // erlangCs sets out[id] to qs[id].ErlangC() for every id in order, bit for
-// bit. Each recursion is a chain of C dependent multiply-adds; four run side
-// by side up to the shortest's length and the rest finish alone, so the
-// floating-point units overlap four chains instead of waiting on one. order
-// should list the queues by C, for neighbours of similar length.
+// bit. Each recursion is a chain of C dependent multiply-adds; erlangGroup
+// runs erlangLanes of them side by side, so the floating-point units
+// overlap many chains instead of waiting on one. order should list the
+// queues by C, ascending: a group of neighbours steps together up to its
+// largest C, and one out of order runs alone. The groups are taken from
+// order's end, where the chains are longest; the shortest few left over
+// run alone.
 func erlangCs(qs []Queue, order []int32, out []float64) {
-	k := 0
-	for ; k+4 <= len(order); k += 4 {
-		ids := order[k : k+4 : k+4]
-		var a, inva, invB [4]float64
-		n := math.MaxInt
+	k := len(order)
+	for ; k >= erlangLanes; k -= erlangLanes {
+		ids := order[k-erlangLanes : k : k]
+		var a, inva, invB [erlangLanes]float64
+		var cs [erlangLanes]int
+		ok := true
 		for j, id := range ids {
 			q := qs[id]
 			a[j] = q.Lambda / q.Mu
-			inva[j], invB[j] = 1/a[j], 1
-			n = min(n, q.C)
-			if !(a[j] > 0) {
-				n = -1 // ErlangC's early return: do the four one by one
-			}
+			inva[j], cs[j] = 1/a[j], q.C
+			// Else ErlangC's early return, or out of order.
+			ok = ok && a[j] > 0 && (j == 0 || q.C >= cs[j-1])
 		}
-		if n < 0 {
+		if !ok {
 			for _, id := range ids {
 				out[id] = qs[id].ErlangC()
 			}
 			continue
 		}
-		a0, a1, a2, a3 := inva[0], inva[1], inva[2], inva[3]
-		b0, b1, b2, b3 := 1.0, 1.0, 1.0, 1.0
-		for i := 1; i <= n; i++ {
-			fi := float64(i)
-			b0 = 1 + fi*a0*b0
-			b1 = 1 + fi*a1*b1
-			b2 = 1 + fi*a2*b2
-			b3 = 1 + fi*a3*b3
-		}
-		invB = [4]float64{b0, b1, b2, b3}
+		erlangGroup(&inva, &cs, &invB)
 		for j, id := range ids {
-			q := qs[id]
-			for i := n + 1; i <= q.C; i++ {
-				invB[j] = 1 + float64(i)*inva[j]*invB[j]
-			}
 			b := 1 / invB[j]
-			rho := a[j] / float64(q.C)
+			rho := a[j] / float64(cs[j])
 			out[id] = b / (1 - rho*(1-b))
 		}
 	}
-	for _, id := range order[k:] {
+	for _, id := range order[:k] {
 		out[id] = qs[id].ErlangC()
 	}
 }
