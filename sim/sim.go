@@ -107,7 +107,7 @@ func (a *app) servers() int32 { return a.ready * a.conc }
 type dom struct {
 	slo        float64 // p99 objective, seconds
 	budget     float64 // error rate objective
-	first, n   int32   // app id range
+	first, n   int32   // app ids first..first+n-1 (-1, 0 without apps); domains in id order (Config.Apps)
 	prio       int
 	name       string
 	multiplier float64 // demand multiplier from events this tick
@@ -610,48 +610,56 @@ func (s *Sim) addCallees(a *app, m *mixApp) {
 	}
 }
 
-// record accumulates metrics and writes this tick's telemetry.
+// record accumulates metrics and writes this tick's telemetry. It walks
+// the apps domain by domain (a domain's apps are a range of ids, the
+// domains in id order: the apps in id order), summing in locals, each sum
+// in the apps' order as ever.
 func (s *Sim) record() {
 	tel := &s.tel[s.step%len(s.tel)]
 	tel.At = s.Now()
-	for di := range s.doms {
-		tel.Domains[di] = DomainTelemetry{}
-		s.readyCores[di], s.failing[di] = 0, 0
-	}
 	tel.mix.forget()
 	tel.mix.tick = s.step
 	pending := int32(0)
-	for i := range s.apps {
-		a := &s.apps[i]
-		d := &s.doms[a.domain]
-		tel.Apps[i] = AppTelemetry{
-			RPS: a.lambda, P99: a.p99, ErrorRate: a.errs, CPUUtil: a.util, CPURequestUtil: a.reqUtil, Backlog: a.backlog,
-			Ready: a.ready, Starting: a.starting, Pending: a.pending, Target: a.lastTarget,
-		}
-		dt := &tel.Domains[a.domain]
-		dt.RPS += a.lambda
-		dt.CoresUsed += float64(a.ready+a.starting) * a.cpu
-		dt.CPUUtil += a.util * float64(a.ready) * a.cpu // busy cores, divided below
-		dt.Ready += a.ready
-		dt.Starting += a.starting
-		dt.Pending += a.pending
-		s.readyCores[a.domain] += float64(a.ready) * a.cpu
-		s.failing[a.domain] += a.lambda * a.errs
-		pending += a.pending
-		breach := a.lambda > 0 && (a.p99 > d.slo || a.errs > d.budget)
-		if breach {
-			dt.BreachedApps++
-		}
-		s.metric.app(i, a, breach, s.step)
-	}
 	for di := range s.doms {
-		dt := &tel.Domains[di]
-		if s.readyCores[di] > 0 {
-			dt.CPUUtil /= s.readyCores[di]
+		d := &s.doms[di]
+		first := int(d.first)
+		if d.n == 0 {
+			first = 0
+		}
+		dt := DomainTelemetry{}
+		readyCores, failing := 0.0, 0.0
+		m := s.metric.domain(di)
+		for i := first; i < first+int(d.n); i++ {
+			a := &s.apps[i]
+			tel.Apps[i] = AppTelemetry{
+				RPS: a.lambda, P99: a.p99, ErrorRate: a.errs, CPUUtil: a.util, CPURequestUtil: a.reqUtil, Backlog: a.backlog,
+				Ready: a.ready, Starting: a.starting, Pending: a.pending, Target: a.lastTarget,
+			}
+			cores := float64(a.ready+a.starting) * a.cpu
+			busy := a.util * float64(a.ready) * a.cpu
+			dt.RPS += a.lambda
+			dt.CoresUsed += cores
+			dt.CPUUtil += busy // busy cores, divided below
+			dt.Ready += a.ready
+			dt.Starting += a.starting
+			dt.Pending += a.pending
+			readyCores += float64(a.ready) * a.cpu
+			failing += a.lambda * a.errs
+			pending += a.pending
+			breach := a.lambda > 0 && (a.p99 > d.slo || a.errs > d.budget)
+			if breach {
+				dt.BreachedApps++
+			}
+			m.app(i, a, cores, busy, breach, s.step)
+		}
+		s.metric.endDomain(di, &m)
+		if readyCores > 0 {
+			dt.CPUUtil /= readyCores
 		}
 		if dt.RPS > 0 {
-			dt.ErrorRate = s.failing[di] / dt.RPS // arrival-weighted
+			dt.ErrorRate = failing / dt.RPS // arrival-weighted
 		}
+		tel.Domains[di] = dt
 	}
 	p := &s.pool
 	tel.Cluster = ClusterTelemetry{
