@@ -233,9 +233,34 @@ const separated = 37
 // faster than service, 40% of the seed-scale world's apps), the root is
 // within 2e-17 relative of t0: t0 is the answer, at one logarithm.
 func (s sojourn) separatedQuantile(q *tail) (t float64, ok bool) {
+	n, ok := s.newtonStart(q)
+	switch {
+	case !ok:
+		return 0, false
+	case n.done:
+		return n.t0, true
+	}
+	return s.newton(n, n.first()), true
+}
+
+// newtonFrom is separatedQuantile's Newton method before its first step:
+// its root without r (t0), r's factor b/(1+b) (share) and rate theta - mu
+// (d), or t0 itself when that is the answer (done).
+type newtonFrom struct {
+	t0, share, d float64
+	done         bool
+}
+
+// first is r(t0), the first step's exponential: the one a batch of solves
+// can take side by side (Sim.solveP99s), each independent of the others.
+func (n *newtonFrom) first() float64 { return n.share * math.Exp(-n.d*n.t0) }
+
+// newtonStart is separatedQuantile up to its Newton steps; ok as
+// separatedQuantile's.
+func (s sojourn) newtonStart(q *tail) (n newtonFrom, ok bool) {
 	d := s.theta - s.mu
 	if !(d > 0.01*s.mu) { // b < 100: 1 - r keeps all but two digits
-		return 0, false
+		return n, false
 	}
 	b := s.c * s.mu / d
 	lb := 0.0 // log(1 + b)
@@ -250,12 +275,20 @@ func (s sojourn) separatedQuantile(q *tail) (t float64, ok bool) {
 	// separated + min(0, e+1) log 2.
 	e := int((math.Float64bits(b)>>52)&0x7ff) - 1023
 	if d*t0 >= separated+float64(min(0, e+1))*math.Ln2 {
-		return t0, true
+		return newtonFrom{t0: t0, done: true}, true
 	}
-	share := b / (1 + b)
-	t = t0
-	for range 100 {
-		r := share * math.Exp(-d*t)
+	return newtonFrom{t0: t0, share: b / (1 + b), d: d}, true
+}
+
+// newton is separatedQuantile's Newton steps from n, with r0 = n.first().
+func (s sojourn) newton(n newtonFrom, r0 float64) float64 {
+	t0, share, d := n.t0, n.share, n.d
+	t := t0
+	r := r0
+	for k := range 100 {
+		if k > 0 {
+			r = share * math.Exp(-d*t)
+		}
 		lr := 0.0 // log(1 - r)
 		if r < smallLog1p {
 			lr = log1p6(-r)
@@ -268,11 +301,11 @@ func (s sojourn) separatedQuantile(q *tail) (t float64, ok bool) {
 		// Newton's error after the step h, h^2 |g2| / (2 |g'|), against
 		// 1e-15 t, with g' = dg < 0: d^2 r/(1-r)^2 h^2 <= 2e-15 t (-dg).
 		if d*d*r*h*h <= -2e-15*t*dg*(1-r)*(1-r) {
-			return t - h, true
+			return t - h
 		}
 		t -= h
 	}
-	return t, true
+	return t
 }
 
 // solveSurvival finds t in [lo, hi] with surv(t) = q.p, starting from a guess
