@@ -92,3 +92,38 @@ func BenchmarkPercentile(b *testing.B) {
 		Percentile(xs, 0.75)
 	}
 }
+
+// TestSortedWindowIsPercentile pins the report's RPSP95, kept in a sorted
+// window (insertSorted, deleteSorted), to Percentile over the window in
+// arrival order, tick by tick, with repeats, zeros and NaNs among the values.
+func TestSortedWindowIsPercentile(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 0))
+	for _, size := range []int{1, 2, 7, 90} {
+		hist, sorted := make([]float64, 0, size), make([]float64, 0, size)
+		for range 2000 {
+			x := math.Round(r.Float64()*50) / 4
+			switch r.IntN(40) {
+			case 0:
+				x = math.NaN()
+			case 1:
+				x = 0
+			}
+			if len(hist) == cap(hist) {
+				sorted = deleteSorted(sorted, hist[0])
+				hist = append(hist[:0], hist[1:]...)
+			}
+			hist = append(hist, x)
+			sorted = insertSorted(sorted, x)
+			want := Percentile(slices.Clone(hist), 0.95)
+			got := sorted[nearestRank(len(sorted), 0.95)]
+			if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+				t.Fatalf("window %v: sorted %v gives %v, Percentile %v", hist, sorted, got, want)
+			}
+			if cap(sorted) != size {
+				t.Fatalf("sorted window grew to %d, want %d", cap(sorted), size)
+			}
+		}
+	}
+}

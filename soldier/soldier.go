@@ -90,11 +90,14 @@ type Soldier struct {
 	mu     sync.Mutex
 	intake wire.Intake
 
-	seq      uint64
-	rpsHist  []float64 // domain RPS, last 15 min of ticks (ring)
-	scratch  []float64
-	weights  reward.SoldierWeights
-	one, two [1]float64 // alignment inputs, domain level
+	seq     uint64
+	rpsHist []float64 // domain RPS, last 15 min of ticks, oldest first
+	// rpsSorted is rpsHist's values in cmp.Compare's order, kept as one
+	// leaves and one enters each tick: RPSP95 is then an index.
+	rpsSorted []float64
+	scratch   []float64
+	weights   reward.SoldierWeights
+	one, two  [1]float64 // alignment inputs, domain level
 }
 
 // New returns a Soldier for cfg acting through act, observing through obs,
@@ -110,7 +113,7 @@ func New(cfg Config, policy Policy, observer Observer, act Actuator, pub Publish
 		obs:   Observation{Apps: make([]AppObservation, n)},
 		act:   act, observer: observer, pub: pub, rec: rec, ov: newOverrides(cfg),
 		intake:  wire.Intake{Domain: cfg.Domain, MaxSkew: time.Minute, Bounds: cfg.Intake},
-		rpsHist: make([]float64, 0, hist),
+		rpsHist: make([]float64, 0, hist), rpsSorted: make([]float64, 0, hist),
 		weights: cfg.Reward, reloaded: make(chan struct{}, 1),
 	}
 }
@@ -349,12 +352,13 @@ func (s *Soldier) report(now time.Time, d wire.Directive, valid bool, demand flo
 	}
 	r.MemUtilP75 = Percentile(s.scratch, 0.75)
 	if len(s.rpsHist) == cap(s.rpsHist) {
+		s.rpsSorted = deleteSorted(s.rpsSorted, s.rpsHist[0])
 		copy(s.rpsHist, s.rpsHist[1:])
 		s.rpsHist = s.rpsHist[:len(s.rpsHist)-1]
 	}
 	s.rpsHist = append(s.rpsHist, r.RPS)
-	s.scratch = append(s.scratch[:0], s.rpsHist...)
-	r.RPSP95 = Percentile(s.scratch, 0.95)
+	s.rpsSorted = insertSorted(s.rpsSorted, r.RPS)
+	r.RPSP95 = s.rpsSorted[nearestRank(len(s.rpsSorted), 0.95)] // Percentile(rpsHist, 0.95)
 	if valid {
 		r.BudgetCores = d.Cores
 		r.DirectiveTerm, r.DirectiveSeq = d.Term, d.Seq
@@ -387,7 +391,25 @@ func Percentile(xs []float64, q float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
-	return kth(xs, min(len(xs)-1, int(math.Ceil(q*float64(len(xs))))-1))
+	return kth(xs, nearestRank(len(xs), q))
+}
+
+// nearestRank is the index, counting from 0, of the q-quantile of n > 0
+// sorted values by nearest rank.
+func nearestRank(n int, q float64) int { return min(n-1, int(math.Ceil(q*float64(n)))-1) }
+
+// insertSorted inserts x into xs, sorted in cmp.Compare's order (NaNs
+// first), and returns it; it does not allocate while len(xs) < cap(xs).
+func insertSorted(xs []float64, x float64) []float64 {
+	i, _ := slices.BinarySearch(xs, x)
+	return slices.Insert(xs, i, x)
+}
+
+// deleteSorted removes one value equal to x in cmp.Compare's order from xs,
+// sorted in that order, and returns it; xs must hold one.
+func deleteSorted(xs []float64, x float64) []float64 {
+	i, _ := slices.BinarySearch(xs, x)
+	return slices.Delete(xs, i, i+1)
 }
 
 // kth is the k-th smallest of xs, counting from 0, in cmp.Compare's order:
