@@ -127,3 +127,59 @@ func TestSortedWindowIsPercentile(t *testing.T) {
 		}
 	}
 }
+
+// TestNearKthIsPercentile pins nearKth to Percentile over series of slices
+// whose values drift, jump, repeat, hold zeros and NaNs, and change length.
+func TestNearKthIsPercentile(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 0))
+	var w nearKth
+	xs := make([]float64, 300)
+	for i := range xs {
+		xs[i] = r.Float64()
+	}
+	hits := 0
+	for tick := range 5000 {
+		n := len(xs)
+		if tick%500 == 499 {
+			n = 1 + r.IntN(len(xs))
+		}
+		for i := range xs {
+			switch r.IntN(200) {
+			case 0:
+				xs[i] = 0
+			case 1:
+				xs[i] = r.Float64() * 3 // a jump
+			default:
+				xs[i] = max(0, xs[i]*(1+0.02*r.NormFloat64()))
+			}
+		}
+		if tick%300 == 7 {
+			xs[r.IntN(len(xs))] = math.NaN()
+		}
+		if tick%1000 == 500 {
+			for i := range xs {
+				xs[i] = 0.5 // all equal
+			}
+		}
+		want := Percentile(slices.Clone(xs[:n]), 0.75)
+		in := slices.Clone(xs[:n])
+		was := w.halfWidth
+		got := w.percentile(in, 0.75)
+		if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Fatalf("tick %d: %v, Percentile %v", tick, got, want)
+		}
+		if w.halfWidth <= was {
+			hits++
+		}
+		for i := range xs {
+			if math.IsNaN(xs[i]) {
+				xs[i] = r.Float64()
+			}
+		}
+	}
+	if hits < 4000 {
+		t.Errorf("the window held the p75 %d ticks of 5000, want most", hits)
+	}
+}
