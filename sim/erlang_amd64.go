@@ -3,17 +3,14 @@
 package sim
 
 // erlangGroupSSE2 is erlangGroupGo in SSE2 (amd64's baseline: no feature
-// test), two lanes a register, with separate multiplies and adds rounded
-// as erlangGroupGo's scalar ones: the same bits. scratch receives the
-// registers as lanes finish. At GOAMD64=v3 and above the compiler fuses
-// erlangGroupGo's multiply-add, and erlangGroupGo runs instead
-// (erlang_other.go), so both give Queue.ErlangC's bits at every level.
+// test), two lanes a register, with separate multiplies, adds and divides
+// rounded as erlangGroupGo's scalar ones: the same bits. At GOAMD64=v3 and
+// above the compiler fuses erlangGroupGo's multiply-adds, and
+// erlangGroupGo runs instead (erlang_other.go), so that both give
+// Queue.ErlangC's bits at every level.
 //
 //go:noescape
-func erlangGroupSSE2(inva *[erlangLanes]float64, cs *[erlangLanes]int, scratch, invB *[erlangLanes]float64)
+func erlangGroupSSE2(batch *erlangBatch)
 
 // erlangGroup is erlangGroupGo, in SSE2.
-func erlangGroup(inva *[erlangLanes]float64, cs *[erlangLanes]int, invB *[erlangLanes]float64) {
-	var scratch [erlangLanes]float64
-	erlangGroupSSE2(inva, cs, &scratch, invB)
-}
+func erlangGroup(g *erlangBatch) { erlangGroupSSE2(g) }

@@ -8,31 +8,37 @@ import (
 )
 
 // TestErlangGroupIsErlangGroupGo pins erlangGroup, SSE2 on amd64, to its Go
-// reference bit for bit, over random groups with equal, zero and large
-// server counts (1/B overflowing to +Inf) and loads from 1e-3 to 1e4.
+// reference and both to Queue.ErlangC, bit for bit, over random groups with
+// equal and large server counts (1/B overflowing to +Inf), offered loads
+// from 1e-3 to 1e4, and loads underflowing to 0.
 func TestErlangGroupIsErlangGroupGo(t *testing.T) {
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewPCG(seed, 0))
 	for n := range 2000 {
-		var inva, want, got [erlangLanes]float64
-		var cs [erlangLanes]int
-		for j := range cs {
-			inva[j] = 1 / math.Pow(10, -3+7*r.Float64())
-			cs[j] = r.IntN(3000)
+		var g erlangBatch
+		for j := range g.cs {
+			g.mu[j] = 0.5 + 20*r.Float64()
+			g.lambda[j] = g.mu[j] * math.Pow(10, -3+7*r.Float64())
+			g.cs[j] = 1 + r.IntN(3000)
 			if r.IntN(4) == 0 && j > 0 {
-				cs[j] = cs[j-1]
+				g.cs[j] = g.cs[j-1]
 			}
 		}
 		if n%10 == 0 {
-			cs[0] = 0
+			g.lambda[r.IntN(erlangLanes)], g.mu[0] = 1e-300, 1e300 // a = 0
 		}
-		slices.Sort(cs[:])
-		erlangGroupGo(&inva, &cs, &want)
-		erlangGroup(&inva, &cs, &got)
-		for j := range want {
-			if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
-				t.Fatalf("lane %d of cs %v inva %v: %v, want %v", j, cs, inva, got[j], want[j])
+		slices.Sort(g.cs[:])
+		for j, c := range g.cs {
+			g.servers[j] = float64(c)
+		}
+		want := g
+		erlangGroupGo(&want)
+		erlangGroup(&g)
+		for j := range g.out {
+			q := Queue{Lambda: g.lambda[j], Mu: g.mu[j], C: g.cs[j]}
+			if math.Float64bits(g.out[j]) != math.Float64bits(want.out[j]) || math.Float64bits(g.out[j]) != math.Float64bits(q.ErlangC()) {
+				t.Fatalf("lane %d, %+v: %v, Go %v, ErlangC %v", j, q, g.out[j], want.out[j], q.ErlangC())
 			}
 		}
 	}

@@ -45,22 +45,21 @@ func (q Queue) ErlangC() float64 {
 // runs erlangLanes of them side by side, so the floating-point units
 // overlap many chains instead of waiting on one. order should list the
 // queues by C, ascending: a group of neighbours steps together up to its
-// largest C, and one out of order runs alone. The groups are taken from
-// order's end, where the chains are longest; the shortest few left over
-// run alone.
+// largest C, and a group with one out of order runs one by one. The groups
+// are taken from order's end, where the chains are longest; the shortest
+// few left over run one by one.
 func erlangCs(qs []Queue, order []int32, out []float64) {
 	k := len(order)
 	for ; k >= erlangLanes; k -= erlangLanes {
 		ids := order[k-erlangLanes : k : k]
-		var a, inva, invB [erlangLanes]float64
-		var cs [erlangLanes]int
+		var g erlangBatch
 		ok := true
 		for j, id := range ids {
 			q := qs[id]
-			a[j] = q.Lambda / q.Mu
-			inva[j], cs[j] = 1/a[j], q.C
-			// Else ErlangC's early return, or out of order.
-			ok = ok && a[j] > 0 && (j == 0 || q.C >= cs[j-1])
+			g.lambda[j], g.mu[j], g.cs[j], g.servers[j] = q.Lambda, q.Mu, q.C, float64(q.C)
+			// Else ErlangC's early return (or, where a = lambda/mu
+			// underflows to 0, the same 0 by the recursion), or out of order.
+			ok = ok && q.Lambda > 0 && q.Mu > 0 && q.C >= max(1, g.cs[max(j-1, 0)])
 		}
 		if !ok {
 			for _, id := range ids {
@@ -68,11 +67,9 @@ func erlangCs(qs []Queue, order []int32, out []float64) {
 			}
 			continue
 		}
-		erlangGroup(&inva, &cs, &invB)
+		erlangGroup(&g)
 		for j, id := range ids {
-			b := 1 / invB[j]
-			rho := a[j] / float64(cs[j])
-			out[id] = b / (1 - rho*(1-b))
+			out[id] = g.out[j]
 		}
 	}
 	for _, id := range order[:k] {
