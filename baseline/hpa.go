@@ -358,7 +358,13 @@ func replicaCount(in *HPAInput) (desired int32, ok bool, reason string) {
 	util := int64(math.Floor(in.Utilisation*100 + 1e-9))
 	ratio := float64(util) / float64(target)
 
-	unreadyUp := in.NotReady > 0 && ratio > 1
+	// For target > 0, ratio > 1 exactly when util > target (integers, the
+	// quotient correctly rounded): the test need not wait for the division.
+	above := util > target
+	if target <= 0 {
+		above = ratio > 1
+	}
+	unreadyUp := in.NotReady > 0 && above
 	if !unreadyUp && in.Missing == 0 {
 		if tol.isWithin(ratio) {
 			return in.Current, true, ReasonTolerance

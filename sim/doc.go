@@ -45,6 +45,11 @@
 // inputs give byte-identical Metrics; randomness comes only from the
 // scenario's seed. Future gives the oracle the exact demand to come.
 //
+// Assembly: on amd64 the Erlang C recursions run twelve at a time in SSE2
+// (erlang_amd64.s), with the same bits as Queue.ErlangC. Off amd64 and at
+// GOAMD64=v3 and above, where the compiler fuses multiply-adds, the Go
+// reference erlangGroupGo runs instead, within 1e-12 relative of it.
+//
 // Concurrency: a Sim is not safe for concurrent use; run one per goroutine.
 // sim imports only domains, sim/trace and the standard library.
 package sim

@@ -149,25 +149,55 @@ func (m *accum) init(s *Sim) {
 	m.ups.init(len(s.apps), w)
 }
 
-// app accounts app i at tick t; at tick 0 it only notes the initial state.
-func (m *accum) app(i int, a *app, breach bool, t int) {
+// domainAccum is accum's sums over one domain's apps, kept in locals
+// while Sim.record walks them (accum.domain, domainAccum.app,
+// accum.endDomain): each sum adds the apps in the order it always did.
+type domainAccum struct {
+	out                      *episodes
+	dt                       float64
+	coreSeconds, pendingSecs float64
+	appTicks, breaches       float64
+	pods                     int32
+	busy                     float64
+}
+
+// domain starts the sums of domain di's apps.
+func (m *accum) domain(di int) domainAccum {
+	return domainAccum{
+		out: &m.out, dt: m.dt,
+		coreSeconds: m.coreSeconds[di], pendingSecs: m.pendingSeconds[di],
+		appTicks: m.appTicks[di], breaches: m.breaches[di],
+		pods: m.pods, busy: m.busy,
+	}
+}
+
+// endDomain keeps the sums of domain di's apps.
+func (m *accum) endDomain(di int, d *domainAccum) {
+	m.coreSeconds[di], m.pendingSeconds[di] = d.coreSeconds, d.pendingSecs
+	m.appTicks[di], m.breaches[di] = d.appTicks, d.breaches
+	m.pods, m.busy = d.pods, d.busy
+}
+
+// app accounts app i at tick t, with cores its ready and starting
+// replicas' cores and busy its busy cores; at tick 0 it only notes the
+// initial state.
+func (m *domainAccum) app(i int, a *app, cores, busy float64, breach bool, t int) {
 	short := a.lambda > float64(a.ready*a.conc)*a.mu
 	if t == 0 {
 		m.out.initial(i, short)
 		return
 	}
 	m.out.app(i, short, t)
-	d, dt := a.domain, m.dt
-	m.coreSeconds[d] += float64(a.ready+a.starting) * a.cpu * dt
-	m.pendingSeconds[d] += float64(a.pending) * dt
+	m.coreSeconds += cores * m.dt
+	m.pendingSecs += float64(a.pending) * m.dt
 	if a.lambda > 0 {
-		m.appTicks[d]++
+		m.appTicks++
 	}
 	if breach {
-		m.breaches[d]++
+		m.breaches++
 	}
 	m.pods += a.ready + a.starting + a.pending
-	m.busy += a.util * float64(a.ready) * a.cpu
+	m.busy += busy
 }
 
 // tick accounts the cluster at tick t, after every app.

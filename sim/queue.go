@@ -41,52 +41,38 @@ func (q Queue) ErlangC() float64 {
 }
 
 // erlangCs sets out[id] to qs[id].ErlangC() for every id in order, bit for
-// bit. Each recursion is a chain of C dependent multiply-adds; four run side
-// by side up to the shortest's length and the rest finish alone, so the
-// floating-point units overlap four chains instead of waiting on one. order
-// should list the queues by C, for neighbours of similar length.
+// bit. Each recursion is a chain of C dependent multiply-adds; erlangGroup
+// runs erlangLanes of them side by side, so the floating-point units
+// overlap many chains instead of waiting on one. order should list the
+// queues by C, ascending: a group of neighbours steps together up to its
+// largest C, and a group with one out of order runs one by one. The groups
+// are taken from order's end, where the chains are longest; the shortest
+// few left over run one by one.
 func erlangCs(qs []Queue, order []int32, out []float64) {
-	k := 0
-	for ; k+4 <= len(order); k += 4 {
-		ids := order[k : k+4 : k+4]
-		var a, inva, invB [4]float64
-		n := math.MaxInt
+	k := len(order)
+	for ; k >= erlangLanes; k -= erlangLanes {
+		ids := order[k-erlangLanes : k : k]
+		var g erlangBatch
+		ok := true
 		for j, id := range ids {
 			q := qs[id]
-			a[j] = q.Lambda / q.Mu
-			inva[j], invB[j] = 1/a[j], 1
-			n = min(n, q.C)
-			if !(a[j] > 0) {
-				n = -1 // ErlangC's early return: do the four one by one
-			}
+			g.lambda[j], g.mu[j], g.cs[j], g.servers[j] = q.Lambda, q.Mu, q.C, float64(q.C)
+			// Else ErlangC's early return (or, where a = lambda/mu
+			// underflows to 0, the same 0 by the recursion), or out of order.
+			ok = ok && q.Lambda > 0 && q.Mu > 0 && q.C >= max(1, g.cs[max(j-1, 0)])
 		}
-		if n < 0 {
+		if !ok {
 			for _, id := range ids {
 				out[id] = qs[id].ErlangC()
 			}
 			continue
 		}
-		a0, a1, a2, a3 := inva[0], inva[1], inva[2], inva[3]
-		b0, b1, b2, b3 := 1.0, 1.0, 1.0, 1.0
-		for i := 1; i <= n; i++ {
-			fi := float64(i)
-			b0 = 1 + fi*a0*b0
-			b1 = 1 + fi*a1*b1
-			b2 = 1 + fi*a2*b2
-			b3 = 1 + fi*a3*b3
-		}
-		invB = [4]float64{b0, b1, b2, b3}
+		erlangGroup(&g)
 		for j, id := range ids {
-			q := qs[id]
-			for i := n + 1; i <= q.C; i++ {
-				invB[j] = 1 + float64(i)*inva[j]*invB[j]
-			}
-			b := 1 / invB[j]
-			rho := a[j] / float64(q.C)
-			out[id] = b / (1 - rho*(1-b))
+			out[id] = g.out[j]
 		}
 	}
-	for _, id := range order[k:] {
+	for _, id := range order[:k] {
 		out[id] = qs[id].ErlangC()
 	}
 }
@@ -244,9 +230,34 @@ const separated = 37
 // faster than service, 40% of the seed-scale world's apps), the root is
 // within 2e-17 relative of t0: t0 is the answer, at one logarithm.
 func (s sojourn) separatedQuantile(q *tail) (t float64, ok bool) {
+	n, ok := s.newtonStart(q)
+	switch {
+	case !ok:
+		return 0, false
+	case n.done:
+		return n.t0, true
+	}
+	return s.newton(n, n.first()), true
+}
+
+// newtonFrom is separatedQuantile's Newton method before its first step:
+// its root without r (t0), r's factor b/(1+b) (share) and rate theta - mu
+// (d), or t0 itself when that is the answer (done).
+type newtonFrom struct {
+	t0, share, d float64
+	done         bool
+}
+
+// first is r(t0), the first step's exponential: the one a batch of solves
+// can take side by side (Sim.solveP99s), each independent of the others.
+func (n *newtonFrom) first() float64 { return n.share * math.Exp(-n.d*n.t0) }
+
+// newtonStart is separatedQuantile up to its Newton steps; ok as
+// separatedQuantile's.
+func (s sojourn) newtonStart(q *tail) (n newtonFrom, ok bool) {
 	d := s.theta - s.mu
 	if !(d > 0.01*s.mu) { // b < 100: 1 - r keeps all but two digits
-		return 0, false
+		return n, false
 	}
 	b := s.c * s.mu / d
 	lb := 0.0 // log(1 + b)
@@ -261,12 +272,20 @@ func (s sojourn) separatedQuantile(q *tail) (t float64, ok bool) {
 	// separated + min(0, e+1) log 2.
 	e := int((math.Float64bits(b)>>52)&0x7ff) - 1023
 	if d*t0 >= separated+float64(min(0, e+1))*math.Ln2 {
-		return t0, true
+		return newtonFrom{t0: t0, done: true}, true
 	}
-	share := b / (1 + b)
-	t = t0
-	for range 100 {
-		r := share * math.Exp(-d*t)
+	return newtonFrom{t0: t0, share: b / (1 + b), d: d}, true
+}
+
+// newton is separatedQuantile's Newton steps from n, with r0 = n.first().
+func (s sojourn) newton(n newtonFrom, r0 float64) float64 {
+	t0, share, d := n.t0, n.share, n.d
+	t := t0
+	r := r0
+	for k := range 100 {
+		if k > 0 {
+			r = share * math.Exp(-d*t)
+		}
 		lr := 0.0 // log(1 - r)
 		if r < smallLog1p {
 			lr = log1p6(-r)
@@ -279,11 +298,11 @@ func (s sojourn) separatedQuantile(q *tail) (t float64, ok bool) {
 		// Newton's error after the step h, h^2 |g2| / (2 |g'|), against
 		// 1e-15 t, with g' = dg < 0: d^2 r/(1-r)^2 h^2 <= 2e-15 t (-dg).
 		if d*d*r*h*h <= -2e-15*t*dg*(1-r)*(1-r) {
-			return t - h, true
+			return t - h
 		}
 		t -= h
 	}
-	return t, true
+	return t
 }
 
 // solveSurvival finds t in [lo, hi] with surv(t) = q.p, starting from a guess

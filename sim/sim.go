@@ -65,6 +65,7 @@ type Sim struct {
 	queues    []Queue
 	waitProb  []float64
 	byServers []int32
+	newtons   []pendingNewton // solveP99s's scratch, one per app
 }
 
 // app is one app's static description and dynamic state.
@@ -107,7 +108,7 @@ func (a *app) servers() int32 { return a.ready * a.conc }
 type dom struct {
 	slo        float64 // p99 objective, seconds
 	budget     float64 // error rate objective
-	first, n   int32   // app id range
+	first, n   int32   // app ids first..first+n-1 (-1, 0 without apps); domains in id order (Config.Apps)
 	prio       int
 	name       string
 	multiplier float64 // demand multiplier from events this tick
@@ -213,6 +214,7 @@ func New(cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Se
 	s.readyCores, s.failing = make([]float64, len(s.doms)), make([]float64, len(s.doms))
 	s.queues = make([]Queue, len(s.apps))
 	s.waitProb = make([]float64, len(s.apps))
+	s.newtons = make([]pendingNewton, 0, len(s.apps))
 	s.byServers = slices.Clone(s.order)
 	s.tel = make([]Telemetry, s.lag+1)
 	s.mixes = make([]mixture, s.lag+1)
@@ -523,13 +525,45 @@ func (s *Sim) steadyQueues() {
 	erlangCs(s.queues, s.byServers, s.waitProb)
 }
 
-// solveP99s adds each serving app's steady-state p99 to its backlog wait.
+// solveP99s adds each serving app's steady-state p99 to its backlog wait:
+// sojourn.quantile, in two passes. The first settles the apps that need no
+// Newton step and takes the others' first exponential (newtonFrom.first),
+// one independent of the next, so the processor overlaps them; the second
+// runs their Newton steps. The same operations on the same values as
+// quantile: the same bits.
 func (s *Sim) solveP99s(mix []mixApp) {
+	work := s.newtons[:0]
 	for i := range s.apps {
-		if a := &s.apps[i]; a.servers() > 0 {
-			a.p99 += mix[i].soj.quantile(&p99Tail)
+		a := &s.apps[i]
+		if a.servers() == 0 {
+			continue
+		}
+		soj := &mix[i].soj
+		if soj.c < negligibleWait {
+			a.p99 += p99Tail.log1P / soj.mu
+			continue
+		}
+		n, ok := soj.newtonStart(&p99Tail)
+		switch {
+		case !ok:
+			a.p99 += soj.quantile(&p99Tail)
+		case n.done:
+			a.p99 += n.t0
+		default:
+			work = append(work, pendingNewton{id: int32(i), from: n, r0: n.first()})
 		}
 	}
+	for k := range work {
+		w := &work[k]
+		s.apps[w.id].p99 += mix[w.id].soj.newton(w.from, w.r0)
+	}
+}
+
+// pendingNewton is an app's p99 solve between solveP99s's passes.
+type pendingNewton struct {
+	id   int32
+	from newtonFrom
+	r0   float64 // from.first()
 }
 
 // queue advances app id's own queue by a tick, all but the steady-state p99
@@ -610,48 +644,56 @@ func (s *Sim) addCallees(a *app, m *mixApp) {
 	}
 }
 
-// record accumulates metrics and writes this tick's telemetry.
+// record accumulates metrics and writes this tick's telemetry. It walks
+// the apps domain by domain (a domain's apps are a range of ids, the
+// domains in id order: the apps in id order), summing in locals, each sum
+// in the apps' order as ever.
 func (s *Sim) record() {
 	tel := &s.tel[s.step%len(s.tel)]
 	tel.At = s.Now()
-	for di := range s.doms {
-		tel.Domains[di] = DomainTelemetry{}
-		s.readyCores[di], s.failing[di] = 0, 0
-	}
 	tel.mix.forget()
 	tel.mix.tick = s.step
 	pending := int32(0)
-	for i := range s.apps {
-		a := &s.apps[i]
-		d := &s.doms[a.domain]
-		tel.Apps[i] = AppTelemetry{
-			RPS: a.lambda, P99: a.p99, ErrorRate: a.errs, CPUUtil: a.util, CPURequestUtil: a.reqUtil, Backlog: a.backlog,
-			Ready: a.ready, Starting: a.starting, Pending: a.pending, Target: a.lastTarget,
-		}
-		dt := &tel.Domains[a.domain]
-		dt.RPS += a.lambda
-		dt.CoresUsed += float64(a.ready+a.starting) * a.cpu
-		dt.CPUUtil += a.util * float64(a.ready) * a.cpu // busy cores, divided below
-		dt.Ready += a.ready
-		dt.Starting += a.starting
-		dt.Pending += a.pending
-		s.readyCores[a.domain] += float64(a.ready) * a.cpu
-		s.failing[a.domain] += a.lambda * a.errs
-		pending += a.pending
-		breach := a.lambda > 0 && (a.p99 > d.slo || a.errs > d.budget)
-		if breach {
-			dt.BreachedApps++
-		}
-		s.metric.app(i, a, breach, s.step)
-	}
 	for di := range s.doms {
-		dt := &tel.Domains[di]
-		if s.readyCores[di] > 0 {
-			dt.CPUUtil /= s.readyCores[di]
+		d := &s.doms[di]
+		first := int(d.first)
+		if d.n == 0 {
+			first = 0
+		}
+		dt := DomainTelemetry{}
+		readyCores, failing := 0.0, 0.0
+		m := s.metric.domain(di)
+		for i := first; i < first+int(d.n); i++ {
+			a := &s.apps[i]
+			tel.Apps[i] = AppTelemetry{
+				RPS: a.lambda, P99: a.p99, ErrorRate: a.errs, CPUUtil: a.util, CPURequestUtil: a.reqUtil, Backlog: a.backlog,
+				Ready: a.ready, Starting: a.starting, Pending: a.pending, Target: a.lastTarget,
+			}
+			cores := float64(a.ready+a.starting) * a.cpu
+			busy := a.util * float64(a.ready) * a.cpu
+			dt.RPS += a.lambda
+			dt.CoresUsed += cores
+			dt.CPUUtil += busy // busy cores, divided below
+			dt.Ready += a.ready
+			dt.Starting += a.starting
+			dt.Pending += a.pending
+			readyCores += float64(a.ready) * a.cpu
+			failing += a.lambda * a.errs
+			pending += a.pending
+			breach := a.lambda > 0 && (a.p99 > d.slo || a.errs > d.budget)
+			if breach {
+				dt.BreachedApps++
+			}
+			m.app(i, a, cores, busy, breach, s.step)
+		}
+		s.metric.endDomain(di, &m)
+		if readyCores > 0 {
+			dt.CPUUtil /= readyCores
 		}
 		if dt.RPS > 0 {
-			dt.ErrorRate = s.failing[di] / dt.RPS // arrival-weighted
+			dt.ErrorRate = failing / dt.RPS // arrival-weighted
 		}
+		tel.Domains[di] = dt
 	}
 	p := &s.pool
 	tel.Cluster = ClusterTelemetry{

@@ -92,3 +92,94 @@ func BenchmarkPercentile(b *testing.B) {
 		Percentile(xs, 0.75)
 	}
 }
+
+// TestSortedWindowIsPercentile pins the report's RPSP95, kept in a sorted
+// window (insertSorted, deleteSorted), to Percentile over the window in
+// arrival order, tick by tick, with repeats, zeros and NaNs among the values.
+func TestSortedWindowIsPercentile(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 0))
+	for _, size := range []int{1, 2, 7, 90} {
+		hist, sorted := make([]float64, 0, size), make([]float64, 0, size)
+		for range 2000 {
+			x := math.Round(r.Float64()*50) / 4
+			switch r.IntN(40) {
+			case 0:
+				x = math.NaN()
+			case 1:
+				x = 0
+			}
+			if len(hist) == cap(hist) {
+				sorted = deleteSorted(sorted, hist[0])
+				hist = append(hist[:0], hist[1:]...)
+			}
+			hist = append(hist, x)
+			sorted = insertSorted(sorted, x)
+			want := Percentile(slices.Clone(hist), 0.95)
+			got := sorted[nearestRank(len(sorted), 0.95)]
+			if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+				t.Fatalf("window %v: sorted %v gives %v, Percentile %v", hist, sorted, got, want)
+			}
+			if cap(sorted) != size {
+				t.Fatalf("sorted window grew to %d, want %d", cap(sorted), size)
+			}
+		}
+	}
+}
+
+// TestNearKthIsPercentile pins nearKth to Percentile over series of slices
+// whose values drift, jump, repeat, hold zeros and NaNs, and change length.
+func TestNearKthIsPercentile(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 0))
+	var w nearKth
+	xs := make([]float64, 300)
+	for i := range xs {
+		xs[i] = r.Float64()
+	}
+	hits := 0
+	for tick := range 5000 {
+		n := len(xs)
+		if tick%500 == 499 {
+			n = 1 + r.IntN(len(xs))
+		}
+		for i := range xs {
+			switch r.IntN(200) {
+			case 0:
+				xs[i] = 0
+			case 1:
+				xs[i] = r.Float64() * 3 // a jump
+			default:
+				xs[i] = max(0, xs[i]*(1+0.02*r.NormFloat64()))
+			}
+		}
+		if tick%300 == 7 {
+			xs[r.IntN(len(xs))] = math.NaN()
+		}
+		if tick%1000 == 500 {
+			for i := range xs {
+				xs[i] = 0.5 // all equal
+			}
+		}
+		want := Percentile(slices.Clone(xs[:n]), 0.75)
+		in := slices.Clone(xs[:n])
+		was := w.halfWidth
+		got := w.percentile(in, 0.75)
+		if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Fatalf("tick %d: %v, Percentile %v", tick, got, want)
+		}
+		if w.halfWidth <= was {
+			hits++
+		}
+		for i := range xs {
+			if math.IsNaN(xs[i]) {
+				xs[i] = r.Float64()
+			}
+		}
+	}
+	if hits < 4000 {
+		t.Errorf("the window held the p75 %d ticks of 5000, want most", hits)
+	}
+}

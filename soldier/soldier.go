@@ -90,11 +90,15 @@ type Soldier struct {
 	mu     sync.Mutex
 	intake wire.Intake
 
-	seq      uint64
-	rpsHist  []float64 // domain RPS, last 15 min of ticks (ring)
-	scratch  []float64
-	weights  reward.SoldierWeights
-	one, two [1]float64 // alignment inputs, domain level
+	seq     uint64
+	rpsHist []float64 // domain RPS, last 15 min of ticks, oldest first
+	// rpsSorted is rpsHist's values in cmp.Compare's order, kept as one
+	// leaves and one enters each tick: RPSP95 is then an index.
+	rpsSorted []float64
+	utilP75   nearKth // the report's CPUUtilP75, near the last tick's
+	scratch   []float64
+	weights   reward.SoldierWeights
+	one, two  [1]float64 // alignment inputs, domain level
 }
 
 // New returns a Soldier for cfg acting through act, observing through obs,
@@ -110,7 +114,8 @@ func New(cfg Config, policy Policy, observer Observer, act Actuator, pub Publish
 		obs:   Observation{Apps: make([]AppObservation, n)},
 		act:   act, observer: observer, pub: pub, rec: rec, ov: newOverrides(cfg),
 		intake:  wire.Intake{Domain: cfg.Domain, MaxSkew: time.Minute, Bounds: cfg.Intake},
-		rpsHist: make([]float64, 0, hist),
+		rpsHist: make([]float64, 0, hist), rpsSorted: make([]float64, 0, hist),
+		utilP75: nearKth{buf: make([]float64, n)},
 		weights: cfg.Reward, reloaded: make(chan struct{}, 1),
 	}
 }
@@ -341,7 +346,7 @@ func (s *Soldier) report(now time.Time, d wire.Directive, valid bool, demand flo
 		DemandCores: demand,
 	}
 	s.scratch = AddApps(&r, s.cfg.Apps, &s.obs, s.scratch[:0])
-	r.CPUUtilP75 = Percentile(s.scratch, 0.75)
+	r.CPUUtilP75 = s.utilP75.percentile(s.scratch, 0.75) // Percentile(s.scratch, 0.75)
 	s.scratch = s.scratch[:0]
 	for i := range s.obs.Apps {
 		s.scratch = append(s.scratch, s.obs.Apps[i].MemUtil)
@@ -349,12 +354,13 @@ func (s *Soldier) report(now time.Time, d wire.Directive, valid bool, demand flo
 	}
 	r.MemUtilP75 = Percentile(s.scratch, 0.75)
 	if len(s.rpsHist) == cap(s.rpsHist) {
+		s.rpsSorted = deleteSorted(s.rpsSorted, s.rpsHist[0])
 		copy(s.rpsHist, s.rpsHist[1:])
 		s.rpsHist = s.rpsHist[:len(s.rpsHist)-1]
 	}
 	s.rpsHist = append(s.rpsHist, r.RPS)
-	s.scratch = append(s.scratch[:0], s.rpsHist...)
-	r.RPSP95 = Percentile(s.scratch, 0.95)
+	s.rpsSorted = insertSorted(s.rpsSorted, r.RPS)
+	r.RPSP95 = s.rpsSorted[nearestRank(len(s.rpsSorted), 0.95)] // Percentile(rpsHist, 0.95)
 	if valid {
 		r.BudgetCores = d.Cores
 		r.DirectiveTerm, r.DirectiveSeq = d.Term, d.Seq
@@ -387,7 +393,87 @@ func Percentile(xs []float64, q float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
-	return kth(xs, min(len(xs)-1, int(math.Ceil(q*float64(len(xs))))-1))
+	return kth(xs, nearestRank(len(xs), q))
+}
+
+// nearestRank is the index, counting from 0, of the q-quantile of n > 0
+// sorted values by nearest rank.
+func nearestRank(n int, q float64) int { return min(n-1, int(math.Ceil(q*float64(n)))-1) }
+
+// nearKth is Percentile for a series of slices whose quantile moves little
+// from one to the next, as a domain's utilisation p75 from tick to tick:
+// one pass counts the values below a window around the last quantile and
+// gathers those within it; when the quantile's rank falls within, it is
+// selected among the few gathered, else among all as Percentile does.
+// Either way it is the same value: the k-th smallest of the slice. The
+// window's half-width doubles after a miss and halves while it gathers
+// more than nearKthMany values. The zero value is ready.
+type nearKth struct {
+	last, halfWidth float64 // the last quantile, when known; the window's half-width
+	known           bool
+	buf             []float64 // the values gathered
+}
+
+// nearKthMany is how many values a window gathers before it narrows.
+const nearKthMany = 24
+
+// percentile is Percentile(xs, q), reordering xs or not.
+func (w *nearKth) percentile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	k := nearestRank(len(xs), q)
+	if w.known {
+		if len(w.buf) < len(xs) {
+			w.buf = make([]float64, len(xs))
+		}
+		lo, hi := w.last-w.halfWidth, w.last+w.halfWidth
+		below, in, nan := 0, 0, false
+		buf := w.buf[:len(xs)]
+		for _, x := range xs {
+			nan = nan || x != x
+			below += b2i(x < lo)
+			buf[in] = x
+			in += b2i(lo <= x && x <= hi)
+		}
+		if !nan && below <= k && k < below+in {
+			v := kth(buf[:in], k-below)
+			if in > nearKthMany {
+				w.halfWidth /= 2
+			}
+			w.last = v
+			return v
+		}
+		w.halfWidth *= 2
+	}
+	v := kth(xs, k)
+	if !w.known || !(w.halfWidth > 0) || math.IsInf(w.halfWidth, 0) {
+		w.halfWidth = max(0.01*math.Abs(v), 1e-9)
+	}
+	w.last, w.known = v, !math.IsNaN(v) && !math.IsInf(v, 0)
+	return v
+}
+
+// b2i is 1 for true, 0 for false: the compiler makes it a flag, no branch.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// insertSorted inserts x into xs, sorted in cmp.Compare's order (NaNs
+// first), and returns it; it does not allocate while len(xs) < cap(xs).
+func insertSorted(xs []float64, x float64) []float64 {
+	i, _ := slices.BinarySearch(xs, x)
+	return slices.Insert(xs, i, x)
+}
+
+// deleteSorted removes one value equal to x in cmp.Compare's order from xs,
+// sorted in that order, and returns it; xs must hold one.
+func deleteSorted(xs []float64, x float64) []float64 {
+	i, _ := slices.BinarySearch(xs, x)
+	return slices.Delete(xs, i, i+1)
 }
 
 // kth is the k-th smallest of xs, counting from 0, in cmp.Compare's order:
