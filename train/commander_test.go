@@ -279,6 +279,12 @@ func domainDemand(t *testing.T, cfg *domains.Config, sc domains.Scenario, traces
 	if err != nil {
 		t.Fatal(err)
 	}
+	return simDemand(s, cfg, di, from, n)
+}
+
+// simDemand is the demand of domain di of cfg, summed over its apps, that s
+// will see at ticks from..from+n-1 (from after the current tick).
+func simDemand(s *sim.Sim, cfg *domains.Config, di, from, n int) []float64 {
 	f := s.Future()
 	apps := cfg.Apps()
 	out := make([]float64, 0, n)
@@ -296,6 +302,15 @@ func domainDemand(t *testing.T, cfg *domains.Config, sc domains.Scenario, traces
 		out = append(out, sum)
 	}
 	return out
+}
+
+// worstRatio is the largest relative difference of got from want.
+func worstRatio(got, want []float64) float64 {
+	worst := 0.0
+	for k := range got {
+		worst = max(worst, math.Abs(got[k]-want[k])/want[k])
+	}
+	return worst
 }
 
 // At seed scale the scenarios map each window's peak to peak_rps: an episode
@@ -317,10 +332,7 @@ func TestCommanderEnvKeepsTheSeedScaleScenariosDemand(t *testing.T) {
 		n := int(ep.Duration/tick) - 1
 		got := domainDemand(t, cfg, ep, traces, di, 1, n)
 		want := domainDemand(t, cfg, *base.Scenario, base.Traces, di, shift+1, n)
-		worst := 0.0
-		for k := range got {
-			worst = max(worst, math.Abs(got[k]-want[k])/want[k])
-		}
+		worst := worstRatio(got, want)
 		t.Logf("seed %d: episode from %s, merchant demand %.0f-%.0f rps, worst relative difference %.2g", seed,
 			ep.Start.Format(time.RFC3339), slices.Min(got), slices.Max(got), worst)
 		if worst > 1e-6 { // the simulator keeps trace shapes in float32
