@@ -36,12 +36,15 @@ type CommanderOptions struct {
 	// each traffic block's peak_rps. Default [0.8, 1.25].
 	Scale [2]float64
 	// TimeseriesScale is the range [lo, hi] of a further per-episode factor,
-	// drawn log-uniformly, on the peak_rps of timeseries traffic. A
-	// timeseries trace's maximum maps to peak_rps, and the World Cup 98
-	// training days 1-40 peak at a tenth of the tournament's maximum
-	// (22,073 against 225,138 requests per minute), so unscaled training
-	// episodes would only ever see a tenth of the load the config is sized
-	// for. Default [1, 10].
+	// drawn log-uniformly, on the peak_rps of timeseries traffic whose
+	// peak_rps_of is "trace". Such a trace's maximum over the whole file
+	// maps to peak_rps, and the World Cup 98 training days 1-40 peak at a
+	// tenth of the tournament's maximum (22,073 against 225,138 requests
+	// per minute), so unscaled training episodes would only ever see a
+	// tenth of the load the config is sized for. Traffic with peak_rps_of
+	// "window" (the seed-scale scenarios) already peaks at peak_rps over
+	// its scenario's window and gets no further factor: at seed scale 10x
+	// fills the pool and breaks the world. Default [1, 10].
 	TimeseriesScale [2]float64
 	// CostWeight is the weight of the cost term in the stage's reward
 	// unless the config's reward block sets commander cost. Default 2, four
@@ -100,9 +103,10 @@ var CommanderTerms = []string{"adherence", "degradation", "cost", "churn", "proa
 // guards as a deployed policy's would.
 //
 // An episode starts at a random minute of a random training scenario's
-// window [Start, Start+Duration-Warmup-Episode], with each domain's
-// peak_rps scaled, maybe a random flash sale, and per-episode forecast
-// noise; it runs Warmup under the Forecast heuristic, then Episode under
+// window [Start, Start+Duration-Warmup-Episode], with the scenario's demand
+// at those minutes (a window-mapped trace keeps the scenario's mapping:
+// pinWindowPeaks), each domain's peak_rps scaled, maybe a random flash
+// sale, and per-episode forecast noise; it runs Warmup under the Forecast heuristic, then Episode under
 // the trainer.
 //
 // The reward of a step is reward.Commander with the config's weights (cost
@@ -114,12 +118,15 @@ var CommanderTerms = []string{"adherence", "degradation", "cost", "churn", "proa
 type CommanderEnv struct {
 	cfg   *domains.Config
 	scens []sim.Scenario
-	opt   CommanderOptions
-	spec  Spec
-	w     reward.CommanderWeights
-	n     int // domains
-	ratio int // Soldier ticks per Commander tick
-	steps int // Commander steps per episode
+	// traffic is each scenario's traffic with window-mapped timeseries
+	// blocks pinned to their scenario's window (pinWindowPeaks).
+	traffic [][]domains.Traffic
+	opt     CommanderOptions
+	spec    Spec
+	w       reward.CommanderWeights
+	n       int // domains
+	ratio   int // Soldier ticks per Commander tick
+	steps   int // Commander steps per episode
 
 	r      *rand.Rand // the episode's, from Reset
 	s      *sim.Sim
@@ -191,6 +198,13 @@ func NewCommanderEnv(cfg *domains.Config, scenarios []sim.Scenario, opt Commande
 		out: make([]reward.DomainOutcome, n), p99: make([]float64, ratio*n), errs: make([]float64, ratio*n),
 		cost: make([]float64, ratio), terms: make([]float64, len(CommanderTerms)),
 	}
+	for _, sc := range scenarios {
+		tr, err := pinWindowPeaks(sc, cfg.Soldier.Tick)
+		if err != nil {
+			return nil, fmt.Errorf("commander env: scenario %q: %w", sc.Name, err)
+		}
+		e.traffic = append(e.traffic, tr)
+	}
 	e.w.Cost = opt.CostWeight
 	for name, v := range cfg.Reward.Commander {
 		if err := e.w.Set(name, v); err != nil {
@@ -249,18 +263,19 @@ func (e *CommanderEnv) Reset(r *rand.Rand, obs [][]float64) {
 // events that fall in the episode (a repeating one from its first repeat at
 // or after the start), and maybe a random flash sale.
 func (e *CommanderEnv) scenario(r *rand.Rand) (domains.Scenario, map[string][]trace.Series) {
-	base := e.scens[r.IntN(len(e.scens))]
+	bi := r.IntN(len(e.scens))
+	base := e.scens[bi]
 	sc := *base.Scenario
 	span := sc.Duration - e.opt.Warmup - e.opt.Episode
 	shift := time.Duration(r.Int64N(int64(span/time.Minute)+1)) * time.Minute
 	sc.Start = sc.Start.Add(shift)
 	sc.Duration = e.opt.Warmup + e.opt.Episode
 	sc.Seed = r.Uint64()
-	sc.Traffic = slices.Clone(sc.Traffic)
+	sc.Traffic = slices.Clone(e.traffic[bi])
 	ts := e.opt.TimeseriesScale[0] * math.Pow(e.opt.TimeseriesScale[1]/e.opt.TimeseriesScale[0], r.Float64())
 	for i := range sc.Traffic {
 		sc.Traffic[i].PeakRPS *= e.opt.Scale[0] + r.Float64()*(e.opt.Scale[1]-e.opt.Scale[0])
-		if sc.Traffic[i].Format == domains.FormatTimeseries {
+		if orig := base.Traffic[i]; orig.Format == domains.FormatTimeseries && orig.PeakRPSOf != domains.PeakOfWindow {
 			sc.Traffic[i].PeakRPS *= ts
 		}
 	}
@@ -282,6 +297,52 @@ func (e *CommanderEnv) scenario(r *rand.Rand) (domains.Scenario, map[string][]tr
 		})
 	}
 	return sc, base.Traces
+}
+
+// pinWindowPeaks returns sc's traffic with every timeseries block whose
+// peak maps over the scenario's window (peak_rps_of = "window") re-expressed
+// over the whole trace, so that an episode cut from the scenario keeps the
+// scenario's demand minute for minute instead of mapping its own, shorter
+// window's peak to peak_rps (which would lift a night to the day's peak):
+//
+//	PeakRPS' = PeakRPS x max(trace) / max(trace over the scenario's window)
+//
+// with peak_rps_of "trace". The window is the one the simulator maps
+// (sim.buildDemand): the minutes from the scenario's start to the end of
+// its last tick of soldierTick, wrapping past the trace's end. Other blocks
+// (trace-mapped, azure-functions) are returned as they are.
+func pinWindowPeaks(sc sim.Scenario, soldierTick time.Duration) ([]domains.Traffic, error) {
+	out := slices.Clone(sc.Traffic)
+	for i := range out {
+		tr := &out[i]
+		if tr.Format != domains.FormatTimeseries || tr.PeakRPSOf != domains.PeakOfWindow {
+			continue
+		}
+		series := sc.Traces[tr.Domain]
+		if len(series) == 0 || len(series[0].Values) == 0 {
+			return nil, fmt.Errorf("traffic %q: trace %q has no series", tr.Domain, tr.Trace)
+		}
+		v := series[0].Values
+		offset := 0
+		if !sc.Start.IsZero() && !series[0].Start.IsZero() {
+			offset = int(sc.Start.Sub(series[0].Start) / time.Minute)
+		}
+		end := time.Duration(int(sc.Duration/soldierTick)) * soldierTick
+		last := min(int((end+time.Minute-1)/time.Minute), len(v)-1)
+		traceMax, windowMax := 0.0, 0.0
+		for _, x := range v {
+			traceMax = max(traceMax, x)
+		}
+		for k := 0; k <= last; k++ {
+			windowMax = max(windowMax, v[((offset+k)%len(v)+len(v))%len(v)])
+		}
+		if windowMax <= 0 {
+			return nil, fmt.Errorf("traffic %q: trace %q is all zero in the scenario's window", tr.Domain, tr.Trace)
+		}
+		tr.PeakRPS *= traceMax / windowMax
+		tr.PeakRPSOf = domains.PeakOfTrace
+	}
+	return out, nil
 }
 
 // Step implements Env: act[0] (laid out as commander.ActionLayout) is the

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -245,6 +246,119 @@ func TestCommanderEnvReadsTheLearnedSoldierOnce(t *testing.T) {
 		}
 		if steps != 10 {
 			t.Fatalf("episode %d: %d steps, want 10", ep, steps)
+		}
+	}
+}
+
+// seedWorld loads examples/seedscale.hcl and the seed-scale training
+// scenario file name (examples/scenarios/seed/train).
+func seedWorld(t testing.TB, name string) (*domains.Config, sim.Scenario) {
+	t.Helper()
+	cfg, err := config.LoadFile("../examples/seedscale.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := config.LoadScenarioFile("../examples/scenarios/seed/train/"+name, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.Load(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, sim.Scenario{Scenario: sc, Traces: tr}
+}
+
+// domainDemand is the noise-free demand of domain di, summed over its apps,
+// at the simulator's ticks from..from+n-1 (tick k is the one the k-th Step
+// runs), for scenario sc.
+func domainDemand(t *testing.T, cfg *domains.Config, sc domains.Scenario, traces map[string][]trace.Series, di, from, n int) []float64 {
+	t.Helper()
+	sc.Noise = 0
+	s, err := sim.New(cfg, &sc, traces)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return simDemand(s, cfg, di, from, n)
+}
+
+// simDemand is the demand of domain di of cfg, summed over its apps, that s
+// will see at ticks from..from+n-1 (from after the current tick).
+func simDemand(s *sim.Sim, cfg *domains.Config, di, from, n int) []float64 {
+	f := s.Future()
+	apps := cfg.Apps()
+	out := make([]float64, 0, n)
+	for len(out) < n {
+		tick, lambda, _ := f.Next()
+		if tick < from {
+			continue
+		}
+		sum := 0.0
+		for i, a := range apps {
+			if a.Domain == di {
+				sum += lambda[i]
+			}
+		}
+		out = append(out, sum)
+	}
+	return out
+}
+
+// worstRatio is the largest relative difference of got from want.
+func worstRatio(got, want []float64) float64 {
+	worst := 0.0
+	for k := range got {
+		worst = max(worst, math.Abs(got[k]-want[k])/want[k])
+	}
+	return worst
+}
+
+// At seed scale the scenarios map each window's peak to peak_rps: an episode
+// cut from the 24-hour diurnal day must replay the day's demand at its
+// minutes (not lift its own window's peak to peak_rps), and gets no further
+// timeseries factor (10x the seed's load fills the pool).
+func TestCommanderEnvKeepsTheSeedScaleScenariosDemand(t *testing.T) {
+	cfg, base := seedWorld(t, "diurnal.hcl")
+	e, err := NewCommanderEnv(cfg, []sim.Scenario{base}, CommanderOptions{
+		Episode: time.Hour, Warmup: 10 * time.Minute, Scale: [2]float64{1, 1}, EventProb: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	di := cfg.Domain("merchant") // no callers: its demand is its own trace's
+	tick := cfg.Soldier.Tick
+	for seed := range uint64(3) {
+		ep, traces := e.scenario(rand.New(rand.NewPCG(seed, 11)))
+		shift := int(ep.Start.Sub(base.Start) / tick)
+		n := int(ep.Duration/tick) - 1
+		got := domainDemand(t, cfg, ep, traces, di, 1, n)
+		want := domainDemand(t, cfg, *base.Scenario, base.Traces, di, shift+1, n)
+		worst := worstRatio(got, want)
+		t.Logf("seed %d: episode from %s, merchant demand %.0f-%.0f rps, worst relative difference %.2g", seed,
+			ep.Start.Format(time.RFC3339), slices.Min(got), slices.Max(got), worst)
+		if worst > 1e-6 { // the simulator keeps trace shapes in float32
+			t.Errorf("seed %d: the episode from %s replays merchant's demand up to %.3gx off the scenario's at the same minutes",
+				seed, ep.Start.Format(time.RFC3339), 1+worst)
+		}
+	}
+}
+
+// Traffic mapped over the whole trace (the small world's) still gets the
+// timeseries factor; azure-functions traffic does not.
+func TestCommanderEnvScalesTraceMappedTimeseries(t *testing.T) {
+	cfg, base := smallWorld(t)
+	e, err := NewCommanderEnv(cfg, []sim.Scenario{base}, CommanderOptions{
+		Episode: time.Hour, Warmup: 10 * time.Minute, Scale: [2]float64{1, 1}, TimeseriesScale: [2]float64{3, 3}, EventProb: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep, _ := e.scenario(rand.New(rand.NewPCG(1, 1)))
+	for i, tr := range ep.Traffic {
+		want := base.Traffic[i].PeakRPS
+		if tr.Format == domains.FormatTimeseries {
+			want *= 3
+		}
+		if math.Abs(tr.PeakRPS-want) > 1e-9*want || tr.PeakRPSOf != base.Traffic[i].PeakRPSOf {
+			t.Errorf("traffic %q (%s, peak of %s): peak_rps %.1f, want %.1f", tr.Domain, tr.Format, base.Traffic[i].PeakRPSOf, tr.PeakRPS, want)
 		}
 	}
 }

@@ -113,6 +113,9 @@ type SoldierEnv struct {
 	terms    []float64
 	episodeN int
 	cmd      *commanderDriver // nil: the stand-in
+	// traffic is each scenario's traffic with window-mapped timeseries
+	// blocks pinned to their scenario's window (pinWindowPeaks).
+	traffic [][]domains.Traffic
 }
 
 // envDomain is one domain's Soldier in the env.
@@ -165,6 +168,13 @@ func NewSoldierEnv(cfg SoldierEnvConfig) (*SoldierEnv, error) {
 		}
 	}
 	e := &SoldierEnv{cfg: cfg, cluster: cl, ratio: max(1, int(cl.Commander.Tick/cl.Soldier.Tick))}
+	for _, sc := range cfg.Scenarios {
+		tr, err := pinWindowPeaks(sc, cl.Soldier.Tick)
+		if err != nil {
+			return nil, fmt.Errorf("soldier env: scenario %q: %w", sc.Scenario.Name, err)
+		}
+		e.traffic = append(e.traffic, tr)
+	}
 	if cfg.Commander != nil {
 		if cfg.Domains != nil {
 			return nil, fmt.Errorf("soldier env: a learned Commander needs every domain, not a subset")
@@ -220,13 +230,15 @@ func NewSoldierEnv(cfg SoldierEnvConfig) (*SoldierEnv, error) {
 func (e *SoldierEnv) Spec() Spec { return e.spec }
 
 // Reset implements Env: a new episode on a random window of a random
-// scenario, perturbed when Randomise is set.
+// scenario (its demand at those minutes: a window-mapped trace keeps the
+// scenario's mapping, pinWindowPeaks), perturbed when Randomise is set.
 func (e *SoldierEnv) Reset(r *rand.Rand, obs [][]float64) {
 	e.r = r
-	base := e.cfg.Scenarios[r.IntN(len(e.cfg.Scenarios))]
+	bi := r.IntN(len(e.cfg.Scenarios))
+	base := e.cfg.Scenarios[bi]
 	sc := *base.Scenario
 	sc.Traffic = nil
-	for _, tr := range base.Scenario.Traffic {
+	for _, tr := range e.traffic[bi] { // the scenario's demand at the episode's minutes
 		if e.cluster.Domain(tr.Domain) >= 0 {
 			sc.Traffic = append(sc.Traffic, tr)
 		}

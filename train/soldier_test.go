@@ -4,10 +4,12 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/sim"
 	"github.com/regimentd/regiment/soldier"
 )
 
@@ -62,4 +64,39 @@ func TestSoldierEnvWarmStartServesAndRepeats(t *testing.T) {
 		}
 	}
 	t.Logf("episodes: %+v", a)
+}
+
+// The Soldier env's episodes cut from a seed-scale scenario (which maps its
+// window's peak to peak_rps) replay the scenario's demand at their minutes.
+func TestSoldierEnvKeepsTheSeedScaleScenariosDemand(t *testing.T) {
+	cfg, base := seedWorld(t, "diurnal.hcl")
+	quiet := *base.Scenario
+	quiet.Noise = 0
+	base.Scenario = &quiet
+	e, err := NewSoldierEnv(SoldierEnvConfig{Cluster: cfg, Scenarios: []sim.Scenario{base}, Episode: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := make([][]float64, e.Spec().Agents)
+	for i := range obs {
+		obs[i] = make([]float64, e.Spec().Obs.Dim())
+	}
+	di := cfg.Domain("merchant")
+	tick := cfg.Soldier.Tick
+	for seed := range uint64(2) {
+		e.Reset(rand.New(rand.NewPCG(seed, 12)), obs)
+		done := e.s.StepsDone()
+		start := e.s.Now().Add(-time.Duration(done) * tick)
+		shift := int(start.Sub(base.Start) / tick)
+		n := 100
+		got := simDemand(e.s, cfg, di, done+1, n)
+		want := domainDemand(t, cfg, quiet, base.Traces, di, shift+done+1, n)
+		worst := worstRatio(got, want)
+		t.Logf("seed %d: episode from %s, merchant demand %.0f-%.0f rps, worst relative difference %.2g", seed,
+			start.Format(time.RFC3339), slices.Min(got), slices.Max(got), worst)
+		if worst > 1e-6 {
+			t.Errorf("seed %d: the episode from %s replays merchant's demand up to %.3gx off the scenario's at the same minutes",
+				seed, start.Format(time.RFC3339), 1+worst)
+		}
+	}
 }

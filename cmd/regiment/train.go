@@ -299,6 +299,7 @@ func trainCommander(ctx context.Context, cfg *domains.Config, scs []sim.Scenario
 	}
 	check.Write(stdout)
 	fmt.Fprintln(stdout, res.Gate)
+	fmt.Fprintf(stdout, "%d env steps, %d updates in %s: %.0f env steps/s\n", res.Run.Steps, res.Run.Updates, res.Run.Elapsed.Round(time.Second), res.Run.StepsPerSec())
 	return nil
 }
 
