@@ -3,8 +3,6 @@ package baseline
 import (
 	"math"
 	"testing"
-
-	"github.com/regimentd/regiment/sim"
 )
 
 // An app's headroom is the quantile of its own growth over its lead: a flat
@@ -51,20 +49,7 @@ func TestAppHeadroomLearnsEachAppsGrowth(t *testing.T) {
 // one: with a high quantile it breaches no more than the uniform present-only
 // oracle without headroom, and its names parse as the others do.
 func TestOracleNowPerApp(t *testing.T) {
-	run := func(name string) sim.Metrics {
-		t.Helper()
-		cfg, sc, tr := stepWorld()
-		s, err := sim.New(cfg, sc, tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := New(name, cfg, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s.Run(p)
-	}
-	now, app := run("oracle-now"), run("oracle-now-app@99")
+	now, app := runStepWorld(t, "oracle-now"), runStepWorld(t, "oracle-now-app@99")
 	t.Logf("oracle-now %.1f core-hours, %.1f breach app-minutes; oracle-now-app@99 %.1f, %.1f",
 		now.CostCoreHours, now.BreachAppMinutes, app.CostCoreHours, app.BreachAppMinutes)
 	if app.BreachAppMinutes > now.BreachAppMinutes || app.CostCoreHours < now.CostCoreHours {

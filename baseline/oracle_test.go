@@ -262,19 +262,7 @@ func BenchmarkOracleDecide(b *testing.B) {
 // with it; the oracle with an hour of look-ahead (oracle-ahead+1h) sees all
 // the oracle sees and decides as it does, bit for bit.
 func TestShortSightedOracles(t *testing.T) {
-	run := func(name string) sim.Metrics {
-		t.Helper()
-		cfg, sc, tr := stepWorld()
-		s, err := sim.New(cfg, sc, tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := New(name, cfg, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s.Run(p)
-	}
+	run := func(name string) sim.Metrics { return runStepWorld(t, name) }
 	full, now, now50 := run("oracle"), run("oracle-now"), run("oracle-now+50")
 	t.Logf("oracle: %.1f core-hours, %.1f breach app-minutes; oracle-now %.1f, %.1f; oracle-now+50 %.1f, %.1f",
 		full.CostCoreHours, full.BreachAppMinutes, now.CostCoreHours, now.BreachAppMinutes, now50.CostCoreHours, now50.BreachAppMinutes)
@@ -298,4 +286,19 @@ func TestShortSightedOracles(t *testing.T) {
 			t.Errorf("New(%q): want an error", bad)
 		}
 	}
+}
+
+// runStepWorld runs the named baseline policy over the step world.
+func runStepWorld(t *testing.T, name string) sim.Metrics {
+	t.Helper()
+	cfg, sc, tr := stepWorld()
+	s, err := sim.New(cfg, sc, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(name, cfg, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Run(p)
 }

@@ -59,23 +59,7 @@ domain "shop" {
   }
 }
 `, ns)
-	cfg := parseConfig(t, src)
-	srv := startBus(t)
-	var logs syncBuffer
-	p := daemon.NewCommander(cfg, daemon.CommanderOptions{Kubeconfig: env.Kubeconfig, NATSURL: srv.ClientURL(), DataDir: t.TempDir()},
-		daemon.Deps{}, hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info}))
-	if err := p.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { p.Run(ctx); close(done) }()
-	defer func() { cancel(); <-done; p.Close() }()
-
-	conn, err := bus.Connect(ctx, bus.ConnectOptions{URL: srv.ClientURL(), Cluster: "k", Name: "soldier-shop"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	logs, conn := startPoolCommander(t, ctx, env, src)
 	var mu sync.Mutex
 	var last wire.Directive
 	if _, err := conn.SubscribeDirectives("shop", func(d wire.Directive, err error) {
@@ -162,22 +146,7 @@ domain "shop" {
   }
 }
 `, ns)
-	cfg := parseConfig(t, src)
-	srv := startBus(t)
-	var logs syncBuffer
-	p := daemon.NewCommander(cfg, daemon.CommanderOptions{Kubeconfig: env.Kubeconfig, NATSURL: srv.ClientURL(), DataDir: t.TempDir()},
-		daemon.Deps{}, hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info}))
-	if err := p.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { p.Run(ctx); close(done) }()
-	defer func() { cancel(); <-done; p.Close() }()
-	conn, err := bus.Connect(ctx, bus.ConnectOptions{URL: srv.ClientURL(), Cluster: "k", Name: "soldier-shop"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	logs, conn := startPoolCommander(t, ctx, env, src)
 
 	deadline := time.Now().Add(30 * time.Second)
 	for seq := uint64(1); ; seq++ {
@@ -203,4 +172,29 @@ domain "shop" {
 	if !strings.Contains(logs.String(), "holding the capacity plan with balloon pods") {
 		t.Errorf("the balloons are not logged:\n%s", logs.String())
 	}
+}
+
+// startPoolCommander runs a Commander process of config src on env until
+// ctx ends (then closed, in t's cleanup), with a bus of its own, and
+// returns its log and a connection to that bus as the shop domain's
+// Soldier.
+func startPoolCommander(t *testing.T, ctx context.Context, env *testenv.Env, src string) (*syncBuffer, *bus.Conn) {
+	t.Helper()
+	cfg := parseConfig(t, src)
+	srv := startBus(t)
+	logs := &syncBuffer{}
+	p := daemon.NewCommander(cfg, daemon.CommanderOptions{Kubeconfig: env.Kubeconfig, NATSURL: srv.ClientURL(), DataDir: t.TempDir()},
+		daemon.Deps{}, hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Info}))
+	if err := p.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { p.Run(ctx); close(done) }()
+	t.Cleanup(func() { <-done; p.Close() })
+	conn, err := bus.Connect(ctx, bus.ConnectOptions{URL: srv.ClientURL(), Cluster: "k", Name: "soldier-shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	return logs, conn
 }
