@@ -21,10 +21,10 @@ type Pool interface {
 	SetCapacityTarget(ctx context.Context, cores float64) error
 }
 
-// Capacity is the contested pool's size as the cluster has it now: on
-// Kubernetes the allocatable cores of the pool's nodes, ready or coming,
-// less what others request on them (kube.PoolWatcher). ok is false while
-// it is not known yet.
+// Capacity is the contested pool as the cluster gives it to Regiment's
+// domains: on Kubernetes the most node cores the pool may grow to less
+// what others request on its nodes (kube.PoolWatcher). ok is false while
+// it is not known.
 type Capacity interface {
 	CapacityCores() (cores float64, ok bool)
 }

@@ -36,7 +36,11 @@ func (p *Commander) poolWatcher(cfg *domains.Config, client kubernetes.Interface
 			discover = append(discover, *d.Discover)
 		}
 	}
-	w, err := kube.NewPoolWatcher(client, dyn, kube.PoolConfig{NodeSelector: k.PoolNodeSelector, MaxCores: k.PoolMaxCores,
+	maxCores := cfg.Cluster.CapacityCores // the largest the pool may grow to; pool_max_cores may say less
+	if k.PoolMaxCores > 0 {
+		maxCores = min(maxCores, k.PoolMaxCores)
+	}
+	w, err := kube.NewPoolWatcher(client, dyn, kube.PoolConfig{NodeSelector: k.PoolNodeSelector, MaxCores: maxCores,
 		Managed: kube.ManagedPods(cfg), Discover: discover})
 	if err != nil { // validated: not reached
 		p.log.Error("pool capacity not followed", "error", err)
@@ -94,7 +98,7 @@ func logCapacity(ctx context.Context, pool *kube.PoolWatcher, tick time.Duration
 			last = c.Cores
 			log.Info("pool capacity", "cores", c.Cores, "nodes", c.Nodes, "pending_nodes", c.PendingNodes,
 				"ready_cores", c.ReadyCores, "pending_cores", c.PendingCores, "reserved_cores", c.ReservedCores,
-				"max_cores", c.MaxCores, "capped", c.Capped)
+				"max_cores", c.MaxCores, "capped", c.Capped, "shared_cores", max(c.MaxCores-c.ReservedCores, 0))
 		}
 		select {
 		case <-ctx.Done():

@@ -30,9 +30,10 @@ type Kubernetes struct {
 	WritesPerSecond float64
 	WriteBurst      int
 	// PoolNodeSelector selects the contested pool's nodes, equality only
-	// ("k=v[,k=v]"). Set, the leading Commander shares out the pool's
-	// capacity as its nodes have it (kube.PoolWatcher), within
-	// Cluster.CapacityCores. Empty (the default): CapacityCores is the pool.
+	// ("k=v[,k=v]"). Set, the leading Commander shares out what the pool
+	// may grow to (Cluster.CapacityCores, within PoolMaxCores and Karpenter's
+	// limits) less what others request on its nodes (kube.PoolWatcher).
+	// Empty (the default): CapacityCores is the pool.
 	PoolNodeSelector string
 	// PoolMaxCores is the most node cores the pool may grow to (a
 	// cluster-autoscaler's max nodes x node cores), capping what its nodes

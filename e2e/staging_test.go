@@ -371,7 +371,7 @@ func TestStagingGuide(t *testing.T) {
 			return n >= 30 && apps == want[d], fmt.Sprintf("%g ticks, %d apps recommended", n, apps)
 		})
 	}
-	for d, p := range soldiers { // the directives share the nodes' pool, below capacity_cores
+	for d, p := range soldiers { // the directives share capacity_cores less what others request on the nodes
 		if acc, rej := p.metric("received_messages_total"), p.metric("rejected_messages_total"); acc < 1 || rej > 0 {
 			t.Errorf("%s accepted %g directives and rejected %g, want some and none", d, acc, rej)
 		}

@@ -198,10 +198,20 @@ func (w *PoolWatcher) ManagedCores() (float64, bool) {
 	return c.ManagedCores, ok
 }
 
-// CapacityCores is Capacity's Cores, for commander.Capacity.
+// CapacityCores is what the Commander shares out (commander.Capacity): the
+// most node cores the pool may grow to less what others request on its
+// nodes, MaxCores - ReservedCores; false before the informers synced or
+// without a max. The nodes there now do not bound it: domains grow onto
+// the nodes the autoscaler adds for their pods (and for the capacity
+// plan's balloons). Sharing out only the nodes there now squeezed every
+// domain's growth to its overage cap, at 1.5x the breaches on the seed-scale
+// training days (docs/experiments.md).
 func (w *PoolWatcher) CapacityCores() (float64, bool) {
 	c, ok := w.Capacity()
-	return c.Cores, ok
+	if !ok || c.MaxCores <= 0 {
+		return 0, false
+	}
+	return max(c.MaxCores-c.ReservedCores, 0), true
 }
 
 // readKarpenter sums the cpu limits of the pool's NodePools; a NodePool

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/regimentd/regiment/bus"
@@ -21,8 +22,11 @@ import (
 )
 
 // A leading Commander process with kubernetes { pool_node_selector } shares
-// out its pool's nodes: directive cores are share x the nodes' cores, and
-// follow a node added and removed, within capacity_cores.
+// out what the pool may grow to: directive cores are share x (the pool's
+// max, pool_max_cores within capacity_cores, less what others request on
+// its nodes). A pod not Regiment's takes its request from it; a node added
+// does not add to it (the nodes there now do not bound the budgets), and a
+// node removed gives back its pods' requests.
 func TestCommanderSharesThePoolsNodes(t *testing.T) {
 	env := testenv.RequireFull(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -49,6 +53,7 @@ commander {
 kubernetes {
   namespace          = %[1]q
   pool_node_selector = "regiment-test-pool=%[1]s"
+  pool_max_cores     = 40
 }
 domain "shop" {
   floor = 0.5
@@ -87,15 +92,24 @@ domain "shop" {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
-	pool(8)
+	pool(40)
+	cron := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "cron", Labels: map[string]string{"app": "cron"}},
+		Spec: corev1.PodSpec{NodeName: ns + "-a", Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
+			Containers: []corev1.Container{{Name: "c", Image: "example.invalid/cron",
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("3")}}}}}}
+	if _, err := env.Client.CoreV1().Pods(ns).Create(ctx, cron, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pool(37)
 	node(ns + "-b")
-	pool(16)
+	waitLog(t, logs, "cores=13 nodes=2")
+	pool(37)
 	if err := env.Client.CoreV1().Nodes().Delete(ctx, ns+"-a", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	pool(8)
-	if l := logs.String(); !strings.Contains(l, "cores=16 nodes=2") {
-		t.Errorf("the capacity of two nodes is not logged:\n%s", l)
+	pool(40)
+	if l := logs.String(); !strings.Contains(l, "shared_cores=37") {
+		t.Errorf("the shared capacity is not logged:\n%s", l)
 	}
 }
 
@@ -197,4 +211,15 @@ func startPoolCommander(t *testing.T, ctx context.Context, env *testenv.Env, src
 	}
 	t.Cleanup(conn.Close)
 	return logs, conn
+}
+
+// waitLog waits until logs hold want.
+func waitLog(t *testing.T, logs *syncBuffer, want string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(logs.String(), want); {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q logged:\n%s", want, logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

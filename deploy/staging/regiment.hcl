@@ -4,7 +4,7 @@
 # HPAs keep scaling. Change one domain's mode to "active" when its report
 # (regiment report) says so.
 cluster "staging" {
-  capacity_cores = 2000 # a cap: the Commander reads the pool from the nodes
+  capacity_cores = 2000 # the most the pool may grow to; shared out less what others request on its nodes
   node_cores     = 16
 }
 
