@@ -128,13 +128,19 @@ func (e *Executor) Current(i int) int32 { return e.current[i] }
 // the writes to make, appending the guards that changed anything to guards.
 // budget is the domain's budget in cores (+Inf: none).
 func (e *Executor) Apply(now time.Time, apps []App, obs *Observation, budget float64, proposed []int32, guards []Guard, writes []Change) ([]Guard, []Change) {
+	missing := false // some app is missing or in a backoff: the last pass may have work
 	for i := range apps {
 		if o := obs.Apps[i].Replicas; e.current[i] < 0 || !e.wrote[i] && o != e.current[i] {
 			e.current[i] = o // level-triggered: the cluster moved away from the target (see Executor)
 		}
 		e.wrote[i] = false
-		if guards, e.held[i] = e.hold(i, obs, proposed, guards); e.held[i] {
-			continue
+		if r := &e.retry[i]; obs.Apps[i].Missing || r.failures > 0 && r.wait > 0 { // hold's cases, tested here so the call is made only when it holds
+			missing = true
+			if guards, e.held[i] = e.hold(i, obs, proposed, guards); e.held[i] {
+				continue
+			}
+		} else {
+			e.held[i] = false
 		}
 		a, cur, p := &apps[i], e.current[i], proposed[i]
 		if obs.Apps[i].ForeignOwner != "" {
@@ -203,6 +209,9 @@ func (e *Executor) Apply(now time.Time, apps []App, obs *Observation, budget flo
 		writes = append(writes, Change{App: i, Replicas: proposed[i]})
 	}
 	for i := range apps {
+		if !missing {
+			break
+		}
 		if obs.Apps[i].Missing {
 			e.current[i] = -1 // nothing in force: the observation stands when it is back
 		}

@@ -90,11 +90,8 @@ func Desired(a *App, o *AppObservation, in *Input) (n int32, risky bool) {
 
 // desired is Desired of an app whose Need is need.
 func desired(need float64, a *App, o *AppObservation, in *Input) (n int32, risky bool) {
-	n = int32(math.Ceil(need - 1e-9))
-	if risky = atRisk(o, in.SLO); risky {
-		n = max(n, o.Ready)
-	}
-	return min(max(n, a.Min), a.Max), risky
+	risky = atRisk(o, in.SLO)
+	return bound(need, a, o, risky), risky
 }
 
 // Risk thresholds of Desired: an app is at risk when its p99 is over
@@ -238,22 +235,60 @@ func DemandCores(in Input) float64 {
 // every step rounds monotonically), so Desired without the headroom is that
 // size too.
 func needs(in *Input) (demandCores float64) {
-	bare := *in
-	bare.Headroom = 0
-	for i := range in.Apps {
-		a, o := &in.Apps[i], &in.Obs.Apps[i]
-		need := Need(a, o, in)
-		n, risky := desired(need, a, o, in)
-		in.need[i], in.want[i], in.risky[i] = need, n, risky
+	apps, obs := in.Apps, in.Obs.Apps[:len(in.Apps)]
+	need, want, risky := in.need[:len(apps)], in.want[:len(apps)], in.risky[:len(apps)]
+	grow := 1 + in.Headroom
+	st := staffing{safety: in.Safety, targetUtil: in.TargetUtil, maxUtil: max(in.MaxUtil, in.TargetUtil)}
+	st.ordered = st.targetUtil > 0 && st.targetUtil <= st.maxUtil
+	for i := range apps {
+		a, o := &apps[i], &obs[i]
+		// Need's load, without the headroom and with it: x (1 + 0) is x.
+		load := max(o.RPS, float64(o.Ready)*o.CPUUtil*a.Capacity)
+		conc := max(a.Concurrency, 1)
+		nd := st.need(load*grow, a.Capacity, conc)
+		r := atRisk(o, in.SLO)
+		n := bound(nd, a, o, r)
+		need[i], want[i], risky[i] = nd, n, r
 		switch {
 		case in.Headroom == 0:
-		case in.Headroom > 0 && need < 1<<30 && n <= min(a.Min, a.Max): // the conversion to int32 is exact
+		case in.Headroom > 0 && nd < 1<<30 && n <= min(a.Min, a.Max): // the conversion to int32 is exact
 		default:
-			n, _ = desired(Need(a, o, &bare), a, o, &bare)
+			n = bound(st.need(load, a.Capacity, conc), a, o, r)
 		}
 		demandCores += float64(n) * a.CPU
 	}
 	return demandCores
+}
+
+// staffing is Need's rule for one input, for apps' loads (needs).
+type staffing struct {
+	safety, targetUtil, maxUtil float64 // the input's Safety, TargetUtil and max(MaxUtil, TargetUtil)
+	// ordered says 0 < targetUtil <= maxUtil, so that x/maxUtil <= x/targetUtil
+	// for x >= 0 (division rounds monotonically).
+	ordered bool
+}
+
+// need is Need for an app of capacity and concurrency conc (at least 1)
+// whose load, with the headroom, is load: the same operations on the same
+// values. Where x + Safety sqrt(x) >= x/TargetUtil, Need's
+// max(x/TargetUtil, x/maxUtil) is x/TargetUtil when ordered, and the
+// division by maxUtil is left out.
+func (st *staffing) need(load, capacity, conc float64) float64 {
+	x := load / capacity * conc
+	sq, tu := x+st.safety*math.Sqrt(x), x/st.targetUtil
+	if st.ordered && sq >= tu {
+		return tu / conc
+	}
+	return max(min(sq, tu), x/st.maxUtil) / conc
+}
+
+// bound is desired of an app whose Need is need and whose risk is risky.
+func bound(need float64, a *App, o *AppObservation, risky bool) int32 {
+	n := int32(math.Ceil(need - 1e-9))
+	if risky {
+		n = max(n, o.Ready)
+	}
+	return min(max(n, a.Min), a.Max)
 }
 
 // riskBoost is the learned policy's largest extra sizing for an app over its
