@@ -1,6 +1,7 @@
 package soldier
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -137,4 +138,40 @@ func TestNeedsIsNeedAndDesired(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkNeeds is needs over a seed-scale domain's apps, with and
+// without a headroom.
+func BenchmarkNeeds(b *testing.B) {
+	in := benchNeedsInput()
+	for _, headroom := range []float64{0, 0.1} {
+		b.Run(fmt.Sprintf("headroom=%g", headroom), func(b *testing.B) {
+			in.Headroom = headroom
+			b.ReportAllocs()
+			for b.Loop() {
+				needs(&in)
+			}
+		})
+	}
+}
+
+// benchNeedsInput is a seed-scale domain's worth of apps (seeded): loads
+// log-uniform over four decades, a tenth of the apps at risk.
+func benchNeedsInput() Input {
+	const n = 310
+	rng := rand.New(rand.NewPCG(1, 13))
+	in := Input{TargetUtil: 0.78, MaxUtil: 0.85, Safety: 3, SLO: 0.4}
+	obs := &Observation{Apps: make([]AppObservation, n)}
+	in.Apps, in.Obs = make([]App, n), obs
+	in.need, in.want, in.risky = make([]float64, n), make([]int32, n), make([]bool, n)
+	for i := range n {
+		capacity := 50 + 200*rng.Float64()
+		in.Apps[i] = App{CPU: 0.5, Min: 2, Max: 2000, Capacity: capacity, Concurrency: float64(int(2) << rng.IntN(3))}
+		rps := capacity * math.Pow(10, 4*rng.Float64()-1)
+		obs.Apps[i] = AppObservation{RPS: rps, Ready: int32(rps/capacity/0.7) + 1, CPUUtil: 0.6 + 0.2*rng.Float64(), P99: 0.1}
+		if rng.IntN(10) == 0 {
+			obs.Apps[i].P99 = 0.35
+		}
+	}
+	return in
 }
