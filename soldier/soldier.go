@@ -347,10 +347,7 @@ func (s *Soldier) report(now time.Time, d wire.Directive, valid bool, demand flo
 	}
 	s.scratch = AddApps(&r, s.cfg.Apps, &s.obs, s.scratch[:0])
 	r.CPUUtilP75 = s.utilP75.percentile(s.scratch, 0.75) // Percentile(s.scratch, 0.75)
-	r.MemUtilP75 = s.memUtilP75()
-	for i := range s.obs.Apps {
-		r.RestartRate += s.obs.Apps[i].RestartRate
-	}
+	r.MemUtilP75, r.RestartRate = s.memAndRestarts()
 	if len(s.rpsHist) == cap(s.rpsHist) {
 		s.rpsSorted = deleteSorted(s.rpsSorted, s.rpsHist[0])
 		copy(s.rpsHist, s.rpsHist[1:])
@@ -369,25 +366,29 @@ func (s *Soldier) report(now time.Time, d wire.Directive, valid bool, demand flo
 	return r
 }
 
-// memUtilP75 is Percentile of the apps' memory utilisations at 0.75. When
-// every one has the same bits (as where nothing reports memory, all 0), that
-// is the percentile, and nothing is gathered or selected.
-func (s *Soldier) memUtilP75() float64 {
+// memAndRestarts is the report's memory utilisation p75 (Percentile of the
+// apps' at 0.75) and its restart rate (the apps' sum, in order), in one
+// pass: when every app's memory utilisation has the same bits (as where
+// nothing reports memory, all 0), that is the percentile, and nothing is
+// gathered or selected.
+func (s *Soldier) memAndRestarts() (memP75, restartRate float64) {
 	apps := s.obs.Apps
 	if len(apps) == 0 {
-		return 0
+		return 0, 0
 	}
-	first := math.Float64bits(apps[0].MemUtil)
+	first, same := math.Float64bits(apps[0].MemUtil), true
 	for i := range apps {
-		if math.Float64bits(apps[i].MemUtil) != first {
-			s.scratch = s.scratch[:0]
-			for i := range apps {
-				s.scratch = append(s.scratch, apps[i].MemUtil)
-			}
-			return Percentile(s.scratch, 0.75)
-		}
+		restartRate += apps[i].RestartRate
+		same = same && math.Float64bits(apps[i].MemUtil) == first
 	}
-	return apps[0].MemUtil
+	if same {
+		return apps[0].MemUtil, restartRate
+	}
+	s.scratch = s.scratch[:0]
+	for i := range apps {
+		s.scratch = append(s.scratch, apps[i].MemUtil)
+	}
+	return Percentile(s.scratch, 0.75), restartRate
 }
 
 // AddApps adds the apps' telemetry in obs into r: request rate, live,
