@@ -70,6 +70,7 @@ func (s *Soldier) setApps(apps []App) {
 	for i := range e.pinned {
 		e.pinned[i] = -1 // set again from the pins before the next decision
 	}
+	e.npinned = 0
 	s.stab.remap(from)
 	st := s.state
 	st.proposed, st.baseline, st.shadow, st.decided = make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)

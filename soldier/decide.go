@@ -274,9 +274,10 @@ func (st *State) counterfactual(obs *Observation) *Observation {
 // explain fills st.apps: per app, the target proposed, its source and what
 // changed it afterwards.
 func (st *State) explain(source Source, mode domains.Mode) {
+	pins := st.exec.npinned > 0 && mode != domains.ModeOff
 	for i := range st.apps {
 		st.apps[i] = AppDecision{Target: st.proposed[i], Source: source, Held: mode != domains.ModeOff && st.proposed[i] != st.unheld[i]}
-		if p := st.exec.Pinned(i); p >= 0 && mode != domains.ModeOff {
+		if p := st.exec.Pinned(i); pins && p >= 0 {
 			st.apps[i].Target, st.apps[i].Pinned = p, true
 		}
 	}

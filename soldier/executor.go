@@ -80,6 +80,7 @@ type Executor struct {
 	lastUp  []time.Time // last scale-up per app
 	prevUp  []time.Time // lastUp before this Apply's write, per app written: restored by Failed
 	pinned  []int32     // operator pin per app; -1: none
+	npinned int         // apps with a pin (pinned >= 0)
 	retry   []appRetry  // failed writes per app
 	wrote   []bool      // per app, written at the last Apply: its observation may lag the write
 	held    []bool      // scratch: not to be written this Apply
@@ -107,7 +108,11 @@ func NewExecutor(cfg ExecutorConfig, n int) *Executor {
 
 // Pin sets app i's operator pin to replicas from the next Apply on; a
 // negative replicas lifts it.
-func (e *Executor) Pin(i int, replicas int32) { e.pinned[i] = max(replicas, -1) }
+func (e *Executor) Pin(i int, replicas int32) {
+	e.npinned -= b2i(e.pinned[i] >= 0)
+	e.pinned[i] = max(replicas, -1)
+	e.npinned += b2i(e.pinned[i] >= 0)
+}
 
 // Pinned is app i's operator pin, or -1 when it has none.
 func (e *Executor) Pinned(i int) int32 { return e.pinned[i] }

@@ -89,7 +89,7 @@ type Score struct {
 func Compare(apps []App, obs *Observation, slo, errBudget, util, tol float64, policy, baseline []int32) Score {
 	var sc Score
 	sc.Breach = obs.P99 > slo || obs.ErrorRate > errBudget
-	var pA, bA, pAll, bAll, sp, sb float64
+	var pA, bA, sp, sb float64
 	breaching := 0
 	for i := range apps {
 		a, o := &apps[i], &obs.Apps[i]
@@ -100,14 +100,13 @@ func Compare(apps []App, obs *Observation, slo, errBudget, util, tol float64, po
 		sc.DemandCores += d
 		sp += max(0, d-p)
 		sb += max(0, d-b)
-		pAll, bAll = pAll+p, bAll+b
 		if o.P99 > slo || o.ErrorRate > errBudget {
 			breaching++
 			pA, bA = pA+p, bA+b
 		}
 	}
 	if breaching == 0 {
-		pA, bA = pAll, bAll
+		pA, bA = sc.PolicyCores, sc.BaselineCores // every app's: the same sums
 	}
 	sc.Caused = sc.Breach && pA < bA
 	margin := tol * sc.DemandCores
