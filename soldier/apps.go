@@ -75,7 +75,7 @@ func (s *Soldier) setApps(apps []App) {
 	st := s.state
 	st.proposed, st.baseline, st.shadow, st.decided = make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
 	st.unheld, st.apps = make([]int32, n), make([]AppDecision, n)
-	st.need, st.want, st.risky = make([]float64, n), make([]int32, n), make([]bool, n)
+	st.need, st.want, st.risky, st.recip = make([]float64, n), make([]int32, n), make([]bool, n), recipConcurrency(apps)
 	s.obs.Apps = make([]AppObservation, n)
 	s.mu.Lock()
 	s.ov.pins.remap(apps)

@@ -24,6 +24,7 @@ type State struct {
 	need     []float64  // per app, the replicas its load needs (Need), for the stabiliser
 	want     []int32    // per app, Desired
 	risky    []bool     // per app, at risk (Desired)
+	recip    []float64  // per app, 1/Concurrency where exact, else 0 (recipConcurrency)
 	ladder   *Ladder
 	auto     *Fallback
 	// noReason says nobody reads the reasons (the Soldier records nothing).
@@ -63,7 +64,7 @@ func NewState(cfg Config, policy Policy, noReason bool) *State {
 		noReason: noReason,
 		proposed: make([]int32, n), baseline: make([]int32, n), shadow: make([]int32, n), decided: make([]int32, n),
 		unheld: make([]int32, n), apps: make([]AppDecision, n),
-		need: make([]float64, n), want: make([]int32, n), risky: make([]bool, n),
+		need: make([]float64, n), want: make([]int32, n), risky: make([]bool, n), recip: recipConcurrency(cfg.Apps),
 		auto: NewFallback(cfg.Fallback),
 	}
 }
@@ -144,7 +145,7 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 	}
 	// Every app's need, once for the policy, the baseline and the
 	// stabiliser; the demand reported is without the headroom.
-	in.need, in.want, in.risky = st.need, st.want, st.risky
+	in.need, in.want, in.risky, in.recip = st.need, st.want, st.risky, st.recip
 	dec.DemandCores = needs(&in)
 	source := SourcePolicy
 	st.guards, st.writes = st.guards[:0], st.writes[:0]

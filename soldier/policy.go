@@ -41,6 +41,9 @@ type Input struct {
 	need  []float64
 	want  []int32
 	risky []bool
+	// recip, when not nil, is per app 1/Concurrency where that is exact
+	// (recipConcurrency), else 0.
+	recip []float64
 }
 
 // InputFor is the part of a tick's Input that the soldier block sets: the
@@ -244,8 +247,11 @@ func needs(in *Input) (demandCores float64) {
 		a, o := &apps[i], &obs[i]
 		// Need's load, without the headroom and with it: x (1 + 0) is x.
 		load := max(o.RPS, float64(o.Ready)*o.CPUUtil*a.Capacity)
-		conc := max(a.Concurrency, 1)
-		nd := st.need(load*grow, a.Capacity, conc)
+		conc, recip := max(a.Concurrency, 1), 0.0
+		if in.recip != nil {
+			recip = in.recip[i]
+		}
+		nd := st.need(load*grow, a.Capacity, conc, recip)
 		r := atRisk(o, in.SLO)
 		n := bound(nd, a, o, r)
 		need[i], want[i], risky[i] = nd, n, r
@@ -253,7 +259,7 @@ func needs(in *Input) (demandCores float64) {
 		case in.Headroom == 0:
 		case in.Headroom > 0 && nd < 1<<30 && n <= min(a.Min, a.Max): // the conversion to int32 is exact
 		default:
-			n = bound(st.need(load, a.Capacity, conc), a, o, r)
+			n = bound(st.need(load, a.Capacity, conc, recip), a, o, r)
 		}
 		demandCores += float64(n) * a.CPU
 	}
@@ -272,14 +278,36 @@ type staffing struct {
 // whose load, with the headroom, is load: the same operations on the same
 // values. Where x + Safety sqrt(x) >= x/TargetUtil, Need's
 // max(x/TargetUtil, x/maxUtil) is x/TargetUtil when ordered, and the
-// division by maxUtil is left out.
-func (st *staffing) need(load, capacity, conc float64) float64 {
+// division by maxUtil is left out. recip is 1/conc when that is exact (a
+// power of two), and the last division is a multiplication: both round the
+// same real number; 0 divides.
+func (st *staffing) need(load, capacity, conc, recip float64) float64 {
 	x := load / capacity * conc
 	sq, tu := x+st.safety*math.Sqrt(x), x/st.targetUtil
+	v := 0.0
 	if st.ordered && sq >= tu {
-		return tu / conc
+		v = tu
+	} else {
+		v = max(min(sq, tu), x/st.maxUtil)
 	}
-	return max(min(sq, tu), x/st.maxUtil) / conc
+	if recip != 0 {
+		return v * recip
+	}
+	return v / conc
+}
+
+// recipConcurrency is, per app, 1/max(Concurrency, 1) where the concurrency
+// is a power of two, so that its reciprocal is exact and v * (1/conc) is
+// v / conc, rounded once from the same real number; 0 for the others.
+func recipConcurrency(apps []App) []float64 {
+	recip := make([]float64, len(apps))
+	for i, a := range apps {
+		conc := max(a.Concurrency, 1)
+		if frac, _ := math.Frexp(conc); frac == 0.5 && !math.IsInf(conc, 0) {
+			recip[i] = 1 / conc
+		}
+	}
+	return recip
 }
 
 // bound is desired of an app whose Need is need and whose risk is risky.

@@ -117,12 +117,15 @@ func TestNeedsIsNeedAndDesired(t *testing.T) {
 		in.Apps, in.Obs = make([]App, n), obs
 		for i := range n {
 			in.Apps[i] = App{CPU: pick(0.25, 1, 2), Min: int32(rng.IntN(3)), Max: int32(pick(1, 5, 100, 10000)),
-				Capacity: pick(10, 100, 333.3), Concurrency: pick(0, 1, 2, 4, 8)}
+				Capacity: pick(10, 100, 333.3), Concurrency: pick(0, 0.5, 1, 2, 3, 4, 8, 1<<40)}
 			rps := pick(0, math.Copysign(0, -1), -5, math.Inf(1), math.NaN(), 1e-3, 1e9, 5*rng.Float64(), 1000*rng.Float64(), 1e5*rng.Float64())
 			obs.Apps[i] = AppObservation{RPS: rps, Ready: int32(rng.IntN(200)), CPUUtil: pick(0, rng.Float64(), 1.3),
 				P99: pick(0.1, 0.35, 0.5), ErrorRate: pick(0, 0.02)}
 		}
 		in.need, in.want, in.risky = make([]float64, n), make([]int32, n), make([]bool, n)
+		if rng.IntN(2) == 0 {
+			in.recip = recipConcurrency(in.Apps)
+		}
 		got := needs(&in)
 		bare := in
 		bare.Headroom = 0
@@ -173,5 +176,6 @@ func benchNeedsInput() Input {
 			obs.Apps[i].P99 = 0.35
 		}
 	}
+	in.recip = recipConcurrency(in.Apps)
 	return in
 }
