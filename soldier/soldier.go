@@ -458,6 +458,9 @@ func (w *nearKth) percentile(xs []float64, q float64) float64 {
 		}
 		if !nan && below <= k && k < below+in {
 			v := kth(buf[:in], k-below)
+			if v == 0 {
+				v = kth(xs, k) // the sign Percentile's zero has (see below)
+			}
 			if in > nearKthMany {
 				w.halfWidth /= 2
 			}
@@ -465,8 +468,35 @@ func (w *nearKth) percentile(xs []float64, q float64) float64 {
 			return v
 		}
 		w.halfWidth *= 2
+		if !nan {
+			// The rank fell outside the window: select among the values on
+			// its side only. Zeros of both signs compare equal, and which one
+			// a selection returns depends on the values it partitions: a
+			// zero is selected again among all, here as in the window.
+			side, j := 0, k
+			if k < below {
+				for _, x := range xs {
+					buf[side] = x
+					side += b2i(x < lo)
+				}
+			} else {
+				for _, x := range xs {
+					buf[side] = x
+					side += b2i(x > hi)
+				}
+				j = k - below - in
+			}
+			if v := kth(buf[:side], j); v != 0 {
+				return w.missed(v)
+			}
+		}
 	}
-	v := kth(xs, k)
+	return w.missed(kth(xs, k))
+}
+
+// missed notes v, the quantile selected outside the window (or with no
+// window yet), and returns it.
+func (w *nearKth) missed(v float64) float64 {
 	if !w.known || !(w.halfWidth > 0) || math.IsInf(w.halfWidth, 0) {
 		w.halfWidth = max(0.01*math.Abs(v), 1e-9)
 	}
