@@ -161,7 +161,8 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 	if mode == domains.ModeActive && !fallback && st.cfg.Fallback.Window > 0 {
 		// The baseline decides in shadow on the policy's own input, every
 		// tick, for the automatic fallback's comparison.
-		if _, same := st.policy.(*Proportional); same {
+		_, same := st.policy.(*Proportional)
+		if same {
 			// The policy is the baseline, which is pure: it decided the
 			// same targets on the same input.
 			copy(st.shadow, st.proposed)
@@ -169,7 +170,7 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 			st.fallback.Decide(in, st.shadow)
 		}
 		copy(st.decided, st.proposed)
-		sc := Compare(st.cfg.Apps, obs, st.cfg.SLO, st.cfg.ErrorBudget, in.TargetUtil, st.cfg.Fallback.ShortTolerance, st.decided, st.shadow)
+		sc := compare(st.cfg.Apps, obs, st.cfg.SLO, st.cfg.ErrorBudget, in.TargetUtil, st.cfg.Fallback.ShortTolerance, st.decided, st.shadow, same)
 		auto, switched = st.auto.Observe(sc)
 	}
 	rung := RungNone
