@@ -133,35 +133,40 @@ func (e *Executor) Current(i int) int32 { return e.current[i] }
 // the writes to make, appending the guards that changed anything to guards.
 // budget is the domain's budget in cores (+Inf: none).
 func (e *Executor) Apply(now time.Time, apps []App, obs *Observation, budget float64, proposed []int32, guards []Guard, writes []Change) ([]Guard, []Change) {
+	// The per-app slices cut to the apps' count, so that their indexing
+	// needs no bounds check of its own.
+	n := len(apps)
+	current, wrote, held, retry, pinned, lastUp := e.current[:n], e.wrote[:n], e.held[:n], e.retry[:n], e.pinned[:n], e.lastUp[:n]
+	oa, prop := obs.Apps[:n], proposed[:n]
 	missing := false // some app is missing or in a backoff: the last pass may have work
 	for i := range apps {
-		if o := obs.Apps[i].Replicas; e.current[i] < 0 || !e.wrote[i] && o != e.current[i] {
-			e.current[i] = o // level-triggered: the cluster moved away from the target (see Executor)
+		if o := oa[i].Replicas; current[i] < 0 || !wrote[i] && o != current[i] {
+			current[i] = o // level-triggered: the cluster moved away from the target (see Executor)
 		}
-		e.wrote[i] = false
-		if r := &e.retry[i]; obs.Apps[i].Missing || r.failures > 0 && r.wait > 0 { // hold's cases, tested here so the call is made only when it holds
+		wrote[i] = false
+		if r := &retry[i]; oa[i].Missing || r.failures > 0 && r.wait > 0 { // hold's cases, tested here so the call is made only when it holds
 			missing = true
-			if guards, e.held[i] = e.hold(i, obs, proposed, guards); e.held[i] {
+			if guards, held[i] = e.hold(i, obs, proposed, guards); held[i] {
 				continue
 			}
 		} else {
-			e.held[i] = false
+			held[i] = false
 		}
-		a, cur, p := &apps[i], e.current[i], proposed[i]
-		if obs.Apps[i].ForeignOwner != "" {
-			e.current[i] = obs.Apps[i].Replicas
-			guards = append(guards, Guard{GuardForeignOwner, i, p, e.current[i]})
-			proposed[i] = e.current[i]
+		a, cur, p := &apps[i], current[i], prop[i]
+		if oa[i].ForeignOwner != "" {
+			current[i] = oa[i].Replicas
+			guards = append(guards, Guard{GuardForeignOwner, i, p, current[i]})
+			prop[i] = current[i]
 			continue
 		}
-		if pin := e.pinned[i]; pin >= 0 {
+		if pin := pinned[i]; pin >= 0 {
 			if q := min(max(pin, a.Min), a.Max); q != p {
 				guards = append(guards, Guard{GuardOverride, i, p, q})
-				proposed[i] = q
+				prop[i] = q
 			}
 			continue
 		}
-		if obs.Apps[i].Blind && p != cur {
+		if oa[i].Blind && p != cur {
 			guards = append(guards, Guard{GuardBlind, i, p, cur})
 			p = cur
 		}
@@ -171,15 +176,15 @@ func (e *Executor) Apply(now time.Time, apps []App, obs *Observation, budget flo
 		}
 		if p < cur {
 			switch {
-			case now.Sub(e.lastUp[i]) < e.cfg.ScaleDownCooldown:
+			case now.Sub(lastUp[i]) < e.cfg.ScaleDownCooldown:
 				guards = append(guards, Guard{GuardCooldown, i, p, cur})
 				p = cur
-			case obs.Apps[i].ErrorRate > e.cfg.ErrorRateVeto:
+			case oa[i].ErrorRate > e.cfg.ErrorRateVeto:
 				guards = append(guards, Guard{GuardErrorVeto, i, p, cur})
 				p = cur
 			}
 		}
-		proposed[i] = p
+		prop[i] = p
 	}
 	guards = e.capBudget(apps, budget, proposed, guards)
 
@@ -187,7 +192,7 @@ func (e *Executor) Apply(now time.Time, apps []App, obs *Observation, budget flo
 	// the write cap.
 	e.order = e.order[:0]
 	for i := range apps {
-		if proposed[i] != e.current[i] && !e.held[i] {
+		if prop[i] != current[i] && !held[i] {
 			e.order = append(e.order, i)
 		}
 	}
