@@ -148,13 +148,20 @@ type view struct {
 	bounds       [][2]int32 // per app, its HPA's min and max replicas where the cluster's HPAs scale the domain
 }
 
+// Observe writes the fields of obs's apps that the simulator has, field by
+// field: memory, restarts, Blind, Missing and ForeignOwner it never reports,
+// and it leaves them as the Soldier made them (zero), so that a tick does
+// not clear each app's whole observation, string header included.
 func (v *view) Observe(_ context.Context, obs *soldier.Observation) error {
-	for i := range v.n {
-		a := &v.t.Apps[v.first+i]
-		obs.Apps[i] = soldier.AppObservation{RPS: a.RPS, P99: a.P99, ErrorRate: a.ErrorRate, CPUUtil: a.CPURequestUtil,
-			Ready: a.Ready, Starting: a.Starting, Pending: a.Pending, Replicas: v.targets[v.first+i]}
+	apps, targets := v.t.Apps[v.first:v.first+v.n], v.targets[v.first:v.first+v.n]
+	out := obs.Apps[:len(apps)]
+	for i := range apps {
+		a, o := &apps[i], &out[i]
+		o.RPS, o.P99, o.ErrorRate, o.CPUUtil = a.RPS, a.P99, a.ErrorRate, a.CPURequestUtil
+		o.Ready, o.Starting, o.Pending, o.Replicas = a.Ready, a.Starting, a.Pending, targets[i]
+		o.HPAMin, o.HPAMax = 0, 0
 		if i < len(v.bounds) {
-			obs.Apps[i].HPAMin, obs.Apps[i].HPAMax = v.bounds[i][0], v.bounds[i][1]
+			o.HPAMin, o.HPAMax = v.bounds[i][0], v.bounds[i][1]
 		}
 	}
 	obs.P99, obs.ErrorRate = v.t.DomainP99(v.di), v.t.Domains[v.di].ErrorRate

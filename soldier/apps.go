@@ -70,11 +70,12 @@ func (s *Soldier) setApps(apps []App) {
 	for i := range e.pinned {
 		e.pinned[i] = -1 // set again from the pins before the next decision
 	}
+	e.npinned = 0
 	s.stab.remap(from)
 	st := s.state
 	st.proposed, st.baseline, st.shadow, st.decided = make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
 	st.unheld, st.apps = make([]int32, n), make([]AppDecision, n)
-	st.need, st.want, st.risky = make([]float64, n), make([]int32, n), make([]bool, n)
+	st.need, st.want, st.risky, st.recip = make([]float64, n), make([]int32, n), make([]bool, n), recipConcurrency(apps)
 	s.obs.Apps = make([]AppObservation, n)
 	s.mu.Lock()
 	s.ov.pins.remap(apps)

@@ -24,6 +24,7 @@ type State struct {
 	need     []float64  // per app, the replicas its load needs (Need), for the stabiliser
 	want     []int32    // per app, Desired
 	risky    []bool     // per app, at risk (Desired)
+	recip    []float64  // per app, 1/Concurrency where exact, else 0 (recipConcurrency)
 	ladder   *Ladder
 	auto     *Fallback
 	// noReason says nobody reads the reasons (the Soldier records nothing).
@@ -63,7 +64,7 @@ func NewState(cfg Config, policy Policy, noReason bool) *State {
 		noReason: noReason,
 		proposed: make([]int32, n), baseline: make([]int32, n), shadow: make([]int32, n), decided: make([]int32, n),
 		unheld: make([]int32, n), apps: make([]AppDecision, n),
-		need: make([]float64, n), want: make([]int32, n), risky: make([]bool, n),
+		need: make([]float64, n), want: make([]int32, n), risky: make([]bool, n), recip: recipConcurrency(cfg.Apps),
 		auto: NewFallback(cfg.Fallback),
 	}
 }
@@ -144,7 +145,7 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 	}
 	// Every app's need, once for the policy, the baseline and the
 	// stabiliser; the demand reported is without the headroom.
-	in.need, in.want, in.risky = st.need, st.want, st.risky
+	in.need, in.want, in.risky, in.recip = st.need, st.want, st.risky, st.recip
 	dec.DemandCores = needs(&in)
 	source := SourcePolicy
 	st.guards, st.writes = st.guards[:0], st.writes[:0]
@@ -160,7 +161,8 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 	if mode == domains.ModeActive && !fallback && st.cfg.Fallback.Window > 0 {
 		// The baseline decides in shadow on the policy's own input, every
 		// tick, for the automatic fallback's comparison.
-		if _, same := st.policy.(*Proportional); same {
+		_, same := st.policy.(*Proportional)
+		if same {
 			// The policy is the baseline, which is pure: it decided the
 			// same targets on the same input.
 			copy(st.shadow, st.proposed)
@@ -168,7 +170,7 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 			st.fallback.Decide(in, st.shadow)
 		}
 		copy(st.decided, st.proposed)
-		sc := Compare(st.cfg.Apps, obs, st.cfg.SLO, st.cfg.ErrorBudget, in.TargetUtil, st.cfg.Fallback.ShortTolerance, st.decided, st.shadow)
+		sc := compare(st.cfg.Apps, obs, st.cfg.SLO, st.cfg.ErrorBudget, in.TargetUtil, st.cfg.Fallback.ShortTolerance, st.decided, st.shadow, same)
 		auto, switched = st.auto.Observe(sc)
 	}
 	rung := RungNone
@@ -274,9 +276,10 @@ func (st *State) counterfactual(obs *Observation) *Observation {
 // explain fills st.apps: per app, the target proposed, its source and what
 // changed it afterwards.
 func (st *State) explain(source Source, mode domains.Mode) {
+	pins := st.exec.npinned > 0 && mode != domains.ModeOff
 	for i := range st.apps {
 		st.apps[i] = AppDecision{Target: st.proposed[i], Source: source, Held: mode != domains.ModeOff && st.proposed[i] != st.unheld[i]}
-		if p := st.exec.Pinned(i); p >= 0 && mode != domains.ModeOff {
+		if p := st.exec.Pinned(i); pins && p >= 0 {
 			st.apps[i].Target, st.apps[i].Pinned = p, true
 		}
 	}

@@ -80,6 +80,7 @@ type Executor struct {
 	lastUp  []time.Time // last scale-up per app
 	prevUp  []time.Time // lastUp before this Apply's write, per app written: restored by Failed
 	pinned  []int32     // operator pin per app; -1: none
+	npinned int         // apps with a pin (pinned >= 0)
 	retry   []appRetry  // failed writes per app
 	wrote   []bool      // per app, written at the last Apply: its observation may lag the write
 	held    []bool      // scratch: not to be written this Apply
@@ -107,7 +108,11 @@ func NewExecutor(cfg ExecutorConfig, n int) *Executor {
 
 // Pin sets app i's operator pin to replicas from the next Apply on; a
 // negative replicas lifts it.
-func (e *Executor) Pin(i int, replicas int32) { e.pinned[i] = max(replicas, -1) }
+func (e *Executor) Pin(i int, replicas int32) {
+	e.npinned -= b2i(e.pinned[i] >= 0)
+	e.pinned[i] = max(replicas, -1)
+	e.npinned += b2i(e.pinned[i] >= 0)
+}
 
 // Pinned is app i's operator pin, or -1 when it has none.
 func (e *Executor) Pinned(i int) int32 { return e.pinned[i] }
@@ -128,29 +133,40 @@ func (e *Executor) Current(i int) int32 { return e.current[i] }
 // the writes to make, appending the guards that changed anything to guards.
 // budget is the domain's budget in cores (+Inf: none).
 func (e *Executor) Apply(now time.Time, apps []App, obs *Observation, budget float64, proposed []int32, guards []Guard, writes []Change) ([]Guard, []Change) {
+	// The per-app slices cut to the apps' count, so that their indexing
+	// needs no bounds check of its own.
+	n := len(apps)
+	current, wrote, held, retry, pinned, lastUp := e.current[:n], e.wrote[:n], e.held[:n], e.retry[:n], e.pinned[:n], e.lastUp[:n]
+	oa, prop := obs.Apps[:n], proposed[:n]
+	missing := false // some app is missing or in a backoff: the last pass may have work
 	for i := range apps {
-		if o := obs.Apps[i].Replicas; e.current[i] < 0 || !e.wrote[i] && o != e.current[i] {
-			e.current[i] = o // level-triggered: the cluster moved away from the target (see Executor)
+		if o := oa[i].Replicas; current[i] < 0 || !wrote[i] && o != current[i] {
+			current[i] = o // level-triggered: the cluster moved away from the target (see Executor)
 		}
-		e.wrote[i] = false
-		if guards, e.held[i] = e.hold(i, obs, proposed, guards); e.held[i] {
+		wrote[i] = false
+		if r := &retry[i]; oa[i].Missing || r.failures > 0 && r.wait > 0 { // hold's cases, tested here so the call is made only when it holds
+			missing = true
+			if guards, held[i] = e.hold(i, obs, proposed, guards); held[i] {
+				continue
+			}
+		} else {
+			held[i] = false
+		}
+		a, cur, p := &apps[i], current[i], prop[i]
+		if oa[i].ForeignOwner != "" {
+			current[i] = oa[i].Replicas
+			guards = append(guards, Guard{GuardForeignOwner, i, p, current[i]})
+			prop[i] = current[i]
 			continue
 		}
-		a, cur, p := &apps[i], e.current[i], proposed[i]
-		if obs.Apps[i].ForeignOwner != "" {
-			e.current[i] = obs.Apps[i].Replicas
-			guards = append(guards, Guard{GuardForeignOwner, i, p, e.current[i]})
-			proposed[i] = e.current[i]
-			continue
-		}
-		if pin := e.pinned[i]; pin >= 0 {
+		if pin := pinned[i]; pin >= 0 {
 			if q := min(max(pin, a.Min), a.Max); q != p {
 				guards = append(guards, Guard{GuardOverride, i, p, q})
-				proposed[i] = q
+				prop[i] = q
 			}
 			continue
 		}
-		if obs.Apps[i].Blind && p != cur {
+		if oa[i].Blind && p != cur {
 			guards = append(guards, Guard{GuardBlind, i, p, cur})
 			p = cur
 		}
@@ -160,15 +176,15 @@ func (e *Executor) Apply(now time.Time, apps []App, obs *Observation, budget flo
 		}
 		if p < cur {
 			switch {
-			case now.Sub(e.lastUp[i]) < e.cfg.ScaleDownCooldown:
+			case now.Sub(lastUp[i]) < e.cfg.ScaleDownCooldown:
 				guards = append(guards, Guard{GuardCooldown, i, p, cur})
 				p = cur
-			case obs.Apps[i].ErrorRate > e.cfg.ErrorRateVeto:
+			case oa[i].ErrorRate > e.cfg.ErrorRateVeto:
 				guards = append(guards, Guard{GuardErrorVeto, i, p, cur})
 				p = cur
 			}
 		}
-		proposed[i] = p
+		prop[i] = p
 	}
 	guards = e.capBudget(apps, budget, proposed, guards)
 
@@ -176,7 +192,7 @@ func (e *Executor) Apply(now time.Time, apps []App, obs *Observation, budget flo
 	// the write cap.
 	e.order = e.order[:0]
 	for i := range apps {
-		if proposed[i] != e.current[i] && !e.held[i] {
+		if prop[i] != current[i] && !held[i] {
 			e.order = append(e.order, i)
 		}
 	}
@@ -203,6 +219,9 @@ func (e *Executor) Apply(now time.Time, apps []App, obs *Observation, budget flo
 		writes = append(writes, Change{App: i, Replicas: proposed[i]})
 	}
 	for i := range apps {
+		if !missing {
+			break
+		}
 		if obs.Apps[i].Missing {
 			e.current[i] = -1 // nothing in force: the observation stands when it is back
 		}

@@ -125,3 +125,25 @@ func TestExecutorLeavesForeignOwnedAppsAlone(t *testing.T) {
 		t.Fatalf("after the owner left: writes %+v", writes)
 	}
 }
+
+// The executor's count of pinned apps, which lets a Soldier without pins
+// skip its per-app pin passes, follows every Pin: set, moved, lifted,
+// lifted again.
+func TestExecutorCountsItsPins(t *testing.T) {
+	e := NewExecutor(ExecutorConfig{}, 4)
+	for _, p := range []struct {
+		app      int
+		replicas int32
+	}{{0, 3}, {0, 5}, {2, 0}, {1, -1}, {0, -1}, {0, -7}, {3, 9}, {2, -1}} {
+		e.Pin(p.app, p.replicas)
+		want := 0
+		for i := range 4 {
+			if e.Pinned(i) >= 0 {
+				want++
+			}
+		}
+		if e.npinned != want {
+			t.Fatalf("after Pin(%d, %d): %d pinned counted, %d pinned", p.app, p.replicas, e.npinned, want)
+		}
+	}
+}

@@ -87,27 +87,48 @@ type Score struct {
 // target utilisation in (0, 1] and tol the ShortTolerance. It allocates
 // nothing.
 func Compare(apps []App, obs *Observation, slo, errBudget, util, tol float64, policy, baseline []int32) Score {
+	return compare(apps, obs, slo, errBudget, util, tol, policy, baseline, false)
+}
+
+// compare is Compare; same says baseline holds policy's targets (a copy),
+// whose sums are then the policy's, not added again.
+func compare(apps []App, obs *Observation, slo, errBudget, util, tol float64, policy, baseline []int32, same bool) Score {
 	var sc Score
 	sc.Breach = obs.P99 > slo || obs.ErrorRate > errBudget
-	var pA, bA, pAll, bAll, sp, sb float64
+	var pA, bA, sp, sb float64
 	breaching := 0
-	for i := range apps {
-		a, o := &apps[i], &obs.Apps[i]
-		p, b := float64(policy[i])*a.CPU, float64(baseline[i])*a.CPU
-		d := max(o.RPS/(a.Capacity*util), float64(o.Ready)*o.CPUUtil/util) * a.CPU
-		sc.PolicyCores += p
-		sc.BaselineCores += b
-		sc.DemandCores += d
-		sp += max(0, d-p)
-		sb += max(0, d-b)
-		pAll, bAll = pAll+p, bAll+b
-		if o.P99 > slo || o.ErrorRate > errBudget {
-			breaching++
-			pA, bA = pA+p, bA+b
+	if same {
+		for i := range apps {
+			a, o := &apps[i], &obs.Apps[i]
+			p := float64(policy[i]) * a.CPU
+			d := max(o.RPS/(a.Capacity*util), float64(o.Ready)*o.CPUUtil/util) * a.CPU
+			sc.PolicyCores += p
+			sc.DemandCores += d
+			sp += max(0, d-p)
+			if o.P99 > slo || o.ErrorRate > errBudget {
+				breaching++
+				pA += p
+			}
+		}
+		sc.BaselineCores, sb, bA = sc.PolicyCores, sp, pA
+	} else {
+		for i := range apps {
+			a, o := &apps[i], &obs.Apps[i]
+			p, b := float64(policy[i])*a.CPU, float64(baseline[i])*a.CPU
+			d := max(o.RPS/(a.Capacity*util), float64(o.Ready)*o.CPUUtil/util) * a.CPU
+			sc.PolicyCores += p
+			sc.BaselineCores += b
+			sc.DemandCores += d
+			sp += max(0, d-p)
+			sb += max(0, d-b)
+			if o.P99 > slo || o.ErrorRate > errBudget {
+				breaching++
+				pA, bA = pA+p, bA+b
+			}
 		}
 	}
 	if breaching == 0 {
-		pA, bA = pAll, bAll
+		pA, bA = sc.PolicyCores, sc.BaselineCores // every app's: the same sums
 	}
 	sc.Caused = sc.Breach && pA < bA
 	margin := tol * sc.DemandCores

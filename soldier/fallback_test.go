@@ -357,3 +357,27 @@ func BenchmarkCompare(b *testing.B) {
 		})
 	}
 }
+
+// compare with same (the baseline a copy of the policy's targets) scores
+// what Compare scores on the two equal slices, bit for bit, with and
+// without breaching apps.
+func TestCompareSameIsCompare(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 2))
+	for range 200 {
+		n := 1 + r.IntN(60)
+		apps, obs := make([]App, n), &Observation{Apps: make([]AppObservation, n), P99: 0.5 * r.Float64()}
+		targets := make([]int32, n)
+		for i := range n {
+			apps[i] = App{CPU: 0.25 + r.Float64(), Capacity: 10 + 100*r.Float64()}
+			obs.Apps[i] = AppObservation{RPS: 1000 * r.Float64(), Ready: int32(r.IntN(20)), CPUUtil: r.Float64(), P99: 0.5 * r.Float64()}
+			targets[i] = int32(r.IntN(30))
+		}
+		want := Compare(apps, obs, 0.3, 0.01, 0.7, 0.05, targets, slices.Clone(targets))
+		got := compare(apps, obs, 0.3, 0.01, 0.7, 0.05, targets, targets, true)
+		if got != want {
+			t.Fatalf("compare same %+v, Compare %+v", got, want)
+		}
+	}
+}

@@ -212,8 +212,10 @@ func (s *Soldier) pinOverrides(now time.Time) {
 	s.mu.Lock()
 	s.ov.pins.SetApps(s.cfg.Apps)
 	s.ov.events = s.ov.pins.Expire(now, s.ov.events[:0])
-	for i := range s.cfg.Apps {
-		s.exec.Pin(i, s.ov.pins.Target(i))
+	if s.ov.pins.set > 0 || s.exec.npinned > 0 { // else no pin to set or to lift
+		for i := range s.cfg.Apps {
+			s.exec.Pin(i, s.ov.pins.Target(i))
+		}
 	}
 	s.mu.Unlock()
 	s.flushOverrideEvents()
@@ -224,9 +226,11 @@ func (s *Soldier) pinOverrides(now time.Time) {
 func (s *Soldier) overridesApplied(now time.Time) {
 	s.mu.Lock()
 	s.ov.events = s.ov.events[:0]
-	for i := range s.cfg.Apps {
-		if s.exec.Pinned(i) >= 0 {
-			s.ov.events = s.ov.pins.Applied(i, s.exec.Current(i), now, s.ov.events)
+	if s.exec.npinned > 0 { // else no pin in force
+		for i := range s.cfg.Apps {
+			if s.exec.Pinned(i) >= 0 {
+				s.ov.events = s.ov.pins.Applied(i, s.exec.Current(i), now, s.ov.events)
+			}
 		}
 	}
 	s.mu.Unlock()

@@ -151,6 +151,8 @@ func TestNearKthIsPercentile(t *testing.T) {
 				xs[i] = 0
 			case 1:
 				xs[i] = r.Float64() * 3 // a jump
+			case 2:
+				xs[i] = math.Copysign(0, -1)
 			default:
 				xs[i] = max(0, xs[i]*(1+0.02*r.NormFloat64()))
 			}
@@ -181,5 +183,61 @@ func TestNearKthIsPercentile(t *testing.T) {
 	}
 	if hits < 4000 {
 		t.Errorf("the window held the p75 %d ticks of 5000, want most", hits)
+	}
+}
+
+// The report's memory p75 is Percentile's value whether every app's
+// memory utilisation has the same bits (nothing selected) or not, zeros of
+// both signs and NaNs included, and its restart rate the apps' sum.
+func TestMemAndRestartsIsPercentileAndSum(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	for _, mem := range [][]float64{
+		{0, 0, 0, 0}, {0.5}, {negZero, negZero}, {0, negZero, 0, 0}, {negZero, 0, 0},
+		{math.NaN(), math.NaN()}, {0.3, math.NaN(), 0.3}, {0.1, 0.9, 0.4, 0.4, 0.2}, {},
+	} {
+		s := &Soldier{obs: Observation{Apps: make([]AppObservation, len(mem))}}
+		sum := 0.0
+		for i, m := range mem {
+			s.obs.Apps[i].MemUtil, s.obs.Apps[i].RestartRate = m, float64(i)/3
+			sum += float64(i) / 3
+		}
+		want := Percentile(slices.Clone(mem), 0.75)
+		got, restarts := s.memAndRestarts()
+		if math.Float64bits(got) != math.Float64bits(want) || restarts != sum {
+			t.Errorf("%v: p75 %v restarts %v, want %v %v", mem, got, restarts, want, sum)
+		}
+	}
+}
+
+// A quantile outside nearKth's window is selected among the values on its
+// side only, except a zero, which is selected among all as Percentile does:
+// with zeros of both signs, which one comes out depends on what is
+// partitioned. Misses below and above the window, with zeros of both signs
+// at the rank.
+func TestNearKthMissesAreTheSameBits(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 1))
+	negZero := math.Copysign(0, -1)
+	for trial := range 2000 {
+		n := 1 + r.IntN(300)
+		xs := make([]float64, n)
+		for i := range xs {
+			switch r.IntN(4) {
+			case 0:
+				xs[i] = 0
+			case 1:
+				xs[i] = negZero
+			case 2:
+				xs[i] = -r.Float64()
+			default:
+				xs[i] = 2 * r.Float64()
+			}
+		}
+		w := nearKth{last: 4*r.Float64() - 2, halfWidth: 0.01 * r.Float64(), known: true}
+		want := Percentile(slices.Clone(xs), 0.75)
+		if got := w.percentile(slices.Clone(xs), 0.75); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("trial %d: %v (bits %x), Percentile %v (bits %x)", trial, got, math.Float64bits(got), want, math.Float64bits(want))
+		}
 	}
 }

@@ -41,6 +41,9 @@ type Input struct {
 	need  []float64
 	want  []int32
 	risky []bool
+	// recip, when not nil, is per app 1/Concurrency where that is exact
+	// (recipConcurrency), else 0.
+	recip []float64
 }
 
 // InputFor is the part of a tick's Input that the soldier block sets: the
@@ -90,11 +93,8 @@ func Desired(a *App, o *AppObservation, in *Input) (n int32, risky bool) {
 
 // desired is Desired of an app whose Need is need.
 func desired(need float64, a *App, o *AppObservation, in *Input) (n int32, risky bool) {
-	n = int32(math.Ceil(need - 1e-9))
-	if risky = atRisk(o, in.SLO); risky {
-		n = max(n, o.Ready)
-	}
-	return min(max(n, a.Min), a.Max), risky
+	risky = atRisk(o, in.SLO)
+	return bound(need, a, o, risky), risky
 }
 
 // Risk thresholds of Desired: an app is at risk when its p99 is over
@@ -238,22 +238,85 @@ func DemandCores(in Input) float64 {
 // every step rounds monotonically), so Desired without the headroom is that
 // size too.
 func needs(in *Input) (demandCores float64) {
-	bare := *in
-	bare.Headroom = 0
-	for i := range in.Apps {
-		a, o := &in.Apps[i], &in.Obs.Apps[i]
-		need := Need(a, o, in)
-		n, risky := desired(need, a, o, in)
-		in.need[i], in.want[i], in.risky[i] = need, n, risky
+	apps, obs := in.Apps, in.Obs.Apps[:len(in.Apps)]
+	need, want, risky := in.need[:len(apps)], in.want[:len(apps)], in.risky[:len(apps)]
+	grow := 1 + in.Headroom
+	st := staffing{safety: in.Safety, targetUtil: in.TargetUtil, maxUtil: max(in.MaxUtil, in.TargetUtil)}
+	st.ordered = st.targetUtil > 0 && st.targetUtil <= st.maxUtil
+	for i := range apps {
+		a, o := &apps[i], &obs[i]
+		// Need's load, without the headroom and with it: x (1 + 0) is x.
+		load := max(o.RPS, float64(o.Ready)*o.CPUUtil*a.Capacity)
+		conc, recip := max(a.Concurrency, 1), 0.0
+		if in.recip != nil {
+			recip = in.recip[i]
+		}
+		nd := st.need(load*grow, a.Capacity, conc, recip)
+		r := atRisk(o, in.SLO)
+		n := bound(nd, a, o, r)
+		need[i], want[i], risky[i] = nd, n, r
 		switch {
 		case in.Headroom == 0:
-		case in.Headroom > 0 && need < 1<<30 && n <= min(a.Min, a.Max): // the conversion to int32 is exact
+		case in.Headroom > 0 && nd < 1<<30 && n <= min(a.Min, a.Max): // the conversion to int32 is exact
 		default:
-			n, _ = desired(Need(a, o, &bare), a, o, &bare)
+			n = bound(st.need(load, a.Capacity, conc, recip), a, o, r)
 		}
 		demandCores += float64(n) * a.CPU
 	}
 	return demandCores
+}
+
+// staffing is Need's rule for one input, for apps' loads (needs).
+type staffing struct {
+	safety, targetUtil, maxUtil float64 // the input's Safety, TargetUtil and max(MaxUtil, TargetUtil)
+	// ordered says 0 < targetUtil <= maxUtil, so that x/maxUtil <= x/targetUtil
+	// for x >= 0 (division rounds monotonically).
+	ordered bool
+}
+
+// need is Need for an app of capacity and concurrency conc (at least 1)
+// whose load, with the headroom, is load: the same operations on the same
+// values. Where x + Safety sqrt(x) >= x/TargetUtil, Need's
+// max(x/TargetUtil, x/maxUtil) is x/TargetUtil when ordered, and the
+// division by maxUtil is left out. recip is 1/conc when that is exact (a
+// power of two), and the last division is a multiplication: both round the
+// same real number; 0 divides.
+func (st *staffing) need(load, capacity, conc, recip float64) float64 {
+	x := load / capacity * conc
+	sq, tu := x+st.safety*math.Sqrt(x), x/st.targetUtil
+	v := 0.0
+	if st.ordered && sq >= tu {
+		v = tu
+	} else {
+		v = max(min(sq, tu), x/st.maxUtil)
+	}
+	if recip != 0 {
+		return v * recip
+	}
+	return v / conc
+}
+
+// recipConcurrency is, per app, 1/max(Concurrency, 1) where the concurrency
+// is a power of two, so that its reciprocal is exact and v * (1/conc) is
+// v / conc, rounded once from the same real number; 0 for the others.
+func recipConcurrency(apps []App) []float64 {
+	recip := make([]float64, len(apps))
+	for i, a := range apps {
+		conc := max(a.Concurrency, 1)
+		if frac, _ := math.Frexp(conc); frac == 0.5 && !math.IsInf(conc, 0) {
+			recip[i] = 1 / conc
+		}
+	}
+	return recip
+}
+
+// bound is desired of an app whose Need is need and whose risk is risky.
+func bound(need float64, a *App, o *AppObservation, risky bool) int32 {
+	n := int32(math.Ceil(need - 1e-9))
+	if risky {
+		n = max(n, o.Ready)
+	}
+	return min(max(n, a.Min), a.Max)
 }
 
 // riskBoost is the learned policy's largest extra sizing for an app over its

@@ -1,6 +1,12 @@
 package soldier
 
-import "testing"
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
 
 // The sizing rules of Desired, by name. The app serves 100 rps per replica
 // at full utilisation with 4 requests at once (4 servers per replica).
@@ -91,4 +97,85 @@ func TestSLOStatus(t *testing.T) {
 			}
 		})
 	}
+}
+
+// needs works out every app's Need and Desired with staffing.need and
+// bound; they must be Need's and Desired's bits, and its demand
+// DemandCores's without the headroom, over loads small and large, zero,
+// negative, infinite and NaN, and inputs whose MaxUtil is under, equal to or
+// over TargetUtil.
+func TestNeedsIsNeedAndDesired(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 13))
+	pick := func(xs ...float64) float64 { return xs[rng.IntN(len(xs))] }
+	for range 200 {
+		in := Input{TargetUtil: pick(0.5, 0.7, 0.78, 1), MaxUtil: pick(0, 0.6, 0.78, 0.85, 1), Safety: pick(0, 1, 3),
+			Headroom: pick(0, 0, 0.1, 0.25, -0.1), SLO: 0.4}
+		n := 50
+		obs := &Observation{Apps: make([]AppObservation, n)}
+		in.Apps, in.Obs = make([]App, n), obs
+		for i := range n {
+			in.Apps[i] = App{CPU: pick(0.25, 1, 2), Min: int32(rng.IntN(3)), Max: int32(pick(1, 5, 100, 10000)),
+				Capacity: pick(10, 100, 333.3), Concurrency: pick(0, 0.5, 1, 2, 3, 4, 8, 1<<40)}
+			rps := pick(0, math.Copysign(0, -1), -5, math.Inf(1), math.NaN(), 1e-3, 1e9, 5*rng.Float64(), 1000*rng.Float64(), 1e5*rng.Float64())
+			obs.Apps[i] = AppObservation{RPS: rps, Ready: int32(rng.IntN(200)), CPUUtil: pick(0, rng.Float64(), 1.3),
+				P99: pick(0.1, 0.35, 0.5), ErrorRate: pick(0, 0.02)}
+		}
+		in.need, in.want, in.risky = make([]float64, n), make([]int32, n), make([]bool, n)
+		if rng.IntN(2) == 0 {
+			in.recip = recipConcurrency(in.Apps)
+		}
+		got := needs(&in)
+		bare := in
+		bare.Headroom = 0
+		if want := DemandCores(bare); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("demand %v, DemandCores %v (input %+v)", got, want, in)
+		}
+		for i := range n {
+			a, o := &in.Apps[i], &obs.Apps[i]
+			need := Need(a, o, &in)
+			want, risky := Desired(a, o, &in)
+			if math.Float64bits(in.need[i]) != math.Float64bits(need) || in.want[i] != want || in.risky[i] != risky {
+				t.Fatalf("app %+v obs %+v: needs %v %d %t, Need %v Desired %d %t", *a, *o, in.need[i], in.want[i], in.risky[i], need, want, risky)
+			}
+		}
+	}
+}
+
+// BenchmarkNeeds is needs over a seed-scale domain's apps, with and
+// without a headroom.
+func BenchmarkNeeds(b *testing.B) {
+	in := benchNeedsInput()
+	for _, headroom := range []float64{0, 0.1} {
+		b.Run(fmt.Sprintf("headroom=%g", headroom), func(b *testing.B) {
+			in.Headroom = headroom
+			b.ReportAllocs()
+			for b.Loop() {
+				needs(&in)
+			}
+		})
+	}
+}
+
+// benchNeedsInput is a seed-scale domain's worth of apps (seeded): loads
+// log-uniform over four decades, a tenth of the apps at risk.
+func benchNeedsInput() Input {
+	const n = 310
+	rng := rand.New(rand.NewPCG(1, 13))
+	in := Input{TargetUtil: 0.78, MaxUtil: 0.85, Safety: 3, SLO: 0.4}
+	obs := &Observation{Apps: make([]AppObservation, n)}
+	in.Apps, in.Obs = make([]App, n), obs
+	in.need, in.want, in.risky = make([]float64, n), make([]int32, n), make([]bool, n)
+	for i := range n {
+		capacity := 50 + 200*rng.Float64()
+		in.Apps[i] = App{CPU: 0.5, Min: 2, Max: 2000, Capacity: capacity, Concurrency: float64(int(2) << rng.IntN(3))}
+		rps := capacity * math.Pow(10, 4*rng.Float64()-1)
+		obs.Apps[i] = AppObservation{RPS: rps, Ready: int32(rps/capacity/0.7) + 1, CPUUtil: 0.6 + 0.2*rng.Float64(), P99: 0.1}
+		if rng.IntN(10) == 0 {
+			obs.Apps[i].P99 = 0.35
+		}
+	}
+	in.recip = recipConcurrency(in.Apps)
+	return in
 }

@@ -347,12 +347,7 @@ func (s *Soldier) report(now time.Time, d wire.Directive, valid bool, demand flo
 	}
 	s.scratch = AddApps(&r, s.cfg.Apps, &s.obs, s.scratch[:0])
 	r.CPUUtilP75 = s.utilP75.percentile(s.scratch, 0.75) // Percentile(s.scratch, 0.75)
-	s.scratch = s.scratch[:0]
-	for i := range s.obs.Apps {
-		s.scratch = append(s.scratch, s.obs.Apps[i].MemUtil)
-		r.RestartRate += s.obs.Apps[i].RestartRate
-	}
-	r.MemUtilP75 = Percentile(s.scratch, 0.75)
+	r.MemUtilP75, r.RestartRate = s.memAndRestarts()
 	if len(s.rpsHist) == cap(s.rpsHist) {
 		s.rpsSorted = deleteSorted(s.rpsSorted, s.rpsHist[0])
 		copy(s.rpsHist, s.rpsHist[1:])
@@ -369,6 +364,31 @@ func (s *Soldier) report(now time.Time, d wire.Directive, valid bool, demand flo
 		}
 	}
 	return r
+}
+
+// memAndRestarts is the report's memory utilisation p75 (Percentile of the
+// apps' at 0.75) and its restart rate (the apps' sum, in order), in one
+// pass: when every app's memory utilisation has the same bits (as where
+// nothing reports memory, all 0), that is the percentile, and nothing is
+// gathered or selected.
+func (s *Soldier) memAndRestarts() (memP75, restartRate float64) {
+	apps := s.obs.Apps
+	if len(apps) == 0 {
+		return 0, 0
+	}
+	first, same := math.Float64bits(apps[0].MemUtil), true
+	for i := range apps {
+		restartRate += apps[i].RestartRate
+		same = same && math.Float64bits(apps[i].MemUtil) == first
+	}
+	if same {
+		return apps[0].MemUtil, restartRate
+	}
+	s.scratch = s.scratch[:0]
+	for i := range apps {
+		s.scratch = append(s.scratch, apps[i].MemUtil)
+	}
+	return Percentile(s.scratch, 0.75), restartRate
 }
 
 // AddApps adds the apps' telemetry in obs into r: request rate, live,
@@ -438,6 +458,9 @@ func (w *nearKth) percentile(xs []float64, q float64) float64 {
 		}
 		if !nan && below <= k && k < below+in {
 			v := kth(buf[:in], k-below)
+			if v == 0 {
+				v = kth(xs, k) // the sign Percentile's zero has (see below)
+			}
 			if in > nearKthMany {
 				w.halfWidth /= 2
 			}
@@ -445,8 +468,35 @@ func (w *nearKth) percentile(xs []float64, q float64) float64 {
 			return v
 		}
 		w.halfWidth *= 2
+		if !nan {
+			// The rank fell outside the window: select among the values on
+			// its side only. Zeros of both signs compare equal, and which one
+			// a selection returns depends on the values it partitions: a
+			// zero is selected again among all, here as in the window.
+			side, j := 0, k
+			if k < below {
+				for _, x := range xs {
+					buf[side] = x
+					side += b2i(x < lo)
+				}
+			} else {
+				for _, x := range xs {
+					buf[side] = x
+					side += b2i(x > hi)
+				}
+				j = k - below - in
+			}
+			if v := kth(buf[:side], j); v != 0 {
+				return w.missed(v)
+			}
+		}
 	}
-	v := kth(xs, k)
+	return w.missed(kth(xs, k))
+}
+
+// missed notes v, the quantile selected outside the window (or with no
+// window yet), and returns it.
+func (w *nearKth) missed(v float64) float64 {
 	if !w.known || !(w.halfWidth > 0) || math.IsInf(w.halfWidth, 0) {
 		w.halfWidth = max(0.01*math.Abs(v), 1e-9)
 	}

@@ -55,20 +55,21 @@ func (s *Stabiliser) Apply(proposed []int32, obs *Observation, need []float64, t
 	t, apps := s.ticks, len(proposed)
 	k, filled := t%w, min(t+1, w)
 	copy(s.recent[k*apps:(k+1)*apps], proposed)
+	most, mostAt, oa, need := s.most[:apps], s.at[:apps], obs.Apps[:apps], need[:apps] // no bounds checks of their own
 	for i, n := range proposed {
 		switch {
-		case t == 0 || n >= s.most[i]:
-			s.most[i], s.at[i] = n, t
-		case t-s.at[i] >= w: // the maximum's entry was overwritten: rescan, newest first
+		case t == 0 || n >= most[i]:
+			most[i], mostAt[i] = n, t
+		case t-mostAt[i] >= w: // the maximum's entry was overwritten: rescan, newest first
 			best, at := n, t
 			for d := 1; d < filled; d++ {
 				if v := s.recent[(k-d+w)%w*apps+i]; v > best {
 					best, at = v, t-d
 				}
 			}
-			s.most[i], s.at[i] = best, at
+			most[i], mostAt[i] = best, at
 		}
-		if proposed[i] = Hold(n, s.most[i], obs.Apps[i].Replicas, need[i], tol); proposed[i] != n {
+		if proposed[i] = Hold(n, most[i], oa[i].Replicas, need[i], tol); proposed[i] != n {
 			held++
 		}
 	}
