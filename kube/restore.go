@@ -49,10 +49,27 @@ func NewRestorer(client kubernetes.Interface, namespaces []string) *Restorer {
 // returns what it changed. It goes on past errors and returns them joined.
 func (r *Restorer) Restore(ctx context.Context, domain string) ([]Restored, error) {
 	objs, err := listMarked(ctx, r.client, r.Namespaces, r.Kinds, domain)
-	errs := []error{err}
+	return restoreEach(ctx, r.client, objs, false, err, nil)
+}
+
+// restoreEach restores each of objs that due says is due (nil: every one),
+// as restoreObject with keepLegacyMarks, and returns what it changed with
+// listErr and every error of due or of a restore, joined.
+func restoreEach(ctx context.Context, client kubernetes.Interface, objs []markedObject, keepLegacyMarks bool, listErr error,
+	due func(markedObject) (bool, error)) ([]Restored, error) {
+	errs := []error{listErr}
 	var done []Restored
 	for _, o := range objs {
-		res, changed, err := restoreObject(ctx, r.client, o, false)
+		if due != nil {
+			ok, err := due(o)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			if !ok {
+				continue
+			}
+		}
+		res, changed, err := restoreObject(ctx, client, o, keepLegacyMarks)
 		switch {
 		case err != nil:
 			errs = append(errs, err)

@@ -2,7 +2,6 @@ package kube
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -61,31 +60,19 @@ func RevertKinds(actuation domains.Actuation) []ObjectKind {
 // what it changed. It goes on past errors and returns them joined.
 func (r *Reverter) RevertOnce(ctx context.Context) ([]Restored, error) {
 	objs, err := listMarked(ctx, r.client, r.Namespaces, r.Kinds, "")
-	errs := []error{err}
 	now := r.clock()
-	leases := map[string]bool{} // ref -> lapsed
-	var done []Restored
-	for _, o := range objs {
+	leases := map[string]bool{} // ref -> lapsed, each lease read once
+	return restoreEach(ctx, r.client, objs, true, err, func(o markedObject) (bool, error) {
 		lapsed, seen := leases[o.Lease]
 		if !seen {
+			var err error
 			if lapsed, err = r.lapsed(ctx, o.Lease, now); err != nil {
-				errs = append(errs, err)
-				continue
+				return false, err
 			}
 			leases[o.Lease] = lapsed
 		}
-		if !lapsed {
-			continue
-		}
-		res, changed, err := restoreObject(ctx, r.client, o, true)
-		switch {
-		case err != nil:
-			errs = append(errs, err)
-		case changed:
-			done = append(done, res)
-		}
-	}
-	return done, errors.Join(errs...)
+		return lapsed, nil
+	})
 }
 
 // lapsed reports whether the lease ref ("namespace/name") has lapsed at now.
