@@ -62,12 +62,7 @@ func runKube(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.kubeconfig, "kubeconfig", defaultKubeconfig(), "kubeconfig `file`, or \"in-cluster\" for the pod's service account")
 	fs.StringVar(&f.stopSoldiers, "stop-soldiers", "", "first scale the chart's Soldier Deployments in this `namespace` to 0 and wait until their pods are gone")
 	fs.DurationVar(&f.timeout, "timeout", 5*time.Minute, "give up after this long")
-	usage := func(w io.Writer) {
-		fmt.Fprint(w, kubeUsage)
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
+	usage := subcommandUsage(fs, kubeUsage)
 	if len(args) == 0 {
 		usage(stderr)
 		return 2

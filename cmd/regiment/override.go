@@ -77,12 +77,7 @@ func runOverride(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.StringVar(&f.Reason, "reason", "", "why, for the ledger; required for a pin")
 	fs.StringVar(&f.By, "by", defaultOperator(), "who pins, for the ledger")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "how long to wait for the answer")
-	usage := func(w io.Writer) {
-		fmt.Fprint(w, overrideUsage)
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
+	usage := subcommandUsage(fs, overrideUsage)
 	if len(args) == 0 {
 		usage(stderr)
 		return 2
@@ -225,4 +220,15 @@ func derefF(p *float64) float64 {
 		return 0
 	}
 	return *p
+}
+
+// subcommandUsage prints text, then fs's flags, to a writer: the help of a
+// subcommand whose flag set is otherwise silent (output io.Discard).
+func subcommandUsage(fs *flag.FlagSet, text string) func(io.Writer) {
+	return func(w io.Writer) {
+		fmt.Fprint(w, text)
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
 }
