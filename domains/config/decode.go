@@ -150,6 +150,43 @@ func (s *stringAttr) decode(v cty.Value, _ hcl.Expression) string {
 	return ""
 }
 
+// boolAttr is true or false.
+type boolAttr struct {
+	attr
+	V bool
+}
+
+func (b *boolAttr) decode(v cty.Value, _ hcl.Expression) string {
+	if v.Type() != cty.Bool {
+		return wantGot("true or false", v)
+	}
+	b.V = v.True()
+	return ""
+}
+
+// mapAttr is a map of strings, written { "key" = "value" }.
+type mapAttr struct {
+	attr
+	V map[string]string
+}
+
+func (m *mapAttr) decode(v cty.Value, _ hcl.Expression) string {
+	ty := v.Type()
+	if v.IsNull() || !ty.IsObjectType() && !ty.IsMapType() {
+		return wantGot(`a map of strings (example: { "X-Scope-OrgID" = "tenant-1" })`, v)
+	}
+	out := map[string]string{}
+	for it := v.ElementIterator(); it.Next(); {
+		k, e := it.Element()
+		if e.IsNull() || e.Type() != cty.String {
+			return fmt.Sprintf("%s: %s", clip(k.AsString()), wantGot("a string", e))
+		}
+		out[k.AsString()] = e.AsString()
+	}
+	m.V = out
+	return ""
+}
+
 // durationAttr is a duration written as a string with a unit, e.g. "150ms", "3m", "168h".
 type durationAttr struct {
 	attr

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -9,7 +8,6 @@ import (
 	"text/template"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/zclconf/go-cty/cty"
 
 	"github.com/regimentd/regiment/domains"
 )
@@ -123,43 +121,6 @@ func (q *queriesHCL) translate() domains.PrometheusQueries {
 		}
 	}
 	return out
-}
-
-// boolAttr is true or false.
-type boolAttr struct {
-	attr
-	V bool
-}
-
-func (b *boolAttr) decode(v cty.Value, _ hcl.Expression) string {
-	if v.Type() != cty.Bool {
-		return wantGot("true or false", v)
-	}
-	b.V = v.True()
-	return ""
-}
-
-// mapAttr is a map of strings, written { "key" = "value" }.
-type mapAttr struct {
-	attr
-	V map[string]string
-}
-
-func (m *mapAttr) decode(v cty.Value, _ hcl.Expression) string {
-	ty := v.Type()
-	if v.IsNull() || !ty.IsObjectType() && !ty.IsMapType() {
-		return wantGot(`a map of strings (example: { "X-Scope-OrgID" = "tenant-1" })`, v)
-	}
-	out := map[string]string{}
-	for it := v.ElementIterator(); it.Next(); {
-		k, e := it.Element()
-		if e.IsNull() || e.Type() != cty.String {
-			return fmt.Sprintf("%s: %s", clip(k.AsString()), wantGot("a string", e))
-		}
-		out[k.AsString()] = e.AsString()
-	}
-	m.V = out
-	return ""
 }
 
 // validatePrometheus checks the prometheus block and every apps block's
