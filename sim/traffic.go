@@ -102,7 +102,7 @@ func buildDemand(cfg *domains.Config, apps []domains.App, sc *domains.Scenario, 
 				}
 			}
 			if window {
-				if peak = windowMax(s.Values, offset, last); peak <= 0 {
+				if peak = WindowPeak(s, sc.Start, sc.Duration, cfg.Soldier.Tick); peak <= 0 {
 					return nil, fmt.Errorf("traffic %q: trace %q is all zero in the %d minutes the scenario replays, so peak_rps_of = %q has no peak to map",
 						tr.Domain, tr.Trace, last+1, tr.PeakRPSOf)
 				}
@@ -171,6 +171,21 @@ func buildDemand(cfg *domains.Config, apps []domains.App, sc *domains.Scenario, 
 func replayedMinutes(duration, tick time.Duration) int {
 	end := time.Duration(int(duration/tick)) * tick
 	return int((end + time.Minute - 1) / time.Minute)
+}
+
+// WindowPeak is the peak that peak_rps_of = "window" maps to peak_rps: the
+// largest value of s over the minutes a scenario from start for duration
+// replays at the Soldier tick tick, wrapping past the trace's end; 0 when
+// start is outside s.
+func WindowPeak(s trace.Series, start time.Time, duration, tick time.Duration) float64 {
+	offset := 0
+	if !start.IsZero() && !s.Start.IsZero() {
+		offset = int(start.Sub(s.Start) / time.Minute)
+	}
+	if offset < 0 || offset >= len(s.Values) {
+		return 0
+	}
+	return windowMax(s.Values, offset, replayedMinutes(duration, tick))
 }
 
 // windowMax is the largest of v at minutes offset to offset+last, wrapping

@@ -307,9 +307,8 @@ func (e *CommanderEnv) scenario(r *rand.Rand) (domains.Scenario, map[string][]tr
 //
 //	PeakRPS' = PeakRPS x max(trace) / max(trace over the scenario's window)
 //
-// with peak_rps_of "trace". The window is the one the simulator maps
-// (sim.buildDemand): the minutes from the scenario's start to the end of
-// its last tick of soldierTick, wrapping past the trace's end. Other blocks
+// with peak_rps_of "trace", the window's maximum as the simulator maps it
+// (sim.WindowPeak). Other blocks
 // (trace-mapped, azure-functions) are returned as they are.
 func pinWindowPeaks(sc sim.Scenario, soldierTick time.Duration) ([]domains.Traffic, error) {
 	out := slices.Clone(sc.Traffic)
@@ -322,20 +321,7 @@ func pinWindowPeaks(sc sim.Scenario, soldierTick time.Duration) ([]domains.Traff
 		if len(series) == 0 || len(series[0].Values) == 0 {
 			return nil, fmt.Errorf("traffic %q: trace %q has no series", tr.Domain, tr.Trace)
 		}
-		v := series[0].Values
-		offset := 0
-		if !sc.Start.IsZero() && !series[0].Start.IsZero() {
-			offset = int(sc.Start.Sub(series[0].Start) / time.Minute)
-		}
-		end := time.Duration(int(sc.Duration/soldierTick)) * soldierTick
-		last := min(int((end+time.Minute-1)/time.Minute), len(v)-1)
-		traceMax, windowMax := 0.0, 0.0
-		for _, x := range v {
-			traceMax = max(traceMax, x)
-		}
-		for k := 0; k <= last; k++ {
-			windowMax = max(windowMax, v[((offset+k)%len(v)+len(v))%len(v)])
-		}
+		traceMax, windowMax := series[0].Max(), sim.WindowPeak(series[0], sc.Start, sc.Duration, soldierTick)
 		if windowMax <= 0 {
 			return nil, fmt.Errorf("traffic %q: trace %q is all zero in the scenario's window", tr.Domain, tr.Trace)
 		}
