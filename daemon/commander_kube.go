@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -68,23 +69,20 @@ func (p *Commander) balloons(ctx context.Context, cfg *domains.Config, client ku
 	if err != nil {
 		p.log.Info("balloons without an owner: delete Deployment regiment-balloon by hand after uninstalling", "reason", err)
 	}
-	sel, err := kube.SelectorMap(k.PoolNodeSelector)
-	if err == nil {
-		var b *kube.Balloons
-		b, err = kube.NewBalloons(client, kube.BalloonConfig{Namespace: k.LeaseNamespace, NodeSelector: sel, PodCores: k.BalloonPodCores,
-			PriorityClass: k.BalloonPriorityClass, Image: k.BalloonImage, Owner: owner}, pool.ManagedCores)
-		if err == nil {
-			ownerName := "none"
-			if owner != nil {
-				ownerName = owner.Kind + "/" + owner.Name
-			}
-			p.log.Info("holding the capacity plan with balloon pods", "deployment", k.LeaseNamespace+"/"+kube.BalloonName,
-				"pod_cores", k.BalloonPodCores, "priority_class", k.BalloonPriorityClass, "owner", ownerName)
-			return b
-		}
+	sel, err := kube.SelectorMap(k.PoolNodeSelector) // validated: no error
+	b, err2 := kube.NewBalloons(client, kube.BalloonConfig{Namespace: k.LeaseNamespace, NodeSelector: sel, PodCores: k.BalloonPodCores,
+		PriorityClass: k.BalloonPriorityClass, Image: k.BalloonImage, Owner: owner}, pool.ManagedCores)
+	if err = errors.Join(err, err2); err != nil {
+		p.log.Error("capacity plan not held: no balloons", "error", err)
+		return nil
 	}
-	p.log.Error("capacity plan not held: no balloons", "error", err) // validated: not reached
-	return nil
+	ownerName := "none"
+	if owner != nil {
+		ownerName = owner.Kind + "/" + owner.Name
+	}
+	p.log.Info("holding the capacity plan with balloon pods", "deployment", k.LeaseNamespace+"/"+kube.BalloonName,
+		"pod_cores", k.BalloonPodCores, "priority_class", k.BalloonPriorityClass, "owner", ownerName)
+	return b
 }
 
 // logCapacity logs the pool's capacity once known and whenever it changes
