@@ -44,6 +44,12 @@ func New(name string, cfg *domains.Config, s *sim.Sim) (sim.Policy, error) {
 		}
 		return NewOracleNowPerApp(cfg, s, q), nil
 	}
+	if l, ok, err := oracleNowLoad(name); ok {
+		if err != nil {
+			return nil, err
+		}
+		return NewOracleNowLoad(cfg, s, l), nil
+	}
 	if h, ok, err := oracleNowHeadroom(name); ok {
 		if err != nil {
 			return nil, err
@@ -55,8 +61,9 @@ func New(name string, cfg *domains.Config, s *sim.Sim) (sim.Policy, error) {
 
 // Known says whether New knows name: one of Names, or the experiments'
 // bounds, not in Names: the present-only oracle oracle-now[+P] (P percent
-// headroom), the same with a headroom per app oracle-now-app@Q (each app's
-// own Q-percent quantile of its growth over its lead) and the
+// headroom), the same with its headroom on the load oracle-now-load+P, or
+// per app oracle-now-app@Q (each app's own Q-percent quantile of its growth
+// over its lead), and the
 // short-sighted oracle oracle-ahead+D (D of look-ahead).
 func Known(name string) bool {
 	if slices.Contains(Names, name) {
@@ -67,6 +74,9 @@ func Known(name string) bool {
 		return err == nil && d > 0 && d <= time.Hour
 	}
 	if _, ok, err := oracleNowQuantile(name); ok {
+		return err == nil
+	}
+	if _, ok, err := oracleNowLoad(name); ok {
 		return err == nil
 	}
 	_, ok, err := oracleNowHeadroom(name)
@@ -85,6 +95,20 @@ func oracleNowQuantile(name string) (q float64, ok bool, err error) {
 		return 0, true, fmt.Errorf("baseline policy %q: want oracle-now-app@Q, Q a quantile in percent (0, 100), e.g. 99", name)
 	}
 	return p / 100, true, nil
+}
+
+// oracleNowLoad parses "oracle-now-load+P", P percent more arrivals
+// (0, 1000]; ok says name has the prefix.
+func oracleNowLoad(name string) (load float64, ok bool, err error) {
+	rest, ok := strings.CutPrefix(name, "oracle-now-load+")
+	if !ok {
+		return 0, false, nil
+	}
+	n, perr := strconv.Atoi(rest)
+	if perr != nil || n <= 0 || n > 1000 {
+		return 0, true, fmt.Errorf("baseline policy %q: want oracle-now-load+P, P percent more arrivals in (0, 1000]", name)
+	}
+	return float64(n) / 100, true, nil
 }
 
 // oracleNowHeadroom parses "oracle-now" (headroom 0) and "oracle-now+P"

@@ -121,6 +121,11 @@ type Oracle struct {
 	// the pool for the cores of those targets, with no look-ahead.
 	now      bool
 	headroom float64 // fraction >= 0
+	// load, when > 0, makes the present-only oracle size each app for its
+	// next tick's arrivals times 1 + load through the queue model
+	// (NewOracleNowLoad) in place of a headroom on its replicas.
+	load   float64
+	scaled []float64 // per app, scratch: arrivals times 1 + load
 	// foresight, when > 0, is how many ticks ahead the oracle may look
 	// (NewOracleAhead): its capacity target and replica targets read no
 	// need past tick k + foresight.
@@ -210,6 +215,12 @@ func (o *Oracle) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 	n, h := len(targets), o.horizon
 	for o.ahead < k+h {
 		tick, lambda, slow := o.future.Next()
+		if o.load > 0 {
+			for i, l := range lambda {
+				o.scaled[i] = l * (1 + o.load)
+			}
+			lambda = o.scaled
+		}
 		at := (tick % h) * n
 		o.needs(o.ring[at:at+n], o.lost[at:at+n], lambda, slow)
 		for i, f := range slow {
@@ -280,6 +291,19 @@ func (o *Oracle) drainBacklogs(k int, t *sim.Telemetry, targets []int32) {
 func NewOracleNow(cfg *domains.Config, s *sim.Sim, headroom float64) *Oracle {
 	o := NewOracle(cfg, s)
 	o.now, o.headroom = true, headroom
+	return o
+}
+
+// NewOracleNowLoad is the present-only oracle (NewOracleNow) with its
+// headroom on the load rather than on the replicas: each app gets the
+// fewest replicas whose queue keeps the SLO at its next tick's arrivals
+// times 1 + load. A replica headroom rounds up by a whole replica on
+// every small app (ceil(2 x 1.1) = 3); a load headroom buys only the
+// capacity the extra arrivals need, with the pooling of a larger queue,
+// so it is the cheaper bound where apps run a few replicas each.
+func NewOracleNowLoad(cfg *domains.Config, s *sim.Sim, load float64) *Oracle {
+	o := NewOracleNow(cfg, s, 0)
+	o.load, o.scaled = load, make([]float64, len(o.mu))
 	return o
 }
 

@@ -302,3 +302,45 @@ func runStepWorld(t *testing.T, name string) sim.Metrics {
 	}
 	return s.Run(p)
 }
+
+// TestOracleNowLoad pins the load-headroom bound: a headroom on the
+// arrivals buys only the replicas the extra arrivals need through the
+// queue model, whose pooling makes that fewer than the same headroom on
+// the replicas (and a small app is rounded up by a whole replica by the
+// latter), yet more than none, and fewer breaches than none.
+func TestOracleNowLoad(t *testing.T) {
+	after := func(name string) int32 { // the app's target 10 minutes after the step
+		cfg, sc, tr := stepWorld()
+		s, err := sim.New(cfg, sc, tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := New(name, cfg, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for s.StepsDone() < 40*6 {
+			p.Decide(s.Now(), s.Telemetry(), s.Targets())
+			s.Step()
+		}
+		return s.Targets()[0]
+	}
+	now, rep, load := after("oracle-now"), after("oracle-now+50"), after("oracle-now-load+50")
+	t.Logf("replicas after the step: oracle-now %d, oracle-now+50 %d, oracle-now-load+50 %d", now, rep, load)
+	if !(now < load && load < rep) {
+		t.Errorf("oracle-now-load+50 sizes %d replicas: want between oracle-now's %d and oracle-now+50's %d", load, now, rep)
+	}
+	if none, more := runStepWorld(t, "oracle-now"), runStepWorld(t, "oracle-now-load+50"); !(more.BreachAppMinutes < none.BreachAppMinutes) {
+		t.Errorf("oracle-now-load+50 %.1f breach app-minutes, oracle-now %.1f: want fewer", more.BreachAppMinutes, none.BreachAppMinutes)
+	}
+	for _, good := range []string{"oracle-now-load+1", "oracle-now-load+30", "oracle-now-load+1000"} {
+		if !Known(good) {
+			t.Errorf("Known(%q): want true", good)
+		}
+	}
+	for _, bad := range []string{"oracle-now-load+0", "oracle-now-load+x", "oracle-now-load", "oracle-now-load+1001", "oracle-now-load-5"} {
+		if Known(bad) {
+			t.Errorf("Known(%q): want false", bad)
+		}
+	}
+}
