@@ -291,6 +291,14 @@ func TestShortSightedOracles(t *testing.T) {
 // runStepWorld runs the named baseline policy over the step world.
 func runStepWorld(t *testing.T, name string) sim.Metrics {
 	t.Helper()
+	s, p := newStepWorld(t, name)
+	return s.Run(p)
+}
+
+// newStepWorld is the step world's simulation and the named baseline
+// policy for it, not yet stepped.
+func newStepWorld(t *testing.T, name string) (*sim.Sim, sim.Policy) {
+	t.Helper()
 	cfg, sc, tr := stepWorld()
 	s, err := sim.New(cfg, sc, tr)
 	if err != nil {
@@ -300,7 +308,7 @@ func runStepWorld(t *testing.T, name string) sim.Metrics {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s.Run(p)
+	return s, p
 }
 
 // TestOracleNowLoad pins the load-headroom bound: a headroom on the
@@ -310,15 +318,7 @@ func runStepWorld(t *testing.T, name string) sim.Metrics {
 // latter), yet more than none, and fewer breaches than none.
 func TestOracleNowLoad(t *testing.T) {
 	after := func(name string) int32 { // the app's target 10 minutes after the step
-		cfg, sc, tr := stepWorld()
-		s, err := sim.New(cfg, sc, tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := New(name, cfg, s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, p := newStepWorld(t, name)
 		for s.StepsDone() < 40*6 {
 			p.Decide(s.Now(), s.Telemetry(), s.Targets())
 			s.Step()
