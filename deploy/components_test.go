@@ -118,8 +118,9 @@ func bindsServiceAccount(b *unstructured.Unstructured, namespace, name string) b
 // one per combination; no resourceNames is any name.
 func ruleAtoms(r map[string]any) []string {
 	list := func(k string) []string {
+		vs, _ := field(r, k).([]any) // nonResourceURLs rules have no apiGroups
 		var out []string
-		for _, v := range field(r, k).([]any) {
+		for _, v := range vs {
 			out = append(out, v.(string))
 		}
 		return out
