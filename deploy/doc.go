@@ -9,7 +9,11 @@
 // the Grafana dashboard queries is one the daemons export; and, with a
 // control plane (kube/testenv), that the apiserver admits every object of
 // the chart and of both overlays (server-side apply, strict fields) into
-// namespaces enforcing Pod Security "restricted", with no warning at all.
+// namespaces enforcing Pod Security "restricted", with no warning at all;
+// and that the components pool and balloons grant the Commander exactly
+// the rights the chart grants for the same features, which the apiserver
+// confirms (SubjectAccessReview, and the Commander's own PoolWatcher and
+// Balloons run as its ServiceAccount).
 //
 // The image the manifests run is built by deploy/image (`make image`).
 package deploy

@@ -124,7 +124,7 @@ func (b *Balloons) Replicas() int32 {
 func (b *Balloons) checkPriorityClass(ctx context.Context) error {
 	pc, err := b.client.SchedulingV1().PriorityClasses().Get(ctx, b.cfg.PriorityClass, metav1.GetOptions{})
 	if err != nil {
-		return fmt.Errorf("kube: balloons: priority class %s: %w (the chart creates it; balloons are held until it exists)", b.cfg.PriorityClass, err)
+		return fmt.Errorf("kube: balloons: priority class %s: %w (the chart, or deploy/components/balloons, creates it; balloons are held until it exists)", b.cfg.PriorityClass, err)
 	}
 	if pc.Value >= 0 {
 		return fmt.Errorf("kube: balloons: priority class %s has value %d: it must be negative, below every real pod's, so that any pod preempts a balloon", pc.Name, pc.Value)
