@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -313,7 +312,10 @@ func TestComponentsOnTheAPIServer(t *testing.T) {
 	env := testenv.Require(t)
 	t.Run("access reviews", func(t *testing.T) { commanderAccessReviews(t, env.Client) })
 	t.Run("as the service account", func(t *testing.T) {
-		cfg := serviceAccountConfig(t, env, movedNamespace, "regiment-commander")
+		cfg, err := env.ServiceAccountConfig(movedNamespace, "regiment-commander")
+		if err != nil {
+			t.Fatal(err)
+		}
 		followsThePool(t, cfg)
 		holdsBalloons(t, cfg, env.Client)
 	})
@@ -377,21 +379,6 @@ func commanderAccessReviews(t *testing.T, admin kubernetes.Interface) {
 	if got, err := admin.AuthorizationV1().SubjectAccessReviews().Create(context.Background(), sar, metav1.CreateOptions{}); err != nil || got.Status.Allowed {
 		t.Errorf("the soldier may list nodes: %v, %v", got.Status.Allowed, err)
 	}
-}
-
-// serviceAccountConfig authenticates as namespace/name with a token from
-// the TokenRequest API, as a pod of that ServiceAccount would.
-func serviceAccountConfig(t *testing.T, env *testenv.Env, namespace, name string) *rest.Config {
-	t.Helper()
-	exp := int64(600)
-	tok, err := env.Client.CoreV1().ServiceAccounts(namespace).CreateToken(context.Background(), name,
-		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &exp}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := rest.AnonymousClientConfig(env.Config)
-	cfg.BearerToken = tok.Status.Token
-	return cfg
 }
 
 // followsThePool runs the Commander's PoolWatcher as cfg's ServiceAccount:

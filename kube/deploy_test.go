@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -178,18 +177,14 @@ func TestDeployManifests(t *testing.T) {
 	})
 }
 
-// serviceAccountClient authenticates as namespace/name with a token from the
-// TokenRequest API, as a pod of that ServiceAccount would.
+// serviceAccountClient authenticates as namespace/name, as a pod of that
+// ServiceAccount would.
 func serviceAccountClient(t *testing.T, env *testenv.Env, namespace, name string) kubernetes.Interface {
 	t.Helper()
-	exp := int64(600)
-	tok, err := env.Client.CoreV1().ServiceAccounts(namespace).CreateToken(context.Background(), name,
-		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &exp}}, metav1.CreateOptions{})
+	cfg, err := env.ServiceAccountConfig(namespace, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := rest.AnonymousClientConfig(env.Config)
-	cfg.BearerToken = tok.Status.Token
 	c, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
