@@ -283,7 +283,7 @@ func (c *Commander) runTiming() (tick, firstWait time.Duration, domains int) {
 
 // Reload applies cfg's rules and timing from the next tick on: each domain's
 // floor, ceiling, priority, weight and SLO, dead_zone, max_share_change,
-// reserve_min (also the Forecast policy's), tick and directive_ttl. It refuses,
+// reserve_min and headroom (the Forecast policy's), tick and directive_ttl. It refuses,
 // changing nothing, a cfg whose cluster block, domains, apps or dependencies
 // differ: those need a restart. cfg must be validated. Safe for concurrent use
 // with Tick and Run.
@@ -308,9 +308,9 @@ func (c *Commander) Reload(cfg *domains.Config) error {
 	}
 	switch p := c.policy.(type) {
 	case *Forecast:
-		p.ReserveMin = cfg.Commander.ReserveMin
+		p.ReserveMin, p.Headroom = cfg.Commander.ReserveMin, cfg.Commander.Headroom
 	case *Learned:
-		p.base.ReserveMin = cfg.Commander.ReserveMin // the heuristic under the residual
+		p.base.ReserveMin, p.base.Headroom = cfg.Commander.ReserveMin, cfg.Commander.Headroom // the heuristic under the residual
 	}
 	select {
 	case c.reloaded <- struct{}{}:

@@ -127,7 +127,7 @@ func NewLearned(p *rl.Policy, cfg *domains.Config) (*Learned, error) {
 	if pv := p.Provenance; pv.Stage != "" {
 		reason = fmt.Sprintf("learned policy (stage %s, %d steps)", pv.Stage, pv.Steps)
 	}
-	return &Learned{p: p, act: p.NewAction(), n: n, reason: reason, base: Forecast{ReserveMin: cfg.Commander.ReserveMin}}, nil
+	return &Learned{p: p, act: p.NewAction(), n: n, reason: reason, base: Forecast{ReserveMin: cfg.Commander.ReserveMin, Headroom: cfg.Commander.Headroom}}, nil
 }
 
 // LoadLearned reads the checkpoint at path and wraps it for cfg (see

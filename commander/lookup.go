@@ -12,14 +12,14 @@ import (
 const ForecastPolicy = "forecast"
 
 // NewPolicy resolves cfg.Commander.Policy: "forecast" is the Forecast
-// heuristic with the configured reserve_min; anything else is a checkpoint
+// heuristic with the configured reserve_min and headroom; anything else is a checkpoint
 // path loaded with LoadLearned. Every place that runs a Commander (the
 // simulated hierarchy, the commander daemon, `regiment run`) resolves
 // through it.
 func NewPolicy(cfg *domains.Config) (Policy, error) {
 	switch name := cfg.Commander.Policy; name {
 	case ForecastPolicy, "":
-		return &Forecast{ReserveMin: cfg.Commander.ReserveMin}, nil
+		return &Forecast{ReserveMin: cfg.Commander.ReserveMin, Headroom: cfg.Commander.Headroom}, nil
 	default:
 		p, err := LoadLearned(name, cfg)
 		if err != nil {

@@ -34,8 +34,12 @@ type Policy interface {
 // back for uncertainty and for the next tick's surprises.
 type Forecast struct {
 	ReserveMin float64 // smallest reserve kept for uncertainty
-	want       []float64
-	order      []int
+	// Headroom, when above 0, is every domain's headroom in place of the
+	// spread rule (commander.headroom), a fraction of load in
+	// [0, domains.MaxHeadroom].
+	Headroom float64
+	want     []float64
+	order    []int
 }
 
 // The Forecast policy's headroom is headroomPerUncertainty x the forecast's
@@ -52,6 +56,15 @@ const (
 	minForecastHeadroom    = 0.01
 	maxForecastHeadroom    = 0.15
 )
+
+// headroom is domain d's headroom: the fixed Headroom when set, else the
+// spread rule.
+func (p *Forecast) headroom(d *DomainObs) float64 {
+	if p.Headroom > 0 {
+		return p.Headroom
+	}
+	return clamp(headroomPerUncertainty*d.Uncertainty, minForecastHeadroom, maxForecastHeadroom)
+}
 
 // Decide implements Policy.
 func (p *Forecast) Decide(o *Observation, a *Action) string {
@@ -79,7 +92,7 @@ func (p *Forecast) allocate(o *Observation, a *Action) (short int, uncertain flo
 		if d.RPS > 0 && d.ForecastP80[1] > d.RPS {
 			growth = math.Min(d.ForecastP80[1]/d.RPS, 3)
 		}
-		a.Headroom[i] = clamp(headroomPerUncertainty*d.Uncertainty, minForecastHeadroom, maxForecastHeadroom)
+		a.Headroom[i] = p.headroom(d)
 		w := d.DemandCores * growth * (1 + a.Headroom[i]) / capacity
 		if d.Stale {
 			w = math.Max(d.PrevShare, d.Floor) // keep what it has until it reports again

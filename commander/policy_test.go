@@ -111,6 +111,38 @@ func BenchmarkDecide(b *testing.B) {
 	}
 }
 
+func TestForecastPolicyHeadroom(t *testing.T) {
+	// Three domains whose forecasts are unsure by 0, 0.2 and 2 (relative
+	// p10-p90 spread at +15 min).
+	obs := func() *Observation {
+		o := &Observation{Cluster: ClusterObs{CapacityCores: 1000}}
+		for i, u := range []float64{0, 0.2, 2} {
+			o.Domains = append(o.Domains, DomainObs{Name: string(rune('a' + i)), Priority: i, Weight: 1,
+				Ceiling: 0.5, DemandCores: 100, RPS: 100, Uncertainty: u})
+		}
+		return o
+	}
+	for _, tc := range []struct {
+		name  string
+		fixed float64
+		want  []float64
+	}{
+		{"the spread rule: a quarter of the spread within [0.01, 0.15]", 0, []float64{0.01, 0.05, 0.15}},
+		{"a fixed headroom replaces the spread rule for every domain", 0.06, []float64{0.06, 0.06, 0.06}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &Forecast{ReserveMin: 0.02, Headroom: tc.fixed}
+			a := NewAction(3)
+			p.Decide(obs(), &a)
+			for i, w := range tc.want {
+				if math.Abs(a.Headroom[i]-w) > 1e-12 {
+					t.Fatalf("headroom %v, want %v", a.Headroom, tc.want)
+				}
+			}
+		})
+	}
+}
+
 func TestForecastPolicyNeverDividesAnEmptyTier(t *testing.T) {
 	// Floors that use the whole pool but for a rounding error, and a tier
 	// that wants nothing above its floor: shares must stay finite.

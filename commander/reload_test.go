@@ -92,6 +92,12 @@ func TestReloadAppliesRulesFromTheNextTick(t *testing.T) {
 					t.Errorf("reserve %.3f, want >= the new reserve_min 0.3", dec.Reserve)
 				}
 			}},
+		{"a fixed headroom goes out with the next directive", func(cfg *domains.Config) { cfg.Commander.Headroom = 0.07 },
+			func(t *testing.T, _ Decision, pub *reloadPublisher) {
+				if got := pub.directive("p0").Headroom; got != 0.07 {
+					t.Errorf("headroom %v, want 0.07", got)
+				}
+			}},
 		{"a new directive_ttl goes out with the next directive", func(cfg *domains.Config) { cfg.Commander.DirectiveTTL = 7 * time.Minute },
 			func(t *testing.T, _ Decision, pub *reloadPublisher) {
 				if got := time.Duration(pub.directive("p0").TTL); got != 7*time.Minute {
@@ -214,11 +220,11 @@ func TestReloadReachesTheHeuristicUnderALearnedResidual(t *testing.T) {
 	}
 	c := New(cfg, l, "learned", &reloadPublisher{}, nil, 1, 0)
 	next := reloadConfig()
-	next.Commander.ReserveMin = 0.3
+	next.Commander.ReserveMin, next.Commander.Headroom = 0.3, 0.07
 	if err := c.Reload(next); err != nil {
 		t.Fatalf("reload: %v", err)
 	}
-	if l.base.ReserveMin != 0.3 {
-		t.Errorf("the learned Commander's heuristic keeps reserve_min %v after a reload to 0.3", l.base.ReserveMin)
+	if l.base.ReserveMin != 0.3 || l.base.Headroom != 0.07 {
+		t.Errorf("the learned Commander's heuristic keeps reserve_min %v and headroom %v after a reload to 0.3 and 0.07", l.base.ReserveMin, l.base.Headroom)
 	}
 }

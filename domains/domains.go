@@ -74,6 +74,12 @@ type Commander struct {
 	// pool holds the nodes of a plan that fell until PlanHold has passed, as
 	// the HPA holds replicas over its scale-down window. 0 holds nothing.
 	PlanHold time.Duration
+	// Headroom, when above 0, is the fixed headroom the Forecast policy
+	// gives every domain, [0, MaxHeadroom] (a fraction of load: Soldiers
+	// size for load x (1 + Headroom)). 0 (the default) is the forecast's
+	// spread rule: a quarter of its relative p10-p90 spread at +15 min,
+	// within [0.01, 0.15].
+	Headroom float64
 }
 
 // Capacity plans (Commander.CapacityPlan).
@@ -300,6 +306,8 @@ const (
 	// MaxStartupTime bounds AppSet.StartupTime and Cluster.NodeProvisionTime
 	// (the simulator keeps a slot per tick of either).
 	MaxStartupTime = 24 * time.Hour
+	// MaxHeadroom bounds Commander.Headroom.
+	MaxHeadroom = 0.5
 	// MaxPlanHold bounds Commander.PlanHold.
 	MaxPlanHold = 24 * time.Hour
 	// MaxTelemetryLag bounds Cluster.TelemetryLag (a slot per tick of lag).

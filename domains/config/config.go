@@ -162,6 +162,7 @@ type commanderHCL struct {
 	CapacityPlan   stringAttr   `hcl:"capacity_plan"`
 	PoolSpare      numberAttr   `hcl:"pool_spare"`
 	PlanHold       durationAttr `hcl:"plan_hold"`
+	Headroom       numberAttr   `hcl:"headroom"`
 }
 
 func (c *commanderHCL) children() []child { return nil }
@@ -177,6 +178,7 @@ func (c *commanderHCL) translate() domains.Commander {
 		CapacityPlan:   c.CapacityPlan.V,
 		PoolSpare:      c.PoolSpare.V,
 		PlanHold:       c.PlanHold.V,
+		Headroom:       c.Headroom.V,
 	}
 }
 

@@ -51,6 +51,7 @@ func validateConfig(cfg *domains.Config, h *configHCL, ds *Diagnostics) {
 	c.oneOf(&hm.CapacityPlan, cm.CapacityPlan, []string{domains.PlanForecast, domains.PlanOff})
 	c.number(&hm.PoolSpare, cm.PoolSpare, unit)
 	c.duration(&hm.PlanHold, cm.PlanHold, planHolds)
+	c.number(&hm.Headroom, cm.Headroom, headrooms)
 	if hm.DirectiveTTL.ok() && !hm.Tick.Bad && cm.DirectiveTTL > 0 && cm.DirectiveTTL < cm.Tick {
 		ds.add(hm.DirectiveTTL.Range, "Invalid directive_ttl", "directive_ttl %s is shorter than the commander tick %s, so directives expire before the next one", cm.DirectiveTTL, cm.Tick)
 	}
@@ -350,6 +351,7 @@ var (
 	startupTimes     = interval{lo: 0, hi: float64(domains.MaxStartupTime)}
 	telemetryLags    = interval{lo: 0, hi: float64(domains.MaxTelemetryLag)}
 	planHolds        = interval{lo: 0, hi: float64(domains.MaxPlanHold)}
+	headrooms        = interval{lo: 0, hi: domains.MaxHeadroom}
 	priorities       = interval{lo: 0, hi: domains.MaxPriority}
 	weights          = interval{lo: 0, hi: domains.MaxWeight}
 	ratios           = interval{lo: 0, hi: domains.MaxRatio}
