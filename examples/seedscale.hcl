@@ -34,6 +34,7 @@ commander {
   tick        = "60s"
   dead_zone   = 0.02
   reserve_min = 0.02
+  headroom    = 0.06  # one headroom for every domain: the seed's domains are alike in burstiness (chosen on the training days, docs/experiments.md)
 }
 soldier {
   tick                = "10s"
