@@ -22,6 +22,7 @@ commander {
   tick        = "60s"
   dead_zone   = 0.02
   reserve_min = 0.02
+  headroom    = 0.06  # the seed-scale world's: one headroom for domains alike in burstiness
 }
 soldier {
   tick                = "10s"
