@@ -10,8 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/validate/content"
 )
 
-// TolerationEffects are the effects a toleration may name, as taints do.
-var TolerationEffects = []corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute}
+// tolerationEffects are the effects a toleration may name, as a taint does.
+var tolerationEffects = []corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute}
 
 // ParseToleration reads a toleration written in kubectl's taint syntax,
 // KEY[=VALUE][:EFFECT] (kubernetes { balloon_tolerations }):
@@ -22,7 +22,7 @@ var TolerationEffects = []corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev
 //
 // KEY is a qualified name (a label key), VALUE a label value, not empty
 // (write KEY alone to tolerate any value), EFFECT one of
-// TolerationEffects. A NoExecute toleration has no tolerationSeconds: it
+// tolerationEffects. A NoExecute toleration has no tolerationSeconds: it
 // tolerates the taint for good. Pure.
 func ParseToleration(s string) (corev1.Toleration, error) {
 	keyValue, effect, hasEffect := strings.Cut(s, ":")
@@ -41,8 +41,8 @@ func ParseToleration(s string) (corev1.Toleration, error) {
 		}
 		t.Operator, t.Value = corev1.TolerationOpEqual, value
 	}
-	if hasEffect && !slices.Contains(TolerationEffects, t.Effect) {
-		return t, fmt.Errorf("kube: toleration %q: unknown effect %q, want one of %v (or none: every effect)", s, effect, TolerationEffects)
+	if hasEffect && !slices.Contains(tolerationEffects, t.Effect) {
+		return t, fmt.Errorf("kube: toleration %q: unknown effect %q, want one of %v (or none: every effect)", s, effect, tolerationEffects)
 	}
 	return t, nil
 }
