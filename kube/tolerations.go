@@ -29,20 +29,20 @@ func ParseToleration(s string) (corev1.Toleration, error) {
 	key, value, hasValue := strings.Cut(keyValue, "=")
 	t := corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffect(effect)}
 	if msgs := content.IsLabelKey(key); len(msgs) > 0 { // "" too
-		return t, fmt.Errorf("kube: toleration %q: key %q is not a qualified name: %s (syntax KEY[=VALUE][:EFFECT], example: \"dedicated=apps:NoSchedule\")",
+		return corev1.Toleration{}, fmt.Errorf("kube: toleration %q: key %q is not a qualified name: %s (syntax KEY[=VALUE][:EFFECT], example: \"dedicated=apps:NoSchedule\")",
 			s, key, msgs[0])
 	}
 	if hasValue {
 		if value == "" {
-			return t, fmt.Errorf("kube: toleration %q: empty value; write %q to tolerate any value of %s", s, key+strings.TrimPrefix(s, keyValue), key)
+			return corev1.Toleration{}, fmt.Errorf("kube: toleration %q: empty value; write %q to tolerate any value of %s", s, key+strings.TrimPrefix(s, keyValue), key)
 		}
 		if msgs := content.IsLabelValue(value); len(msgs) > 0 {
-			return t, fmt.Errorf("kube: toleration %q: value %q is not a label value: %s", s, value, msgs[0])
+			return corev1.Toleration{}, fmt.Errorf("kube: toleration %q: value %q is not a label value: %s", s, value, msgs[0])
 		}
 		t.Operator, t.Value = corev1.TolerationOpEqual, value
 	}
 	if hasEffect && !slices.Contains(tolerationEffects, t.Effect) {
-		return t, fmt.Errorf("kube: toleration %q: unknown effect %q, want one of %v (or none: every effect)", s, effect, tolerationEffects)
+		return corev1.Toleration{}, fmt.Errorf("kube: toleration %q: unknown effect %q, want one of %v (or none: every effect)", s, effect, tolerationEffects)
 	}
 	return t, nil
 }
