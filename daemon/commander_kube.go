@@ -69,10 +69,11 @@ func (p *Commander) balloons(ctx context.Context, cfg *domains.Config, client ku
 	if err != nil {
 		p.log.Info("balloons without an owner: delete Deployment regiment-balloon by hand after uninstalling", "reason", err)
 	}
-	sel, err := kube.SelectorMap(k.PoolNodeSelector) // validated: no error
-	b, err2 := kube.NewBalloons(client, kube.BalloonConfig{Namespace: k.LeaseNamespace, NodeSelector: sel, PodCores: k.BalloonPodCores,
-		PriorityClass: k.BalloonPriorityClass, Image: k.BalloonImage, Owner: owner}, pool.ManagedCores)
-	if err = errors.Join(err, err2); err != nil {
+	sel, err := kube.SelectorMap(k.PoolNodeSelector)          // validated: no error
+	tols, err2 := kube.ParseTolerations(k.BalloonTolerations) // validated: no error
+	b, err3 := kube.NewBalloons(client, kube.BalloonConfig{Namespace: k.LeaseNamespace, NodeSelector: sel, PodCores: k.BalloonPodCores,
+		PriorityClass: k.BalloonPriorityClass, Image: k.BalloonImage, Tolerations: tols, Owner: owner}, pool.ManagedCores)
+	if err = errors.Join(err, err2, err3); err != nil {
 		p.log.Error("capacity plan not held: no balloons", "error", err)
 		return nil
 	}
@@ -81,7 +82,7 @@ func (p *Commander) balloons(ctx context.Context, cfg *domains.Config, client ku
 		ownerName = owner.Kind + "/" + owner.Name
 	}
 	p.log.Info("holding the capacity plan with balloon pods", "deployment", k.LeaseNamespace+"/"+kube.BalloonName,
-		"pod_cores", k.BalloonPodCores, "priority_class", k.BalloonPriorityClass, "owner", ownerName)
+		"pod_cores", k.BalloonPodCores, "priority_class", k.BalloonPriorityClass, "tolerations", k.BalloonTolerations, "owner", ownerName)
 	return b
 }
 

@@ -124,10 +124,12 @@ func find(objs []*unstructured.Unstructured, kind, name string) *unstructured.Un
 
 // TestChartValuesMatchTheirConfig: the config each case ships names the
 // domains the values list, their apps' namespaces among the domain's,
-// the release namespace as lease namespace, the same actuation and, with
-// the chart's NATS, as many bucket replicas as NATS servers, so the
-// Soldiers the chart runs are the ones the config has, their Roles cover
-// their apps and a NATS cluster keeps every bucket on each server.
+// the release namespace as lease namespace, the same actuation, with the
+// chart's NATS as many bucket replicas as NATS servers and, with balloons,
+// the chart's balloon PriorityClass and rights, so the Soldiers the chart
+// runs are the ones the config has, their Roles cover their apps, a NATS
+// cluster keeps every bucket on each server and the Commander may write the
+// balloons.
 func TestChartValuesMatchTheirConfig(t *testing.T) {
 	for _, c := range chartCases {
 		t.Run(c.name, func(t *testing.T) {
@@ -154,6 +156,14 @@ func TestChartValuesMatchTheirConfig(t *testing.T) {
 				servers := nats["embedded"].(map[string]any)["replicas"]
 				if fmt.Sprint(cfg.NATS.Replicas) != fmt.Sprint(servers) {
 					t.Errorf("nats.replicas %d, values nats.embedded.replicas %v", cfg.NATS.Replicas, servers)
+				}
+			}
+			if k := cfg.Kubernetes; k.BalloonPodCores > 0 {
+				cv := vals["commander"].(map[string]any)
+				bv := cv["balloons"].(map[string]any)
+				if bv["enabled"] != true || cv["readNodes"] != true || bv["priorityClass"] != k.BalloonPriorityClass {
+					t.Errorf("balloon_pod_cores %v of class %q: values commander.readNodes %v, commander.balloons %v (want both enabled, the same class)",
+						k.BalloonPodCores, k.BalloonPriorityClass, cv["readNodes"], bv)
 				}
 			}
 			byName := map[string]map[string]any{}

@@ -50,6 +50,12 @@ type Kubernetes struct {
 	BalloonPriorityClass string
 	// BalloonImage is the balloon pods' image. Default DefaultBalloonImage.
 	BalloonImage string
+	// BalloonTolerations let the balloon pods onto a tainted pool, each in
+	// kubectl's taint syntax KEY[=VALUE][:EFFECT] (kube.ParseToleration):
+	// "dedicated=apps:NoSchedule" tolerates that taint, "gpu:NoSchedule"
+	// taint gpu of any value, "spot" taint spot of any value and effect.
+	// Without balloons (BalloonPodCores 0) they do nothing. Default none.
+	BalloonTolerations []string
 }
 
 // The balloon pods' defaults: the chart's PriorityClass (value -1000) and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -180,6 +181,72 @@ func TestBalloonsHoldThePlanAndYieldToPods(t *testing.T) {
 	}
 	if d, err := env.Client.AppsV1().Deployments(ns).Get(ctx, BalloonName, metav1.GetOptions{}); err != nil || *d.Spec.Replicas != 2 {
 		t.Errorf("the deleted balloon Deployment was not put back at 2 replicas: %v", err)
+	}
+}
+
+// A pool whose nodes carry a taint only the apps tolerate (a dedicated
+// pool, dedicated=apps:NoSchedule) takes balloons only through
+// balloon_tolerations: with entries that do not match (another value,
+// another key) they stay Pending, unschedulable for an untolerated taint
+// (the pool's other taints are tolerated); with the matching entry they
+// are bound to the pool's node.
+func TestBalloonsTolerateATaintedPool(t *testing.T) {
+	env := testenv.RequireFull(t)
+	ns := namespace(t, env.Client)
+	ctx := context.Background()
+	pool := ns
+	poolNode(t, env.Client, "bt-"+ns, pool, "4", true, corev1.Taint{Key: "dedicated", Value: "apps", Effect: corev1.TaintEffectNoSchedule})
+	pc := "balloon-" + ns
+	priorityClass(t, env.Client, pc, -1000)
+	hold := func(balloonTolerations []string) {
+		t.Helper()
+		tols, err := ParseTolerations(balloonTolerations)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := NewBalloons(env.Client, BalloonConfig{Namespace: ns, NodeSelector: map[string]string{"regiment-test-pool": pool},
+			PodCores: 1, PriorityClass: pc, Image: domains.DefaultBalloonImage, Tolerations: append(poolTolerations(pool), tols...)},
+			func() (float64, bool) { return 0, true })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.SetCapacityTarget(ctx, 2); err != nil { // 2 pods of 1 core
+			t.Fatal(err)
+		}
+	}
+
+	hold([]string{"dedicated=batch:NoSchedule", "gpu"})
+	eventually(t, 60*time.Second, func() (bool, string) {
+		ps, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: LabelBalloon + "=true"})
+		if err != nil {
+			return false, err.Error()
+		}
+		refused, why := 0, ""
+		for _, p := range ps.Items {
+			why += fmt.Sprintf("%s: %+v; ", p.Name, p.Status.Conditions)
+			for _, c := range p.Status.Conditions {
+				if c.Type == corev1.PodScheduled && c.Reason == corev1.PodReasonUnschedulable && strings.Contains(c.Message, "untolerated taint") {
+					refused++
+				}
+			}
+		}
+		bound, all := balloonPods(t, env.Client, ns)
+		return refused == 2 && bound == 0 && all == 2,
+			fmt.Sprintf("%d balloon pods, %d bound, %d refused for an untolerated taint (want 2, 0, 2): %s", all, bound, refused, why)
+	})
+
+	hold([]string{"dedicated=apps:NoSchedule"})
+	eventually(t, 60*time.Second, func() (bool, string) {
+		bound, all := balloonPods(t, env.Client, ns)
+		return bound == 2 && all == 2, fmt.Sprintf("%d of %d balloon pods bound, want 2 of 2 on the tainted pool", bound, all)
+	})
+	d, err := env.Client.AppsV1().Deployments(ns).Get(ctx, BalloonName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := corev1.Toleration{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "apps", Effect: corev1.TaintEffectNoSchedule}
+	if tols := d.Spec.Template.Spec.Tolerations; !slices.Contains(tols, want) {
+		t.Errorf("balloon tolerations %+v, want %+v among them", tols, want)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -117,7 +118,8 @@ domain "shop" {
 // its capacity plan on the pool: the Soldier reports 6 cores in use, the
 // plan with pool_spare 0.5 is 9 cores, none of it used on the pool's nodes
 // by Regiment's pods, so Deployment regiment-balloon asks for ceil(9 / 2) = 5
-// pods of 2 cores of the balloon PriorityClass on the pool's nodes.
+// pods of 2 cores of the balloon PriorityClass on the pool's nodes, with
+// the tolerations of balloon_tolerations.
 func TestCommanderHoldsThePlanWithBalloons(t *testing.T) {
 	env := testenv.RequireFull(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -150,6 +152,7 @@ kubernetes {
   pool_node_selector     = "regiment-test-pool=%[1]s"
   balloon_pod_cores      = 2
   balloon_priority_class = %[1]q
+  balloon_tolerations    = ["dedicated=apps:NoSchedule", "spot"]
 }
 domain "shop" {
   floor = 0.5
@@ -171,10 +174,12 @@ domain "shop" {
 		d, err := env.Client.AppsV1().Deployments(ns).Get(ctx, "regiment-balloon", metav1.GetOptions{})
 		if err == nil && *d.Spec.Replicas == 5 {
 			spec := d.Spec.Template.Spec
+			wantTols := []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "apps", Effect: corev1.TaintEffectNoSchedule},
+				{Key: "spot", Operator: corev1.TolerationOpExists}}
 			if spec.PriorityClassName != ns || spec.NodeSelector["regiment-test-pool"] != ns ||
-				spec.Containers[0].Resources.Requests.Cpu().String() != "2" {
-				t.Errorf("balloon pod spec: priority class %q, node selector %v, cpu %v", spec.PriorityClassName, spec.NodeSelector,
-					spec.Containers[0].Resources.Requests.Cpu())
+				spec.Containers[0].Resources.Requests.Cpu().String() != "2" || !reflect.DeepEqual(spec.Tolerations, wantTols) {
+				t.Errorf("balloon pod spec: priority class %q, node selector %v, cpu %v, tolerations %+v", spec.PriorityClassName, spec.NodeSelector,
+					spec.Containers[0].Resources.Requests.Cpu(), spec.Tolerations)
 			}
 			break
 		}

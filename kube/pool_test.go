@@ -21,14 +21,16 @@ import (
 )
 
 // poolNode registers a node of pool with cpu cores: one kwok runs (Ready)
-// when fake, else one no kubelet ever reports for (not Ready: coming).
-func poolNode(t *testing.T, c kubernetes.Interface, name, pool, cpu string, fake bool) {
+// when fake, else one no kubelet ever reports for (not Ready: coming);
+// tainted for this test only, and with taints besides.
+func poolNode(t *testing.T, c kubernetes.Interface, name, pool, cpu string, fake bool, taints ...corev1.Taint) {
 	t.Helper()
 	n := testenv.FakeNode(name, cpu)
 	n.Labels["regiment-test-pool"] = pool
 	// Other tests' pods tolerate kwok's taint; none tolerates this one, so
 	// only this test's pods, bound by name, run here.
 	n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: "regiment-test-pool", Value: pool, Effect: corev1.TaintEffectNoSchedule})
+	n.Spec.Taints = append(n.Spec.Taints, taints...)
 	if !fake {
 		delete(n.Annotations, testenv.FakeNodeAnnotation)
 	}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -24,6 +25,7 @@ import (
 //	  balloon_pod_cores  = 4               # hold the capacity plan with balloon pods
 //	  balloon_priority_class = "regiment-balloon"
 //	  balloon_image      = "registry.k8s.io/pause:3.10"
+//	  balloon_tolerations = ["dedicated=apps:NoSchedule"]  # onto a tainted pool
 //	}
 //	domain "payment" {
 //	  apps "checkout" {
@@ -54,6 +56,7 @@ type kubernetesHCL struct {
 	BalloonPodCores      numberAttr `hcl:"balloon_pod_cores"`
 	BalloonPriorityClass stringAttr `hcl:"balloon_priority_class"`
 	BalloonImage         stringAttr `hcl:"balloon_image"`
+	BalloonTolerations   listAttr   `hcl:"balloon_tolerations"`
 }
 
 func (k *kubernetesHCL) children() []child { return nil }
@@ -65,6 +68,7 @@ func (k *kubernetesHCL) translate() domains.Kubernetes {
 		WritesPerSecond: k.WritesPerSecond.V, WriteBurst: k.WriteBurst.V,
 		PoolNodeSelector: k.PoolNodeSelector.V, PoolMaxCores: k.PoolMaxCores.V,
 		BalloonPodCores: k.BalloonPodCores.V, BalloonPriorityClass: k.BalloonPriorityClass.V, BalloonImage: k.BalloonImage.V,
+		BalloonTolerations: k.BalloonTolerations.V,
 	}
 }
 
@@ -122,7 +126,9 @@ func validateKubernetes(cfg *domains.Config, h *configHCL, c checker) {
 }
 
 // validateBalloons checks the balloon attributes: a pod of at most a node,
-// on a pool the Commander follows, of a valid PriorityClass name.
+// on a pool the Commander follows, of a valid PriorityClass name, with
+// tolerations kube.ParseToleration reads. Tolerations without
+// balloon_pod_cores are allowed: they do nothing.
 func validateBalloons(cfg *domains.Config, hk *kubernetesHCL, c checker) {
 	k := &cfg.Kubernetes
 	c.number(&hk.BalloonPodCores, k.BalloonPodCores, interval{lo: 0, hi: cfg.Cluster.NodeCores, loOpen: true})
@@ -137,6 +143,34 @@ func validateBalloons(cfg *domains.Config, hk *kubernetesHCL, c checker) {
 	if a := &hk.BalloonImage; a.ok() && strings.TrimSpace(a.V) == "" {
 		c.ds.add(a.Range, "Invalid balloon_image", "an image reference, e.g. %q", domains.DefaultBalloonImage)
 	}
+	if a := &hk.BalloonTolerations; a.ok() {
+		for i, t := range a.V {
+			if bad := tolerationProblem(t); bad != "" {
+				c.ds.add(a.Ranges[i], "Invalid balloon_tolerations", "%s %s (KEY[=VALUE][:EFFECT], example: \"dedicated=apps:NoSchedule\")", clip(t), bad)
+			}
+		}
+	}
+}
+
+// tolerationEffects are the taint effects a toleration may name.
+var tolerationEffects = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
+
+// tolerationProblem returns why s is not a toleration in kubectl's taint
+// syntax KEY[=VALUE][:EFFECT], or "": the rules of kube.ParseToleration.
+func tolerationProblem(s string) string {
+	keyValue, effect, hasEffect := strings.Cut(s, ":")
+	key, value, hasValue := strings.Cut(keyValue, "=")
+	switch {
+	case !labelKey(key):
+		return fmt.Sprintf("has key %s, not a qualified name (a label key, e.g. \"example.com/dedicated\")", clip(key))
+	case hasValue && value == "":
+		return fmt.Sprintf("has an empty value; write %q to tolerate any value", key+strings.TrimPrefix(s, keyValue))
+	case hasValue && !labelValue(value):
+		return fmt.Sprintf("has value %s, not a label value", clip(value))
+	case hasEffect && !slices.Contains(tolerationEffects, effect):
+		return fmt.Sprintf("has effect %s, not one of %s", clip(effect), strings.Join(tolerationEffects, ", "))
+	}
+	return ""
 }
 
 func validateWorkload(a *domains.AppSet, hw *workloadHCL, c checker) {

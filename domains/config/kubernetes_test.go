@@ -2,6 +2,7 @@ package config
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -40,6 +41,27 @@ func TestParseKubernetesRules(t *testing.T) {
 		{name: "the balloon priority class is an object name",
 			add:  "kubernetes {\n  pool_node_selector = \"pool=general\"\n  balloon_priority_class = \"Low\"\n}\n",
 			line: 14, col: 28, summary: "Invalid balloon_priority_class", hint: "lowercase"},
+		{name: "a balloon toleration key is a qualified name",
+			add:  "kubernetes {\n  balloon_tolerations = [\"dedi cated=apps:NoSchedule\"]\n}\n",
+			line: 13, col: 26, summary: "Invalid balloon_tolerations", hint: `"dedi cated=apps:NoSchedule" has key "dedi cated", not a qualified name`},
+		{name: "a balloon toleration names the bad entry among good ones",
+			add:  "kubernetes {\n  balloon_tolerations = [\"spot\", \"gpu:Never\"]\n}\n",
+			line: 13, col: 34, summary: "Invalid balloon_tolerations", hint: `"gpu:Never" has effect "Never", not one of NoSchedule, PreferNoSchedule, NoExecute`},
+		{name: "a balloon toleration value is a label value",
+			add:  "kubernetes {\n  balloon_tolerations = [\"dedicated=apps/web:NoSchedule\"]\n}\n",
+			line: 13, col: 26, summary: "Invalid balloon_tolerations", hint: `has value "apps/web", not a label value`},
+		{name: "a balloon toleration value is not empty",
+			add:  "kubernetes {\n  balloon_tolerations = [\"gpu=:NoSchedule\"]\n}\n",
+			line: 13, col: 26, summary: "Invalid balloon_tolerations", hint: `write "gpu:NoSchedule" to tolerate any value`},
+		{name: "a balloon toleration has a key",
+			add:  "kubernetes {\n  balloon_tolerations = [\":NoExecute\"]\n}\n",
+			line: 13, col: 26, summary: "Invalid balloon_tolerations", hint: `has key "", not a qualified name`},
+		{name: "an empty balloon toleration effect is refused",
+			add:  "kubernetes {\n  balloon_tolerations = [\"gpu:\"]\n}\n",
+			line: 13, col: 26, summary: "Invalid balloon_tolerations", hint: `has effect "", not one of`},
+		{name: "balloon_tolerations is a list",
+			add:  "kubernetes {\n  balloon_tolerations = \"spot\"\n}\n",
+			line: 13, col: 25, summary: "Invalid balloon_tolerations", hint: "a list of strings"},
 		{name: "unknown key in kubernetes suggests the nearest",
 			add:  "kubernetes {\n  namespce = \"shop\"\n}\n",
 			line: 13, col: 3, summary: `Unknown key "namespce" in kubernetes`, hint: `did you mean "namespace"?`},
@@ -83,6 +105,26 @@ func TestParseKubernetesRules(t *testing.T) {
 	runRules(t, cases)
 }
 
+// Balloon tolerations are allowed without balloons (they do nothing), and
+// an empty list is none.
+func TestParseBalloonTolerationsWithoutBalloons(t *testing.T) {
+	for _, tt := range []struct {
+		list string
+		want []string
+	}{
+		{`["dedicated=apps:NoSchedule", "spot"]`, []string{"dedicated=apps:NoSchedule", "spot"}},
+		{`[]`, nil},
+	} {
+		cfg, err := Parse([]byte(base+"kubernetes {\n  balloon_tolerations = "+tt.list+"\n}\n"), "cluster.hcl")
+		if err != nil {
+			t.Fatalf("balloon_tolerations = %s: %v", tt.list, err)
+		}
+		if k := cfg.Kubernetes; k.BalloonPodCores != 0 || !slices.Equal(k.BalloonTolerations, tt.want) {
+			t.Errorf("balloon_tolerations = %s: got %q with balloon_pod_cores %v, want %q", tt.list, k.BalloonTolerations, k.BalloonPodCores, tt.want)
+		}
+	}
+}
+
 func TestParseKubernetesTranslates(t *testing.T) {
 	cfg, err := LoadFile("testdata/kubernetes.hcl")
 	if err != nil {
@@ -90,8 +132,9 @@ func TestParseKubernetesTranslates(t *testing.T) {
 	}
 	wantK := domains.Kubernetes{Namespace: "shop", LeaseNamespace: "regiment", LeaseDuration: 30 * time.Second, HPAHeadroom: 0.25,
 		WritesPerSecond: 80, WriteBurst: 40, PoolNodeSelector: "karpenter.sh/nodepool=general", PoolMaxCores: 640,
-		BalloonPodCores: 4, BalloonPriorityClass: "overprovisioning", BalloonImage: domains.DefaultBalloonImage}
-	if cfg.Kubernetes != wantK {
+		BalloonPodCores: 4, BalloonPriorityClass: "overprovisioning", BalloonImage: domains.DefaultBalloonImage,
+		BalloonTolerations: []string{"dedicated=apps:NoSchedule", "gpu:NoSchedule", "example.com/spot"}}
+	if !reflect.DeepEqual(cfg.Kubernetes, wantK) {
 		t.Errorf("kubernetes = %+v, want %+v", cfg.Kubernetes, wantK)
 	}
 	p := cfg.Prometheus

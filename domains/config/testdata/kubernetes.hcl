@@ -14,6 +14,7 @@ kubernetes {
   pool_max_cores     = 640
   balloon_pod_cores  = 4
   balloon_priority_class = "overprovisioning"
+  balloon_tolerations = ["dedicated=apps:NoSchedule", "gpu:NoSchedule", "example.com/spot"]
 }
 
 prometheus {
