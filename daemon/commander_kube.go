@@ -65,9 +65,9 @@ func (p *Commander) balloons(ctx context.Context, cfg *domains.Config, client ku
 		return nil
 	}
 	host, _ := os.Hostname()
-	owner, err := kube.ControllerOf(ctx, client, k.LeaseNamespace, host)
-	if err != nil {
-		p.log.Info("balloons without an owner: delete Deployment regiment-balloon by hand after uninstalling", "reason", err)
+	owner, ownerErr := kube.ControllerOf(ctx, client, k.LeaseNamespace, host)
+	if ownerErr != nil { // not fatal: the balloons are held, unowned
+		p.log.Info("balloons without an owner: delete Deployment regiment-balloon by hand after uninstalling", "reason", ownerErr)
 	}
 	sel, err := kube.SelectorMap(k.PoolNodeSelector)          // validated: no error
 	tols, err2 := kube.ParseTolerations(k.BalloonTolerations) // validated: no error
