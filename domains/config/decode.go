@@ -244,7 +244,7 @@ type listAttr struct {
 func (l *listAttr) decode(v cty.Value, expr hcl.Expression) string {
 	ty := v.Type()
 	if !ty.IsTupleType() && !ty.IsListType() && !ty.IsSetType() {
-		return wantGot(`a list of strings (example: ["fraud/scoring"])`, v)
+		return wantGot(`a list of strings in brackets (example: ["a", "b"])`, v)
 	}
 	var elems []hclsyntax.Expression
 	if t, ok := expr.(*hclsyntax.TupleConsExpr); ok && len(t.Exprs) == v.LengthInt() {
