@@ -21,8 +21,9 @@ const stateMargin = time.Minute
 
 // Snapshot is the part of a Soldier's decision state that must survive a
 // restart, so that a restarted Soldier decides as if it had not stopped:
-// per app (by name) its last scale-up (the scale-down cooldown runs from it)
-// and its stabilisation window; the rollback ladder's rung and timers; the
+// per app (by name) its last scale-up (the scale-down cooldown runs from it),
+// its stabilisation window and its need at the last tick (the domain's rise
+// is judged against it); the rollback ladder's rung and timers; the
 // automatic fallback's window and hold; and the mode of the last tick.
 //
 // The executor's targets in force are recorded (Target) but restored only

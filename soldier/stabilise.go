@@ -88,7 +88,9 @@ type Stabiliser struct {
 
 // Apply raises each of proposed (one per app) to the app's need (one per
 // app) floored by the domain's rise (RiseFloor, rounded up) where an app
-// has a target in force, records the proposals, and replaces each by its
+// has a target in force and its proposal covers its own need (a proposal
+// cut short by a budget, or by a policy that sizes short, is left as it
+// is), records the proposals, and replaces each by its
 // Hold against the target in force (obs.Apps[i].Replicas) and that floored
 // need with tolerance tol. It returns how many proposals it held (changed
 // after the floor) and how many the floor raised.
@@ -113,7 +115,7 @@ func (s *Stabiliser) Apply(proposed []int32, obs *Observation, need []float64, t
 	k, filled := t%w, min(t+1, w)
 	for i, n := range proposed {
 		judged[i] = need[i]
-		if fl := RiseFloor(need[i], past[i], growth, riseThreshold); fl > need[i] && oa[i].Replicas > 0 && ceilReplicas(fl) > n {
+		if fl := RiseFloor(need[i], past[i], growth, riseThreshold); fl > need[i] && oa[i].Replicas > 0 && n >= ceilReplicas(need[i]) && ceilReplicas(fl) > n {
 			proposed[i], judged[i] = ceilReplicas(fl), fl
 			raised++
 		}

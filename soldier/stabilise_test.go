@@ -173,39 +173,42 @@ func TestRiseFloor(t *testing.T) {
 // held while it rises alone, and while its domain rises by less than
 // riseThreshold; when the rest of its domain rises coherently its lagging
 // need is floored by the domain's growth and the scale-up goes through. An
-// app with no known target is never floored.
+// app with no known target, and one whose proposal a budget cut short of
+// its own need, are never floored.
 func TestStabiliserPassesACoherentRise(t *testing.T) {
 	const apps = 10
-	// run is two ticks: every app's need at 113, then apps 0 and 1 still
-	// at 113 (app 1's target unknown) and the rest at others.
-	run := func(others float64) (app0, app1 int32, raised int) {
+	// run is two ticks: every app's need at 113, then apps 0-2 still at
+	// 113 (app 1's target unknown, app 2 proposed 10 short) and the rest
+	// at others. It returns apps 0-2's targets and how many were raised.
+	run := func(others float64) (targets [3]int32, raised int) {
 		var s Stabiliser
 		obs := &Observation{Apps: make([]AppObservation, apps)}
 		need, proposed := make([]float64, apps), make([]int32, apps)
 		for tick, rest := range []float64{113, others} {
 			for i := range apps {
 				need[i], obs.Apps[i].Replicas = rest, 100
-				if i < 2 {
+				if i < 3 {
 					need[i] = 113
 				}
 				proposed[i] = ceilReplicas(need[i])
 			}
+			proposed[2] -= 10
 			if tick == 1 {
 				obs.Apps[1].Replicas = 0
 			}
 			_, raised = s.Apply(proposed, obs, need, 0.15)
 		}
-		return proposed[0], proposed[1], raised
+		return [3]int32(proposed[:3]), raised
 	}
-	// The rest at 120: growth (2 x 113 + 8 x 120) / 1130 = 1.0496, a floor of 118.6.
-	if got, unknown, raised := run(120); got != 119 || unknown != 113 || raised != 1 {
-		t.Errorf("coherent rise: app 0 at %d, the unknown app at %d, %d raised; want 119, 113, 1", got, unknown, raised)
+	// The rest at 120: growth (3 x 113 + 7 x 120) / 1130 = 1.0434, a floor of 117.9.
+	if got, raised := run(120); got != [3]int32{118, 113, 100} || raised != 1 {
+		t.Errorf("coherent rise: apps 0-2 at %v, %d raised; want [118 113 100] (floored, unknown, cut short), 1", got, raised)
 	}
-	if got, _, raised := run(113); got != 100 || raised != 0 {
-		t.Errorf("flat domain: app 0 at %d, %d raised; want held at 100, none", got, raised)
+	if got, raised := run(113); got[0] != 100 || raised != 0 {
+		t.Errorf("flat domain: app 0 at %d, %d raised; want held at 100, none", got[0], raised)
 	}
-	// The rest at 115: growth 1.014, below the threshold.
-	if got, _, raised := run(115); got != 100 || raised != 0 {
-		t.Errorf("a rise below the threshold: app 0 at %d, %d raised; want held at 100, none", got, raised)
+	// The rest at 115: growth 1.012, below the threshold.
+	if got, raised := run(115); got[0] != 100 || raised != 0 {
+		t.Errorf("a rise below the threshold: app 0 at %d, %d raised; want held at 100, none", got[0], raised)
 	}
 }
