@@ -86,11 +86,13 @@ type Stabiliser struct {
 	judged []float64
 }
 
-// Apply raises each of proposed (one per app) to the app's need (one per
-// app) floored by the domain's rise (RiseFloor, rounded up) where an app
-// has a target in force and its proposal covers its own need (a proposal
-// cut short by a budget, or by a policy that sizes short, is left as it
-// is), records the proposals, and replaces each by its
+// Apply raises each of proposed (one per app) where the domain's rise
+// floors the app's need (one per app; RiseFloor) and the app has a target
+// in force: by the ratio of the floored need to the need, to at most the
+// floored need rounded up (a policy's proposal sized for the app's load
+// goes to the floor; one a budget, or a policy that sizes short, cut to a
+// share of it keeps that share). It records the proposals and replaces
+// each by its
 // Hold against the target in force (obs.Apps[i].Replicas) and that floored
 // need with tolerance tol. It returns how many proposals it held (changed
 // after the floor) and how many the floor raised.
@@ -115,9 +117,12 @@ func (s *Stabiliser) Apply(proposed []int32, obs *Observation, need []float64, t
 	k, filled := t%w, min(t+1, w)
 	for i, n := range proposed {
 		judged[i] = need[i]
-		if fl := RiseFloor(need[i], past[i], growth, riseThreshold); fl > need[i] && oa[i].Replicas > 0 && n >= ceilReplicas(need[i]) && ceilReplicas(fl) > n {
-			proposed[i], judged[i] = ceilReplicas(fl), fl
-			raised++
+		if fl := RiseFloor(need[i], past[i], growth, riseThreshold); fl > need[i] && oa[i].Replicas > 0 {
+			// need > 0 here, as fl > need >= 0 (a need of 0 gives +Inf, capped by the floor)
+			if f := min(ceilReplicas(float64(n)*fl/need[i]), ceilReplicas(fl)); f > n {
+				proposed[i], judged[i] = f, fl
+				raised++
+			}
 		}
 		past[i] = need[i]
 	}

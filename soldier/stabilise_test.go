@@ -173,8 +173,8 @@ func TestRiseFloor(t *testing.T) {
 // held while it rises alone, and while its domain rises by less than
 // riseThreshold; when the rest of its domain rises coherently its lagging
 // need is floored by the domain's growth and the scale-up goes through. An
-// app with no known target, and one whose proposal a budget cut short of
-// its own need, are never floored.
+// app with no known target is never floored; one whose proposal a budget
+// cut short of its own need grows by the floor's ratio, keeping its share.
 func TestStabiliserPassesACoherentRise(t *testing.T) {
 	const apps = 10
 	// run is two ticks: every app's need at 113, then apps 0-2 still at
@@ -200,9 +200,10 @@ func TestStabiliserPassesACoherentRise(t *testing.T) {
 		}
 		return [3]int32(proposed[:3]), raised
 	}
-	// The rest at 120: growth (3 x 113 + 7 x 120) / 1130 = 1.0434, a floor of 117.9.
-	if got, raised := run(120); got != [3]int32{118, 113, 100} || raised != 1 {
-		t.Errorf("coherent rise: apps 0-2 at %v, %d raised; want [118 113 100] (floored, unknown, cut short), 1", got, raised)
+	// The rest at 120: growth (3 x 113 + 7 x 120) / 1130 = 1.0434, a floor
+	// of 117.9; app 2's 103 x 117.9 / 113 = 107.5.
+	if got, raised := run(120); got != [3]int32{118, 113, 108} || raised != 2 {
+		t.Errorf("coherent rise: apps 0-2 at %v, %d raised; want [118 113 108] (floored, unknown, cut short), 2", got, raised)
 	}
 	if got, raised := run(113); got[0] != 100 || raised != 0 {
 		t.Errorf("flat domain: app 0 at %d, %d raised; want held at 100, none", got[0], raised)
