@@ -76,8 +76,8 @@ type Stabiliser struct {
 	at     []int   // per app, the latest tick (Apply call) that proposed most
 	ticks  int     // Apply calls since recent was sized
 	// past is, per app, its need at the last Apply, and level their sum;
-	// prior says they are there (not on the first tick after sizing,
-	// remapping or restoring the window).
+	// prior says they are there (not on the first tick after sizing or
+	// remapping the window, nor after a restore without the last needs).
 	past  []float64
 	level float64
 	prior bool
@@ -92,10 +92,9 @@ type Stabiliser struct {
 // floored need rounded up (a policy's proposal sized for the app's load
 // goes to the floor; one a budget, or a policy that sizes short, cut to a
 // share of it keeps that share). It records the proposals and replaces
-// each by its
-// Hold against the target in force (obs.Apps[i].Replicas) and that floored
-// need with tolerance tol. It returns how many proposals it held (changed
-// after the floor) and how many the floor raised.
+// each by its Hold against the target in force (obs.Apps[i].Replicas) and
+// that floored need with tolerance tol. It returns how many proposals it
+// held (changed after the floor) and how many the floor raised.
 func (s *Stabiliser) Apply(proposed []int32, obs *Observation, need []float64, tol float64) (held, raised int) {
 	const w = stabilisationTicks
 	apps := len(proposed)
@@ -118,7 +117,8 @@ func (s *Stabiliser) Apply(proposed []int32, obs *Observation, need []float64, t
 	for i, n := range proposed {
 		judged[i] = need[i]
 		if fl := RiseFloor(need[i], past[i], growth, riseThreshold); fl > need[i] && oa[i].Replicas > 0 {
-			// need > 0 here, as fl > need >= 0 (a need of 0 gives +Inf, capped by the floor)
+			// A need of 0 makes the ratio +Inf (NaN for a proposal of 0,
+			// which ceilReplicas makes 0): the floor caps it.
 			if f := min(ceilReplicas(float64(n)*fl/need[i]), ceilReplicas(fl)); f > n {
 				proposed[i], judged[i] = f, fl
 				raised++
