@@ -84,7 +84,8 @@ func (s *Soldier) setApps(apps []App) {
 
 // remap moves each app's window to its new index; from[i] is app i's old
 // index, -1 for an app new to the window (which starts empty: its maximum
-// is its first proposal's).
+// is its first proposal's). The domain's rise is judged again from the
+// next tick on.
 func (s *Stabiliser) remap(from []int) {
 	const w = stabilisationTicks
 	if s.recent == nil {
@@ -103,6 +104,7 @@ func (s *Stabiliser) remap(from []int) {
 		}
 	}
 	s.recent, s.most, s.at = recent, most, at
+	s.past, s.judged, s.prior = make([]float64, n), make([]float64, n), false
 }
 
 // remap keeps the pins of the apps still there, by name.

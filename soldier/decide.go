@@ -215,7 +215,11 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 	}
 	copy(st.unheld, st.proposed)
 	if mode != domains.ModeOff {
-		if held := st.stab.Apply(st.proposed, guarded, st.need, st.cfg.Soldier.Tolerance); held > 0 && !in.NoReason {
+		held, raised := st.stab.Apply(st.proposed, guarded, st.need, st.cfg.Soldier.Tolerance)
+		if raised > 0 && !in.NoReason {
+			reason += fmt.Sprintf("; %d raised with the domain's rise", raised)
+		}
+		if held > 0 && !in.NoReason {
 			reason += fmt.Sprintf("; %d changes held by the stabiliser", held)
 		}
 		st.guards, st.writes = st.exec.Apply(now, st.cfg.Apps, guarded, budget, st.proposed, st.guards, st.writes)

@@ -6,8 +6,10 @@
 // load sized by square-root staffing within the target utilisation's rule,
 // at-risk apps first when over budget; Desired) or Learned (a trained network
 // choosing each app group's utilisation, headroom and scale-down tolerance).
-// The Stabiliser holds whatever was proposed to changes beyond a tolerance
-// and scale-downs to the largest proposal of a 5-minute window (Hold). The
+// The Stabiliser first floors each app's need by its domain's coherent rise
+// (RiseFloor), then holds whatever was proposed to changes beyond a
+// tolerance and scale-downs to the largest proposal of a 5-minute window
+// (Hold). The
 // Executor, a deterministic state machine, enforces the safety rules no
 // policy can bypass: replica bounds, spend within budget x (1 + overage cap)
 // for scale-ups, a scale-down cooldown after each scale-up, no scale-down

@@ -3,6 +3,7 @@ package soldier
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/regimentd/regiment/domains"
@@ -20,8 +21,9 @@ const stateMargin = time.Minute
 
 // Snapshot is the part of a Soldier's decision state that must survive a
 // restart, so that a restarted Soldier decides as if it had not stopped:
-// per app (by name) its last scale-up (the scale-down cooldown runs from it)
-// and its stabilisation window; the rollback ladder's rung and timers; the
+// per app (by name) its last scale-up (the scale-down cooldown runs from it),
+// its stabilisation window and its need at the last tick (the domain's rise
+// is judged against it); the rollback ladder's rung and timers; the
 // automatic fallback's window and hold; and the mode of the last tick.
 //
 // The executor's targets in force are recorded (Target) but restored only
@@ -50,6 +52,9 @@ type AppSnapshot struct {
 	Target      int32     `json:"target"`                 // replicas in force; -1: unknown
 	LastScaleUp time.Time `json:"last_scale_up,omitzero"` // zero: none
 	Window      []int32   `json:"window,omitempty"`       // stabiliser proposals, oldest first
+	// Need is the replicas the app's load needed at the last tick, before
+	// rounding (the domain's rise is judged against it); 0: none.
+	Need float64 `json:"need,omitempty"`
 }
 
 // LadderSnapshot is the rollback ladder's rung and timers (zero: not running).
@@ -102,10 +107,14 @@ func (st *State) Snapshot(now time.Time) Snapshot {
 	s := Snapshot{Version: SnapshotVersion, Domain: st.cfg.Domain, SavedAt: now, Mode: string(st.last),
 		Apps: make(map[string]AppSnapshot, len(st.cfg.Apps))}
 	windows := st.stab.windows(len(st.cfg.Apps))
+	needs := st.stab.needs(len(st.cfg.Apps))
 	for i, a := range st.cfg.Apps {
 		as := AppSnapshot{Target: st.exec.current[i], LastScaleUp: st.exec.lastUp[i]}
 		if windows != nil {
 			as.Window = windows[i]
+		}
+		if needs != nil {
+			as.Need = needs[i]
 		}
 		s.Apps[a.Name] = as
 	}
@@ -143,6 +152,7 @@ func (st *State) Restore(s Snapshot, now time.Time) (restored bool, why string) 
 	// The window counts ticks: one saved longer ago than it spans has passed.
 	keepWindows := now.Sub(s.SavedAt) <= stabilisationTicks*max(st.cfg.Soldier.Tick, time.Second)
 	windows := make([][]int32, len(st.cfg.Apps))
+	needs := make([]float64, len(st.cfg.Apps))
 	kept := 0
 	for i, a := range st.cfg.Apps {
 		as, ok := s.Apps[a.Name]
@@ -150,6 +160,7 @@ func (st *State) Restore(s Snapshot, now time.Time) (restored bool, why string) 
 			continue
 		}
 		kept++
+		needs[i] = as.Need
 		st.exec.lastUp[i] = as.LastScaleUp
 		if keepTargets {
 			st.exec.current[i] = as.Target
@@ -159,6 +170,11 @@ func (st *State) Restore(s Snapshot, now time.Time) (restored bool, why string) 
 		}
 	}
 	st.stab.restore(windows)
+	// The domain's rise is judged over one tick: needs saved longer ago,
+	// or missing an app, are not the last tick's.
+	if now.Sub(s.SavedAt) <= st.cfg.Soldier.Tick && kept == len(st.cfg.Apps) {
+		st.stab.restoreNeeds(needs)
+	}
 	st.ladder.rung, st.ladder.above, st.ladder.calm = s.Ladder.Rung, s.Ladder.Above, s.Ladder.Calm
 	st.auto.restore(s.Fallback)
 	return true, fmt.Sprintf("restored %d of %d apps, saved %s ago", kept, len(st.cfg.Apps), now.Sub(s.SavedAt).Round(time.Second))
@@ -182,6 +198,30 @@ func (s *Stabiliser) windows(n int) [][]int32 {
 	return out
 }
 
+// needs is each of n apps' need at the last Apply; nil when there is none
+// (before the first Apply, or after sizing, remapping or restoring).
+func (s *Stabiliser) needs(n int) []float64 {
+	if !s.prior || len(s.past) != n {
+		return nil
+	}
+	return slices.Clone(s.past)
+}
+
+// restoreNeeds makes needs (one per app) the last tick's, as needs returned
+// them, for the next Apply's domain growth; it sizes the stabiliser's
+// per-app state first if restore left it empty.
+func (s *Stabiliser) restoreNeeds(needs []float64) {
+	n := len(needs)
+	if len(s.recent) != n*stabilisationTicks {
+		s.recent, s.most, s.at, s.ticks = make([]int32, n*stabilisationTicks), make([]int32, n), make([]int, n), 0
+	}
+	s.past, s.judged, s.prior = slices.Clone(needs), make([]float64, n), true
+	s.level = 0
+	for _, v := range needs {
+		s.level += v
+	}
+}
+
 // restore refills the window from per-app proposals, oldest first, as
 // windows returned them: the longest sets the fill; an app with fewer (nil:
 // new since) is padded in front with zeros, which never hold a proposal.
@@ -196,6 +236,7 @@ func (s *Stabiliser) restore(windows [][]int32) {
 		return
 	}
 	s.recent, s.most, s.at, s.ticks = make([]int32, n*w), make([]int32, n), make([]int, n), filled
+	s.past, s.judged, s.prior = make([]float64, n), make([]float64, n), false // the domain's rise is judged from the next tick on
 	for i, win := range windows {
 		win = win[max(0, len(win)-filled):]
 		pad := filled - len(win)

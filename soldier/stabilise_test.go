@@ -122,3 +122,94 @@ func TestStabiliserKeptMaximumMatchesAFullScan(t *testing.T) {
 		}
 	}
 }
+
+func TestDomainGrowth(t *testing.T) {
+	tests := []struct {
+		name        string
+		now, before float64
+		want        float64
+	}{
+		{"a rise", 110, 100, 1.1},
+		{"a fall", 90, 100, 0.9},
+		{"no last tick or no load: no rise", 50, 0, 1},
+		{"a negative level: no rise", 50, -1, 1},
+		{"an infinite need now: no rise", math.Inf(1), 100, 1},
+		{"an infinite need before: no rise", 100, math.Inf(1), 1},
+		{"NaN: no rise", math.NaN(), 100, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := DomainGrowth(tt.now, tt.before); math.Abs(got-tt.want) > 1e-12 {
+				t.Errorf("DomainGrowth(%g, %g) = %g, want %g", tt.now, tt.before, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRiseFloor(t *testing.T) {
+	tests := []struct {
+		name                  string
+		need, past, growth, g float64
+		want                  float64
+	}{
+		{"a coherent rise floors a lagging app at its last need times the growth", 10, 10, 1.1, 0.02, 11},
+		{"an app already above the floor keeps its need", 12, 10, 1.1, 0.02, 12},
+		{"a rise at the threshold is not coherent", 10, 10, 1.02, 0.02, 10},
+		{"a rise below it is not", 10, 10, 1.01, 0.02, 10},
+		{"a falling domain never floors", 8, 10, 0.9, 0.02, 8},
+		{"an app that fell in a rising domain is floored", 8, 10, 1.05, 0.02, 10.5},
+		{"a NaN past leaves the need", 10, math.NaN(), 1.1, 0.02, 10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := RiseFloor(tt.need, tt.past, tt.growth, tt.g); math.Abs(got-tt.want) > 1e-12 {
+				t.Errorf("RiseFloor(%g, %g, %g, %g) = %g, want %g", tt.need, tt.past, tt.growth, tt.g, got, tt.want)
+			}
+		})
+	}
+}
+
+// An app whose need is within the tolerance of its target (113 on 100) is
+// held while it rises alone, and while its domain rises by less than
+// riseThreshold; when the rest of its domain rises coherently its lagging
+// need is floored by the domain's growth and the scale-up goes through. An
+// app with no known target is never floored; one whose proposal a budget
+// cut short of its own need grows by the floor's ratio, keeping its share.
+func TestStabiliserPassesACoherentRise(t *testing.T) {
+	const apps = 10
+	// run is two ticks: every app's need at 113, then apps 0-2 still at
+	// 113 (app 1's target unknown, app 2 proposed 10 short) and the rest
+	// at others. It returns apps 0-2's targets and how many were raised.
+	run := func(others float64) (targets [3]int32, raised int) {
+		var s Stabiliser
+		obs := &Observation{Apps: make([]AppObservation, apps)}
+		need, proposed := make([]float64, apps), make([]int32, apps)
+		for tick, rest := range []float64{113, others} {
+			for i := range apps {
+				need[i], obs.Apps[i].Replicas = rest, 100
+				if i < 3 {
+					need[i] = 113
+				}
+				proposed[i] = ceilReplicas(need[i])
+			}
+			proposed[2] -= 10
+			if tick == 1 {
+				obs.Apps[1].Replicas = 0
+			}
+			_, raised = s.Apply(proposed, obs, need, 0.15)
+		}
+		return [3]int32(proposed[:3]), raised
+	}
+	// The rest at 120: growth (3 x 113 + 7 x 120) / 1130 = 1.0434, a floor
+	// of 117.9; app 2's 103 x 117.9 / 113 = 107.5.
+	if got, raised := run(120); got != [3]int32{118, 113, 108} || raised != 2 {
+		t.Errorf("coherent rise: apps 0-2 at %v, %d raised; want [118 113 108] (floored, unknown, cut short), 2", got, raised)
+	}
+	if got, raised := run(113); got[0] != 100 || raised != 0 {
+		t.Errorf("flat domain: app 0 at %d, %d raised; want held at 100, none", got[0], raised)
+	}
+	// The rest at 115: growth 1.012, below the threshold.
+	if got, raised := run(115); got[0] != 100 || raised != 0 {
+		t.Errorf("a rise below the threshold: app 0 at %d, %d raised; want held at 100, none", got[0], raised)
+	}
+}
