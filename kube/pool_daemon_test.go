@@ -56,15 +56,7 @@ kubernetes {
   pool_node_selector = "regiment-test-pool=%[1]s"
   pool_max_cores     = 40
 }
-domain "shop" {
-  floor = 0.5
-  slo { latency_p99 = "200ms" }
-  apps "web" {
-    cpu_per_replica = 1
-    service_time    = "20ms"
-  }
-}
-`, ns)
+`+shopOnThePool, ns)
 	logs, conn := startPoolCommander(t, ctx, env, src)
 	var mu sync.Mutex
 	var last wire.Directive
@@ -154,15 +146,7 @@ kubernetes {
   balloon_priority_class = %[1]q
   balloon_tolerations    = ["dedicated=apps:NoSchedule", "spot"]
 }
-domain "shop" {
-  floor = 0.5
-  slo { latency_p99 = "200ms" }
-  apps "web" {
-    cpu_per_replica = 1
-    service_time    = "20ms"
-  }
-}
-`, ns)
+`+shopOnThePool, ns)
 	logs, conn := startPoolCommander(t, ctx, env, src)
 
 	deadline := time.Now().Add(30 * time.Second)
@@ -228,3 +212,14 @@ func waitLog(t *testing.T, logs *syncBuffer, want string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// shopOnThePool is the one-app domain the pool Commander tests share out.
+const shopOnThePool = `domain "shop" {
+  floor = 0.5
+  slo { latency_p99 = "200ms" }
+  apps "web" {
+    cpu_per_replica = 1
+    service_time    = "20ms"
+  }
+}
+`

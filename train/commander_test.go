@@ -22,11 +22,18 @@ import (
 // smallWorld loads examples/small.hcl and its day scenario.
 func smallWorld(t testing.TB) (*domains.Config, sim.Scenario) {
 	t.Helper()
-	cfg, err := config.LoadFile("../examples/small.hcl")
+	return loadWorld(t, "../examples/small.hcl", "../examples/scenarios/small-day.hcl")
+}
+
+// loadWorld loads the config at cfgPath and the scenario at scenarioPath
+// with its traces.
+func loadWorld(t testing.TB, cfgPath, scenarioPath string) (*domains.Config, sim.Scenario) {
+	t.Helper()
+	cfg, err := config.LoadFile(cfgPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := config.LoadScenarioFile("../examples/scenarios/small-day.hcl", cfg)
+	sc, err := config.LoadScenarioFile(scenarioPath, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,19 +261,7 @@ func TestCommanderEnvReadsTheLearnedSoldierOnce(t *testing.T) {
 // scenario file name (examples/scenarios/seed/train).
 func seedWorld(t testing.TB, name string) (*domains.Config, sim.Scenario) {
 	t.Helper()
-	cfg, err := config.LoadFile("../examples/seedscale.hcl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := config.LoadScenarioFile("../examples/scenarios/seed/train/"+name, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := trace.Load(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg, sim.Scenario{Scenario: sc, Traces: tr}
+	return loadWorld(t, "../examples/seedscale.hcl", "../examples/scenarios/seed/train/"+name)
 }
 
 // domainDemand is the noise-free demand of domain di, summed over its apps,
