@@ -155,8 +155,11 @@ func (c *Commander) decide(now time.Time) (*Observation, string) {
 }
 
 // Tick decides at now and publishes one directive per domain and the
-// allocation. A failed publish does not stop the others: the error joins
-// every failure, and the Decision is still the one made (and recorded).
+// allocation. A domain that has not reported since the Commander started
+// gets no directive, unless an operator pinned its share: sized blind, its
+// budget would be its floor. A failed publish does not stop the others: the
+// error joins every failure, and the Decision is still the one made (and
+// recorded).
 func (c *Commander) Tick(ctx context.Context, now time.Time) (Decision, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -177,12 +180,20 @@ func (c *Commander) Tick(ctx context.Context, now time.Time) (Decision, error) {
 			IssuedAt: now, TTL: ttl, Share: c.final.Shares[i], Cores: c.final.Shares[i] * capacity,
 			Urgency: c.final.Urgency[i], Headroom: c.final.Headroom[i], Policy: c.name, Reason: wire.Clip(reason, 200),
 		}
+		alloc.Shares[d.Name] = c.final.Shares[i]
+		if !c.builder.Reported(i) && c.ov.pinned[i] < 0 {
+			// With no report the policy sized the domain blind, to its
+			// floor, and a Soldier that obeyed (one that started late, or
+			// one whose report a new leader has not had yet) would cut its
+			// running apps to that floor. It keeps its last directive, or
+			// its fallback, until the tick after its first report.
+			continue
+		}
 		// One domain's failure (its directive not stored, say) must not
 		// keep the others' directives from going out.
 		if err := c.pub.PublishDirective(ctx, dir); err != nil {
 			errs = append(errs, fmt.Errorf("publish directive for %s: %w", d.Name, err))
 		}
-		alloc.Shares[d.Name] = c.final.Shares[i]
 	}
 	if c.pool != nil && c.cfg.Commander.CapacityPlan == domains.PlanForecast {
 		alloc.CapacityTargetCores = c.hold.Apply(PlanCapacity(o, c.cfg.Commander.PoolSpare), now, c.cfg.Commander.PlanHold)

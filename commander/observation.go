@@ -160,6 +160,14 @@ func (b *Builder) OnReport(r wire.DomainReport) bool {
 	return true
 }
 
+// Reported says whether domain i (config order) has reported since the
+// Builder was made.
+func (b *Builder) Reported(i int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.have[i]
+}
+
 // Reports returns how many domains have reported, and the oldest report's
 // sequence number among them.
 func (b *Builder) Reports() (n int, minSeq uint64) {

@@ -150,7 +150,7 @@ func (y *System) Run(ctx context.Context, speed float64, progress func(simElapse
 			return true, nil
 		}
 		now := y.simNow()
-		if step%ratio == 0 {
+		if step > 0 && step%ratio == 0 {
 			if err := y.commanderTick(ctx, now); err != nil {
 				return false, err
 			}
@@ -161,6 +161,13 @@ func (y *System) Run(ctx context.Context, speed float64, progress func(simElapse
 		}
 		if err := y.reports.await(ctx, seq); err != nil {
 			return false, fmt.Errorf("reports of tick %d did not reach the commander: %w", seq, err)
+		}
+		if step == 0 {
+			// The Commander's first tick comes once every domain has
+			// reported, as commander.Run's does.
+			if err := y.commanderTick(ctx, now); err != nil {
+				return false, err
+			}
 		}
 		y.cluster.Step()
 		simElapsed := now.Sub(begin) + cfg.Soldier.Tick

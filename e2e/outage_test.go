@@ -161,6 +161,31 @@ func TestNATSOutageFiveMinutes(t *testing.T) {
 	var after uint64                                // seq of the first directive after the outage
 	var reconnect time.Duration
 	failed, isDown := 0, false
+	commanderTick := func(now time.Time) {
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		dec, err := cmd.Tick(ctx, now)
+		cancel()
+		switch {
+		case isDown && err == nil:
+			t.Fatalf("commander tick at %s succeeded with the server down", now.Sub(start))
+		case isDown:
+			failed++ // it cannot store the directive
+		case err != nil:
+			t.Fatalf("commander tick at %s: %v", now.Sub(start), err)
+		default:
+			if after == 0 && now.After(down) {
+				after = dec.Seq
+			}
+			waitFor(t, 10*time.Second, fmt.Sprintf("directive %d reaches every soldier", dec.Seq), func() (bool, string) {
+				for i, sd := range soldiers {
+					if d, ok := sd.Directive(); !ok || d.Seq != dec.Seq {
+						return false, fmt.Sprintf("%s holds seq %d", cfg.Domains[i].Name, d.Seq)
+					}
+				}
+				return true, ""
+			})
+		}
+	}
 	for step := 0; ; step++ {
 		now := simNow()
 		if !now.Before(end) {
@@ -184,35 +209,20 @@ func TestNATSOutageFiveMinutes(t *testing.T) {
 			waitFor(t, 30*time.Second, "every client reconnects", connected(true))
 			reconnect = time.Since(t1)
 		}
-		if step%ratio == 0 {
-			ctx, cancel := context.WithTimeout(t.Context(), time.Second)
-			dec, err := cmd.Tick(ctx, now)
-			cancel()
-			switch {
-			case isDown && err == nil:
-				t.Fatalf("commander tick at %s succeeded with the server down", now.Sub(start))
-			case isDown:
-				failed++ // it cannot store the directive
-			case err != nil:
-				t.Fatalf("commander tick at %s: %v", now.Sub(start), err)
-			default:
-				if after == 0 && now.After(down) {
-					after = dec.Seq
-				}
-				waitFor(t, 10*time.Second, fmt.Sprintf("directive %d reaches every soldier", dec.Seq), func() (bool, string) {
-					for i, sd := range soldiers {
-						if d, ok := sd.Directive(); !ok || d.Seq != dec.Seq {
-							return false, fmt.Sprintf("%s holds seq %d", cfg.Domains[i].Name, d.Seq)
-						}
-					}
-					return true, ""
-				})
-			}
+		if step > 0 && step%ratio == 0 {
+			commanderTick(now)
 		}
 		for i, sd := range soldiers {
 			if _, err := sd.Tick(t.Context(), now); err != nil {
 				t.Fatalf("%s tick at %s (server down %v): %v", cfg.Domains[i].Name, now.Sub(start), isDown, err)
 			}
+		}
+		if step == 0 { // the first tick comes on every domain's report, as commander.Run's
+			waitFor(t, 10*time.Second, "every soldier's first report reaches the commander", func() (bool, string) {
+				n, _ := cmd.Builder().Reports()
+				return n == len(cfg.Domains), fmt.Sprintf("%d of %d domains reported", n, len(cfg.Domains))
+			})
+			commanderTick(now)
 		}
 		cluster.Step()
 	}

@@ -89,14 +89,18 @@ func NewPolicy(cfg *domains.Config, rec commander.Recorder, srec func(domain str
 func (p *Policy) Err() error { return p.err }
 
 // Decide implements sim.Policy: the Commander ticks when due, then every
-// Soldier observes t and writes its domain's targets; the cluster's own HPAs
-// then scale the apps of recommend-mode domains, whose Soldiers write nothing.
+// Soldier observes t, writes its domain's targets and reports; the cluster's
+// own HPAs then scale the apps of recommend-mode domains, whose Soldiers
+// write nothing. At the first call the Soldiers go first, in their
+// fallback, and the Commander ticks on their reports, as commander.Run's
+// first tick waits for every domain's report.
 func (p *Policy) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 	if p.err != nil {
 		return
 	}
 	ctx := context.Background()
-	if p.tick%p.ratio == 0 {
+	first := p.tick == 0
+	if !first && p.tick%p.ratio == 0 {
 		if _, err := p.cmd.Tick(ctx, now); err != nil {
 			p.err = fmt.Errorf("commander tick: %w", err)
 			return
@@ -107,6 +111,12 @@ func (p *Policy) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 		p.views[i].t, p.views[i].targets = t, targets
 		if _, err := s.Tick(ctx, now); err != nil {
 			p.err = fmt.Errorf("soldier %s tick: %w", p.cfg.Domains[i].Name, err)
+			return
+		}
+	}
+	if first { // once every domain has reported, as commander.Run's first tick
+		if _, err := p.cmd.Tick(ctx, now); err != nil {
+			p.err = fmt.Errorf("commander tick: %w", err)
 			return
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/regimentd/regiment/baseline"
+	"github.com/regimentd/regiment/commander"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/sim"
@@ -142,5 +143,99 @@ func TestRecommendModeLeavesTheWorldToItsHPAs(t *testing.T) {
 	one := run(regiment)
 	if reflect.DeepEqual(one, hpa) || reflect.DeepEqual(one, active) || one.ScalingActions == 0 {
 		t.Fatalf("one domain in recommend mode: %+v\nequals the hpa's %+v or regiment's %+v", one, hpa, active)
+	}
+}
+
+// cutWatch wraps Regiment's policy and keeps, per domain, the smallest sum of
+// targets over its first ticks relative to the sum it started with.
+type cutWatch struct {
+	p        *simcluster.Policy
+	apps     []int // domain of each app id
+	start    []float64
+	min      []float64
+	ticks    int
+	maxTicks int
+}
+
+// firstTick keeps the Commander's first record.
+type firstTick struct {
+	r    commander.Record
+	seen bool
+}
+
+func (f *firstTick) Record(r commander.Record) {
+	if !f.seen {
+		f.r, f.seen = r, true
+	}
+}
+
+func (w *cutWatch) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
+	sums := func() []float64 {
+		s := make([]float64, len(w.min))
+		for id, d := range w.apps {
+			s[d] += float64(targets[id])
+		}
+		return s
+	}
+	if w.start == nil {
+		w.start = sums()
+	}
+	w.p.Decide(now, t, targets)
+	if w.ticks < w.maxTicks {
+		for d, v := range sums() {
+			w.min[d] = min(w.min[d], v/w.start[d])
+		}
+	}
+	w.ticks++
+}
+
+// TestRegimentStartsWithoutCutting starts Regiment on the seed-scale cluster
+// sized for its load, as it would start on a running cluster: the
+// Commander's first tick comes on the Soldiers' first reports, and in the
+// first three minutes no domain loses more than 5% of its replicas. When the
+// Commander ticked first and directed domains it had not heard from, every
+// domain got a budget of its floor and the data domain was cut to under half.
+func TestRegimentStartsWithoutCutting(t *testing.T) {
+	cfg, err := config.LoadFile("../examples/seedscale.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := config.LoadScenarioFile("../examples/scenarios/seed/train/postmortem.hcl", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Duration = 3 * time.Minute
+	traces, err := trace.Load(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.New(cfg, sc, traces)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := &firstTick{}
+	p, err := simcluster.NewPolicy(cfg, first, nil, simcluster.WithPool(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &cutWatch{p: p, min: make([]float64, len(cfg.Domains)), maxTicks: 18}
+	for i := range w.min {
+		w.min[i] = 1
+	}
+	for _, a := range cfg.Apps() {
+		w.apps = append(w.apps, a.Domain)
+	}
+	s.Run(w)
+	if p.Err() != nil {
+		t.Fatal(p.Err())
+	}
+	if !first.seen || len(first.r.Stale) > 0 || !first.r.At.Equal(sc.Start) {
+		t.Errorf("the Commander's first tick at %v found %v without a report; want one at the start, on every domain's report",
+			first.r.At, first.r.Stale)
+	}
+	for d, m := range w.min {
+		if m < 0.95 {
+			t.Errorf("%s fell to %.2f of its replicas in Regiment's first three minutes", cfg.Domains[d].Name, m)
+		}
 	}
 }

@@ -62,13 +62,21 @@ func TestCommanderRunsWithItsRolePermissions(t *testing.T) {
 	go func() {
 		code <- run(ctx, []string{"--config", cfgPath, "--data", dir, "--listen", "127.0.0.1:0"}, &bytes.Buffer{}, &stderr, nil)
 	}()
-	select {
-	case d := <-directives:
-		if d.Domain != "payment" || d.Cluster != "small" || d.Signer != pub {
-			t.Fatalf("directive %+v, want payment's signed by %s", d, pub)
+	timeout, report := time.After(15*time.Second), time.NewTicker(100*time.Millisecond)
+	defer report.Stop()
+wait:
+	for {
+		select {
+		case d := <-directives:
+			if d.Domain != "payment" || d.Cluster != "small" || d.Signer != pub {
+				t.Fatalf("directive %+v, want payment's signed by %s", d, pub)
+			}
+			break wait
+		case <-report.C:
+			reportAsSoldier(t, soldier, "small", "payment") // with the Soldier's own credentials
+		case <-timeout:
+			t.Fatalf("the soldier got no directive within 15s:\n%s", stderr.String())
 		}
-	case <-time.After(15 * time.Second):
-		t.Fatalf("the soldier got no directive within 15s:\n%s", stderr.String())
 	}
 
 	operator := srv.Connect(t, bus.OperatorUser)
