@@ -293,7 +293,7 @@ func (c *Commander) runTiming() (tick, firstWait time.Duration, domains int) {
 }
 
 // Reload applies cfg's rules and timing from the next tick on: each domain's
-// floor, ceiling, priority, weight and SLO, dead_zone, max_share_change,
+// floor, ceiling, headroom, priority, weight and SLO, dead_zone, max_share_change,
 // reserve_min and headroom (the Forecast policy's), tick and directive_ttl. It refuses,
 // changing nothing, a cfg whose cluster block, domains, apps or dependencies
 // differ: those need a restart. cfg must be validated. Safe for concurrent use
@@ -314,7 +314,7 @@ func (c *Commander) Reload(cfg *domains.Config) error {
 	c.cfg, c.rules = cfg, NewRules(cfg)
 	for i, d := range cfg.Domains {
 		o := &c.builder.obs.Domains[i]
-		o.Priority, o.Weight, o.Floor, o.Ceiling = d.Priority, d.Weight, d.Floor, d.Ceiling
+		o.Priority, o.Weight, o.Floor, o.Ceiling, o.FixedHeadroom = d.Priority, d.Weight, d.Floor, d.Ceiling, d.Headroom
 		o.SLO, o.ErrorBudget = d.SLO.LatencyP99Seconds(), d.SLO.ErrorBudget
 	}
 	switch p := c.policy.(type) {

@@ -46,6 +46,9 @@ type DomainObs struct {
 	Name                   string
 	Priority               int
 	Weight, Floor, Ceiling float64
+	// FixedHeadroom is the domain's own headroom (domain { headroom }), 0
+	// when it has none (not in Vector).
+	FixedHeadroom          float64
 	SLO, ErrorBudget       float64 // seconds, error rate
 	RPS, RPSP95, Delta     float64 // 1/s; Delta per tick
 	Accel                  float64 // change of Delta per tick
@@ -110,7 +113,7 @@ func NewBuilder(cfg *domains.Config) *Builder {
 	}
 	b.obs.Domains = make([]DomainObs, n)
 	for i, d := range cfg.Domains {
-		b.obs.Domains[i] = DomainObs{Name: d.Name, Priority: d.Priority, Weight: d.Weight, Floor: d.Floor, Ceiling: d.Ceiling,
+		b.obs.Domains[i] = DomainObs{Name: d.Name, Priority: d.Priority, Weight: d.Weight, Floor: d.Floor, Ceiling: d.Ceiling, FixedHeadroom: d.Headroom,
 			SLO: d.SLO.LatencyP99Seconds(), ErrorBudget: d.SLO.ErrorBudget}
 	}
 	b.calls = callMatrix(cfg)

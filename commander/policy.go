@@ -34,9 +34,9 @@ type Policy interface {
 // back for uncertainty and for the next tick's surprises.
 type Forecast struct {
 	ReserveMin float64 // smallest reserve kept for uncertainty
-	// Headroom, when above 0, is every domain's headroom in place of the
-	// spread rule (commander.headroom), a fraction of load in
-	// [0, domains.MaxHeadroom].
+	// Headroom, when above 0, is the headroom of every domain without its
+	// own (domain { headroom }) in place of the spread rule
+	// (commander.headroom), a fraction of load in [0, domains.MaxHeadroom].
 	Headroom float64
 	want     []float64
 	order    []int
@@ -57,9 +57,12 @@ const (
 	maxForecastHeadroom    = 0.15
 )
 
-// headroom is domain d's headroom: the fixed Headroom when set, else the
-// spread rule.
+// headroom is domain d's headroom: its own when set, else the fixed
+// Headroom when set, else the spread rule.
 func (p *Forecast) headroom(d *DomainObs) float64 {
+	if d.FixedHeadroom > 0 {
+		return d.FixedHeadroom
+	}
 	if p.Headroom > 0 {
 		return p.Headroom
 	}

@@ -124,16 +124,21 @@ func TestForecastPolicyHeadroom(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name  string
-		fixed float64
+		fixed float64 // commander { headroom }
+		own   float64 // domain c's domain { headroom }
 		want  []float64
 	}{
-		{"the spread rule: a quarter of the spread within [0.01, 0.15]", 0, []float64{0.01, 0.05, 0.15}},
-		{"a fixed headroom replaces the spread rule for every domain", 0.06, []float64{0.06, 0.06, 0.06}},
+		{"the spread rule: a quarter of the spread within [0.01, 0.15]", 0, 0, []float64{0.01, 0.05, 0.15}},
+		{"a fixed headroom replaces the spread rule for every domain", 0.06, 0, []float64{0.06, 0.06, 0.06}},
+		{"a domain's own headroom replaces the spread rule", 0, 0.02, []float64{0.01, 0.05, 0.02}},
+		{"and the fixed headroom", 0.06, 0.02, []float64{0.06, 0.06, 0.02}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &Forecast{ReserveMin: 0.02, Headroom: tc.fixed}
 			a := NewAction(3)
-			p.Decide(obs(), &a)
+			o := obs()
+			o.Domains[2].FixedHeadroom = tc.own
+			p.Decide(o, &a)
 			for i, w := range tc.want {
 				if math.Abs(a.Headroom[i]-w) > 1e-12 {
 					t.Fatalf("headroom %v, want %v", a.Headroom, tc.want)

@@ -98,6 +98,15 @@ func TestReloadAppliesRulesFromTheNextTick(t *testing.T) {
 					t.Errorf("headroom %v, want 0.07", got)
 				}
 			}},
+		{"a domain's own headroom goes out with its next directive", func(cfg *domains.Config) { cfg.Domains[2].Headroom = 0.03 },
+			func(t *testing.T, _ Decision, pub *reloadPublisher) {
+				if got := pub.directive("p3").Headroom; got != 0.03 {
+					t.Errorf("p3's headroom %v, want 0.03", got)
+				}
+				if got := pub.directive("p0").Headroom; got == 0.03 {
+					t.Errorf("p0's headroom %v: p3's own headroom reached it", got)
+				}
+			}},
 		{"a new directive_ttl goes out with the next directive", func(cfg *domains.Config) { cfg.Commander.DirectiveTTL = 7 * time.Minute },
 			func(t *testing.T, _ Decision, pub *reloadPublisher) {
 				if got := time.Duration(pub.directive("p0").TTL); got != 7*time.Minute {

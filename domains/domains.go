@@ -203,6 +203,10 @@ type Domain struct {
 	Weight   float64 // reward priority weight; default 1
 	Floor    float64 // minimum share of the contested pool, [0, 1]
 	Ceiling  float64 // maximum share of the contested pool, [Floor, 1]; default 1
+	// Headroom, when above 0, is this domain's fixed headroom, [0,
+	// MaxHeadroom] (a fraction of load), in place of the Commander's
+	// (Commander.Headroom, or its spread rule). 0: the Commander's.
+	Headroom float64
 	SLO      SLO
 	AppSets  []AppSet
 	// Discover, when not nil, adds the workloads it selects on the cluster
@@ -306,7 +310,7 @@ const (
 	// MaxStartupTime bounds AppSet.StartupTime and Cluster.NodeProvisionTime
 	// (the simulator keeps a slot per tick of either).
 	MaxStartupTime = 24 * time.Hour
-	// MaxHeadroom bounds Commander.Headroom.
+	// MaxHeadroom bounds Commander.Headroom and Domain.Headroom.
 	MaxHeadroom = 0.5
 	// MaxPlanHold bounds Commander.PlanHold.
 	MaxPlanHold = 24 * time.Hour

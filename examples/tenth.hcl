@@ -38,6 +38,7 @@ domain "payment" {
   weight   = 1.0
   floor    = 0.20
   ceiling  = 0.60
+  headroom = 0.08  # P0 gets more than the Commander's 0.06, P2-P3 less (chosen on the training days)
   slo {
     latency_p99  = "400ms"
     error_budget = 0.001
@@ -116,6 +117,7 @@ domain "fraud" {
   weight   = 0.9
   floor    = 0.10
   ceiling  = 0.50
+  headroom = 0.08  # as payment
   slo {
     latency_p99  = "150ms"
     error_budget = 0.001
@@ -221,6 +223,7 @@ domain "data" {
   weight   = 0.3
   floor    = 0.05
   ceiling  = 0.50
+  headroom = 0.02  # as platform
   slo {
     latency_p99  = "2s"
     error_budget = 0.01
@@ -266,6 +269,7 @@ domain "platform" {
   weight   = 0.2
   floor    = 0.05
   ceiling  = 0.30
+  headroom = 0.02  # a P2-P3 breach costs least: less margin than the Commander's 0.06
   slo {
     latency_p99  = "1s"
     error_budget = 0.01

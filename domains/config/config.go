@@ -226,6 +226,7 @@ type domainHCL struct {
 	Weight   numberAttr `hcl:"weight"`
 	Floor    numberAttr `hcl:"floor"`
 	Ceiling  numberAttr `hcl:"ceiling"`
+	Headroom numberAttr `hcl:"headroom"`
 	Mode     stringAttr `hcl:"mode"`
 	SLO      sloHCL
 	AppSets  []*appSetHCL
@@ -256,6 +257,7 @@ func (d *domainHCL) translate() domains.Domain {
 		Weight:   d.Weight.V,
 		Floor:    d.Floor.V,
 		Ceiling:  d.Ceiling.V,
+		Headroom: d.Headroom.V,
 		Mode:     domains.Mode(d.Mode.V),
 		SLO:      domains.SLO{LatencyP99: d.SLO.LatencyP99.V, ErrorBudget: d.SLO.ErrorBudget.V},
 	}

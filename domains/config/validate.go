@@ -103,6 +103,7 @@ func validateDomains(cfg *domains.Config, h *configHCL, c checker) {
 		c.number(&hd.Weight, d.Weight, weights.loOpened())
 		c.number(&hd.Floor, d.Floor, unit)
 		c.number(&hd.Ceiling, d.Ceiling, unit)
+		c.number(&hd.Headroom, d.Headroom, headrooms)
 		c.oneOf(&hd.Mode, string(d.Mode), modeNames) // unset: the soldier block's mode
 		if !hd.Floor.Bad && !hd.Ceiling.Bad && unit.contains(d.Floor) && unit.contains(d.Ceiling) && d.Floor > d.Ceiling {
 			r := hd.Floor.Range
