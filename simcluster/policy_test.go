@@ -196,23 +196,8 @@ func (w *cutWatch) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 // Commander ticked first and directed domains it had not heard from, every
 // domain got a budget of its floor and the data domain was cut to under half.
 func TestRegimentStartsWithoutCutting(t *testing.T) {
-	cfg, err := config.LoadFile("../examples/seedscale.hcl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := config.LoadScenarioFile("../examples/scenarios/seed/train/postmortem.hcl", cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc.Duration = 3 * time.Minute
-	traces, err := trace.Load(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := sim.New(cfg, sc, traces)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, s := simtest.WorldFor(t, "../examples/seedscale.hcl", "../examples/scenarios/seed/train/postmortem.hcl", 3*time.Minute)
+	start := s.Now()
 	first := &firstTick{}
 	p, err := simcluster.NewPolicy(cfg, first, nil, simcluster.WithPool(s))
 	if err != nil {
@@ -229,7 +214,7 @@ func TestRegimentStartsWithoutCutting(t *testing.T) {
 	if p.Err() != nil {
 		t.Fatal(p.Err())
 	}
-	if !first.seen || len(first.r.Stale) > 0 || !first.r.At.Equal(sc.Start) {
+	if !first.seen || len(first.r.Stale) > 0 || !first.r.At.Equal(start) {
 		t.Errorf("the Commander's first tick at %v found %v without a report; want one at the start, on every domain's report",
 			first.r.At, first.r.Stale)
 	}
