@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/regimentd/regiment/store"
 )
@@ -44,6 +45,30 @@ func TestRunRecordsEveryTick(t *testing.T) {
 	}
 	if err := st.Check(); err != nil {
 		t.Fatalf("bbolt consistency check: %v", err)
+	}
+	// The Commander's first tick comes on every Soldier's first report, as
+	// commander.Run's: no step, the first included, had a domain without one.
+	eps, err := st.Episodes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ep := range eps {
+		if ep.Level != "commander" {
+			continue
+		}
+		n := 0
+		if err := st.Steps(ep.ID, time.Time{}, time.Time{}, func(s store.Step) error {
+			if stale := s.Outcome["stale_domains"]; stale != 0 {
+				t.Errorf("commander step %d at %s: %g domains without a report", n, s.At, stale)
+			}
+			n++
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if n != 60 {
+			t.Errorf("%d commander steps, want 60", n)
+		}
 	}
 }
 
