@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/regimentd/regiment/bus"
+	"github.com/regimentd/regiment/bus/bustest"
 	"github.com/regimentd/regiment/bus/wire"
 	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/store"
@@ -73,19 +74,6 @@ func watch(t *testing.T, url string) *bus.Conn {
 	}
 	t.Cleanup(c.Close)
 	return c
-}
-
-// report publishes one report for domain on c, as its Soldier does every
-// tick.
-func report(t *testing.T, c *bus.Conn, domain string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	r := wire.DomainReport{Version: wire.Version, Cluster: "small", Domain: domain, SentAt: time.Now(),
-		RPS: 100, DemandCores: 4, CoresUsed: 4, Mode: wire.ModeActive}
-	if err := c.PublishReport(ctx, r); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func lastDirective(t *testing.T, c *bus.Conn, domain string) (wire.Directive, bool) {
@@ -320,7 +308,7 @@ func TestSoldierResumesFromTheLastDirective(t *testing.T) {
 	waitFor(t, 10*time.Second, "the commander publishes", func() (bool, string) {
 		_, ok := lastDirective(t, obs, "payment")
 		if !ok {
-			report(t, obs, "payment") // as payment's Soldier would: the Commander directs only domains it has heard from
+			bustest.Report(t, obs, "small", "payment") // as payment's Soldier would: the Commander directs only domains it has heard from
 		}
 		return ok, "no directive for payment in the KV"
 	})
@@ -377,7 +365,7 @@ func TestSoldierResumesFromTheLastDirective(t *testing.T) {
 	waitFor(t, 10*time.Second, "the restarted commander publishes", func() (bool, string) {
 		d, _ = lastDirective(t, obs, "payment")
 		if d.Term == last.Term {
-			report(t, obs, "payment")
+			bustest.Report(t, obs, "small", "payment")
 		}
 		return d.Term != last.Term, "term still " + strconv.FormatUint(d.Term, 10)
 	})

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/regimentd/regiment/bus"
+	"github.com/regimentd/regiment/bus/bustest"
 	"github.com/regimentd/regiment/bus/wire"
 	"github.com/regimentd/regiment/commander"
 	"github.com/regimentd/regiment/domains"
@@ -131,6 +132,13 @@ func startCandidate(t *testing.T, env *testenv.Env, ns, url string, cfg *domains
 	// Built before it leads, as a standby Commander is (it keeps receiving
 	// reports); its directives name it in their policy field.
 	cmd := commander.New(cfg, &commander.Forecast{ReserveMin: cfg.Commander.ReserveMin}, name, conn, nil, 0, 0)
+	if _, err := conn.SubscribeReports(func(r wire.DomainReport, err error) {
+		if err == nil {
+			cmd.OnReport(r)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
 	go func() {
 		defer close(c.done)
 		defer conn.Close()
@@ -180,6 +188,7 @@ func TestLeaderElectionOneCommanderPublishes(t *testing.T) {
 	if _, err := watch.SubscribeDirectives("pay", log.add); err != nil {
 		t.Fatal(err)
 	}
+	bustest.ReportAsSoldier(t, watch, "le", "pay")
 
 	a := startCandidate(t, env, ns, srv.ClientURL(), cfg, "commander-a", &log)
 	b := startCandidate(t, env, ns, srv.ClientURL(), cfg, "commander-b", &log)

@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/regimentd/regiment/bus"
+	"github.com/regimentd/regiment/bus/bustest"
 	"github.com/regimentd/regiment/bus/wire"
 	"github.com/regimentd/regiment/daemon"
 	"github.com/regimentd/regiment/kube/testenv"
@@ -69,6 +70,7 @@ kubernetes {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	bustest.ReportAsSoldier(t, conn, "k", "shop")
 	pool := func(want float64) {
 		t.Helper()
 		deadline := time.Now().Add(30 * time.Second)

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/regimentd/regiment/bus"
-	"github.com/regimentd/regiment/bus/wire"
+	"github.com/regimentd/regiment/bus/bustest"
 	"github.com/regimentd/regiment/domains/config"
 )
 
@@ -96,7 +96,7 @@ func TestEmbeddedDevMode(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no directive published on the embedded server:\n%s", stderr.String())
 		}
-		reportAsSoldier(t, conn, "small", "payment") // the Commander directs only domains it has heard from
+		bustest.Report(t, conn, "small", "payment") // the Commander directs only domains it has heard from
 		time.Sleep(20 * time.Millisecond)
 	}
 
@@ -186,18 +186,4 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
-}
-
-// reportAsSoldier publishes one report for domain, as its Soldier does
-// every tick: the Commander publishes no directive for a domain it has not
-// heard from.
-func reportAsSoldier(t *testing.T, conn *bus.Conn, cluster, domain string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	r := wire.DomainReport{Version: wire.Version, Cluster: cluster, Domain: domain, SentAt: time.Now(),
-		RPS: 100, DemandCores: 4, CoresUsed: 4, Mode: wire.ModeActive}
-	if err := conn.PublishReport(ctx, r); err != nil {
-		t.Fatal(err)
-	}
 }

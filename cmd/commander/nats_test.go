@@ -73,7 +73,7 @@ wait:
 			}
 			break wait
 		case <-report.C:
-			reportAsSoldier(t, soldier, "small", "payment") // with the Soldier's own credentials
+			bustest.Report(t, soldier, "small", "payment") // with the Soldier's own credentials
 		case <-timeout:
 			t.Fatalf("the soldier got no directive within 15s:\n%s", stderr.String())
 		}
