@@ -10,8 +10,10 @@ import (
 // wait in the provisioner's queue, which starts at most ProvisionerRate per
 // minute (bursts queue: the stampede) from a token bucket of burstCap starts,
 // in request order, become ready NodeProvisionTime later,
-// and are removed after a node's worth of cores has stayed free for
-// NodeIdleTimeout. Bin packing is ideal: any free core fits any replica.
+// and are removed once they have stayed free for NodeIdleTimeout, as the
+// cluster autoscaler removes each node unneeded that long: with any free core
+// fitting any replica (ideal bin packing), the nodes free for a whole window
+// are the fewest free at any tick of it.
 // A capacity target (Sim.SetCapacityTarget) keeps at least targetNodes
 // ready, provisioning or queued, and holds them against scale-down.
 type pool struct {
@@ -30,7 +32,8 @@ type pool struct {
 	ring         []int32 // nodes becoming ready at tick t are at ring[t % len]
 	scheduled    float64 // cores of ready and starting replicas
 	pendingCores float64 // cores of pending replicas
-	idleFor      int     // consecutive ticks with a removable node
+	freeNodes    []int32 // removable nodes at each of the last idleTicks ticks, a ring
+	freeAt       int     // the ring slot of the tick planned next
 	started      int     // nodes the provisioner started, over the run
 	removed      int     // idle nodes scaled down, over the run
 	targetCores  float64 // capacity target, cores, in [0, maxNodes x nodeCores]
@@ -50,6 +53,7 @@ func newPool(c *domains.Cluster, dt float64) pool {
 	// tick's refill, at least one start so that a slow provisioner starts at all.
 	p.burstCap = max(p.ratePerTick, max(float64(c.ProvisionerBurst), 1))
 	p.ring = make([]int32, p.provisionTicks+1)
+	p.freeNodes = make([]int32, p.idleTicks)
 	return p
 }
 
@@ -89,14 +93,22 @@ func (p *pool) plan(t int) {
 	if p.targetNodes > 0 {
 		removable = min(removable, p.nodes+p.provisioning+p.queued-p.targetNodes)
 	}
-	if p.pendingCores > 0 || removable == 0 {
-		p.idleFor = 0
+	if p.pendingCores > 0 { // pending replicas would take the free cores
+		removable = 0
+	}
+	p.freeNodes[p.freeAt] = max(removable, 0)
+	p.freeAt = (p.freeAt + 1) % len(p.freeNodes)
+	idle := p.freeNodes[0]
+	for _, n := range p.freeNodes[1:] {
+		idle = min(idle, n)
+	}
+	if idle == 0 {
 		return
 	}
-	if p.idleFor++; p.idleFor >= p.idleTicks {
-		p.nodes -= removable
-		p.removed += int(removable)
-		p.idleFor = 0
+	p.nodes -= idle
+	p.removed += int(idle)
+	for k := range p.freeNodes { // those nodes were free at every tick of the window
+		p.freeNodes[k] -= idle
 	}
 }
 

@@ -46,3 +46,58 @@ func TestProvisionerBurst(t *testing.T) {
 		})
 	}
 }
+
+// TestIdleNodesLeaveAfterTheirOwnTimeout pins scale-down: a node leaves once it
+// has been free for node_idle_timeout, and only then, as the cluster
+// autoscaler's scale-down-unneeded-time. Nodes freed late in another node's
+// window wait for their own.
+func TestIdleNodesLeaveAfterTheirOwnTimeout(t *testing.T) {
+	c := &domains.Cluster{CapacityCores: 8000, NodeCores: 8, NodeProvisionTime: time.Minute,
+		ProvisionerRate: 60, NodeIdleTimeout: time.Minute} // 6 ticks of 10 s
+	p := newPool(c, 10)
+	p.nodes = 100
+	tick := 0
+	// plan runs the pool for n ticks with scheduled cores and pending cores,
+	// and returns the nodes removed.
+	plan := func(n int, scheduled, pending float64) int {
+		before := p.removed
+		for range n {
+			tick++
+			p.scheduled, p.pendingCores = scheduled, pending
+			p.advance(tick)
+			p.plan(tick)
+		}
+		return p.removed - before
+	}
+	if got := plan(10, 100*8, 0); got != 0 {
+		t.Fatalf("a full pool lost %d nodes", got)
+	}
+	// One node free for 5 ticks, then 50 more for a tick: none has been
+	// free for 6 ticks yet.
+	if got := plan(5, 99*8, 0); got != 0 {
+		t.Fatalf("a node free for 5 of 6 ticks was removed (%d)", got)
+	}
+	if got := plan(1, 49*8, 0); got != 1 {
+		t.Fatalf("at the first node's sixth free tick %d nodes were removed, want only it (1)", got)
+	}
+	// The 50 freed a tick ago go at their own sixth free tick.
+	if got := plan(4, 49*8, 0); got != 0 {
+		t.Fatalf("nodes free for 5 ticks were removed (%d)", got)
+	}
+	if got := plan(1, 49*8, 0); got != 50 {
+		t.Fatalf("at their sixth free tick %d nodes were removed, want the 50", got)
+	}
+	if p.nodes != 49 {
+		t.Fatalf("%d nodes left, want 49", p.nodes)
+	}
+	// A capacity target holds the nodes it covers.
+	p.setTarget(45 * 8)
+	if got := plan(6, 40*8, 0); got != 4 || p.nodes != 45 {
+		t.Fatalf("above a 45-node target with 40 nodes busy, %d nodes removed (%d left), want 4", got, p.nodes)
+	}
+	p.setTarget(0)
+	// Pending replicas hold the free nodes: they would take them.
+	if got := plan(10, 40*8, 1); got != 0 {
+		t.Fatalf("%d nodes removed while replicas were pending", got)
+	}
+}
