@@ -139,6 +139,26 @@ func lastDirectiveIs(t *testing.T, c *Conn, want wire.Directive, through string)
 	})
 }
 
+// ensureBuckets creates or updates c's buckets, retrying while a cluster
+// just formed has yet to see every peer online ("no suitable peers for
+// placement").
+func ensureBuckets(t *testing.T, c *Conn) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err := c.EnsureBuckets(ctx)
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("buckets not created in 15 s: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // publishDirective publishes d through c, retrying while c reconnects or
 // the stream elects a leader.
 func publishDirective(t *testing.T, c *Conn, d wire.Directive) {
@@ -168,9 +188,7 @@ func TestBucketsReplicatedOnANATSCluster(t *testing.T) {
 	// made them, are raised to three by a stream update.
 	const stage = "stage"
 	old := connect(t, servers[0].ClientURL(), "commander-old", withReplicas(stage, 0))
-	if err := old.EnsureBuckets(ctx); err != nil {
-		t.Fatal(err)
-	}
+	ensureBuckets(t, old)
 	name, _ := DirectiveBucket(stage)
 	if got := bucketStream(t, old, name).Config.Replicas; got != 1 {
 		t.Fatalf("%s: %d replicas by default, want 1", name, got)
@@ -182,17 +200,13 @@ func TestBucketsReplicatedOnANATSCluster(t *testing.T) {
 	}
 	old.Close()
 	raised := connect(t, servers[1].ClientURL(), "commander-raised", withReplicas(stage, 3))
-	if err := raised.EnsureBuckets(ctx); err != nil {
-		t.Fatalf("raising to 3 replicas: %v", err)
-	}
+	ensureBuckets(t, raised)
 	checkReplicated(t, raised, stage)
 	lastDirectiveIs(t, connect(t, servers[2].ClientURL(), "soldier-stage", withReplicas(stage, 0)), before, servers[2].Name())
 
 	// Buckets created with three replicas.
 	commander := connect(t, servers[0].ClientURL(), "commander", withReplicas(testCluster, 3))
-	if err := commander.EnsureBuckets(ctx); err != nil {
-		t.Fatal(err)
-	}
+	ensureBuckets(t, commander)
 	leaders := checkReplicated(t, commander, testCluster)
 	commander.Close()
 
