@@ -130,8 +130,12 @@ func NewAdapter(client kubernetes.Interface, cfg *domains.Config, domain, identi
 			return nil, err
 		}
 	}
+	callers, err := CallersOf(cfg, domain)
+	if err != nil {
+		return nil, err
+	}
 	ocfg := ObserverConfig{
-		Actuation: cfg.Soldier.Actuation, Targets: targets, Prometheus: prom,
+		Actuation: cfg.Soldier.Actuation, Targets: targets, Callers: callers, Prometheus: prom,
 		MaxAge: cfg.Prometheus.MaxAge, TargetUtilisation: cfg.Soldier.TargetUtilisation,
 		Recommend: cfg.ModeOf(cfg.Domain(domain)).Recommends(), Claims: claims,
 	}
@@ -169,9 +173,14 @@ func (a *Adapter) SetApps(cfg *domains.Config, domain string) error {
 	if err != nil {
 		return err
 	}
+	callers, err := CallersOf(cfg, domain)
+	if err != nil {
+		return err
+	}
 	if err := a.Observer.SetTargets(targets); err != nil {
 		return err
 	}
+	a.Observer.SetCallers(callers)
 	a.Actuator.SetTargets(targets)
 	a.Events.SetTargets(targets)
 	return nil

@@ -54,6 +54,10 @@ type ObserverConfig struct {
 	Dynamic dynamic.Interface
 	// Claims are the objects the Actuator wrote; nil: none.
 	Claims *Claims
+	// Callers are the apps that call the Targets (CallersOf); nil: none.
+	// Their request rates are read at each Observe with the Targets'
+	// metrics; a caller whose rate cannot be read adds no calls.
+	Callers *Callers
 }
 
 // Freshness says where a metric's value comes from.
@@ -143,6 +147,7 @@ type Observer struct {
 	clock   func() time.Time
 
 	plan   []request            // the queries of a tick (planQueries)
+	calls  []request            // the callers' request rate queries of a tick
 	last   [][numMetrics]sample // last good value per app and metric
 	mu     sync.Mutex
 	status []AppStatus
@@ -165,6 +170,7 @@ func NewObserver(client kubernetes.Interface, cfg ObserverConfig) *Observer {
 		last: make([][numMetrics]sample, len(cfg.Targets)), status: make([]AppStatus, len(cfg.Targets)),
 		plan: planQueries(cfg.Targets),
 	}
+	o.calls = callerQueries(cfg.Callers)
 	kinds := map[domains.WorkloadKind]bool{}
 	for _, t := range cfg.Targets {
 		kinds[t.Kind] = true
@@ -256,12 +262,16 @@ func (o *Observer) SetTargets(ts []Target) error {
 			last[i] = o.last[j]
 		}
 	}
-	o.cfg.Targets, o.last = ts, last
+	o.cfg.Targets, o.last, o.plan = ts, last, planQueries(ts)
 	o.mu.Lock()
 	o.status = make([]AppStatus, len(ts))
 	o.mu.Unlock()
 	return nil
 }
+
+// SetCallers replaces the apps that call the Targets (CallersOf) from the
+// next Observe on. Not concurrently with Observe.
+func (o *Observer) SetCallers(c *Callers) { o.cfg.Callers, o.calls = c, callerQueries(c) }
 
 // Status returns each app's status at the last Observe.
 func (o *Observer) Status() []AppStatus {
@@ -291,6 +301,7 @@ func (o *Observer) Observe(ctx context.Context, obs *soldier.Observation) error 
 		}
 	}
 	o.observeMetrics(ctx, obs, status)
+	o.observeCalls(ctx, obs)
 
 	obs.P99, obs.ErrorRate = 0, 0
 	rps := 0.0
@@ -415,7 +426,7 @@ func (o *Observer) observeMetrics(ctx context.Context, obs *soldier.Observation,
 			}
 		}
 	} else {
-		o.query(ctx, vals, errs)
+		o.query(ctx, o.plan, vals, errs)
 	}
 	now := o.clock()
 	for i := range n {
@@ -454,14 +465,54 @@ func (o *Observer) observeMetrics(ctx context.Context, obs *soldier.Observation,
 	}
 }
 
-// query runs the plan's requests, Parallelism at a time, into vals and
-// errs. Each (app, metric) cell belongs to exactly one request.
-func (o *Observer) query(ctx context.Context, vals [][numMetrics]float64, errs [][numMetrics]error) {
+// callerQueries are the request rate queries of c's Targets; none for nil.
+func callerQueries(c *Callers) []request {
+	if c == nil {
+		return nil
+	}
+	var out []request
+	for _, r := range planQueries(c.Targets) {
+		if r.metric == MetricRPS {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// observeCalls reads the callers' request rates and sets each app's
+// CallerRPS: 0 with no callers or no Prometheus.
+func (o *Observer) observeCalls(ctx context.Context, obs *soldier.Observation) {
+	for i := range obs.Apps {
+		obs.Apps[i].CallerRPS = 0
+	}
+	c := o.cfg.Callers
+	if c == nil || o.cfg.Prometheus == nil {
+		return
+	}
+	vals := make([][numMetrics]float64, len(c.Targets))
+	errs := make([][numMetrics]error, len(c.Targets))
+	o.query(ctx, o.calls, vals, errs)
+	rps := func(k int) float64 {
+		if errs[k][MetricRPS] != nil {
+			return 0
+		}
+		return max(vals[k][MetricRPS], 0)
+	}
+	for i := range obs.Apps {
+		if i < len(c.Of) {
+			obs.Apps[i].CallerRPS = soldier.CallerRPS(c.Of[i], rps)
+		}
+	}
+}
+
+// query runs plan's requests, Parallelism at a time, into vals and errs.
+// Each (app, metric) cell belongs to exactly one request.
+func (o *Observer) query(ctx context.Context, plan []request, vals [][numMetrics]float64, errs [][numMetrics]error) {
 	prom := o.cfg.Prometheus
 	sem := make(chan struct{}, o.cfg.Parallelism)
 	var wg sync.WaitGroup
-	for ri := range o.plan {
-		r := &o.plan[ri]
+	for ri := range plan {
+		r := &plan[ri]
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()

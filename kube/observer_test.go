@@ -53,6 +53,16 @@ func pod(t *testing.T, c kubernetes.Interface, ns, name, app, node string, phase
 	}
 }
 
+// promOver is a client of a Prometheus serving series.
+func promOver(t *testing.T, series ...fmt.Stringer) *Prometheus {
+	t.Helper()
+	p, err := NewPrometheus(domains.Prometheus{URL: newPromServer(t, script(series...), false).URL, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func TestObserverCountsPodsAndReadsMetrics(t *testing.T) {
 	env := testenv.Require(t)
 	ns := namespace(t, env.Client)
@@ -67,15 +77,11 @@ func TestObserverCountsPodsAndReadsMetrics(t *testing.T) {
 	pod(t, env.Client, ns, "other", "api", "node-x", corev1.PodRunning, true, 0)
 
 	// web's two pods serve 300 rps, 1% failed; api 100 rps, 5% failed.
-	prom := newPromServer(t, script(
+	p := promOver(t,
 		appSeries{ns: ns, pod: "web-6d4cf-x2k4p", ok: 148.5, failed: 1.5, cpu: 0.8, mem: 600, rpm: 2},
 		appSeries{ns: ns, pod: "web-6d4cf-b7n2c", ok: 148.5, failed: 1.5, cpu: 0.8, mem: 200, rpm: 0},
 		appSeries{ns: ns, pod: "api-7c9bd-q8r2m", ok: 95, failed: 5, cpu: 0.3, mem: 100, rpm: 0},
-	), false)
-	p, err := NewPrometheus(domains.Prometheus{URL: prom.URL, Timeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	)
 	targets := []Target{target(0, ns, "web", domains.KindDeployment, 1, 50), target(1, ns, "api", domains.KindDeployment, 1, 50)}
 	obs := NewObserver(env.Client, ObserverConfig{Actuation: domains.ActuateReplicas, Targets: targets, Prometheus: p,
 		MaxAge: time.Minute, TargetUtilisation: 0.5})
@@ -110,5 +116,65 @@ func TestObserverCountsPodsAndReadsMetrics(t *testing.T) {
 	o1 := &soldier.Observation{Apps: make([]soldier.AppObservation, 1)}
 	if err := gone.Observe(context.Background(), o1); err != nil || gone.Status()[0].Found {
 		t.Errorf("missing workload: %v, %+v", err, gone.Status())
+	}
+}
+
+// TestObserverReadsCallersCalls: the apps that call the domain's apps are
+// queried for their request rate only, and each app's CallerRPS is its
+// callers' calls; a caller with no series adds none. Apps given later
+// (SetTargets, SetCallers) are read from the next Observe.
+func TestObserverReadsCallersCalls(t *testing.T) {
+	env := testenv.Require(t)
+	ns := namespace(t, env.Client)
+	deployment(t, env.Client, ns, "scoring", 0, false)
+	deployment(t, env.Client, ns, "rules", 0, false)
+	// checkout (another domain's app: not watched, only queried) serves 100
+	// rps; scoring its own 150, rules 40 and 60.
+	p := promOver(t,
+		appSeries{ns: ns, pod: "checkout-6d4cf-x2k4p", ok: 100, failed: 0, cpu: 0.5, mem: 100, rpm: 0},
+		appSeries{ns: ns, pod: "scoring-6d4cf-x2k4p", ok: 150, failed: 0, cpu: 0.5, mem: 100, rpm: 0},
+		appSeries{ns: ns, pod: "rules-7c9bd-q8r2m", ok: 40, failed: 0, cpu: 0.5, mem: 100, rpm: 0},
+		appSeries{ns: ns, pod: "rules-7c9bd-b7n2c", ok: 60, failed: 0, cpu: 0.5, mem: 100, rpm: 0},
+	)
+	scoring, rules := target(0, ns, "scoring", domains.KindDeployment, 1, 50), target(1, ns, "rules", domains.KindDeployment, 1, 50)
+	callers := &Callers{
+		Targets: []Target{target(0, ns, "checkout", domains.KindDeployment, 1, 50), target(1, ns, "gone", domains.KindDeployment, 1, 50)},
+		Of:      [][]soldier.Caller{{{App: 0, Ratio: 2}, {App: 1, Ratio: 5}}},
+	}
+	obs := NewObserver(env.Client, ObserverConfig{Actuation: domains.ActuateReplicas, Targets: []Target{scoring},
+		Callers: callers, Prometheus: p, MaxAge: time.Minute, TargetUtilisation: 0.5})
+	runObserver(t, obs)
+	o := &soldier.Observation{Apps: make([]soldier.AppObservation, 1)}
+	if err := obs.Observe(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if s := o.Apps[0]; !near(s.CallerRPS, 200) || !near(s.RPS, 150) {
+		t.Errorf("scoring: %g rps of calls and %g of its own, want 200 (checkout's 100 x 2; gone has no series) and 150", s.CallerRPS, s.RPS)
+	}
+
+	// Discovery adds rules, called by checkout three times a request, before
+	// scoring: both are read at the next Observe.
+	if err := obs.SetTargets([]Target{rules, scoring}); err != nil {
+		t.Fatal(err)
+	}
+	obs.SetCallers(&Callers{Targets: callers.Targets[:1], Of: [][]soldier.Caller{{{App: 0, Ratio: 3}}, {{App: 0, Ratio: 2}}}})
+	o = &soldier.Observation{Apps: make([]soldier.AppObservation, 2)}
+	if err := obs.Observe(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if r, s := o.Apps[0], o.Apps[1]; !near(r.RPS, 100) || !near(r.CallerRPS, 300) || !near(s.RPS, 150) || !near(s.CallerRPS, 200) {
+		t.Errorf("after SetTargets: rules %g rps, %g of calls (want 100, 300); scoring %g, %g (want 150, 200)", r.RPS, r.CallerRPS, s.RPS, s.CallerRPS)
+	}
+	if st := obs.Status(); st[0].Metrics[MetricRPS].Freshness != Fresh {
+		t.Errorf("rules' request rate %v, want fresh", st[0].Metrics[MetricRPS])
+	}
+
+	// No callers: no calls.
+	obs.SetCallers(nil)
+	if err := obs.Observe(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if o.Apps[0].CallerRPS != 0 || o.Apps[1].CallerRPS != 0 {
+		t.Errorf("without callers: %+v", o.Apps)
 	}
 }

@@ -62,7 +62,7 @@ func NewPolicy(cfg *domains.Config, rec commander.Recorder, srec func(domain str
 		if err != nil {
 			return nil, err
 		}
-		v := &view{di: i, first: first[i], n: count[i]}
+		v := &view{di: i, first: first[i], n: count[i], callers: soldier.Callers(cfg, i)}
 		for _, a := range cfg.Apps() {
 			if a.Domain == i && p.hpa.Scales(a.ID) {
 				v.bounds = append(v.bounds, [2]int32{int32(a.MinReplicas), int32(a.MaxReplicas)})
@@ -156,6 +156,7 @@ type view struct {
 	t            *sim.Telemetry
 	targets      []int32
 	bounds       [][2]int32 // per app, its HPA's min and max replicas where the cluster's HPAs scale the domain
+	callers      [][]soldier.Caller
 }
 
 // Observe writes the fields of obs's apps that the simulator has, field by
@@ -168,6 +169,7 @@ func (v *view) Observe(_ context.Context, obs *soldier.Observation) error {
 	for i := range apps {
 		a, o := &apps[i], &out[i]
 		o.RPS, o.P99, o.ErrorRate, o.CPUUtil = a.RPS, a.P99, a.ErrorRate, a.CPURequestUtil
+		o.CallerRPS = soldier.CallerRPS(v.callers[i], v.rps)
 		o.Ready, o.Starting, o.Pending, o.Replicas = a.Ready, a.Starting, a.Pending, targets[i]
 		o.HPAMin, o.HPAMax = 0, 0
 		if i < len(v.bounds) {
@@ -177,6 +179,9 @@ func (v *view) Observe(_ context.Context, obs *soldier.Observation) error {
 	obs.P99, obs.ErrorRate = v.t.DomainP99(v.di), v.t.Domains[v.di].ErrorRate
 	return nil
 }
+
+// rps is app id's request rate in the telemetry.
+func (v *view) rps(id int) float64 { return v.t.Apps[id].RPS }
 
 func (v *view) Apply(_ context.Context, changes []soldier.Change) error {
 	for _, c := range changes {

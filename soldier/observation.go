@@ -35,9 +35,54 @@ func Apps(cfg *domains.Config, di int) []App {
 	return out
 }
 
+// Caller is an app that calls another: its id in domains.Config.Apps, and
+// the calls it sends per request it serves (call_ratio).
+type Caller struct {
+	App   int
+	Ratio float64
+}
+
+// Callers lists, per app of domain di of cfg in Apps order, the apps of cfg,
+// in any domain, that call it (domains.App.Deps); nil for an app nobody calls.
+func Callers(cfg *domains.Config, di int) [][]Caller {
+	all := cfg.Apps()
+	local := map[int]int{} // app id -> index in the domain
+	for _, a := range all {
+		if a.Domain == di {
+			local[a.ID] = len(local)
+		}
+	}
+	out := make([][]Caller, len(local))
+	for _, a := range all {
+		for _, d := range a.Deps {
+			if i, ok := local[d]; ok {
+				out[i] = append(out[i], Caller{App: a.ID, Ratio: a.CallRatio})
+			}
+		}
+	}
+	return out
+}
+
+// CallerRPS is the calls callers send as of their request rates, 1/s:
+// the sum of Ratio x rps(App) (AppObservation.CallerRPS).
+func CallerRPS(callers []Caller, rps func(app int) float64) float64 {
+	calls := 0.0
+	for _, c := range callers {
+		calls += c.Ratio * rps(c.App)
+	}
+	return calls
+}
+
 // AppObservation is one app's telemetry at a tick.
 type AppObservation struct {
-	RPS       float64 // arrivals, 1/s
+	RPS float64 // arrivals, 1/s
+	// CallerRPS is the requests the app's callers send it as of their
+	// latest RPS: the sum over its callers (domains.AppSet.DependsOn, in any
+	// domain) of call_ratio x the caller's RPS, 1/s; 0 with no callers or
+	// none read. Calls reach a callee call_lag after the requests that cause
+	// them, so where the lag is at least the metrics' age it is the callee's
+	// arrivals now, fresher than RPS (see Arrivals).
+	CallerRPS float64
 	P99       float64 // seconds
 	ErrorRate float64 // [0, 1]
 	// CPUUtil is the ready replicas' CPU use over their CPU request, as
@@ -76,6 +121,11 @@ type Observation struct {
 	// ErrorRate is the domain's failed share of requests, [0, 1].
 	ErrorRate float64
 }
+
+// Arrivals is the request rate the Soldier sizes an app for, 1/s: its own
+// RPS, or the calls its callers send it when more (they lead on a rise; on a
+// fall, RPS holds until the app's own figures fall too).
+func (o *AppObservation) Arrivals() float64 { return max(o.RPS, o.CallerRPS) }
 
 // cores is the CPU the replicas in targets request.
 func cores(apps []App, targets []int32) float64 {

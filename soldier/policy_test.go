@@ -43,6 +43,11 @@ func TestDesiredSizesByStaffingWithinTheTargetAndMaxUtilisation(t *testing.T) {
 		{"erroring is at risk",
 			AppObservation{RPS: 700, P99: 0.1, ErrorRate: 0.05, Ready: 10, CPUUtil: 0.7}, 10, true},
 		{"no load is the minimum", AppObservation{}, 1, false},
+		// The callers' calls lead the app's own figures: size for them.
+		{"calls on their way from the callers size a rising app",
+			AppObservation{RPS: 700, CallerRPS: 1400, P99: 0.1, Ready: 10, CPUUtil: 0.7}, 20, false},
+		{"fewer calls than its own arrivals do not shrink it before its own figures fall",
+			AppObservation{RPS: 700, CallerRPS: 350, P99: 0.1, Ready: 10, CPUUtil: 0.7}, 10, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

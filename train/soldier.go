@@ -139,6 +139,7 @@ type envDomain struct {
 	rpsHist   []float64 // domain RPS per Soldier tick, last 15 min (ring), for reports
 	rpsN      int       // ticks in rpsHist, <= len(rpsHist)
 	scratch   []float64
+	callers   [][]soldier.Caller // per app, its callers
 }
 
 // NewSoldierEnv builds a Soldier env. It does not start an episode.
@@ -205,7 +206,7 @@ func NewSoldierEnv(cfg SoldierEnvConfig) (*SoldierEnv, error) {
 		}
 		n := len(scfg.Apps)
 		ed := &envDomain{
-			di: di, first: first, cfg: scfg, l: l,
+			di: di, first: first, cfg: scfg, l: l, callers: soldier.Callers(cl, di),
 			exec: soldier.NewExecutor(soldier.ExecutorConfig{
 				OverageCap: cl.Soldier.OverageCap, ScaleDownCooldown: cl.Soldier.ScaleDownCooldown,
 				ErrorRateVeto: cl.Soldier.ErrorRateVeto, MaxWritesPerTick: cl.Soldier.MaxWritesPerTick,
@@ -302,10 +303,12 @@ func (e *SoldierEnv) Reset(r *rand.Rand, obs [][]float64) {
 // simcluster view does: lagged telemetry, the targets in force.
 func (e *SoldierEnv) observe() {
 	t, targets := e.s.Telemetry(), e.s.Targets()
+	rps := func(id int) float64 { return t.Apps[id].RPS }
 	for _, d := range e.doms {
 		for i := range d.obs.Apps {
 			a := &t.Apps[d.first+i]
-			d.obs.Apps[i] = soldier.AppObservation{RPS: a.RPS, P99: a.P99, ErrorRate: a.ErrorRate, CPUUtil: a.CPURequestUtil,
+			d.obs.Apps[i] = soldier.AppObservation{RPS: a.RPS, CallerRPS: soldier.CallerRPS(d.callers[i], rps),
+				P99: a.P99, ErrorRate: a.ErrorRate, CPUUtil: a.CPURequestUtil,
 				Ready: a.Ready, Starting: a.Starting, Pending: a.Pending, Replicas: targets[d.first+i]}
 		}
 		d.obs.P99, d.obs.ErrorRate = t.DomainP99(d.di), t.Domains[d.di].ErrorRate

@@ -20,8 +20,9 @@ type Cluster struct {
 	written int   // replica writes applied
 	// hpa is the cluster's own HPAs on the apps of recommend-mode domains
 	// (nil: none), which move them as Step begins.
-	hpa    *baseline.ClusterHPA
-	bounds [][2]int32 // per app id, min and max replicas: its HPA's bounds
+	hpa     *baseline.ClusterHPA
+	bounds  [][2]int32           // per app id, min and max replicas: its HPA's bounds
+	callers [][][]soldier.Caller // per domain and app, its callers
 }
 
 // New wraps s, a simulation of cfg. The apps of domains in recommend mode
@@ -39,6 +40,9 @@ func New(s *sim.Sim, cfg *domains.Config) *Cluster {
 		}
 		c.count[a.Domain]++
 		c.bounds[a.ID] = [2]int32{int32(a.MinReplicas), int32(a.MaxReplicas)}
+	}
+	for di := range cfg.Domains {
+		c.callers = append(c.callers, soldier.Callers(cfg, di))
 	}
 	return c
 }
@@ -97,10 +101,12 @@ func (d *Domain) Observe(_ context.Context, obs *soldier.Observation) error {
 		return fmt.Errorf("observation has %d apps, domain has %d", len(obs.Apps), n)
 	}
 	targets := c.s.Targets()
+	rps := func(id int) float64 { return t.Apps[id].RPS }
 	for i := range n {
 		a := &t.Apps[first+i]
 		obs.Apps[i] = soldier.AppObservation{
-			RPS: a.RPS, P99: a.P99, ErrorRate: a.ErrorRate, CPUUtil: a.CPURequestUtil,
+			RPS: a.RPS, CallerRPS: soldier.CallerRPS(c.callers[d.di][i], rps),
+			P99: a.P99, ErrorRate: a.ErrorRate, CPUUtil: a.CPURequestUtil,
 			Ready: a.Ready, Starting: a.Starting, Pending: a.Pending, Replicas: targets[first+i],
 		}
 		if c.hpa.Scales(first + i) {
