@@ -19,6 +19,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -542,5 +543,72 @@ domain "shop" {
 	// One batch per signal for both apps, but web's p99 on its own.
 	if plan := planQueries(ts); len(plan) != int(numMetrics)+1 {
 		t.Errorf("%d requests, want %d", len(plan), numMetrics+1)
+	}
+}
+
+// TestCallersOfMapsTheCallingAppsToTheirWorkloads: each calling app, in any
+// domain, is one target carrying its own set's queries, and each app of the
+// domain lists its callers by index in those targets.
+func TestCallersOfMapsTheCallingAppsToTheirWorkloads(t *testing.T) {
+	cfg, err := config.Parse([]byte(`cluster "k" {
+  capacity_cores = 100
+}
+domain "payment" {
+  slo {
+    latency_p99 = "200ms"
+  }
+  apps "checkout" {
+    count           = 3
+    cpu_per_replica = 0.1
+    service_time    = "100ms"
+    depends_on      = ["fraud/scoring"]
+    call_ratio      = 2
+    call_lag        = "20s"
+    queries {
+      rps = "sum(rate(edge_requests{service=\"{{.Name}}\"}[1m]))"
+    }
+  }
+}
+domain "fraud" {
+  slo {
+    latency_p99 = "100ms"
+  }
+  apps "rules" {
+    cpu_per_replica = 0.1
+    service_time    = "10ms"
+  }
+  apps "scoring" {
+    count           = 2
+    cpu_per_replica = 0.1
+    service_time    = "10ms"
+  }
+}
+`), "k.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := CallersOf(cfg, "fraud")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tg := range c.Targets {
+		names = append(names, tg.App.Name)
+	}
+	if want := []string{"payment/checkout-0", "payment/checkout-2", "payment/checkout-1"}; !slices.Equal(names, want) {
+		t.Errorf("caller targets %v, want %v (in the order their callees list them)", names, want)
+	}
+	if q := c.Targets[0].Queries.RPS.Template; !strings.Contains(q, "edge_requests") {
+		t.Errorf("a caller's rps query %q, want its own set's", q)
+	}
+	want := [][]soldier.Caller{nil, {{App: 0, Ratio: 2}, {App: 1, Ratio: 2}}, {{App: 2, Ratio: 2}}}
+	if !slices.EqualFunc(c.Of, want, slices.Equal) {
+		t.Errorf("callers per fraud app %v, want %v", c.Of, want)
+	}
+	if c, err := CallersOf(cfg, "payment"); c != nil || err != nil {
+		t.Errorf("payment, called by nobody: %+v, %v; want nil, nil", c, err)
+	}
+	if _, err := CallersOf(cfg, "nope"); err == nil {
+		t.Error("an unknown domain: no error")
 	}
 }
