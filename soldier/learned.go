@@ -288,7 +288,7 @@ func (l *Learned) Features(in Input, obs [][]float64) {
 				errMax = max(errMax, o.ErrorRate*100)
 			}
 			cpuSum, cpuMax = cpuSum+o.CPUUtil, max(cpuMax, o.CPUUtil)
-			rps += o.RPS
+			rps += o.Arrivals() // what the app is sized for: its callers' calls when more
 			capReady += float64(o.Ready) * a.Capacity
 			ready, starting, pending = ready+o.Ready, starting+o.Starting, pending+o.Pending
 			cur += o.Replicas
