@@ -168,9 +168,8 @@ func NewObserver(client kubernetes.Interface, cfg ObserverConfig) *Observer {
 		hpas: map[string]autoscalinglisters.HorizontalPodAutoscalerLister{}, pods: map[string]corelisters.PodLister{},
 		ready: make(chan struct{}), clock: time.Now,
 		last: make([][numMetrics]sample, len(cfg.Targets)), status: make([]AppStatus, len(cfg.Targets)),
-		plan: planQueries(cfg.Targets),
+		plan: planQueries(cfg.Targets), calls: callerQueries(cfg.Callers),
 	}
-	o.calls = callerQueries(cfg.Callers)
 	kinds := map[domains.WorkloadKind]bool{}
 	for _, t := range cfg.Targets {
 		kinds[t.Kind] = true

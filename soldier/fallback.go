@@ -101,7 +101,7 @@ func compare(apps []App, obs *Observation, slo, errBudget, util, tol float64, po
 		for i := range apps {
 			a, o := &apps[i], &obs.Apps[i]
 			p := float64(policy[i]) * a.CPU
-			d := max(o.Arrivals()/(a.Capacity*util), float64(o.Ready)*o.CPUUtil/util) * a.CPU
+			d := o.ReplicasAt(a, util) * a.CPU
 			sc.PolicyCores += p
 			sc.DemandCores += d
 			sp += max(0, d-p)
@@ -115,7 +115,7 @@ func compare(apps []App, obs *Observation, slo, errBudget, util, tol float64, po
 		for i := range apps {
 			a, o := &apps[i], &obs.Apps[i]
 			p, b := float64(policy[i])*a.CPU, float64(baseline[i])*a.CPU
-			d := max(o.Arrivals()/(a.Capacity*util), float64(o.Ready)*o.CPUUtil/util) * a.CPU
+			d := o.ReplicasAt(a, util) * a.CPU
 			sc.PolicyCores += p
 			sc.BaselineCores += b
 			sc.DemandCores += d

@@ -127,6 +127,20 @@ type Observation struct {
 // fall, RPS holds until the app's own figures fall too).
 func (o *AppObservation) Arrivals() float64 { return max(o.RPS, o.CallerRPS) }
 
+// Load is the requests per second app a serves, 1/s: its Arrivals, or the
+// work its ready replicas do (ready x CPU utilisation x capacity) when more,
+// which sees a service slowed beyond its configured service time.
+func (o *AppObservation) Load(a *App) float64 {
+	return max(o.Arrivals(), float64(o.Ready)*o.CPUUtil*a.Capacity)
+}
+
+// ReplicasAt is the replicas that would serve Load at utilisation util,
+// before rounding: Arrivals over util's share of a replica's capacity, or the
+// ready replicas' CPU use over util when more.
+func (o *AppObservation) ReplicasAt(a *App, util float64) float64 {
+	return max(o.Arrivals()/(a.Capacity*util), float64(o.Ready)*o.CPUUtil/util)
+}
+
 // cores is the CPU the replicas in targets request.
 func cores(apps []App, targets []int32) float64 {
 	c := 0.0

@@ -134,7 +134,7 @@ func SLOStatus(obs *Observation, slo, errBudget float64) (atRiskApps, breachingA
 // rounding up, bounds and risk: the size the Stabiliser compares the target
 // in force with.
 func Need(a *App, o *AppObservation, in *Input) float64 {
-	load := max(o.Arrivals(), float64(o.Ready)*o.CPUUtil*a.Capacity) * (1 + in.Headroom)
+	load := o.Load(a) * (1 + in.Headroom)
 	conc := max(a.Concurrency, 1)
 	x := load / a.Capacity * conc
 	maxUtil := max(in.MaxUtil, in.TargetUtil)
@@ -246,7 +246,7 @@ func needs(in *Input) (demandCores float64) {
 	for i := range apps {
 		a, o := &apps[i], &obs[i]
 		// Need's load, without the headroom and with it: x (1 + 0) is x.
-		load := max(o.Arrivals(), float64(o.Ready)*o.CPUUtil*a.Capacity)
+		load := o.Load(a)
 		conc, recip := max(a.Concurrency, 1), 0.0
 		if in.recip != nil {
 			recip = in.recip[i]
@@ -331,7 +331,7 @@ const riskBoost = 1.0
 // 1 + min(riskBoost, p99/SLO - 0.8) when the app is at risk, within its
 // bounds. Replicas already ready are kept while the app is at risk.
 func utilDesired(a *App, o *AppObservation, headroom, util, slo float64) (n int32, risky bool) {
-	need := max(o.Arrivals()/(a.Capacity*util), float64(o.Ready)*o.CPUUtil/util) * (1 + headroom)
+	need := o.ReplicasAt(a, util) * (1 + headroom)
 	r := o.P99 / slo
 	if r > 0.8 || o.ErrorRate > 0.01 {
 		risky = true
