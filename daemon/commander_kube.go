@@ -69,11 +69,10 @@ func (p *Commander) balloons(ctx context.Context, cfg *domains.Config, client ku
 	if ownerErr != nil { // not fatal: the balloons are held, unowned
 		p.log.Info("balloons without an owner: delete Deployment regiment-balloon by hand after uninstalling", "reason", ownerErr)
 	}
-	sel, err := kube.SelectorMap(k.PoolNodeSelector)          // validated: no error
-	tols, err2 := kube.ParseTolerations(k.BalloonTolerations) // validated: no error
-	b, err3 := kube.NewBalloons(client, kube.BalloonConfig{Namespace: k.LeaseNamespace, NodeSelector: sel, PodCores: k.BalloonPodCores,
-		PriorityClass: k.BalloonPriorityClass, Image: k.BalloonImage, Tolerations: tols, Owner: owner}, pool.ManagedCores)
-	if err = errors.Join(err, err2, err3); err != nil {
+	sel, err := kube.SelectorMap(k.PoolNodeSelector) // validated: no error
+	b, err2 := kube.NewBalloons(client, kube.BalloonConfig{Namespace: k.LeaseNamespace, NodeSelector: sel, PodCores: k.BalloonPodCores,
+		PriorityClass: k.BalloonPriorityClass, Image: k.BalloonImage, Tolerations: kube.Tolerations(k.BalloonTolerations), Owner: owner}, pool.ManagedCores)
+	if err = errors.Join(err, err2); err != nil {
 		p.log.Error("capacity plan not held: no balloons", "error", err)
 		return nil
 	}

@@ -50,12 +50,34 @@ type Kubernetes struct {
 	BalloonPriorityClass string
 	// BalloonImage is the balloon pods' image. Default DefaultBalloonImage.
 	BalloonImage string
-	// BalloonTolerations let the balloon pods onto a tainted pool, each in
-	// kubectl's taint syntax KEY[=VALUE][:EFFECT] (kube.ParseToleration):
-	// "dedicated=apps:NoSchedule" tolerates that taint, "gpu:NoSchedule"
-	// taint gpu of any value, "spot" taint spot of any value and effect.
-	// Without balloons (BalloonPodCores 0) they do nothing. Default none.
-	BalloonTolerations []string
+	// BalloonTolerations let the balloon pods onto a tainted pool. Without
+	// balloons (BalloonPodCores 0) they do nothing. Default none.
+	BalloonTolerations []Toleration
+}
+
+// Toleration is one toleration of the balloon pods, as kubectl's taint
+// syntax KEY[=VALUE][:EFFECT] writes it (the config reads that syntax):
+// "dedicated=apps:NoSchedule" tolerates that taint, "gpu:NoSchedule" taint
+// gpu of any value, "spot" taint spot of any value and effect.
+type Toleration struct {
+	Key    string // a qualified name (a label key)
+	Value  string // a label value; "" tolerates any value (operator Exists)
+	Effect string // NoSchedule, PreferNoSchedule or NoExecute; "" every effect
+}
+
+// TaintEffects are the effects a Toleration may name, as a taint does.
+var TaintEffects = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
+
+// String is t in kubectl's taint syntax, as the config reads it.
+func (t Toleration) String() string {
+	s := t.Key
+	if t.Value != "" {
+		s += "=" + t.Value
+	}
+	if t.Effect != "" {
+		s += ":" + t.Effect
+	}
+	return s
 }
 
 // The balloon pods' defaults: the chart's PriorityClass (value -1000) and

@@ -198,14 +198,10 @@ func TestBalloonsTolerateATaintedPool(t *testing.T) {
 	poolNode(t, env.Client, "bt-"+ns, pool, "4", true, corev1.Taint{Key: "dedicated", Value: "apps", Effect: corev1.TaintEffectNoSchedule})
 	pc := "balloon-" + ns
 	priorityClass(t, env.Client, pc, -1000)
-	hold := func(balloonTolerations []string) {
+	hold := func(balloonTolerations ...domains.Toleration) {
 		t.Helper()
-		tols, err := ParseTolerations(balloonTolerations)
-		if err != nil {
-			t.Fatal(err)
-		}
 		b, err := NewBalloons(env.Client, BalloonConfig{Namespace: ns, NodeSelector: map[string]string{"regiment-test-pool": pool},
-			PodCores: 1, PriorityClass: pc, Image: domains.DefaultBalloonImage, Tolerations: append(poolTolerations(pool), tols...)},
+			PodCores: 1, PriorityClass: pc, Image: domains.DefaultBalloonImage, Tolerations: append(poolTolerations(pool), Tolerations(balloonTolerations)...)},
 			func() (float64, bool) { return 0, true })
 		if err != nil {
 			t.Fatal(err)
@@ -215,7 +211,7 @@ func TestBalloonsTolerateATaintedPool(t *testing.T) {
 		}
 	}
 
-	hold([]string{"dedicated=batch:NoSchedule", "gpu"})
+	hold(domains.Toleration{Key: "dedicated", Value: "batch", Effect: "NoSchedule"}, domains.Toleration{Key: "gpu"})
 	eventually(t, 60*time.Second, func() (bool, string) {
 		ps, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: LabelBalloon + "=true"})
 		if err != nil {
@@ -235,7 +231,7 @@ func TestBalloonsTolerateATaintedPool(t *testing.T) {
 			fmt.Sprintf("%d balloon pods, %d bound, %d refused for an untolerated taint (want 2, 0, 2): %s", all, bound, refused, why)
 	})
 
-	hold([]string{"dedicated=apps:NoSchedule"})
+	hold(domains.Toleration{Key: "dedicated", Value: "apps", Effect: "NoSchedule"})
 	eventually(t, 60*time.Second, func() (bool, string) {
 		bound, all := balloonPods(t, env.Client, ns)
 		return bound == 2 && all == 2, fmt.Sprintf("%d of %d balloon pods bound, want 2 of 2 on the tainted pool", bound, all)

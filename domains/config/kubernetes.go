@@ -68,7 +68,7 @@ func (k *kubernetesHCL) translate() domains.Kubernetes {
 		WritesPerSecond: k.WritesPerSecond.V, WriteBurst: k.WriteBurst.V,
 		PoolNodeSelector: k.PoolNodeSelector.V, PoolMaxCores: k.PoolMaxCores.V,
 		BalloonPodCores: k.BalloonPodCores.V, BalloonPriorityClass: k.BalloonPriorityClass.V, BalloonImage: k.BalloonImage.V,
-		BalloonTolerations: k.BalloonTolerations.V,
+		BalloonTolerations: tolerations(k.BalloonTolerations.V),
 	}
 }
 
@@ -127,7 +127,7 @@ func validateKubernetes(cfg *domains.Config, h *configHCL, c checker) {
 
 // validateBalloons checks the balloon attributes: a pod of at most a node,
 // on a pool the Commander follows, of a valid PriorityClass name, with
-// tolerations kube.ParseToleration reads. Tolerations without
+// tolerations in kubectl's taint syntax (parseToleration). Tolerations without
 // balloon_pod_cores are allowed: they do nothing.
 func validateBalloons(cfg *domains.Config, hk *kubernetesHCL, c checker) {
 	k := &cfg.Kubernetes
@@ -145,32 +145,44 @@ func validateBalloons(cfg *domains.Config, hk *kubernetesHCL, c checker) {
 	}
 	if a := &hk.BalloonTolerations; a.ok() {
 		for i, t := range a.V {
-			if bad := tolerationProblem(t); bad != "" {
+			if _, bad := parseToleration(t); bad != "" {
 				c.ds.add(a.Ranges[i], "Invalid balloon_tolerations", "%s %s (KEY[=VALUE][:EFFECT], example: \"dedicated=apps:NoSchedule\")", clip(t), bad)
 			}
 		}
 	}
 }
 
-// tolerationEffects are the taint effects a toleration may name.
-var tolerationEffects = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
-
-// tolerationProblem returns why s is not a toleration in kubectl's taint
-// syntax KEY[=VALUE][:EFFECT], or "": the rules of kube.ParseToleration.
-func tolerationProblem(s string) string {
+// parseToleration reads s, a toleration in kubectl's taint syntax
+// KEY[=VALUE][:EFFECT]: KEY a qualified name (a label key), VALUE a label
+// value, not empty (KEY alone tolerates any value), EFFECT one of
+// domains.TaintEffects (none: every effect). It returns why s is not one,
+// or "".
+func parseToleration(s string) (domains.Toleration, string) {
 	keyValue, effect, hasEffect := strings.Cut(s, ":")
 	key, value, hasValue := strings.Cut(keyValue, "=")
 	switch {
 	case !labelKey(key):
-		return fmt.Sprintf("has key %s, not a qualified name (a label key, e.g. \"example.com/dedicated\")", clip(key))
+		return domains.Toleration{}, fmt.Sprintf("has key %s, not a qualified name (a label key, e.g. \"example.com/dedicated\")", clip(key))
 	case hasValue && value == "":
-		return fmt.Sprintf("has an empty value; write %q to tolerate any value", key+strings.TrimPrefix(s, keyValue))
+		return domains.Toleration{}, fmt.Sprintf("has an empty value; write %q to tolerate any value", key+strings.TrimPrefix(s, keyValue))
 	case hasValue && !labelValue(value):
-		return fmt.Sprintf("has value %s, not a label value", clip(value))
-	case hasEffect && !slices.Contains(tolerationEffects, effect):
-		return fmt.Sprintf("has effect %s, not one of %s", clip(effect), strings.Join(tolerationEffects, ", "))
+		return domains.Toleration{}, fmt.Sprintf("has value %s, not a label value", clip(value))
+	case hasEffect && !slices.Contains(domains.TaintEffects, effect):
+		return domains.Toleration{}, fmt.Sprintf("has effect %s, not one of %s", clip(effect), strings.Join(domains.TaintEffects, ", "))
 	}
-	return ""
+	return domains.Toleration{Key: key, Value: value, Effect: effect}, ""
+}
+
+// tolerations are the entries of specs that parseToleration reads, in
+// order; validateBalloons reports the others. None is none.
+func tolerations(specs []string) []domains.Toleration {
+	var ts []domains.Toleration
+	for _, s := range specs {
+		if t, bad := parseToleration(s); bad == "" {
+			ts = append(ts, t)
+		}
+	}
+	return ts
 }
 
 func validateWorkload(a *domains.AppSet, hw *workloadHCL, c checker) {

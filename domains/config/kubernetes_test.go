@@ -3,6 +3,7 @@ package config
 import (
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -110,9 +111,9 @@ func TestParseKubernetesRules(t *testing.T) {
 func TestParseBalloonTolerationsWithoutBalloons(t *testing.T) {
 	for _, tt := range []struct {
 		list string
-		want []string
+		want []domains.Toleration
 	}{
-		{`["dedicated=apps:NoSchedule", "spot"]`, []string{"dedicated=apps:NoSchedule", "spot"}},
+		{`["dedicated=apps:NoSchedule", "spot"]`, []domains.Toleration{{Key: "dedicated", Value: "apps", Effect: "NoSchedule"}, {Key: "spot"}}},
 		{`[]`, nil},
 	} {
 		cfg, err := Parse([]byte(base+"kubernetes {\n  balloon_tolerations = "+tt.list+"\n}\n"), "cluster.hcl")
@@ -120,7 +121,64 @@ func TestParseBalloonTolerationsWithoutBalloons(t *testing.T) {
 			t.Fatalf("balloon_tolerations = %s: %v", tt.list, err)
 		}
 		if k := cfg.Kubernetes; k.BalloonPodCores != 0 || !slices.Equal(k.BalloonTolerations, tt.want) {
-			t.Errorf("balloon_tolerations = %s: got %q with balloon_pod_cores %v, want %q", tt.list, k.BalloonTolerations, k.BalloonPodCores, tt.want)
+			t.Errorf("balloon_tolerations = %s: got %v with balloon_pod_cores %v, want %v", tt.list, k.BalloonTolerations, k.BalloonPodCores, tt.want)
+		}
+	}
+}
+
+// goodTolerations are tolerations in kubectl's taint syntax and what they read as.
+var goodTolerations = []struct {
+	rule, spec string
+	want       domains.Toleration
+}{
+	{"key, value and effect tolerate that taint", "dedicated=apps:NoSchedule", domains.Toleration{Key: "dedicated", Value: "apps", Effect: "NoSchedule"}},
+	{"no value tolerates any value", "gpu:NoSchedule", domains.Toleration{Key: "gpu", Effect: "NoSchedule"}},
+	{"no effect tolerates every effect", "dedicated=apps", domains.Toleration{Key: "dedicated", Value: "apps"}},
+	{"a key alone tolerates any value and effect", "spot", domains.Toleration{Key: "spot"}},
+	{"a prefixed key", "example.com/pool=batch-1:PreferNoSchedule", domains.Toleration{Key: "example.com/pool", Value: "batch-1", Effect: "PreferNoSchedule"}},
+	{"NoExecute", "node.kubernetes.io/unreachable:NoExecute", domains.Toleration{Key: "node.kubernetes.io/unreachable", Effect: "NoExecute"}},
+}
+
+// badTolerations are refused, with a problem containing want.
+var badTolerations = []struct{ rule, spec, want string }{
+	{"an empty entry", "", `has key "", not a qualified name`},
+	{"no key", ":NoSchedule", `has key "", not a qualified name`},
+	{"no key before the value", "=apps:NoSchedule", `has key "", not a qualified name`},
+	{"a key with a space", "dedi cated=apps", `has key "dedi cated", not a qualified name`},
+	{"a key ending in a dash", "gpu-:NoSchedule", `has key "gpu-", not a qualified name`},
+	{"a key of two slashes", "a/b/c", `has key "a/b/c", not a qualified name`},
+	{"a key name over 63 characters", strings.Repeat("k", 64), "not a qualified name"},
+	{"an upper-case key prefix", "Example.com/pool", "not a qualified name"},
+	{"an empty value", "gpu=:NoSchedule", `has an empty value; write "gpu:NoSchedule"`},
+	{"an empty value without effect", "gpu=", `has an empty value; write "gpu"`},
+	{"a value with a slash", "dedicated=apps/web", `has value "apps/web", not a label value`},
+	{"a second equals sign", "dedicated=apps=web", `has value "apps=web", not a label value`},
+	{"a value over 63 characters", "k=" + strings.Repeat("v", 64), "not a label value"},
+	{"an unknown effect", "gpu:NoScheduling", `has effect "NoScheduling", not one of NoSchedule, PreferNoSchedule, NoExecute`},
+	{"effects are case-sensitive", "gpu:noschedule", `has effect "noschedule"`},
+	{"an empty effect", "gpu:", `has effect ""`},
+	{"a second colon", "gpu:NoSchedule:NoExecute", `has effect "NoSchedule:NoExecute"`},
+}
+
+// The config reads kubectl's taint syntax into tolerations, and writes them
+// back the same (domains.Toleration.String, in the Commander's log).
+func TestParseToleration(t *testing.T) {
+	for _, tt := range goodTolerations {
+		got, bad := parseToleration(tt.spec)
+		if bad != "" || got != tt.want {
+			t.Errorf("%s: parseToleration(%q) = %+v, %q; want %+v", tt.rule, tt.spec, got, bad, tt.want)
+		}
+		if s := got.String(); s != tt.spec {
+			t.Errorf("%s: %+v.String() = %q, want %q", tt.rule, got, s, tt.spec)
+		}
+	}
+}
+
+func TestParseTolerationRefuses(t *testing.T) {
+	for _, tt := range badTolerations {
+		got, bad := parseToleration(tt.spec)
+		if !strings.Contains(bad, tt.want) || got != (domains.Toleration{}) {
+			t.Errorf("%s: parseToleration(%q) = %+v, %q; want nothing and a problem containing %q", tt.rule, tt.spec, got, bad, tt.want)
 		}
 	}
 }
@@ -133,7 +191,7 @@ func TestParseKubernetesTranslates(t *testing.T) {
 	wantK := domains.Kubernetes{Namespace: "shop", LeaseNamespace: "regiment", LeaseDuration: 30 * time.Second, HPAHeadroom: 0.25,
 		WritesPerSecond: 80, WriteBurst: 40, PoolNodeSelector: "karpenter.sh/nodepool=general", PoolMaxCores: 640,
 		BalloonPodCores: 4, BalloonPriorityClass: "overprovisioning", BalloonImage: domains.DefaultBalloonImage,
-		BalloonTolerations: []string{"dedicated=apps:NoSchedule", "gpu:NoSchedule", "example.com/spot"}}
+		BalloonTolerations: []domains.Toleration{{Key: "dedicated", Value: "apps", Effect: "NoSchedule"}, {Key: "gpu", Effect: "NoSchedule"}, {Key: "example.com/spot"}}}
 	if !reflect.DeepEqual(cfg.Kubernetes, wantK) {
 		t.Errorf("kubernetes = %+v, want %+v", cfg.Kubernetes, wantK)
 	}
