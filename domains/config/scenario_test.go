@@ -454,3 +454,47 @@ func TestParseScenarioTrafficOptions(t *testing.T) {
 		})
 	}
 }
+
+// Every example scenario loads against the config of the world it was
+// written for, its trace files present: an example that no longer parses
+// (a renamed attribute, a moved trace) fails here rather than in a user's
+// first eval.
+func TestExampleScenariosLoad(t *testing.T) {
+	world := func(path string) string {
+		name := filepath.Base(path)
+		switch {
+		case strings.Contains(path, "/seed/"):
+			return "seedscale.hcl"
+		case strings.HasPrefix(name, "small-"):
+			return "small.hcl"
+		case strings.HasPrefix(name, "tenth-"):
+			return "tenth.hcl"
+		}
+		return "paymentscale.hcl"
+	}
+	var paths []string
+	for _, glob := range []string{"*.hcl", "*/*.hcl", "*/*/*.hcl"} {
+		m, err := filepath.Glob(filepath.Join("../../examples/scenarios", glob))
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, m...)
+	}
+	if len(paths) < 30 {
+		t.Fatalf("found %d example scenarios, want the 30 or more of examples/scenarios", len(paths))
+	}
+	cfgs := map[string]*domains.Config{}
+	for _, p := range paths {
+		w := world(p)
+		if cfgs[w] == nil {
+			cfg, err := LoadFile(filepath.Join("../../examples", w))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfgs[w] = cfg
+		}
+		if _, err := LoadScenarioFile(p, cfgs[w]); err != nil {
+			t.Errorf("%s (for examples/%s): %v", p, w, err)
+		}
+	}
+}
