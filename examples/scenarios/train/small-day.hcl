@@ -12,10 +12,10 @@
 # platform, as in small-base. Nothing of days 41-60 or of the odd-ranked
 # functions is replayed.
 scenario "small-train-day" {
+  extends  = "small-base.hcl" # merchant and platform: the even-ranked Azure Functions
   start    = "1998-06-04T00:00:00Z"
   duration = "24h"
   seed     = 11
-  noise    = 0.05
 
   traffic "payment" {
     trace       = "../../../traces/worldcup98/worldcup98_days01-60_per_minute.csv.gz"
@@ -28,19 +28,5 @@ scenario "small-train-day" {
     format      = "timeseries"
     peak_rps    = 380
     peak_rps_of = "window"
-  }
-  traffic "merchant" {
-    trace           = "../../../traces/azure-functions-2019/sampleA_1350fn_invocations.csv.gz"
-    format          = "azure-functions"
-    peak_rps        = 3000
-    function_offset = 0
-    function_stride = 4
-  }
-  traffic "platform" {
-    trace           = "../../../traces/azure-functions-2019/sampleA_1350fn_invocations.csv.gz"
-    format          = "azure-functions"
-    peak_rps        = 300
-    function_offset = 2
-    function_stride = 4
   }
 }
