@@ -127,8 +127,15 @@ const podsOfBatch = `namespace=~"{{.Namespaces}}",pod=~"{{.Pods}}"`
 
 // DefaultPrometheusQueries are the queries used for those not configured:
 // each batched by (namespace, workload), six queries per domain per tick.
+// The sizing signals (rps, cpu) are irate over the last two samples: the
+// rate of one scrape interval, as fresh as the metrics are and as the
+// simulator measures them (a 10 s sample), where a one-minute rate() lags a
+// rise by half a minute; the Stabiliser, not the query, smooths them
+// (docs/experiments.md, "The Soldiers' rate window"). The 2m range holds two
+// samples at any scrape interval up to a minute. The SLO signals (p99, error
+// rate) are over a minute, as an SLO is judged.
 var DefaultPrometheusQueries = PrometheusQueries{
-	RPS: Query{Template: byWorkload(`rate(http_requests_total{` + podsOfBatch + `}[1m])`), BatchBy: BatchByWorkload},
+	RPS: Query{Template: byWorkload(`irate(http_requests_total{` + podsOfBatch + `}[2m])`), BatchBy: BatchByWorkload},
 	P99: Query{Template: `histogram_quantile(0.99, ` +
 		byWorkload(`rate(http_request_duration_seconds_bucket{`+podsOfBatch+`}[1m])`, "le") + `)`, BatchBy: BatchByWorkload},
 	// An app that never failed has no 5xx series: "or 0 x all" makes its
@@ -136,7 +143,7 @@ var DefaultPrometheusQueries = PrometheusQueries{
 	ErrorRate: Query{Template: `(` + byWorkload(`rate(http_requests_total{`+podsOfBatch+`,code=~"5.."}[1m])`) +
 		` or 0 * ` + byWorkload(`rate(http_requests_total{`+podsOfBatch+`}[1m])`) + `) / ` +
 		byWorkload(`rate(http_requests_total{`+podsOfBatch+`}[1m])`), BatchBy: BatchByWorkload},
-	CPU: Query{Template: byWorkload(`rate(container_cpu_usage_seconds_total{`+podsOfBatch+`,container!=""}[1m])`) +
+	CPU: Query{Template: byWorkload(`irate(container_cpu_usage_seconds_total{`+podsOfBatch+`,container!=""}[2m])`) +
 		` / ` + byWorkload(`kube_pod_container_resource_requests{`+podsOfBatch+`,resource="cpu"}`), BatchBy: BatchByWorkload},
 	Memory: Query{Template: byWorkload(`container_memory_working_set_bytes{`+podsOfBatch+`,container!=""}`) +
 		` / ` + byWorkload(`kube_pod_container_resource_requests{`+podsOfBatch+`,resource="memory"}`), BatchBy: BatchByWorkload},

@@ -491,6 +491,30 @@ func TestObserverBatchesQueries(t *testing.T) {
 	}
 }
 
+// The default sizing queries read the rate of the last scrape interval, as
+// the simulator measures (a 10 s sample), not a one-minute average: an app
+// at 1 request/s and 0.5 cores for ten minutes that steps to 4 requests/s and
+// 0.9 cores in the last 15 s scrape is observed at 4 and 0.9 (a one-minute
+// rate() reads 2 and 0.63).
+func TestDefaultQueriesSizeFromTheLastScrape(t *testing.T) {
+	var lines []string
+	for _, l := range strings.Split(appSeries{ns: "shop", pod: "web-6d4cf-x2k4p", ok: 1, failed: 0, cpu: 0.5, mem: 10, rpm: 0}.String(), "\n") {
+		switch {
+		case strings.Contains(l, `http_requests_total{`) && strings.Contains(l, `code="200"`):
+			l = strings.Replace(l, "0+15x40", "0+15x39 645", 1) // +60 requests in the last 15 s
+		case strings.Contains(l, "container_cpu_usage_seconds_total"):
+			l = strings.Replace(l, "0+7.5x40", "0+7.5x39 306", 1) // +13.5 core-seconds in the last 15 s
+		}
+		lines = append(lines, l)
+	}
+	s := newPromServer(t, "load 15s\n"+strings.Join(lines, "\n"), false)
+	o, _ := observerForMetrics(t, s.URL, time.Minute, metricTarget(0, "shop", "web", domains.KindDeployment))
+	obs, status := observe(o)
+	if a := obs.Apps[0]; status[0].Stale() || !near(a.RPS, 4) || !near(a.CPUUtil, 0.9) {
+		t.Errorf("after a step in the last scrape: rps %v, cpu %v (%+v); want 4 and 0.9, the last interval's rates", a.RPS, a.CPUUtil, status[0])
+	}
+}
+
 func TestRouteKlogSendsClientGoLogsToHclog(t *testing.T) {
 	var buf strings.Builder
 	RouteKlog(hclog.New(&hclog.LoggerOptions{Output: &buf, Level: hclog.Debug}))

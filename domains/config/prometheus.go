@@ -29,7 +29,7 @@ import (
 //	  }
 //	  queries {
 //	    batch_by = ["namespace", "app"]   # these queries are batched, one series per app
-//	    rps      = "sum by (namespace, app) (rate(http_requests_total{namespace=~\"{{.Namespaces}}\",app=~\"{{.Labels.app}}\"}[1m]))"
+//	    rps      = "sum by (namespace, app) (irate(http_requests_total{namespace=~\"{{.Namespaces}}\",app=~\"{{.Labels.app}}\"}[2m]))"
 //	  }
 //	}
 //
