@@ -133,8 +133,61 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		p("\n")
 	}
 	p("## All scenarios\n\n")
+	r.writeTotals(p)
 	p("Cost against SLO compliance, one point per scenario x seed: [%s](%s)\n", costPlotName, costPlotName)
 	return b.Flush()
+}
+
+// writeTotals writes the table of Totals, with ratios to hpa's when it ran.
+func (r *Report) writeTotals(p func(string, ...any)) {
+	if len(r.Totals) == 0 {
+		return
+	}
+	hpa := r.Total(refHPA)
+	top := "" // the most important tier's breach ratio, when there are tiers
+	if len(r.Tiers) > 0 {
+		top = fmt.Sprintf(" P%d breach ratio |", r.Tiers[0].Tier)
+	}
+	p("Sums over the %s of the means over seeds; ratios are a policy's sum over %s's (\"n/a\" when %s did not run ",
+		Count(len(r.Scenarios), "scenario"), refHPA, refHPA)
+	p("or its sum is 0):\n\n")
+	p("| policy | cost_core_hours | cost ratio | breach_app_minutes | breach ratio |%s scaling_actions | actions ratio |", top)
+	p(" node_churn | churn ratio | pending_pod_hours | pending ratio |\n")
+	p("|---|---:|---:|---:|---:|")
+	if top != "" {
+		p("---:|")
+	}
+	p("---:|---:|---:|---:|---:|---:|\n")
+	for i := range r.Totals {
+		t := &r.Totals[i]
+		p("| %s | %.1f | %s | %.1f | %s |", t.Policy, t.CostCoreHours, totalRatio(t, hpa, func(t *Total) float64 { return t.CostCoreHours }),
+			t.BreachAppMinutes, totalRatio(t, hpa, func(t *Total) float64 { return t.BreachAppMinutes }))
+		if top != "" {
+			p(" %s |", totalRatio(t, hpa, func(t *Total) float64 { return t.Tiers[0].BreachAppMinutes }))
+		}
+		p(" %.0f | %s | %.1f | %s | %.2f | %s |\n",
+			t.ScalingActions, totalRatio(t, hpa, func(t *Total) float64 { return t.ScalingActions }),
+			t.NodeChurn, totalRatio(t, hpa, func(t *Total) float64 { return t.NodeChurn }),
+			t.PendingPodHours, totalRatio(t, hpa, func(t *Total) float64 { return t.PendingPodHours }))
+	}
+	p("\n")
+}
+
+// Count is n and noun, plural unless n is 1: "1 scenario", "7 scenarios".
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// totalRatio formats f(t) / f(ref) to three decimals (a whole set's ratios
+// differ in the third), "n/a" without ref or when f(ref) is 0.
+func totalRatio(t, ref *Total, f func(*Total) float64) string {
+	if ref == nil || f(ref) == 0 {
+		return "n/a"
+	}
+	return strconv.FormatFloat(f(t)/f(ref), 'f', 3, 64)
 }
 
 func costOf(a *Aggregate) float64    { return a.CostCoreHours.Mean }

@@ -28,8 +28,33 @@ type Report struct {
 	// Runs is every scenario x policy x seed, in scenario, policy, seed order.
 	Runs []RunResult `json:"runs"`
 	// Aggregates is every scenario x policy, in scenario, policy order.
-	Aggregates  []Aggregate `json:"aggregates"`
-	WallSeconds float64     `json:"wall_seconds"` // the whole evaluation
+	Aggregates []Aggregate `json:"aggregates"`
+	// Totals is every policy over the whole set, in policy order.
+	Totals      []Total `json:"totals"`
+	WallSeconds float64 `json:"wall_seconds"` // the whole evaluation
+}
+
+// Total is one policy over the whole evaluation set: each figure is the sum
+// over the scenarios of the policy's mean over seeds (Aggregate), so that a
+// scenario weighs as much as its figures do.
+type Total struct {
+	Policy           string      `json:"policy"`
+	Scenarios        int         `json:"scenarios"`
+	CostCoreHours    float64     `json:"cost_core_hours"`
+	BreachAppMinutes float64     `json:"breach_app_minutes"`
+	ScalingActions   float64     `json:"scaling_actions"`
+	NodeChurn        float64     `json:"node_churn"`
+	PendingPodHours  float64     `json:"pending_pod_hours"`
+	Tiers            []TierTotal `json:"tiers"` // in Report.Tiers order
+}
+
+// TierTotal is one priority tier of a Total: sums over the scenarios of
+// the tier's means over seeds.
+type TierTotal struct {
+	Tier             int     `json:"tier"`
+	CoreHours        float64 `json:"core_hours"`
+	BreachAppMinutes float64 `json:"breach_app_minutes"`
+	PendingPodHours  float64 `json:"pending_pod_hours"`
 }
 
 // ScenarioInfo names a scenario and the seed of its run 0.
@@ -262,7 +287,48 @@ func newReport(o *Options, runs []RunResult, wall float64) *Report {
 			}
 		}
 	}
+	for _, pol := range r.Policies {
+		r.Totals = append(r.Totals, r.total(pol))
+	}
 	return r
+}
+
+// total sums policy's aggregates over the scenarios (Total).
+func (r *Report) total(policy string) Total {
+	t := Total{Policy: policy, Tiers: make([]TierTotal, len(r.Tiers))}
+	for i, tier := range r.Tiers {
+		t.Tiers[i].Tier = tier.Tier
+	}
+	for i := range r.Aggregates {
+		a := &r.Aggregates[i]
+		if a.Policy != policy {
+			continue
+		}
+		t.Scenarios++
+		t.CostCoreHours += a.CostCoreHours.Mean
+		t.BreachAppMinutes += a.BreachAppMinutes.Mean
+		t.ScalingActions += a.ScalingActions.Mean
+		t.NodeChurn += a.NodeChurn.Mean
+		t.PendingPodHours += a.PendingPodHours.Mean
+		for k := range a.Tiers {
+			if k < len(t.Tiers) && a.Tiers[k].Tier == t.Tiers[k].Tier {
+				t.Tiers[k].CoreHours += a.Tiers[k].CoreHours.Mean
+				t.Tiers[k].BreachAppMinutes += a.Tiers[k].BreachAppMinutes.Mean
+				t.Tiers[k].PendingPodHours += a.Tiers[k].PendingPodHours.Mean
+			}
+		}
+	}
+	return t
+}
+
+// Total is policy's Total, or nil if it did not run.
+func (r *Report) Total(policy string) *Total {
+	for i := range r.Totals {
+		if r.Totals[i].Policy == policy {
+			return &r.Totals[i]
+		}
+	}
+	return nil
 }
 
 // gapCaptured is a's share of the hpa-to-oracle cost gap (Aggregate.GapCaptured),

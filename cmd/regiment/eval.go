@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/regimentd/regiment/baseline"
@@ -21,9 +22,11 @@ const evalUsage = `Usage: regiment eval --config F --scenario F[,F...] --out DIR
 
 Runs every scenario x policy x seed on the same traffic (seed k of a scenario
 is its seed + k, for every policy) and writes into DIR:
-  report.json   every run and the mean, min and max over seeds per scenario x policy
+  report.json   every run, the mean, min and max over seeds per scenario x policy, and
+                each policy's sums over the whole set
   report.md     tables per scenario with ratios against hpa, oracle gap, share of the
-                hpa-to-oracle gap captured; nodes, pods and scale-out times; per priority tier
+                hpa-to-oracle gap captured; nodes, pods and scale-out times; per priority
+                tier; and the whole set's sums against hpa's, which it also prints
   series.csv    per-minute demand, replicas, breaching apps and pending pods per domain (seed 0)
   *.png         demand and replicas per domain, breach timeline, nodes, pending pods per
                 tier, cost against SLO compliance
@@ -125,12 +128,46 @@ func evaluate(ctx context.Context, opts eval.Options, out string, stdout, stderr
 			plots++
 		}
 	}
-	fmt.Fprintf(stdout, "%d runs (%d scenarios x %d policies x %d seeds) in %s on %d workers\n",
-		len(report.Runs), len(opts.Scenarios), len(opts.Policies), opts.Seeds,
+	fmt.Fprintf(stdout, "%d runs (%s x %s x %s) in %s on %d workers\n", len(report.Runs),
+		eval.Count(len(opts.Scenarios), "scenario"), eval.Count(len(opts.Policies), "policy"), eval.Count(opts.Seeds, "seed"),
 		time.Duration(report.WallSeconds*float64(time.Second)).Round(100*time.Millisecond), min(opts.Workers, total))
+	printTotals(stdout, report)
 	fmt.Fprintf(stdout, "wrote %s, %s, %s and %d plots\n", filepath.Join(out, "report.json"),
 		filepath.Join(out, "report.md"), filepath.Join(out, "series.csv"), plots)
 	return 0
+}
+
+// printTotals prints every policy's figures over the whole set as ratios to
+// hpa's (report.md's "All scenarios" table); nothing when hpa did not run.
+func printTotals(w io.Writer, r *eval.Report) {
+	hpa := r.Total("hpa")
+	if hpa == nil {
+		return
+	}
+	top := ""
+	if len(r.Tiers) > 0 {
+		top = fmt.Sprintf("P%d breaches", r.Tiers[0].Tier)
+	}
+	fmt.Fprintf(w, "\nover the whole set (%s), sums of the means over seeds, x hpa:\n", eval.Count(len(r.Scenarios), "scenario"))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "policy\tcost\tbreaches\t%s\tactions\tnode churn\tpending pods\t\n", top)
+	ratio := func(v, ref float64) string {
+		if ref == 0 {
+			return "n/a"
+		}
+		return fmt.Sprintf("%.3f", v/ref)
+	}
+	for _, t := range r.Totals {
+		p0 := ""
+		if top != "" {
+			p0 = ratio(t.Tiers[0].BreachAppMinutes, hpa.Tiers[0].BreachAppMinutes)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", t.Policy, ratio(t.CostCoreHours, hpa.CostCoreHours),
+			ratio(t.BreachAppMinutes, hpa.BreachAppMinutes), p0, ratio(t.ScalingActions, hpa.ScalingActions),
+			ratio(t.NodeChurn, hpa.NodeChurn), ratio(t.PendingPodHours, hpa.PendingPodHours))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
 }
 
 // splitList splits a comma-separated flag value, dropping empty items.

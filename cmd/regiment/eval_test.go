@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -36,13 +37,19 @@ func TestEvalRejectsBadUsage(t *testing.T) {
 func TestEvalWritesReport(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	args := []string{"--config", "../../examples/small.hcl", "--scenario", "testdata/small-sample.hcl",
-		"--policies", "static,regiment", "--seeds", "2", "--duration", "30m", "--workers", "2", "--out", dir}
+		"--policies", "hpa,static,regiment", "--seeds", "2", "--duration", "30m", "--workers", "2", "--out", dir}
 	var out, errOut bytes.Buffer
 	if code := runEval(context.Background(), args, &out, &errOut); code != 0 {
 		t.Fatalf("regiment eval exited %d: %s", code, errOut.String())
 	}
-	if !strings.Contains(out.String(), "4 runs") {
-		t.Errorf("summary %q does not count 4 runs", out.String())
+	if !strings.Contains(out.String(), "6 runs") {
+		t.Errorf("summary %q does not count 6 runs", out.String())
+	}
+	// The whole set's ratios to hpa, hpa's own all 1.
+	if !strings.Contains(out.String(), "over the whole set (1 scenario)") ||
+		!regexp.MustCompile(`(?m)^\s+hpa(\s+(1\.000|n/a)){6}\s*$`).MatchString(out.String()) ||
+		!regexp.MustCompile(`(?m)^\s+regiment\s+\d+\.\d{3}\s`).MatchString(out.String()) {
+		t.Errorf("summary %q has no table of the whole set against hpa", out.String())
 	}
 	if errOut.Len() != 0 {
 		t.Errorf("progress written to a non-terminal: %q", errOut.String())
