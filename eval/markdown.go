@@ -149,7 +149,7 @@ func (r *Report) writeTotals(p func(string, ...any)) {
 		top = fmt.Sprintf(" P%d breach ratio |", r.Tiers[0].Tier)
 	}
 	p("Sums over the %s of the means over seeds; ratios are a policy's sum over %s's (\"n/a\" when %s did not run ",
-		Count(len(r.Scenarios), "scenario"), refHPA, refHPA)
+		Count(len(r.Scenarios), "scenario", "scenarios"), refHPA, refHPA)
 	p("or its sum is 0):\n\n")
 	p("| policy | cost_core_hours | cost ratio | breach_app_minutes | breach ratio |%s scaling_actions | actions ratio |", top)
 	p(" node_churn | churn ratio | pending_pod_hours | pending ratio |\n")
@@ -173,12 +173,12 @@ func (r *Report) writeTotals(p func(string, ...any)) {
 	p("\n")
 }
 
-// Count is n and noun, plural unless n is 1: "1 scenario", "7 scenarios".
-func Count(n int, noun string) string {
+// Count is n and its noun, one or many: "1 policy", "6 policies".
+func Count(n int, one, many string) string {
 	if n == 1 {
-		return "1 " + noun
+		return "1 " + one
 	}
-	return strconv.Itoa(n) + " " + noun + "s"
+	return strconv.Itoa(n) + " " + many
 }
 
 // totalRatio formats f(t) / f(ref) to three decimals (a whole set's ratios

@@ -129,7 +129,7 @@ func evaluate(ctx context.Context, opts eval.Options, out string, stdout, stderr
 		}
 	}
 	fmt.Fprintf(stdout, "%d runs (%s x %s x %s) in %s on %d workers\n", len(report.Runs),
-		eval.Count(len(opts.Scenarios), "scenario"), eval.Count(len(opts.Policies), "policy"), eval.Count(opts.Seeds, "seed"),
+		eval.Count(len(opts.Scenarios), "scenario", "scenarios"), eval.Count(len(opts.Policies), "policy", "policies"), eval.Count(opts.Seeds, "seed", "seeds"),
 		time.Duration(report.WallSeconds*float64(time.Second)).Round(100*time.Millisecond), min(opts.Workers, total))
 	printTotals(stdout, report)
 	fmt.Fprintf(stdout, "wrote %s, %s, %s and %d plots\n", filepath.Join(out, "report.json"),
@@ -148,7 +148,7 @@ func printTotals(w io.Writer, r *eval.Report) {
 	if len(r.Tiers) > 0 {
 		top = fmt.Sprintf("P%d breaches", r.Tiers[0].Tier)
 	}
-	fmt.Fprintf(w, "\nover the whole set (%s), sums of the means over seeds, x hpa:\n", eval.Count(len(r.Scenarios), "scenario"))
+	fmt.Fprintf(w, "\nover the whole set (%s), sums of the means over seeds, x hpa:\n", eval.Count(len(r.Scenarios), "scenario", "scenarios"))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "policy\tcost\tbreaches\t%s\tactions\tnode churn\tpending pods\t\n", top)
 	ratio := func(v, ref float64) string {
