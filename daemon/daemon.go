@@ -15,7 +15,7 @@
 // take without a restart, is refused and the running config kept, with each
 // diagnostic logged (file:line:col).
 //
-// It imports the cores, bus, store, recording, kube, sim/live, prometheus and
+// It imports the cores, bus, store, recording, kube, live, prometheus and
 // go-hclog; it holds no global state (metrics go to each process's own
 // registry) and never exits the process or handles signals.
 package daemon

@@ -17,9 +17,9 @@ import (
 	"github.com/regimentd/regiment/bus"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/live"
 	"github.com/regimentd/regiment/recording"
 	"github.com/regimentd/regiment/sim"
-	"github.com/regimentd/regiment/sim/live"
 	"github.com/regimentd/regiment/sim/trace"
 	"github.com/regimentd/regiment/soldier"
 	"github.com/regimentd/regiment/store"
@@ -51,7 +51,7 @@ type SoldierOptions struct {
 }
 
 // Cluster is what a Soldier observes and actuates: a real cluster (package
-// kube) or a simulated one (package sim/live).
+// kube) or a simulated one (package live).
 type Cluster interface {
 	soldier.Observer
 	soldier.Actuator

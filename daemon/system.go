@@ -14,8 +14,8 @@ import (
 	"github.com/regimentd/regiment/bus"
 	"github.com/regimentd/regiment/bus/wire"
 	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/live"
 	"github.com/regimentd/regiment/sim"
-	"github.com/regimentd/regiment/sim/live"
 	"github.com/regimentd/regiment/store"
 )
 

@@ -2,5 +2,5 @@
 // domain, as a sim.Policy (NewPolicy): the same cores as the daemons, with
 // directives and reports handed over in memory. Evaluation and training use
 // it. The adapter that puts a simulation behind live Soldiers is package
-// sim/live.
+// live.
 package simcluster
