@@ -117,16 +117,19 @@ func (d *Domain) Observe(_ context.Context, obs *soldier.Observation) error {
 	return nil
 }
 
-// Apply implements soldier.Actuator.
+// Apply implements soldier.Actuator: every change or, when one names an app
+// the domain does not have, none.
 func (d *Domain) Apply(_ context.Context, changes []soldier.Change) error {
 	c := d.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	targets := c.s.Targets()
 	for _, ch := range changes {
 		if ch.App < 0 || ch.App >= c.count[d.di] {
-			return fmt.Errorf("app index %d out of range for domain %d", ch.App, d.di)
+			return fmt.Errorf("app index %d out of range for domain %d (%d apps): nothing applied", ch.App, d.di, c.count[d.di])
 		}
+	}
+	targets := c.s.Targets()
+	for _, ch := range changes {
 		targets[c.first[d.di]+ch.App] = ch.Replicas
 		c.written++
 	}
