@@ -181,13 +181,21 @@ func Count(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + many
 }
 
-// totalRatio formats f(t) / f(ref) to three decimals (a whole set's ratios
-// differ in the third), "n/a" without ref or when f(ref) is 0.
+// totalRatio is TotalRatio of f's figures of t and ref, "n/a" without ref.
 func totalRatio(t, ref *Total, f func(*Total) float64) string {
-	if ref == nil || f(ref) == 0 {
+	if ref == nil {
 		return "n/a"
 	}
-	return strconv.FormatFloat(f(t)/f(ref), 'f', 3, 64)
+	return TotalRatio(f(t), f(ref))
+}
+
+// TotalRatio formats a whole set's figure v over the reference's ref to
+// three decimals (such ratios differ in the third), "n/a" when ref is 0.
+func TotalRatio(v, ref float64) string {
+	if ref == 0 {
+		return "n/a"
+	}
+	return strconv.FormatFloat(v/ref, 'f', 3, 64)
 }
 
 func costOf(a *Aggregate) float64    { return a.CostCoreHours.Mean }

@@ -151,12 +151,7 @@ func printTotals(w io.Writer, r *eval.Report) {
 	fmt.Fprintf(w, "\nover the whole set (%s), sums of the means over seeds, x hpa:\n", eval.Count(len(r.Scenarios), "scenario", "scenarios"))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "policy\tcost\tbreaches\t%s\tactions\tnode churn\tpending pods\t\n", top)
-	ratio := func(v, ref float64) string {
-		if ref == 0 {
-			return "n/a"
-		}
-		return fmt.Sprintf("%.3f", v/ref)
-	}
+	ratio := eval.TotalRatio
 	for _, t := range r.Totals {
 		p0 := ""
 		if top != "" {
