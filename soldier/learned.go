@@ -10,21 +10,24 @@ import (
 )
 
 // LearnedLayoutVersion is the version of the learned Soldier's observation
-// layout; a checkpoint of another version is refused on load.
-const LearnedLayoutVersion = 1
+// layout; a checkpoint of another version is refused on load. Version 2
+// sizes on Proportional's staffing rule (version 1 sized at a target
+// utilisation and boosted apps at risk).
+const LearnedLayoutVersion = 2
 
 // learnedFeatures is one app group's observation, in order. Ratios are
 // clipped so that no feature leaves a small range. A feature that is
 // constant in training is normalised with zero variance and would blow up
 // when it moves in deployment, so nothing deployment-specific that training
 // holds fixed (such as the configured target utilisation) is a feature.
+// "Desired" is Proportional's size for the directive's headroom.
 var learnedFeatures = []string{
 	"priority_p0", "priority_p1", "priority_p2", "priority_p3", // domain tier, one-hot (P3 and below share the last)
 	"slo_log10",          // log10 of the domain's p99 objective in seconds
 	"error_budget_log10", // log10 of the domain's error budget (-4 when none)
 	"group_share",        // apps of the group / apps of the domain, (0, 1]
 	"group_size_log",     // ln(1 + apps of the group)
-	"demand_over_budget", // domain demand at the configured utilisation / budget, [0, 4]; 0 with no budget
+	"demand_over_budget", // domain demand (Desired's cores) / budget, [0, 4]; 0 with no budget
 	"budget_binds",       // 1 when a budget is in force, else 0
 	"directive_headroom", // the directive's headroom, [0, 1]
 	"budget_slack",       // (budget - cores of the current targets) / budget, [-1, 1]; 0 with no budget
@@ -36,7 +39,7 @@ var learnedFeatures = []string{
 	"rps_trend",                                   // group RPS / its moving average - 1, [-1, 1]
 	"load",                                        // group RPS / ready capacity, [0, 3]
 	"ready_frac", "starting_frac", "pending_frac", // of the group's replicas
-	"desired_over_current_log", // ln(desired at the configured utilisation / current targets), [-2, 2]
+	"desired_over_current_log", // ln(Desired / current targets) over the group, [-2, 2]
 	"time_of_day_sin", "time_of_day_cos",
 }
 
@@ -45,60 +48,52 @@ func LearnedLayout() rl.Layout {
 	return rl.ScalarLayout("soldier", LearnedLayoutVersion, learnedFeatures)
 }
 
-// LearnedActions is the learned Soldier's action per app group: three
+// LearnedActions is the learned Soldier's action per app group: two
 // Gaussian values squashed where applied (see Knobs).
 func LearnedActions() rl.ActionLayout {
 	return rl.ActionLayout{Segments: []rl.Segment{
-		{Name: "target_util", Kind: rl.Gaussian, Size: 1},
 		{Name: "headroom", Kind: rl.Gaussian, Size: 1},
-		{Name: "scale_down_tolerance", Kind: rl.Gaussian, Size: 1},
+		{Name: "staffing_safety", Kind: rl.Gaussian, Size: 1},
 	}}
 }
 
-// Knob ranges: a group's action is squashed into them by a logistic.
+// Knob ranges: a group's action is squashed into them.
 const (
-	UtilMin, UtilMax = 0.5, 0.95 // target utilisation
-	HeadroomMax      = 0.5       // extra headroom above the directive's, [0, HeadroomMax]
-	ToleranceMax     = 0.4       // scale-down tolerance, [0, ToleranceMax]
+	HeadroomSpan = 0.2 // a group's headroom is the directive's plus [-HeadroomSpan, HeadroomSpan], at least 0
+	SafetyMax    = 8.0 // a group's staffing safety (beta), [0, SafetyMax]
 )
 
 // Knobs are one app group's sizing parameters, decoded from the policy's
-// action.
+// action: Proportional's staffing rule (Need, Desired) with the group's
+// own headroom and staffing safety.
 type Knobs struct {
-	Util      float64 // target utilisation, [UtilMin, UtilMax]
-	Headroom  float64 // added to the directive's headroom, [0, HeadroomMax]
-	Tolerance float64 // scale down only when desired < current x (1 - Tolerance), [0, ToleranceMax]
+	Headroom float64 // added to the directive's headroom, [-HeadroomSpan, HeadroomSpan]; the sum is at least 0
+	Safety   float64 // beta of square-root staffing, [0, SafetyMax]
 }
 
-// DecodeKnobs squashes an action (LearnedActions' three values) into Knobs:
+// DecodeKnobs squashes an action (LearnedActions' two values) into Knobs:
 //
-//	util = UtilMin + (UtilMax - UtilMin) sigmoid(a0)
-//	head = HeadroomMax tanh(max(a1, 0))
-//	tol  = ToleranceMax sigmoid(a2)
+//	head   = HeadroomSpan tanh(a0)
+//	safety = SafetyMax sigmoid(a1)
 func DecodeKnobs(a []float64) Knobs {
-	return Knobs{
-		Util:      UtilMin + (UtilMax-UtilMin)*rl.Sigmoid(a[0]),
-		Headroom:  HeadroomMax * math.Tanh(max(a[1], 0)),
-		Tolerance: ToleranceMax * rl.Sigmoid(a[2]),
-	}
+	return Knobs{Headroom: HeadroomSpan * math.Tanh(a[0]), Safety: SafetyMax * rl.Sigmoid(a[1])}
 }
 
-// warmKnobs are the latent values DecodeKnobs maps to util = targetUtil
-// (clamped inside the range), headroom 0 (half a unit below the kink, so
-// exploration reaches positive headroom) and tolerance 0.1.
-func warmKnobs(targetUtil float64) [3]float64 {
-	u := min(max((targetUtil-UtilMin)/(UtilMax-UtilMin), 0.02), 0.98)
-	return [3]float64{rl.Logit(u), -0.5, rl.Logit(0.1 / ToleranceMax)}
+// warmKnobs are the latent values DecodeKnobs maps to no extra headroom and
+// the configured staffing safety (clamped inside the range): Proportional's
+// sizing.
+func warmKnobs(safety float64) [2]float64 {
+	return [2]float64{0, rl.Logit(min(max(safety/SafetyMax, 0.01), 0.99))}
 }
 
 // NewLearnedPolicy returns an untrained learned-Soldier network (two hidden
 // layers of 32 tanh units, actor and critic) warm-started on the
 // Proportional policy: the output weights are zero and the biases make the
-// mean action util = targetUtil, headroom 0, tolerance 0.1, so the
-// untrained policy sizes exactly as Proportional does except for a 10%
-// scale-down deadband. logStd is the initial log standard deviation of every
+// mean action no extra headroom and a staffing safety of safety (the
+// config's staffing_safety), so the untrained policy sizes exactly as
+// Proportional does. logStd is the initial log standard deviation of every
 // action dimension.
-func NewLearnedPolicy(r *rand.Rand, targetUtil, logStd float64) (*rl.Policy, error) {
+func NewLearnedPolicy(r *rand.Rand, safety, logStd float64) (*rl.Policy, error) {
 	spec := rl.DefaultSpec(LearnedLayout(), LearnedActions())
 	spec.Actor = rl.Arch{Hidden: []int{32, 32}, Activations: []rl.Activation{rl.Tanh, rl.Tanh}}
 	spec.Critic = spec.Actor
@@ -109,7 +104,7 @@ func NewLearnedPolicy(r *rand.Rand, targetUtil, logStd float64) (*rl.Policy, err
 	}
 	w, b := p.Actor.Layer(p.Actor.Params(), len(p.Actor.Activations())-1)
 	clear(w)
-	k := warmKnobs(targetUtil)
+	k := warmKnobs(safety)
 	copy(b, k[:])
 	return p, nil
 }
@@ -120,13 +115,12 @@ type span struct{ first, n int }
 // Learned is the learned Soldier policy: one network shared by every domain
 // and app group, conditioned on the domain (tier, SLO, error budget, group
 // size). Each tick it computes every group's features (Features), takes the
-// network's mean action per group, sizes the group's apps with Desired at
-// the group's utilisation and headroom, stabilises scale-downs as the HPA
-// does (an app's size is the largest it desired over the last 5 minutes of
-// ticks), holds scale-downs within the group's tolerance (a deadband: an app
-// shrinks only when that size is below current x (1 - tolerance), and grows
-// whenever its desired size is above current or it is at risk), then fits
-// the sizes into the budget with Distribute, as Proportional does.
+// network's mean action per group and sizes the group's apps as
+// Proportional does (Desired: square-root staffing within the HPA's rule,
+// no boost for an app at risk, whose ready replicas it keeps) with the
+// group's own headroom and staffing safety, then fits the sizes into the
+// budget with Distribute. Hysteresis is the Soldier's Stabiliser, after it,
+// as after any policy.
 //
 // A Learned keeps per-group state (the RPS moving average behind
 // rps_trend): use one per Soldier. Decide does not allocate. Not safe for
@@ -142,20 +136,6 @@ type Learned struct {
 	desired []int32
 	risky   []bool
 	knobs   []Knobs // per group: the knobs of the last Targets call
-	recent  []int32 // per app, a ring of its last stabilisationTicks desired sizes: [app*stabilisationTicks+k]
-	ticks   int     // Targets calls since the last Reset
-}
-
-// stabilised records n as app i's desired size this tick and returns the
-// largest desired size over the window.
-func (l *Learned) stabilised(i int, n int32) int32 {
-	ring := l.recent[i*stabilisationTicks : (i+1)*stabilisationTicks]
-	ring[l.ticks%stabilisationTicks] = n
-	m := n
-	for _, v := range ring[:min(l.ticks+1, stabilisationTicks)] {
-		m = max(m, v)
-	}
-	return m
 }
 
 // rpsAlpha is the weight of a new tick in the RPS moving average: at the
@@ -189,7 +169,6 @@ func NewLearned(p *rl.Policy, cfg Config) (*Learned, error) {
 	}
 	l.desired, l.risky = make([]int32, len(cfg.Apps)), make([]bool, len(cfg.Apps))
 	l.knobs = make([]Knobs, g)
-	l.recent = make([]int32, len(cfg.Apps)*stabilisationTicks)
 	return l, nil
 }
 
@@ -228,7 +207,6 @@ func (l *Learned) Reset() {
 	for k := range l.ema {
 		l.ema[k] = -1
 	}
-	l.ticks = 0
 }
 
 // clamp limits x to [lo, hi], NaN to lo.
@@ -248,10 +226,11 @@ func (l *Learned) Features(in Input, obs [][]float64) {
 	if slo <= 0 {
 		slo = c.SLO
 	}
+	in.SLO = slo
 	demand, used := 0.0, 0.0
 	for i := range in.Apps {
 		a, o := &in.Apps[i], &in.Obs.Apps[i]
-		n, _ := utilDesired(a, o, in.Headroom, in.TargetUtil, slo)
+		n, _ := Desired(a, o, &in)
 		l.desired[i] = n // scratch until Targets: read by the group loop below
 		demand += float64(n) * a.CPU
 		used += float64(o.Replicas) * a.CPU
@@ -342,30 +321,22 @@ func (l *Learned) Features(in Input, obs [][]float64) {
 }
 
 // Targets sizes every app from its group's action act[g] (LearnedActions,
-// decoded by DecodeKnobs), holds scale-downs within the group's tolerance,
-// and fits the result into the budget (Distribute), writing into out. It
-// does not allocate.
+// decoded by DecodeKnobs) with Desired, the group's headroom and staffing
+// safety in place of in's, and fits the result into the budget
+// (Distribute), writing into out. It does not allocate.
 func (l *Learned) Targets(in Input, act [][]float64, out []int32) Distribution {
-	slo := in.SLO
-	if slo <= 0 {
-		slo = l.cfg.SLO
+	if in.SLO <= 0 {
+		in.SLO = l.cfg.SLO
 	}
 	for g, sp := range l.groups {
 		k := DecodeKnobs(act[g])
 		l.knobs[g] = k
+		gin := in
+		gin.Headroom, gin.Safety = max(0, in.Headroom+k.Headroom), k.Safety
 		for i := sp.first; i < sp.first+sp.n; i++ {
-			a, o := &in.Apps[i], &in.Obs.Apps[i]
-			n, risky := utilDesired(a, o, in.Headroom+k.Headroom, k.Util, slo)
-			n = l.stabilised(i, n)
-			cur := o.Replicas
-			if !risky && n < cur && float64(n) >= float64(cur)*(1-k.Tolerance) {
-				n = min(max(cur, a.Min), a.Max) // within the deadband: hold
-			}
-
-			l.desired[i], l.risky[i] = n, risky
+			l.desired[i], l.risky[i] = Desired(&in.Apps[i], &in.Obs.Apps[i], &gin)
 		}
 	}
-	l.ticks++
 	return Distribute(in.Apps, l.desired, l.risky, in.BudgetCores, out)
 }
 
@@ -382,7 +353,7 @@ func (l *Learned) Decide(in Input, out []int32) string {
 	case d.Over:
 		return "learned: demand over budget: at-risk apps first, the rest pro rata"
 	case d.Risky > 0:
-		return "learned: sized per group within budget; apps at risk boosted"
+		return "learned: sized per group within budget; apps at risk keep their ready replicas"
 	}
 	return "learned: sized per group within budget"
 }

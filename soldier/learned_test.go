@@ -36,7 +36,7 @@ func learnedDomain(groups, perGroup int, seed uint64) (Config, Input) {
 
 func newLearned(t testing.TB, cfg Config) *Learned {
 	t.Helper()
-	p, err := NewLearnedPolicy(rand.New(rand.NewPCG(1, 2)), 0.7, -1)
+	p, err := NewLearnedPolicy(rand.New(rand.NewPCG(1, 2)), 3, -1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,8 +47,9 @@ func newLearned(t testing.TB, cfg Config) *Learned {
 	return l
 }
 
-func TestUntrainedLearnedSizesAsProportionalBeyondTheDeadband(t *testing.T) {
+func TestUntrainedLearnedSizesAsProportional(t *testing.T) {
 	cfg, in := learnedDomain(4, 5, 1)
+	in.MaxUtil, in.Safety, in.Headroom = 0.85, 3, 0.05
 	l := newLearned(t, cfg)
 	for _, budget := range []float64{math.Inf(1), 40, 15} {
 		in.BudgetCores = budget
@@ -56,15 +57,7 @@ func TestUntrainedLearnedSizesAsProportionalBeyondTheDeadband(t *testing.T) {
 		l.Decide(in, got)
 		(&Proportional{}).Decide(in, want)
 		for i := range got {
-			cur := in.Obs.Apps[i].Replicas
-			held := want[i] < cur && float64(want[i]) >= float64(cur)*0.9
-			if budget == math.Inf(1) && held {
-				if got[i] != cur {
-					t.Errorf("budget %v app %d: a scale-down from %d to %d within the 10%% deadband moved to %d", budget, i, cur, want[i], got[i])
-				}
-				continue
-			}
-			if budget == math.Inf(1) && got[i] != want[i] {
+			if got[i] != want[i] {
 				t.Errorf("budget %v app %d: learned %d, proportional %d", budget, i, got[i], want[i])
 			}
 		}
@@ -73,74 +66,45 @@ func TestUntrainedLearnedSizesAsProportionalBeyondTheDeadband(t *testing.T) {
 		}
 	}
 	k := l.GroupKnobs(0)
-	if math.Abs(k.Util-0.7) > 1e-9 || k.Headroom != 0 || math.Abs(k.Tolerance-0.1) > 1e-9 {
-		t.Errorf("warm-start knobs %+v, want util 0.7, headroom 0, tolerance 0.1", k)
+	if k.Headroom != 0 || math.Abs(k.Safety-3) > 1e-9 {
+		t.Errorf("warm-start knobs %+v, want headroom 0, safety 3", k)
 	}
 }
 
 func TestLearnedTargetsRules(t *testing.T) {
 	app := App{CPU: 1, Min: 1, Max: 100, Capacity: 100}
-	act := func(util, head, tol float64) []float64 {
-		return []float64{rl.Logit((util - UtilMin) / (UtilMax - UtilMin)), math.Atanh(head / HeadroomMax), rl.Logit(tol / ToleranceMax)}
+	act := func(head, safety float64) []float64 {
+		return []float64{math.Atanh(head / HeadroomSpan), rl.Logit(safety / SafetyMax)}
 	}
 	tests := []struct {
-		name string
-		o    AppObservation
-		act  []float64
-		want int32
+		name     string
+		o        AppObservation
+		headroom float64 // the directive's
+		act      []float64
+		want     int32
 	}{
-		{"deadband holds a scale-down within tolerance", AppObservation{RPS: 630, P99: 0.1, Ready: 10, Replicas: 10}, act(0.7, 0, 0.2), 10},
-		{"scale-down beyond tolerance goes to desired", AppObservation{RPS: 420, P99: 0.1, Ready: 10, Replicas: 10}, act(0.7, 0, 0.2), 6},
-		{"scale-up ignores tolerance", AppObservation{RPS: 770, P99: 0.1, Ready: 10, Replicas: 10}, act(0.7, 0, 0.39), 11},
-		{"higher utilisation needs fewer replicas", AppObservation{RPS: 700, P99: 0.1, Ready: 10, Replicas: 10}, act(0.875, 0, 0.01), 8},
-		{"headroom adds replicas", AppObservation{RPS: 700, P99: 0.1, Ready: 10, Replicas: 10}, act(0.7, 0.2, 0.1), 12},
-		{"an app at risk goes to desired, never below ready, whatever the tolerance", AppObservation{RPS: 630, P99: 0.39, Ready: 10, Replicas: 12}, act(0.7, 0, 0.39), 11},
+		// 700 rps on 100 rps replicas: 7 busy servers, 10 at the target utilisation 0.7.
+		{"sized at the target utilisation", AppObservation{RPS: 700, P99: 0.1, Ready: 10, Replicas: 10}, 0, act(0, 3), 10},
+		{"the group's headroom adds to the directive's", AppObservation{RPS: 700, P99: 0.1, Ready: 10, Replicas: 10}, 0.05, act(0.15, 3), 12},
+		{"a negative headroom takes the directive's to no less than none", AppObservation{RPS: 700, P99: 0.1, Ready: 10, Replicas: 10}, 0.1, act(-0.19, 3), 10},
+		// 5000 rps: 50 busy servers; x + beta sqrt(x) between x / 0.9 and x / 0.7.
+		{"staffing safety 3", AppObservation{RPS: 5000, P99: 0.1, Ready: 60, Replicas: 60}, 0, act(0, 3), 72},
+		{"staffing safety 1 runs a large app hotter", AppObservation{RPS: 5000, P99: 0.1, Ready: 60, Replicas: 60}, 0, act(0, 1), 58},
+		{"a fall is proposed at once (the Soldier's Stabiliser holds it)", AppObservation{RPS: 420, P99: 0.1, Ready: 10, Replicas: 10}, 0, act(0, 3), 6},
+		{"an app at risk keeps its ready replicas and is not boosted", AppObservation{RPS: 630, P99: 0.39, Ready: 10, Replicas: 12}, 0, act(0, 3), 10},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := Config{SLO: 0.4, ErrorBudget: 0.001, Apps: []App{app}}
 			l := newLearned(t, cfg)
-			in := Input{Apps: cfg.Apps, Obs: &Observation{Apps: []AppObservation{tt.o}}, BudgetCores: math.Inf(1), TargetUtil: 0.7, SLO: 0.4}
+			in := Input{Apps: cfg.Apps, Obs: &Observation{Apps: []AppObservation{tt.o}}, BudgetCores: math.Inf(1),
+				Headroom: tt.headroom, TargetUtil: 0.7, MaxUtil: 0.9, Safety: 3, SLO: 0.4}
 			out := make([]int32, 1)
 			l.Targets(in, [][]float64{tt.act}, out)
 			if out[0] != tt.want {
 				t.Fatalf("target %d, want %d (knobs %+v)", out[0], tt.want, l.GroupKnobs(0))
 			}
 		})
-	}
-}
-
-func TestLearnedScaleDownWaitsForTheStabilisationWindow(t *testing.T) {
-	app := App{CPU: 1, Min: 1, Max: 100, Capacity: 100}
-	cfg := Config{SLO: 0.4, ErrorBudget: 0.001, Apps: []App{app}}
-	l := newLearned(t, cfg)
-	act := [][]float64{{rl.Logit(0), math.Atanh(0), rl.Logit(0.01 / ToleranceMax)}} // util 0.5, no headroom, tolerance 1%
-	out := make([]int32, 1)
-	step := func(rps float64, replicas int32) int32 {
-		in := Input{Apps: cfg.Apps, Obs: &Observation{Apps: []AppObservation{{RPS: rps, P99: 0.1, Ready: replicas, Replicas: replicas}}},
-			BudgetCores: math.Inf(1), TargetUtil: 0.7, SLO: 0.4}
-		l.Targets(in, act, out)
-		return out[0]
-	}
-	if got := step(1000, 20); got != 20 { // 1000 rps at 50% of 100 rps: 20 replicas
-		t.Fatalf("first tick: target %d, want 20", got)
-	}
-	// Demand halves: the window still holds the 20 it desired.
-	for k := 1; k < stabilisationTicks; k++ {
-		if got := step(500, 20); got != 20 {
-			t.Fatalf("tick %d of the window: scaled down to %d, want held at 20", k, got)
-		}
-	}
-	if got := step(500, 20); got != 10 {
-		t.Fatalf("after the window: target %d, want 10", got)
-	}
-	// A scale-up is never held by the window.
-	if got := step(1500, 10); got != 30 {
-		t.Fatalf("scale-up: target %d, want 30", got)
-	}
-	l.Reset()
-	if got := step(500, 20); got != 10 {
-		t.Fatalf("after Reset: target %d, want 10 (the window forgotten)", got)
 	}
 }
 

@@ -318,28 +318,3 @@ func bound(need float64, a *App, o *AppObservation, risky bool) int32 {
 	}
 	return min(max(n, a.Min), a.Max)
 }
-
-// riskBoost is the learned policy's largest extra sizing for an app over its
-// SLO (utilDesired).
-const riskBoost = 1.0
-
-// utilDesired is the learned Soldier's sizing, the one its checkpoints were
-// trained with: app a's replicas for its observed demand, the larger of
-// rps / (capacity x util), from the configured service time, and
-// ready x observed CPU utilisation / util, which sees a slowed service the
-// configuration does not know about; times 1 + headroom, and times
-// 1 + min(riskBoost, p99/SLO - 0.8) when the app is at risk, within its
-// bounds. Replicas already ready are kept while the app is at risk.
-func utilDesired(a *App, o *AppObservation, headroom, util, slo float64) (n int32, risky bool) {
-	need := o.ReplicasAt(a, util) * (1 + headroom)
-	r := o.P99 / slo
-	if r > 0.8 || o.ErrorRate > 0.01 {
-		risky = true
-		need *= 1 + min(riskBoost, max(r-0.8, o.ErrorRate))
-	}
-	n = int32(math.Ceil(need - 1e-9))
-	if risky {
-		n = max(n, o.Ready)
-	}
-	return min(max(n, a.Min), a.Max), risky
-}

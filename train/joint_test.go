@@ -51,7 +51,7 @@ func runCommanderDriven(t *testing.T, cp *rl.Policy, ticks int) []float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := soldier.NewLearnedPolicy(rand.New(rand.NewPCG(1, 1)), 0.7, -1)
+	sp, err := soldier.NewLearnedPolicy(rand.New(rand.NewPCG(1, 1)), 3, -1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestTrainJointWritesLoadableCheckpointsAndRepeats(t *testing.T) {
 	ec := smallEnv(t, nil, false, "small-base.hcl", "small-flash-batch.hcl")
 	cfg := ec.Cluster
 	run := func() (sp, cp []byte, rounds []JointRound, progress string) {
-		s, err := soldier.NewLearnedPolicy(rand.New(rand.NewPCG(1, 1)), cfg.Soldier.TargetUtilisation, -1)
+		s, err := soldier.NewLearnedPolicy(rand.New(rand.NewPCG(1, 1)), cfg.Soldier.StaffingSafety, -1)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -66,7 +66,8 @@ const (
 // SoldierEnv is the Soldier stage: the simulator with every domain's
 // Soldier acting through the learned policy (one agent per app group of
 // every domain, one shared network) against budgets set by a frozen
-// stand-in for the Commander, and the Executor's safety rules in force.
+// stand-in for the Commander, and the Soldier's Stabiliser and the
+// Executor's safety rules in force after it, as a Soldier applies them.
 //
 // The directives, reset every Commander tick, carry
 //
@@ -123,6 +124,8 @@ type envDomain struct {
 	di, first int // domain index and first app id in the simulated cluster
 	cfg       soldier.Config
 	l         *soldier.Learned
+	stab      soldier.Stabiliser // holds the policy's small and short-lived changes, as a Soldier's
+	need      []float64          // per app: Need at the directive's headroom, what the Stabiliser judges
 	exec      *soldier.Executor
 	obs       soldier.Observation
 	in        soldier.Input
@@ -196,7 +199,7 @@ func NewSoldierEnv(cfg SoldierEnvConfig) (*SoldierEnv, error) {
 		}
 		// The learned policy acts through Targets with the trainer's
 		// actions; the network given here only fixes the layouts.
-		pol, err := soldier.NewLearnedPolicy(rand.New(rand.NewPCG(0, 0)), cl.Soldier.TargetUtilisation, 0)
+		pol, err := soldier.NewLearnedPolicy(rand.New(rand.NewPCG(0, 0)), cl.Soldier.StaffingSafety, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -212,7 +215,7 @@ func NewSoldierEnv(cfg SoldierEnvConfig) (*SoldierEnv, error) {
 				ErrorRateVeto: cl.Soldier.ErrorRateVeto, MaxWritesPerTick: cl.Soldier.MaxWritesPerTick,
 			}, n),
 			obs:      soldier.Observation{Apps: make([]soldier.AppObservation, n)},
-			proposed: make([]int32, n), lastUp: make([]int, n), wrote: make([]int, l.Groups()),
+			proposed: make([]int32, n), need: make([]float64, n), lastUp: make([]int, n), wrote: make([]int, l.Groups()),
 			osc: make([]bool, n), gin: make([]reward.SoldierInput, l.Groups()),
 			agent0: agents, rpsHist: make([]float64, hist), scratch: make([]float64, max(n, hist)),
 		}
@@ -289,6 +292,7 @@ func (e *SoldierEnv) Reset(r *rand.Rand, obs [][]float64) {
 			d.lastUp[i] = -1 << 30
 		}
 		d.l.Reset()
+		d.stab = soldier.Stabiliser{}
 		d.rpsN = 0
 	}
 	e.observe()
@@ -351,6 +355,10 @@ func (e *SoldierEnv) Step(act [][]float64, obs [][]float64, rew []float64) (bool
 	actions := 0
 	for _, d := range e.doms {
 		d.l.Targets(d.in, act[d.agent0:d.agent0+d.l.Groups()], d.proposed)
+		for i := range d.need {
+			d.need[i] = soldier.Need(&d.cfg.Apps[i], &d.obs.Apps[i], &d.in)
+		}
+		d.stab.Apply(d.proposed, &d.obs, d.need, e.cluster.Soldier.Tolerance)
 		d.guards, d.writes = d.exec.Apply(now, d.cfg.Apps, &d.obs, d.budget, d.proposed, d.guards[:0], d.writes[:0])
 		clear(d.wrote)
 		clear(d.osc)

@@ -172,5 +172,5 @@ func TrainSoldier(ctx context.Context, p *rl.Policy, st SoldierStage) (SoldierRe
 // learned Soldier network warm-started on Proportional at the config's
 // target utilisation, with exploration sigma e^-1.
 func NewSoldierPolicy(cfg *domains.Config, seed uint64) (*rl.Policy, error) {
-	return soldier.NewLearnedPolicy(rand.New(rand.NewPCG(seed, 0x736f6c64)), cfg.Soldier.TargetUtilisation, -1)
+	return soldier.NewLearnedPolicy(rand.New(rand.NewPCG(seed, 0x736f6c64)), cfg.Soldier.StaffingSafety, -1)
 }

@@ -39,7 +39,7 @@ func smallEnv(t testing.TB, domains []string, randomise bool, scenarios ...strin
 // episodes repeat exactly for a seed and keep most app-ticks within SLO.
 func TestSoldierEnvWarmStartServesAndRepeats(t *testing.T) {
 	ec := smallEnv(t, nil, true, "small-base.hcl")
-	pol, err := soldier.NewLearnedPolicy(rand.New(rand.NewPCG(1, 1)), 0.7, -1)
+	pol, err := soldier.NewLearnedPolicy(rand.New(rand.NewPCG(1, 1)), 3, -1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,4 +99,71 @@ func TestSoldierEnvKeepsTheSeedScaleScenariosDemand(t *testing.T) {
 				seed, start.Format(time.RFC3339), 1+worst)
 		}
 	}
+}
+
+// The Soldier env runs the policy's targets through the Stabiliser, as a
+// Soldier does: with the warm-start policy (Proportional's sizing) no app
+// grows unless its need, floored by its domain's rise (soldier.RiseFloor),
+// is past the tolerance, however its load wavers.
+func TestSoldierEnvStabilisesAsASoldierDoes(t *testing.T) {
+	cfg, sc := seedWorld(t, "diurnal.hcl") // large apps: one replica more is within the tolerance
+	ec := SoldierEnvConfig{Cluster: cfg, Scenarios: []sim.Scenario{sc}, Episode: 20 * time.Minute}
+	e, err := NewSoldierEnv(ec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := soldier.NewLearnedPolicy(rand.New(rand.NewPCG(1, 1)), cfg.Soldier.StaffingSafety, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := e.Spec()
+	obs, act := make([][]float64, sp.Agents), make([][]float64, sp.Agents)
+	for i := range obs {
+		obs[i], act[i] = make([]float64, sp.Obs.Dim()), make([]float64, sp.Act.Dim())
+	}
+	rew := make([]float64, sp.Agents)
+	tol := cfg.Soldier.Tolerance
+	past := make([][]float64, len(e.doms)) // per domain, each app's need at the last step
+	ups, small := 0, 0
+	for seed := range uint64(2) {
+		e.Reset(rand.New(rand.NewPCG(seed, 3)), obs)
+		for step, done := 0, false; !done; step++ {
+			pol.LatentMeans(pol.Actor.NewTape(), obs, act)
+			before := slices.Clone(e.s.Targets())
+			done, _ = e.Step(act, obs, rew)
+			for di, d := range e.doms {
+				growth := 1.0
+				if step > 0 {
+					level, prev := 0.0, 0.0
+					for i := range d.need {
+						level, prev = level+d.need[i], prev+past[di][i]
+					}
+					growth = soldier.DomainGrowth(level, prev)
+				}
+				for _, w := range d.writes {
+					cur, a := before[d.first+w.App], d.cfg.Apps[w.App]
+					if w.Replicas <= cur || cur < a.Min {
+						continue
+					}
+					ups++
+					if float64(w.Replicas) <= float64(cur)*(1+tol) {
+						small++
+					}
+					judged := d.need[w.App]
+					if step > 0 {
+						judged = soldier.RiseFloor(judged, past[di][w.App], growth, 0.02)
+					}
+					if judged <= float64(cur)*(1+tol) {
+						t.Fatalf("seed %d step %d: %s grew from %d to %d for a need of %.1f replicas, within the tolerance %.2f",
+							seed, step, a.Name, cur, w.Replicas, judged, tol)
+					}
+				}
+				past[di] = append(past[di][:0], d.need...)
+			}
+		}
+	}
+	if small == 0 {
+		t.Fatal("no app grew by less than the tolerance: the test saw nothing the Stabiliser could have held")
+	}
+	t.Logf("%d scale-ups, %d of them smaller than the tolerance, each for a need past it", ups, small)
 }
