@@ -43,8 +43,8 @@ type Forecast struct {
 }
 
 // The Forecast policy's headroom is headroomPerUncertainty x the forecast's
-// relative p10-p90 spread at +15 min, within [minForecastHeadroom,
-// maxForecastHeadroom] (the floor is one a learned Commander's latent, a
+// relative p10-p90 spread at +15 min, within [MinForecastHeadroom,
+// MaxForecastHeadroom] (the floor is one a learned Commander's latent, a
 // logit of headroom / MaxHeadroom, can express exactly): a Soldier
 // sizes its apps for load x (1 + headroom), on top of the spare its
 // square-root staffing keeps, so this is the margin for what the forecast
@@ -53,8 +53,8 @@ type Forecast struct {
 // spread within [0.05, 0.3] cost 8% more than the HPA there.
 const (
 	headroomPerUncertainty = 0.25
-	minForecastHeadroom    = 0.01
-	maxForecastHeadroom    = 0.15
+	MinForecastHeadroom    = 0.01
+	MaxForecastHeadroom    = 0.15
 )
 
 // headroom is domain d's headroom: its own when set, else the fixed
@@ -66,7 +66,7 @@ func (p *Forecast) headroom(d *DomainObs) float64 {
 	if p.Headroom > 0 {
 		return p.Headroom
 	}
-	return clamp(headroomPerUncertainty*d.Uncertainty, minForecastHeadroom, maxForecastHeadroom)
+	return clamp(headroomPerUncertainty*d.Uncertainty, MinForecastHeadroom, MaxForecastHeadroom)
 }
 
 // Decide implements Policy.

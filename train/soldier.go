@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/regimentd/regiment/commander"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/reward"
 	"github.com/regimentd/regiment/rl"
@@ -74,16 +75,18 @@ const (
 //	headroom_d = h_d
 //	budget_d   = min((1 + h_d) x (1 + m) x demand_d x max(0.5, 1 + e), ceiling_d x C)
 //
-// with demand_d the cores the domain's apps want at the configured target
-// utilisation (what Soldiers report), h_d the domain's headroom in
-// [0.05, 0.3] per episode (the Forecast Commander's range), m the
-// episode's margin in [0, 0.2], e a forecast error ~ N(0, sigma), sigma in
-// [0.05, 0.15] per episode, and C the cluster's capacity: a Commander that
-// follows demand with a noisy forecast, whose budgets bind when a domain
-// outgrows its ceiling or the forecast falls short. The floor is left out:
-// it is a guarantee, not a spend target, and the utilisation term would
-// otherwise pay a quiet domain for spending up to it. Without Randomise,
-// h = m = 0.1 and e = 0.
+// with demand_d the cores the domain's apps want (what Soldiers report), h_d
+// the domain's headroom as the Forecast Commander sets it (standInHeadroom:
+// the domain's own or the commander block's, drawn per episode within
+// [0.5, 1.5] of it, else within the spread rule's [MinForecastHeadroom,
+// MaxForecastHeadroom]), m the episode's margin in [0, 0.2], e a forecast
+// error ~ N(0, sigma), sigma in [0.05, 0.15] per episode, and C the
+// cluster's capacity: a Commander that follows demand with a noisy
+// forecast, whose budgets bind when a domain outgrows its ceiling or the
+// forecast falls short. The floor is left out: it is a guarantee, not a
+// spend target, and the utilisation term would otherwise pay a quiet domain
+// for spending up to it. Without Randomise, h is the configured headroom
+// (the spread rule's midpoint when none), m = 0.1 and e = 0.
 //
 // With SoldierEnvConfig.Commander the budgets come from a real
 // commander.Commander instead: every Soldier tick each domain's report
@@ -264,14 +267,14 @@ func (e *SoldierEnv) Reset(r *rand.Rand, obs [][]float64) {
 	sc.Seed = r.Uint64()
 	e.margin, e.fcSigma = 0.1, 0
 	for _, d := range e.doms {
-		d.headroom = 0.1
+		d.headroom = standInHeadroom(e.cluster, d.di, 0.5)
 	}
 	if e.cfg.Randomise {
 		Perturb(&sc, e.cluster, r)
 		e.margin = 0.2 * r.Float64()
 		e.fcSigma = 0.05 + 0.1*r.Float64()
 		for _, d := range e.doms {
-			d.headroom = 0.05 + 0.25*r.Float64()
+			d.headroom = standInHeadroom(e.cluster, d.di, r.Float64())
 		}
 	}
 	s, err := sim.New(e.cluster, &sc, base.Traces)
@@ -301,6 +304,22 @@ func (e *SoldierEnv) Reset(r *rand.Rand, obs [][]float64) {
 	}
 	e.setBudgets()
 	e.features(obs)
+}
+
+// standInHeadroom is the stand-in Commander's headroom for domain di at
+// quantile u in [0, 1] of its range: as the Forecast Commander sets it, the
+// domain's own headroom or else the commander block's, times 0.5 + u, or
+// else the spread rule's range [MinForecastHeadroom, MaxForecastHeadroom] at
+// u. A Soldier is trained on the margins it will be given.
+func standInHeadroom(cl *domains.Config, di int, u float64) float64 {
+	h := cl.Domains[di].Headroom
+	if h <= 0 {
+		h = cl.Commander.Headroom
+	}
+	if h > 0 {
+		return h * (0.5 + u)
+	}
+	return commander.MinForecastHeadroom + (commander.MaxForecastHeadroom-commander.MinForecastHeadroom)*u
 }
 
 // observe reads every domain's observation from the simulator, as the

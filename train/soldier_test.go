@@ -167,3 +167,36 @@ func TestSoldierEnvStabilisesAsASoldierDoes(t *testing.T) {
 	}
 	t.Logf("%d scale-ups, %d of them smaller than the tolerance, each for a need past it", ups, small)
 }
+
+// The stand-in Commander gives a domain the headroom the Forecast
+// Commander would: the domain's own, else the commander block's, each
+// varied within [0.5, 1.5] of itself, else the spread rule's range.
+func TestStandInHeadroomFollowsTheConfig(t *testing.T) {
+	cfg, err := config.LoadFile("../examples/seedscale.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, shared := -1, -1
+	for i, d := range cfg.Domains {
+		switch {
+		case d.Headroom > 0 && own < 0:
+			own = i
+		case d.Headroom == 0 && shared < 0:
+			shared = i
+		}
+	}
+	if own < 0 || shared < 0 || cfg.Commander.Headroom <= 0 {
+		t.Fatalf("examples/seedscale.hcl no longer has a domain with its own headroom, one without, and a commander headroom")
+	}
+	h := cfg.Domains[own].Headroom
+	if got := standInHeadroom(cfg, own, 0); math.Abs(got-0.5*h) > 1e-12 {
+		t.Errorf("%s at u 0: %v, want half its own %v", cfg.Domains[own].Name, got, h)
+	}
+	if got := standInHeadroom(cfg, shared, 1); math.Abs(got-1.5*cfg.Commander.Headroom) > 1e-12 {
+		t.Errorf("%s at u 1: %v, want 1.5x the commander's %v", cfg.Domains[shared].Name, got, cfg.Commander.Headroom)
+	}
+	cfg.Commander.Headroom = 0
+	if got := standInHeadroom(cfg, shared, 0.5); math.Abs(got-0.08) > 1e-12 {
+		t.Errorf("no headroom configured, u 0.5: %v, want the spread rule's midpoint 0.08", got)
+	}
+}
