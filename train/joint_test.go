@@ -63,12 +63,7 @@ func runCommanderDriven(t *testing.T, cp *rl.Policy, ticks int) []float64 {
 	}
 	pub := &recordingPublisher{cores: map[string]float64{}}
 	ref := commander.New(ec.Cluster, l, "reference", pub, nil, 7, 0)
-	spec := e.Spec()
-	obs, act := make([][]float64, spec.Agents), make([][]float64, spec.Agents)
-	for i := range obs {
-		obs[i], act[i] = make([]float64, spec.Obs.Dim()), make([]float64, spec.Act.Dim())
-	}
-	rew := make([]float64, spec.Agents)
+	obs, act, rew := stepBuffers(e.Spec())
 	pa := sp.NewAction()
 	var budgets []float64
 	check := func(tick int) {
@@ -257,12 +252,7 @@ func BenchmarkSoldierEnvStep(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			spec := e.Spec()
-			obs, act := make([][]float64, spec.Agents), make([][]float64, spec.Agents)
-			for i := range obs {
-				obs[i], act[i] = make([]float64, spec.Obs.Dim()), make([]float64, spec.Act.Dim())
-			}
-			rew := make([]float64, spec.Agents)
+			obs, act, rew := stepBuffers(e.Spec())
 			r := rand.New(rand.NewPCG(1, 2))
 			e.Reset(r, obs)
 			b.ReportAllocs()

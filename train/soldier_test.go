@@ -13,6 +13,16 @@ import (
 	"github.com/regimentd/regiment/soldier"
 )
 
+// stepBuffers are the observation, action and reward buffers to step an
+// env of spec s by hand.
+func stepBuffers(s Spec) (obs, act [][]float64, rew []float64) {
+	obs, act = make([][]float64, s.Agents), make([][]float64, s.Agents)
+	for i := range obs {
+		obs[i], act[i] = make([]float64, s.Obs.Dim()), make([]float64, s.Act.Dim())
+	}
+	return obs, act, make([]float64, s.Agents)
+}
+
 func smallEnv(t testing.TB, domains []string, randomise bool, scenarios ...string) SoldierEnvConfig {
 	t.Helper()
 	cfg, err := config.LoadFile("../examples/small.hcl")
@@ -116,12 +126,7 @@ func TestSoldierEnvStabilisesAsASoldierDoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp := e.Spec()
-	obs, act := make([][]float64, sp.Agents), make([][]float64, sp.Agents)
-	for i := range obs {
-		obs[i], act[i] = make([]float64, sp.Obs.Dim()), make([]float64, sp.Act.Dim())
-	}
-	rew := make([]float64, sp.Agents)
+	obs, act, rew := stepBuffers(e.Spec())
 	tol := cfg.Soldier.Tolerance
 	past := make([][]float64, len(e.doms)) // per domain, each app's need at the last step
 	ups, small := 0, 0
