@@ -230,7 +230,12 @@ func (l *Learned) Features(in Input, obs [][]float64) {
 	demand, used := 0.0, 0.0
 	for i := range in.Apps {
 		a, o := &in.Apps[i], &in.Obs.Apps[i]
-		n, _ := Desired(a, o, &in)
+		var n int32
+		if in.want != nil { // the Soldier worked Desired out once this tick (needs)
+			n = in.want[i]
+		} else {
+			n, _ = Desired(a, o, &in)
+		}
 		l.desired[i] = n // scratch until Targets: read by the group loop below
 		demand += float64(n) * a.CPU
 		used += float64(o.Replicas) * a.CPU
