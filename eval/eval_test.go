@@ -83,25 +83,33 @@ func TestEvalSmall(t *testing.T) {
 			"breach_app_minutes", "scaling_actions", "cascade_events", "overprovision_pct", "reward_mean", "reward_terms",
 			"peak_nodes", "pending_pod_hours", "tiers", "sim_seconds", "wall_seconds", "node_provisions", "node_removals",
 			"node_churn", "node_churn_per_hour", "scale_out", "scale_out_all", "max_scale_ups_30s", "avg_cpu_utilisation",
-			"peak_pods", "floor_core_hours", "priority_inversions"} {
+			"peak_pods", "floor_core_hours", "priority_inversions", "breach_app_minutes_at_max"} {
 			if _, ok := raw.Runs[0][k]; !ok {
 				t.Errorf("runs[0] has no %q", k)
 			}
 		}
 		tier := raw.Runs[0]["tiers"].([]any)[0].(map[string]any)
 		for _, k := range []string{"tier", "domains", "core_hours", "slo_compliance", "breach_app_minutes", "scaling_actions", "cascade_events", "overprovision_pct",
-			"pending_pod_hours", "floor_core_hours", "scale_out", "scale_out_all"} {
+			"pending_pod_hours", "floor_core_hours", "scale_out", "scale_out_all", "breach_app_minutes_at_max"} {
 			if _, ok := tier[k]; !ok {
 				t.Errorf("runs[0].tiers[0] has no %q", k)
 			}
 		}
 		for _, k := range []string{"cost_core_hours", "slo_compliance", "breach_app_minutes", "scaling_actions", "cascade_events", "overprovision_pct", "reward_mean", "wall_seconds", "sim_seconds", "tiers",
-			"node_churn", "node_churn_per_hour", "scale_out", "scale_out_all", "max_scale_ups_30s", "avg_cpu_utilisation", "peak_pods", "floor_core_hours", "gap_captured", "priority_inversions"} {
+			"node_churn", "node_churn_per_hour", "scale_out", "scale_out_all", "max_scale_ups_30s", "avg_cpu_utilisation", "peak_pods", "floor_core_hours", "gap_captured", "priority_inversions", "breach_app_minutes_at_max"} {
 			if _, ok := raw.Aggregates[0][k]; !ok {
 				t.Errorf("aggregates[0] has no %q", k)
 			}
 		}
 		for _, x := range got.Runs {
+			atMax := 0.0
+			for _, tr := range x.Tiers {
+				atMax += tr.BreachAppMinutesAtMax
+			}
+			if x.BreachAppMinutesAtMax < 0 || x.BreachAppMinutesAtMax > x.BreachAppMinutes || math.Abs(atMax-x.BreachAppMinutesAtMax) > 1e-9 {
+				t.Errorf("run %s/%s/%d: %v breach app-minutes at max_replicas of %v, its tiers' %v", x.Scenario, x.Policy, x.Seed,
+					x.BreachAppMinutesAtMax, x.BreachAppMinutes, atMax)
+			}
 			if x.SimSeconds != 3600 || x.CostCoreHours <= 0 || x.SLOCompliance < 0 || x.SLOCompliance > 1 || x.RewardMean < -3 || x.RewardMean > 3 {
 				t.Errorf("implausible run %s/%s/%d: %+v", x.Scenario, x.Policy, x.Seed, x.Outcome)
 			}

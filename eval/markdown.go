@@ -150,14 +150,15 @@ func (r *Report) writeTotals(p func(string, ...any)) {
 	}
 	p("Sums over the %s of the means over seeds; ratios are a policy's sum over %s's (\"n/a\" when %s did not run ",
 		Count(len(r.Scenarios), "scenario", "scenarios"), refHPA, refHPA)
-	p("or its sum is 0):\n\n")
-	p("| policy | cost_core_hours | cost ratio | breach_app_minutes | breach ratio |%s scaling_actions | actions ratio |", top)
+	p("or its sum is 0). \"at max_replicas\" is the breach app-minutes spent with max_replicas ready, which no policy ")
+	p("answers with more replicas (raise the ceiling instead); \"ratio below max\" is the breach ratio of the rest:\n\n")
+	p("| policy | cost_core_hours | cost ratio | breach_app_minutes | breach ratio |%s at max_replicas | ratio below max | scaling_actions | actions ratio |", top)
 	p(" node_churn | churn ratio | pending_pod_hours | pending ratio |\n")
 	p("|---|---:|---:|---:|---:|")
 	if top != "" {
 		p("---:|")
 	}
-	p("---:|---:|---:|---:|---:|---:|\n")
+	p("---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for i := range r.Totals {
 		t := &r.Totals[i]
 		p("| %s | %.1f | %s | %.1f | %s |", t.Policy, t.CostCoreHours, totalRatio(t, hpa, func(t *Total) float64 { return t.CostCoreHours }),
@@ -165,6 +166,7 @@ func (r *Report) writeTotals(p func(string, ...any)) {
 		if top != "" {
 			p(" %s |", totalRatio(t, hpa, func(t *Total) float64 { return t.Tiers[0].BreachAppMinutes }))
 		}
+		p(" %.1f | %s |", t.BreachAppMinutesAtMax, totalRatio(t, hpa, func(t *Total) float64 { return t.BreachAppMinutes - t.BreachAppMinutesAtMax }))
 		p(" %.0f | %s | %.1f | %s | %.2f | %s |\n",
 			t.ScalingActions, totalRatio(t, hpa, func(t *Total) float64 { return t.ScalingActions }),
 			t.NodeChurn, totalRatio(t, hpa, func(t *Total) float64 { return t.NodeChurn }),

@@ -196,15 +196,16 @@ func (m *meter) result(s *sim.Sim) RunResult {
 		cascades += c
 	}
 	r.Outcome = Outcome{
-		CostCoreHours:    sm.CostCoreHours,
-		Cost:             sm.Cost,
-		SLOCompliance:    sm.SLOCompliance,
-		BreachAppMinutes: sm.BreachAppMinutes,
-		ScalingActions:   sm.ScalingActions,
-		CascadeEvents:    cascades,
-		OverprovisionPct: m.overMean(len(m.tiers)),
-		PeakNodes:        int(sm.PeakNodes),
-		PendingPodHours:  sm.PendingPodHours,
+		CostCoreHours:         sm.CostCoreHours,
+		Cost:                  sm.Cost,
+		SLOCompliance:         sm.SLOCompliance,
+		BreachAppMinutes:      sm.BreachAppMinutes,
+		BreachAppMinutesAtMax: sm.BreachAppMinutesAtMax,
+		ScalingActions:        sm.ScalingActions,
+		CascadeEvents:         cascades,
+		OverprovisionPct:      m.overMean(len(m.tiers)),
+		PeakNodes:             int(sm.PeakNodes),
+		PendingPodHours:       sm.PendingPodHours,
 
 		NodeProvisions:     sm.NodeProvisions,
 		NodeRemovals:       sm.NodeRemovals,
@@ -232,6 +233,7 @@ func (m *meter) result(s *sim.Sim) RunResult {
 			tr.Domains = append(tr.Domains, dm.Name)
 			tr.CoreHours += dm.CoreHours
 			tr.BreachAppMinutes += dm.BreachAppMinutes
+			tr.BreachAppMinutesAtMax += dm.BreachAppMinutesAtMax
 			tr.ScalingActions += dm.ScalingActions
 			tr.CascadeEvents += m.cascades[di]
 			tr.PendingPodHours += dm.PendingPodHours

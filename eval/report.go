@@ -38,23 +38,26 @@ type Report struct {
 // over the scenarios of the policy's mean over seeds (Aggregate), so that a
 // scenario weighs as much as its figures do.
 type Total struct {
-	Policy           string      `json:"policy"`
-	Scenarios        int         `json:"scenarios"`
-	CostCoreHours    float64     `json:"cost_core_hours"`
-	BreachAppMinutes float64     `json:"breach_app_minutes"`
-	ScalingActions   float64     `json:"scaling_actions"`
-	NodeChurn        float64     `json:"node_churn"`
-	PendingPodHours  float64     `json:"pending_pod_hours"`
-	Tiers            []TierTotal `json:"tiers"` // in Report.Tiers order
+	Policy           string  `json:"policy"`
+	Scenarios        int     `json:"scenarios"`
+	CostCoreHours    float64 `json:"cost_core_hours"`
+	BreachAppMinutes float64 `json:"breach_app_minutes"`
+	// BreachAppMinutesAtMax: of BreachAppMinutes, with max_replicas ready (Outcome).
+	BreachAppMinutesAtMax float64     `json:"breach_app_minutes_at_max"`
+	ScalingActions        float64     `json:"scaling_actions"`
+	NodeChurn             float64     `json:"node_churn"`
+	PendingPodHours       float64     `json:"pending_pod_hours"`
+	Tiers                 []TierTotal `json:"tiers"` // in Report.Tiers order
 }
 
 // TierTotal is one priority tier of a Total: sums over the scenarios of
 // the tier's means over seeds.
 type TierTotal struct {
-	Tier             int     `json:"tier"`
-	CoreHours        float64 `json:"core_hours"`
-	BreachAppMinutes float64 `json:"breach_app_minutes"`
-	PendingPodHours  float64 `json:"pending_pod_hours"`
+	Tier                  int     `json:"tier"`
+	CoreHours             float64 `json:"core_hours"`
+	BreachAppMinutes      float64 `json:"breach_app_minutes"`
+	BreachAppMinutesAtMax float64 `json:"breach_app_minutes_at_max"`
+	PendingPodHours       float64 `json:"pending_pod_hours"`
 }
 
 // ScenarioInfo names a scenario and the seed of its run 0.
@@ -91,17 +94,21 @@ func (r *RunResult) Series() *Series { return r.series }
 
 // Outcome is a run's figures over the whole cluster.
 type Outcome struct {
-	CostCoreHours    float64     `json:"cost_core_hours"`    // provisioned node cores x hours
-	Cost             float64     `json:"cost"`               // cost_core_hours x cost_per_core_hour
-	SLOCompliance    float64     `json:"slo_compliance"`     // compliant share of app-ticks with traffic, [0, 1]
-	BreachAppMinutes float64     `json:"breach_app_minutes"` // app-minutes over the SLO
-	ScalingActions   int         `json:"scaling_actions"`    // replica target changes
-	CascadeEvents    int         `json:"cascade_events"`     // app-ticks pushed into breach by a callee
-	OverprovisionPct float64     `json:"overprovision_pct"`  // mean over ticks, percent of needed cores
-	RewardMean       float64     `json:"reward_mean"`        // mean Commander reward total per tick
-	Reward           RewardTerms `json:"reward_terms"`       // mean of each Commander reward term per tick
-	PeakNodes        int         `json:"peak_nodes"`         // most ready and provisioning nodes at once
-	PendingPodHours  float64     `json:"pending_pod_hours"`  // replica-hours waiting for a node
+	CostCoreHours    float64 `json:"cost_core_hours"`    // provisioned node cores x hours
+	Cost             float64 `json:"cost"`               // cost_core_hours x cost_per_core_hour
+	SLOCompliance    float64 `json:"slo_compliance"`     // compliant share of app-ticks with traffic, [0, 1]
+	BreachAppMinutes float64 `json:"breach_app_minutes"` // app-minutes over the SLO
+	// BreachAppMinutesAtMax is the part of BreachAppMinutes spent with
+	// max_replicas ready: breaches the ceiling bound, not the policy
+	// (sim.Metrics).
+	BreachAppMinutesAtMax float64     `json:"breach_app_minutes_at_max"`
+	ScalingActions        int         `json:"scaling_actions"`   // replica target changes
+	CascadeEvents         int         `json:"cascade_events"`    // app-ticks pushed into breach by a callee
+	OverprovisionPct      float64     `json:"overprovision_pct"` // mean over ticks, percent of needed cores
+	RewardMean            float64     `json:"reward_mean"`       // mean Commander reward total per tick
+	Reward                RewardTerms `json:"reward_terms"`      // mean of each Commander reward term per tick
+	PeakNodes             int         `json:"peak_nodes"`        // most ready and provisioning nodes at once
+	PendingPodHours       float64     `json:"pending_pod_hours"` // replica-hours waiting for a node
 
 	NodeProvisions     int          `json:"node_provisions"`     // nodes the provisioner started
 	NodeRemovals       int          `json:"node_removals"`       // idle nodes scaled down
@@ -127,14 +134,15 @@ type RewardTerms struct {
 
 // TierOutcome is a run's figures over one priority tier's domains.
 type TierOutcome struct {
-	Tier             int      `json:"tier"`
-	Domains          []string `json:"domains"`
-	CoreHours        float64  `json:"core_hours"` // cores of scheduled replicas x hours
-	SLOCompliance    float64  `json:"slo_compliance"`
-	BreachAppMinutes float64  `json:"breach_app_minutes"`
-	ScalingActions   int      `json:"scaling_actions"`
-	CascadeEvents    int      `json:"cascade_events"`
-	OverprovisionPct float64  `json:"overprovision_pct"`
+	Tier                  int      `json:"tier"`
+	Domains               []string `json:"domains"`
+	CoreHours             float64  `json:"core_hours"` // cores of scheduled replicas x hours
+	SLOCompliance         float64  `json:"slo_compliance"`
+	BreachAppMinutes      float64  `json:"breach_app_minutes"`
+	BreachAppMinutesAtMax float64  `json:"breach_app_minutes_at_max"`
+	ScalingActions        int      `json:"scaling_actions"`
+	CascadeEvents         int      `json:"cascade_events"`
+	OverprovisionPct      float64  `json:"overprovision_pct"`
 
 	PendingPodHours float64      `json:"pending_pod_hours"`
 	FloorCoreHours  float64      `json:"floor_core_hours"`
@@ -161,19 +169,20 @@ type ScaleOutStat struct {
 
 // Aggregate summarises the seeds of one scenario x policy.
 type Aggregate struct {
-	Scenario         string `json:"scenario"`
-	Policy           string `json:"policy"`
-	Seeds            int    `json:"seeds"`
-	CostCoreHours    Stat   `json:"cost_core_hours"`
-	Cost             Stat   `json:"cost"`
-	SLOCompliance    Stat   `json:"slo_compliance"`
-	BreachAppMinutes Stat   `json:"breach_app_minutes"`
-	ScalingActions   Stat   `json:"scaling_actions"`
-	CascadeEvents    Stat   `json:"cascade_events"`
-	OverprovisionPct Stat   `json:"overprovision_pct"`
-	RewardMean       Stat   `json:"reward_mean"`
-	PeakNodes        Stat   `json:"peak_nodes"`
-	PendingPodHours  Stat   `json:"pending_pod_hours"`
+	Scenario              string `json:"scenario"`
+	Policy                string `json:"policy"`
+	Seeds                 int    `json:"seeds"`
+	CostCoreHours         Stat   `json:"cost_core_hours"`
+	Cost                  Stat   `json:"cost"`
+	SLOCompliance         Stat   `json:"slo_compliance"`
+	BreachAppMinutes      Stat   `json:"breach_app_minutes"`
+	BreachAppMinutesAtMax Stat   `json:"breach_app_minutes_at_max"`
+	ScalingActions        Stat   `json:"scaling_actions"`
+	CascadeEvents         Stat   `json:"cascade_events"`
+	OverprovisionPct      Stat   `json:"overprovision_pct"`
+	RewardMean            Stat   `json:"reward_mean"`
+	PeakNodes             Stat   `json:"peak_nodes"`
+	PendingPodHours       Stat   `json:"pending_pod_hours"`
 
 	NodeChurn          Stat         `json:"node_churn"`
 	NodeChurnPerHour   Stat         `json:"node_churn_per_hour"`
@@ -203,14 +212,15 @@ const minGap = 0.01
 
 // TierAggregate summarises one tier over the seeds of one scenario x policy.
 type TierAggregate struct {
-	Tier             int      `json:"tier"`
-	Domains          []string `json:"domains"`
-	CoreHours        Stat     `json:"core_hours"`
-	SLOCompliance    Stat     `json:"slo_compliance"`
-	BreachAppMinutes Stat     `json:"breach_app_minutes"`
-	ScalingActions   Stat     `json:"scaling_actions"`
-	CascadeEvents    Stat     `json:"cascade_events"`
-	OverprovisionPct Stat     `json:"overprovision_pct"`
+	Tier                  int      `json:"tier"`
+	Domains               []string `json:"domains"`
+	CoreHours             Stat     `json:"core_hours"`
+	SLOCompliance         Stat     `json:"slo_compliance"`
+	BreachAppMinutes      Stat     `json:"breach_app_minutes"`
+	BreachAppMinutesAtMax Stat     `json:"breach_app_minutes_at_max"`
+	ScalingActions        Stat     `json:"scaling_actions"`
+	CascadeEvents         Stat     `json:"cascade_events"`
+	OverprovisionPct      Stat     `json:"overprovision_pct"`
 
 	PendingPodHours Stat         `json:"pending_pod_hours"`
 	FloorCoreHours  Stat         `json:"floor_core_hours"`
@@ -307,6 +317,7 @@ func (r *Report) total(policy string) Total {
 		t.Scenarios++
 		t.CostCoreHours += a.CostCoreHours.Mean
 		t.BreachAppMinutes += a.BreachAppMinutes.Mean
+		t.BreachAppMinutesAtMax += a.BreachAppMinutesAtMax.Mean
 		t.ScalingActions += a.ScalingActions.Mean
 		t.NodeChurn += a.NodeChurn.Mean
 		t.PendingPodHours += a.PendingPodHours.Mean
@@ -314,6 +325,7 @@ func (r *Report) total(policy string) Total {
 			if k < len(t.Tiers) && a.Tiers[k].Tier == t.Tiers[k].Tier {
 				t.Tiers[k].CoreHours += a.Tiers[k].CoreHours.Mean
 				t.Tiers[k].BreachAppMinutes += a.Tiers[k].BreachAppMinutes.Mean
+				t.Tiers[k].BreachAppMinutesAtMax += a.Tiers[k].BreachAppMinutesAtMax.Mean
 				t.Tiers[k].PendingPodHours += a.Tiers[k].PendingPodHours.Mean
 			}
 		}
@@ -379,19 +391,20 @@ func statOf(rs []RunResult, f func(*RunResult) float64) Stat {
 func aggregate(rs []RunResult) Aggregate {
 	st := func(f func(*RunResult) float64) Stat { return statOf(rs, f) }
 	a := Aggregate{
-		Scenario:         rs[0].Scenario,
-		Policy:           rs[0].Policy,
-		Seeds:            len(rs),
-		CostCoreHours:    st(func(r *RunResult) float64 { return r.CostCoreHours }),
-		Cost:             st(func(r *RunResult) float64 { return r.Cost }),
-		SLOCompliance:    st(func(r *RunResult) float64 { return r.SLOCompliance }),
-		BreachAppMinutes: st(func(r *RunResult) float64 { return r.BreachAppMinutes }),
-		ScalingActions:   st(func(r *RunResult) float64 { return float64(r.ScalingActions) }),
-		CascadeEvents:    st(func(r *RunResult) float64 { return float64(r.CascadeEvents) }),
-		OverprovisionPct: st(func(r *RunResult) float64 { return r.OverprovisionPct }),
-		RewardMean:       st(func(r *RunResult) float64 { return r.RewardMean }),
-		PeakNodes:        st(func(r *RunResult) float64 { return float64(r.PeakNodes) }),
-		PendingPodHours:  st(func(r *RunResult) float64 { return r.PendingPodHours }),
+		Scenario:              rs[0].Scenario,
+		Policy:                rs[0].Policy,
+		Seeds:                 len(rs),
+		CostCoreHours:         st(func(r *RunResult) float64 { return r.CostCoreHours }),
+		Cost:                  st(func(r *RunResult) float64 { return r.Cost }),
+		SLOCompliance:         st(func(r *RunResult) float64 { return r.SLOCompliance }),
+		BreachAppMinutes:      st(func(r *RunResult) float64 { return r.BreachAppMinutes }),
+		BreachAppMinutesAtMax: st(func(r *RunResult) float64 { return r.BreachAppMinutesAtMax }),
+		ScalingActions:        st(func(r *RunResult) float64 { return float64(r.ScalingActions) }),
+		CascadeEvents:         st(func(r *RunResult) float64 { return float64(r.CascadeEvents) }),
+		OverprovisionPct:      st(func(r *RunResult) float64 { return r.OverprovisionPct }),
+		RewardMean:            st(func(r *RunResult) float64 { return r.RewardMean }),
+		PeakNodes:             st(func(r *RunResult) float64 { return float64(r.PeakNodes) }),
+		PendingPodHours:       st(func(r *RunResult) float64 { return r.PendingPodHours }),
 
 		NodeChurn:          st(func(r *RunResult) float64 { return float64(r.NodeChurn) }),
 		NodeChurnPerHour:   st(func(r *RunResult) float64 { return r.NodeChurnPerHour }),
@@ -411,18 +424,19 @@ func aggregate(rs []RunResult) Aggregate {
 			return st(func(r *RunResult) float64 { return f(&r.Tiers[ti]) })
 		}
 		a.Tiers = append(a.Tiers, TierAggregate{
-			Tier:             t.Tier,
-			Domains:          t.Domains,
-			CoreHours:        tst(func(t *TierOutcome) float64 { return t.CoreHours }),
-			SLOCompliance:    tst(func(t *TierOutcome) float64 { return t.SLOCompliance }),
-			BreachAppMinutes: tst(func(t *TierOutcome) float64 { return t.BreachAppMinutes }),
-			ScalingActions:   tst(func(t *TierOutcome) float64 { return float64(t.ScalingActions) }),
-			CascadeEvents:    tst(func(t *TierOutcome) float64 { return float64(t.CascadeEvents) }),
-			OverprovisionPct: tst(func(t *TierOutcome) float64 { return t.OverprovisionPct }),
-			PendingPodHours:  tst(func(t *TierOutcome) float64 { return t.PendingPodHours }),
-			FloorCoreHours:   tst(func(t *TierOutcome) float64 { return t.FloorCoreHours }),
-			ScaleOut:         scaleOutStat(rs, func(r *RunResult) *sim.ScaleOut { return &r.Tiers[ti].ScaleOut }),
-			ScaleOutAll:      scaleOutStat(rs, func(r *RunResult) *sim.ScaleOut { return &r.Tiers[ti].ScaleOutAll }),
+			Tier:                  t.Tier,
+			Domains:               t.Domains,
+			CoreHours:             tst(func(t *TierOutcome) float64 { return t.CoreHours }),
+			SLOCompliance:         tst(func(t *TierOutcome) float64 { return t.SLOCompliance }),
+			BreachAppMinutes:      tst(func(t *TierOutcome) float64 { return t.BreachAppMinutes }),
+			BreachAppMinutesAtMax: tst(func(t *TierOutcome) float64 { return t.BreachAppMinutesAtMax }),
+			ScalingActions:        tst(func(t *TierOutcome) float64 { return float64(t.ScalingActions) }),
+			CascadeEvents:         tst(func(t *TierOutcome) float64 { return float64(t.CascadeEvents) }),
+			OverprovisionPct:      tst(func(t *TierOutcome) float64 { return t.OverprovisionPct }),
+			PendingPodHours:       tst(func(t *TierOutcome) float64 { return t.PendingPodHours }),
+			FloorCoreHours:        tst(func(t *TierOutcome) float64 { return t.FloorCoreHours }),
+			ScaleOut:              scaleOutStat(rs, func(r *RunResult) *sim.ScaleOut { return &r.Tiers[ti].ScaleOut }),
+			ScaleOutAll:           scaleOutStat(rs, func(r *RunResult) *sim.ScaleOut { return &r.Tiers[ti].ScaleOutAll }),
 		})
 	}
 	return a

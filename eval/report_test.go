@@ -129,19 +129,20 @@ func TestMarkdownGapCaptured(t *testing.T) {
 // Totals sum each policy's means over the scenarios, per tier too, and the
 // report's "All scenarios" table gives their ratios to hpa's.
 func TestTotalsSumTheScenarios(t *testing.T) {
-	agg := func(scenario, policy string, cost, breach, p0 float64) Aggregate {
+	agg := func(scenario, policy string, cost, breach, p0, atMax float64) Aggregate {
 		return Aggregate{Scenario: scenario, Policy: policy, CostCoreHours: Stat{Mean: cost}, BreachAppMinutes: Stat{Mean: breach},
-			ScalingActions: Stat{Mean: 10}, NodeChurn: Stat{Mean: 4}, PendingPodHours: Stat{Mean: 1},
+			BreachAppMinutesAtMax: Stat{Mean: atMax},
+			ScalingActions:        Stat{Mean: 10}, NodeChurn: Stat{Mean: 4}, PendingPodHours: Stat{Mean: 1},
 			Tiers: []TierAggregate{{Tier: 0, BreachAppMinutes: Stat{Mean: p0}}, {Tier: 2, BreachAppMinutes: Stat{Mean: breach - p0}}}}
 	}
 	r := &Report{Scenarios: []ScenarioInfo{{Name: "a"}, {Name: "b"}}, Policies: []string{refHPA, "p"},
 		Tiers:      []Tier{{Tier: 0}, {Tier: 2}},
-		Aggregates: []Aggregate{agg("a", refHPA, 100, 40, 10), agg("a", "p", 90, 10, 5), agg("b", refHPA, 300, 60, 30), agg("b", "p", 330, 40, 10)}}
+		Aggregates: []Aggregate{agg("a", refHPA, 100, 40, 10, 20), agg("a", "p", 90, 10, 5, 5), agg("b", refHPA, 300, 60, 30, 0), agg("b", "p", 330, 40, 10, 25)}}
 	for _, pol := range r.Policies {
 		r.Totals = append(r.Totals, r.total(pol))
 	}
 	p := r.Total("p")
-	if p == nil || p.Scenarios != 2 || p.CostCoreHours != 420 || p.BreachAppMinutes != 50 || p.ScalingActions != 20 ||
+	if p == nil || p.Scenarios != 2 || p.CostCoreHours != 420 || p.BreachAppMinutes != 50 || p.BreachAppMinutesAtMax != 30 || p.ScalingActions != 20 ||
 		p.NodeChurn != 8 || p.PendingPodHours != 2 || p.Tiers[0] != (TierTotal{Tier: 0, BreachAppMinutes: 15}) || p.Tiers[1].BreachAppMinutes != 35 {
 		t.Fatalf("total of p: %+v", p)
 	}
@@ -152,8 +153,9 @@ func TestTotalsSumTheScenarios(t *testing.T) {
 	if err := r.WriteMarkdown(&b); err != nil {
 		t.Fatal(err)
 	}
-	// p over hpa: cost 420/400, breaches 50/100, P0 15/40, the rest 1.
-	if want := "| p | 420.0 | 1.050 | 50.0 | 0.500 | 0.375 | 20 | 1.000 | 8.0 | 1.000 | 2.00 | 1.000 |"; !strings.Contains(b.String(), want) {
+	// p over hpa: cost 420/400, breaches 50/100, P0 15/40, 30 at max_replicas
+	// and (50 - 30)/(100 - 20) below it, the rest 1.
+	if want := "| p | 420.0 | 1.050 | 50.0 | 0.500 | 0.375 | 30.0 | 0.250 | 20 | 1.000 | 8.0 | 1.000 | 2.00 | 1.000 |"; !strings.Contains(b.String(), want) {
 		t.Errorf("report.md has no totals row %q:\n%s", want, b.String())
 	}
 	if !strings.Contains(b.String(), "Sums over the 2 scenarios") {

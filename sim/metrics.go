@@ -15,9 +15,15 @@ type Metrics struct {
 	Cost             float64 `json:"cost"`               // CostCoreHours x cost_per_core_hour
 	SLOCompliance    float64 `json:"slo_compliance"`     // compliant share of app-ticks with traffic, [0, 1]
 	BreachAppMinutes float64 `json:"breach_app_minutes"` // app-minutes over the SLO latency or error budget
-	ScalingActions   int     `json:"scaling_actions"`    // replica target changes
-	PeakNodes        int32   `json:"peak_nodes"`         // most ready and provisioning nodes at once
-	PendingPodHours  float64 `json:"pending_pod_hours"`  // replica-hours spent waiting for a node
+	// BreachAppMinutesAtMax is the part of BreachAppMinutes spent with
+	// max_replicas replicas ready: breaches the ceiling bound, which no
+	// policy could have answered with more replicas (the HPA's
+	// ScalingLimited). It is the same for every policy where demand sits
+	// beyond what max_replicas serve.
+	BreachAppMinutesAtMax float64 `json:"breach_app_minutes_at_max"`
+	ScalingActions        int     `json:"scaling_actions"`   // replica target changes
+	PeakNodes             int32   `json:"peak_nodes"`        // most ready and provisioning nodes at once
+	PendingPodHours       float64 `json:"pending_pod_hours"` // replica-hours spent waiting for a node
 
 	NodeProvisions   int     `json:"node_provisions"`     // nodes the provisioner started
 	NodeRemovals     int     `json:"node_removals"`       // idle nodes scaled down
@@ -54,16 +60,18 @@ type Metrics struct {
 
 // DomainMetrics summarises one domain over a run.
 type DomainMetrics struct {
-	Name             string   `json:"name"`
-	Priority         int      `json:"priority"`
-	CoreHours        float64  `json:"core_hours"` // cores of scheduled replicas x hours
-	SLOCompliance    float64  `json:"slo_compliance"`
-	BreachAppMinutes float64  `json:"breach_app_minutes"`
-	ScalingActions   int      `json:"scaling_actions"`
-	PendingPodHours  float64  `json:"pending_pod_hours"` // the domain's replica-hours waiting for a node
-	FloorCoreHours   float64  `json:"floor_core_hours"`  // the domain's min_replicas x cpu_per_replica x hours
-	ScaleOut         ScaleOut `json:"scale_out"`         // the domain's apps' correlated episodes
-	ScaleOutAll      ScaleOut `json:"scale_out_all"`     // all of the domain's apps' episodes
+	Name             string  `json:"name"`
+	Priority         int     `json:"priority"`
+	CoreHours        float64 `json:"core_hours"` // cores of scheduled replicas x hours
+	SLOCompliance    float64 `json:"slo_compliance"`
+	BreachAppMinutes float64 `json:"breach_app_minutes"`
+	// BreachAppMinutesAtMax: of BreachAppMinutes, with max_replicas ready (Metrics).
+	BreachAppMinutesAtMax float64  `json:"breach_app_minutes_at_max"`
+	ScalingActions        int      `json:"scaling_actions"`
+	PendingPodHours       float64  `json:"pending_pod_hours"` // the domain's replica-hours waiting for a node
+	FloorCoreHours        float64  `json:"floor_core_hours"`  // the domain's min_replicas x cpu_per_replica x hours
+	ScaleOut              ScaleOut `json:"scale_out"`         // the domain's apps' correlated episodes
+	ScaleOutAll           ScaleOut `json:"scale_out_all"`     // all of the domain's apps' episodes
 }
 
 // TierMetrics summarises the domains of one priority. Its percentiles are
@@ -117,6 +125,7 @@ const correlatedPercent = 5
 // accum gathers metrics tick by tick without allocating.
 type accum struct {
 	appTicks, breaches []float64 // per domain: app-ticks with traffic, breached ones
+	breachesAtMax      []float64 // per domain: breached app-ticks with max_replicas ready
 	coreSeconds        []float64 // per domain
 	pendingSeconds     []float64 // per domain: pending replica-seconds
 	actions            []int     // per domain
@@ -140,6 +149,7 @@ func (m *accum) init(s *Sim) {
 	domains := len(s.doms)
 	m.appTicks = make([]float64, domains)
 	m.breaches = make([]float64, domains)
+	m.breachesAtMax = make([]float64, domains)
 	m.coreSeconds = make([]float64, domains)
 	m.pendingSeconds = make([]float64, domains)
 	m.actions = make([]int, domains)
@@ -157,6 +167,7 @@ type domainAccum struct {
 	dt                       float64
 	coreSeconds, pendingSecs float64
 	appTicks, breaches       float64
+	breachesAtMax            float64
 	pods                     int32
 	busy                     float64
 }
@@ -166,7 +177,7 @@ func (m *accum) domain(di int) domainAccum {
 	return domainAccum{
 		out: &m.out, dt: m.dt,
 		coreSeconds: m.coreSeconds[di], pendingSecs: m.pendingSeconds[di],
-		appTicks: m.appTicks[di], breaches: m.breaches[di],
+		appTicks: m.appTicks[di], breaches: m.breaches[di], breachesAtMax: m.breachesAtMax[di],
 		pods: m.pods, busy: m.busy,
 	}
 }
@@ -174,7 +185,7 @@ func (m *accum) domain(di int) domainAccum {
 // endDomain keeps the sums of domain di's apps.
 func (m *accum) endDomain(di int, d *domainAccum) {
 	m.coreSeconds[di], m.pendingSeconds[di] = d.coreSeconds, d.pendingSecs
-	m.appTicks[di], m.breaches[di] = d.appTicks, d.breaches
+	m.appTicks[di], m.breaches[di], m.breachesAtMax[di] = d.appTicks, d.breaches, d.breachesAtMax
 	m.pods, m.busy = d.pods, d.busy
 }
 
@@ -195,6 +206,9 @@ func (m *domainAccum) app(i int, a *app, cores, busy float64, breach bool, t int
 	}
 	if breach {
 		m.breaches++
+		if a.ready >= a.maxReplicas {
+			m.breachesAtMax++
+		}
 	}
 	m.pods += a.ready + a.starting + a.pending
 	m.busy += busy
@@ -488,14 +502,15 @@ func (s *Sim) Metrics() Metrics {
 	for di, d := range s.doms {
 		dm := DomainMetrics{
 			Name: d.name, Priority: d.prio,
-			CoreHours:        m.coreSeconds[di] / 3600,
-			BreachAppMinutes: m.breaches[di] * s.dt / 60,
-			ScalingActions:   m.actions[di],
-			SLOCompliance:    1,
-			PendingPodHours:  m.pendingSeconds[di] / 3600,
-			FloorCoreHours:   floor[di],
-			ScaleOut:         scaleOutOf(cor[di], corOpen[di], s.dt),
-			ScaleOutAll:      scaleOutOf(all[di], allOpen[di], s.dt),
+			CoreHours:             m.coreSeconds[di] / 3600,
+			BreachAppMinutes:      m.breaches[di] * s.dt / 60,
+			BreachAppMinutesAtMax: m.breachesAtMax[di] * s.dt / 60,
+			ScalingActions:        m.actions[di],
+			SLOCompliance:         1,
+			PendingPodHours:       m.pendingSeconds[di] / 3600,
+			FloorCoreHours:        floor[di],
+			ScaleOut:              scaleOutOf(cor[di], corOpen[di], s.dt),
+			ScaleOutAll:           scaleOutOf(all[di], allOpen[di], s.dt),
 		}
 		if m.appTicks[di] > 0 {
 			dm.SLOCompliance = 1 - m.breaches[di]/m.appTicks[di]
@@ -503,6 +518,7 @@ func (s *Sim) Metrics() Metrics {
 		ticks += m.appTicks[di]
 		breaches += m.breaches[di]
 		out.BreachAppMinutes += dm.BreachAppMinutes
+		out.BreachAppMinutesAtMax += dm.BreachAppMinutesAtMax
 		out.ScalingActions += dm.ScalingActions
 		out.FloorCoreHours += dm.FloorCoreHours
 		out.Domains = append(out.Domains, dm)

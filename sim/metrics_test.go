@@ -446,3 +446,39 @@ func TestPriorityInversions(t *testing.T) {
 		})
 	}
 }
+
+// TestBreachesAtMax: breaches of an app with max_replicas ready are counted
+// apart, per domain and over the cluster; breaches below the ceiling are not.
+func TestBreachesAtMax(t *testing.T) {
+	cfg, sc, tr := world(4000, 2000, false) // a step from 500 to 2000 rps 20 minutes in
+	cfg.Domains[0].AppSets = slices.Clone(cfg.Domains[0].AppSets)
+	cfg.Domains[0].AppSets[1].MaxReplicas = 2 // d/b: its ceiling serves 400 rps, less than the step brings
+	s := mustNew(t, cfg, sc, tr)
+	var atMax, below float64 // breached app-minutes from telemetry
+	for !s.Done() {
+		s.targets[2] = 2 // d/b at its ceiling; d/a-0 and d/a-1 held where they start
+		s.Step()
+		cur := s.Current()
+		for i, a := range cur.Apps {
+			if a.RPS == 0 || !(a.P99 > s.doms[0].slo || a.ErrorRate > s.doms[0].budget) {
+				continue
+			}
+			if a.Ready >= 2 && i == 2 {
+				atMax += s.dt / 60
+			} else {
+				below += s.dt / 60
+			}
+		}
+	}
+	m := s.Metrics()
+	if atMax == 0 || below == 0 {
+		t.Fatalf("breached app-minutes at the ceiling %v, below it %v: the test needs both", atMax, below)
+	}
+	d := m.Domains[0]
+	if math.Abs(d.BreachAppMinutesAtMax-atMax) > 1e-9 || math.Abs(d.BreachAppMinutes-atMax-below) > 1e-9 {
+		t.Errorf("breach_app_minutes %v, at max %v; telemetry says %v, at max %v", d.BreachAppMinutes, d.BreachAppMinutesAtMax, atMax+below, atMax)
+	}
+	if m.BreachAppMinutesAtMax != d.BreachAppMinutesAtMax {
+		t.Errorf("cluster breach_app_minutes_at_max %v, its one domain's %v", m.BreachAppMinutesAtMax, d.BreachAppMinutesAtMax)
+	}
+}

@@ -76,6 +76,7 @@ type app struct {
 	cpuLimit     float64 // CPU limit over CPU request, >= 1
 	mu           float64 // service rate per concurrency slot, 1/s
 	conc         int32
+	maxReplicas  int32 // its set's max_replicas
 	startupTicks int32
 	timeout      float64 // seconds
 	callRatio    float64
@@ -152,6 +153,7 @@ func New(cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Se
 		x.cpuLimit = a.CPULimitRatio
 		x.mu = 1 / a.ServiceTime.Seconds()
 		x.conc = int32(a.Concurrency)
+		x.maxReplicas = int32(a.MaxReplicas)
 		x.startupTicks = int32(max(1, (a.StartupTime+s.tick-1)/s.tick))
 		maxStartup = max(maxStartup, x.startupTicks)
 		x.timeout = a.Timeout.Seconds()

@@ -150,15 +150,17 @@ func printTotals(w io.Writer, r *eval.Report) {
 	}
 	fmt.Fprintf(w, "\nover the whole set (%s), sums of the means over seeds, x hpa:\n", eval.Count(len(r.Scenarios), "scenario", "scenarios"))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "policy\tcost\tbreaches\t%s\tactions\tnode churn\tpending pods\t\n", top)
+	fmt.Fprintf(tw, "policy\tcost\tbreaches\t%s\tbelow max\tactions\tnode churn\tpending pods\t\n", top)
 	ratio := eval.TotalRatio
 	for _, t := range r.Totals {
 		p0 := ""
 		if top != "" {
 			p0 = ratio(t.Tiers[0].BreachAppMinutes, hpa.Tiers[0].BreachAppMinutes)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", t.Policy, ratio(t.CostCoreHours, hpa.CostCoreHours),
-			ratio(t.BreachAppMinutes, hpa.BreachAppMinutes), p0, ratio(t.ScalingActions, hpa.ScalingActions),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", t.Policy, ratio(t.CostCoreHours, hpa.CostCoreHours),
+			ratio(t.BreachAppMinutes, hpa.BreachAppMinutes), p0,
+			ratio(t.BreachAppMinutes-t.BreachAppMinutesAtMax, hpa.BreachAppMinutes-hpa.BreachAppMinutesAtMax),
+			ratio(t.ScalingActions, hpa.ScalingActions),
 			ratio(t.NodeChurn, hpa.NodeChurn), ratio(t.PendingPodHours, hpa.PendingPodHours))
 	}
 	tw.Flush()

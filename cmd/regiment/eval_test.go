@@ -47,7 +47,7 @@ func TestEvalWritesReport(t *testing.T) {
 	}
 	// The whole set's ratios to hpa, hpa's own all 1.
 	if !strings.Contains(out.String(), "over the whole set (1 scenario)") ||
-		!regexp.MustCompile(`(?m)^\s+hpa(\s+(1\.000|n/a)){6}\s*$`).MatchString(out.String()) ||
+		!regexp.MustCompile(`(?m)^\s+hpa(\s+(1\.000|n/a)){7}\s*$`).MatchString(out.String()) ||
 		!regexp.MustCompile(`(?m)^\s+regiment\s+\d+\.\d{3}\s`).MatchString(out.String()) {
 		t.Errorf("summary %q has no table of the whole set against hpa", out.String())
 	}
