@@ -26,6 +26,12 @@ type DomainOutcome struct {
 	// Share is the domain's share of the contested pool after the guards and
 	// Floor its configured minimum, both in [0, 1]; Floor <= 0: none.
 	Share, Floor float64
+	// Demand is the share of the pool the domain's demand asks for, >= 0:
+	// the cores its apps would request at the target utilisation over the
+	// pool's. Only a domain that asks for more than its share (Demand >
+	// Share) is held near its floor; one whose demand fits its share scores
+	// no floor proximity, however close to the floor it sits.
+	Demand float64
 }
 
 // CommanderInput is the outcome of one Commander tick.
@@ -54,7 +60,7 @@ type CommanderWeights struct {
 	Cost           float64 // cost over reference, penalty in [-1, 0]; default 0.5
 	Churn          float64 // node churn, penalty in [-1, 0]; default 0.2
 	Proactivity    float64 // forecast proactivity, bonus in {0, 1}; default 0.2
-	FloorProximity float64 // closest domain to its floor, penalty in [-1, 0]; default 0.1
+	FloorProximity float64 // closest wanting domain to its floor, penalty in [-1, 0]; default 0.1
 	// FloorMargin is the share above its floor at which a domain's floor
 	// proximity reaches 0, in (0, 1]; default 0.05 (5 points of share).
 	FloorMargin float64
@@ -93,7 +99,7 @@ type CommanderBreakdown struct {
 	Cost           float64 // -cost / reference cost, [-1, 0]
 	Churn          float64 // -churned nodes / nodes, [-1, 0]
 	Proactivity    float64 // 1 when acted ahead and beat proportional, {0, 1}
-	FloorProximity float64 // -proximity of the closest domain to its floor, [-1, 0]
+	FloorProximity float64 // -proximity to its floor of the closest domain wanting more, [-1, 0]
 	Total          float64 // weighted sum of the terms
 
 	// DegradedDomain and FloorDomain index CommanderInput.Domains: the domain
@@ -111,7 +117,7 @@ type CommanderBreakdown struct {
 //	C = -min(1, cost / referenceCost)
 //	N = -min(1, churnedNodes / nodes)
 //	P = 1 if proactive and beat proportional, else 0
-//	F = -max_d min(1, max(0, (floor_d + margin - share_d) / margin))
+//	F = -max_{d: demand_d > share_d} min(1, max(0, (floor_d + margin - share_d) / margin))
 //	R = wA A + wD D + wC C + wN N + wP P + wF F
 //
 // It does not allocate and is safe for concurrent use.
@@ -126,7 +132,7 @@ func Commander(in CommanderInput, w CommanderWeights) CommanderBreakdown {
 		if deg > worst || (math.IsNaN(deg) && !math.IsNaN(worst)) {
 			worst, b.DegradedDomain = deg, i
 		}
-		if d.Floor <= 0 {
+		if d.Floor <= 0 || d.Demand <= d.Share { // a NaN demand counts as wanting more
 			continue
 		}
 		p := floorProximity(d.Share, d.Floor, w.FloorMargin)

@@ -18,9 +18,10 @@ func term(t *testing.T, terms []Term, name string) float64 {
 	return 0
 }
 
-// ok is a domain at half its SLO, no errors, well above its floor.
+// ok is a domain at half its SLO, no errors, well above its floor, asking
+// for more than its share.
 func ok() DomainOutcome {
-	return DomainOutcome{P99: 0.075, SLO: 0.150, ErrorRate: 0, ErrorBudget: 0.001, Weight: 1, Share: 0.5, Floor: 0.1}
+	return DomainOutcome{P99: 0.075, SLO: 0.150, ErrorRate: 0, ErrorBudget: 0.001, Weight: 1, Share: 0.5, Floor: 0.1, Demand: 0.6}
 }
 
 // with returns ok() changed by f.
@@ -96,6 +97,13 @@ func TestCommanderTerms(t *testing.T) {
 		{"beyond the margin scores 0", CommanderInput{Domains: []DomainOutcome{
 			with(func(d *DomainOutcome) { d.Share = 0.16 }),
 		}}, "floor_proximity", 0, -1},
+		{"a domain whose demand fits its share does not count at its floor", CommanderInput{Domains: []DomainOutcome{
+			with(func(d *DomainOutcome) { d.Share, d.Demand = 0.1, 0.1 }),
+			with(func(d *DomainOutcome) { d.Share, d.Demand = 0.14, 0.2 }),
+		}}, "floor_proximity", -0.2, 1},
+		{"a domain whose demand is unknown (NaN) counts", CommanderInput{Domains: []DomainOutcome{
+			with(func(d *DomainOutcome) { d.Share, d.Demand = 0.1, math.NaN() }),
+		}}, "floor_proximity", -1, 0},
 		{"a domain without a floor does not count", CommanderInput{Domains: []DomainOutcome{
 			with(func(d *DomainOutcome) { d.Share = 0; d.Floor = 0 }),
 		}}, "floor_proximity", 0, -1},

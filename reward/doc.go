@@ -45,7 +45,9 @@
 //     and 0 otherwise; it is the only bonus.
 //   - Floor proximity of a domain is 1 at or below its floor, falling linearly
 //     to 0 at CommanderWeights.FloorMargin (default 0.05) of share above it;
-//     the term is minus the maximum over domains with a floor (Floor > 0).
+//     the term is minus the maximum over domains with a floor (Floor > 0)
+//     whose demand exceeds their share (Demand > Share): a quiet domain sits
+//     at its floor by right, and would otherwise pin the term at -1.
 //   - Utilisation deviation is scaled by max(t, 1 - t) so that any
 //     utilisation in [0, 1] stays within [-1, 0]; it is clipped at -1 beyond.
 //     With no budget it is 0 when nothing is used and -1 otherwise.

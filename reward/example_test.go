@@ -10,8 +10,8 @@ import (
 func ExampleCommander() {
 	in := reward.CommanderInput{
 		Domains: []reward.DomainOutcome{
-			{P99: 0.075, SLO: 0.150, ErrorBudget: 0.001, Weight: 1, Share: 0.40, Floor: 0.20},
-			{P99: 0.240, SLO: 0.200, ErrorBudget: 0.001, Weight: 0.5, Share: 0.22, Floor: 0.20},
+			{P99: 0.075, SLO: 0.150, ErrorBudget: 0.001, Weight: 1, Share: 0.40, Floor: 0.20, Demand: 0.35},
+			{P99: 0.240, SLO: 0.200, ErrorBudget: 0.001, Weight: 0.5, Share: 0.22, Floor: 0.20, Demand: 0.30},
 		},
 		Cost: 30, ReferenceCost: 120,
 		ChurnedNodes: 2, Nodes: 80,

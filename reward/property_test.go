@@ -79,7 +79,7 @@ func (g gen) commander() (CommanderInput, CommanderWeights) {
 	for range g.rng.IntN(8) {
 		in.Domains = append(in.Domains, DomainOutcome{
 			P99: g.float(0.5), SLO: g.float(0.3), ErrorRate: g.float(0.01), ErrorBudget: g.float(0.002),
-			Weight: g.float(2), Share: g.float(1), Floor: g.float(0.3),
+			Weight: g.float(2), Share: g.float(1), Floor: g.float(0.3), Demand: g.float(1),
 		})
 	}
 	d := DefaultCommanderWeights()

@@ -13,6 +13,9 @@ const (
 	MovesWithReward = 0.3
 	// MovesWithOutcome: a term whose |r| with some outcome reaches it tracks that outcome.
 	MovesWithOutcome = 0.1
+	// PinnedMean: a term whose mean over the episodes is this close to -1 or 1
+	// sits at its bound nearly always, so it carries almost no signal.
+	PinnedMean = 0.02
 )
 
 // TermCheck is one reward term's (or the total's) Pearson correlations over
@@ -28,6 +31,9 @@ type TermCheck struct {
 	// scaling actions fall.
 	Actions  float64 `json:"with_fewer_actions"`
 	Constant bool    `json:"constant"` // the term did not vary: no correlation is defined
+	// Pinned: the term's mean is within PinnedMean of -1 or 1, the bound of
+	// every term: it varies too rarely to teach the policy anything.
+	Pinned bool `json:"pinned"`
 	// Gaming flags a term that moves with the reward (|WithTotal| >=
 	// MovesWithReward) but with no outcome in the same direction: for every
 	// outcome, sign(WithTotal) x r < MovesWithOutcome (unrelated, or
@@ -39,15 +45,16 @@ type TermCheck struct {
 type CheckReport struct {
 	Stage    string      `json:"stage"`
 	Episodes int         `json:"episodes"`
-	Terms    []TermCheck `json:"terms"` // every term, then "total"
-	Flagged  []string    `json:"flagged"`
+	Terms    []TermCheck `json:"terms"`   // every term, then "total"
+	Flagged  []string    `json:"flagged"` // the terms that move with the reward and no outcome (Gaming)
+	Pinned   []string    `json:"pinned"`  // the terms pinned at their bound (Pinned)
 }
 
 // Check correlates each reward term and the total return with the true
 // outcomes (compliance, cost, actions) over episodes, whose Terms follow
 // names.
 func Check(stage string, names []string, episodes []Episode) CheckReport {
-	rep := CheckReport{Stage: stage, Episodes: len(episodes), Flagged: []string{}}
+	rep := CheckReport{Stage: stage, Episodes: len(episodes), Flagged: []string{}, Pinned: []string{}}
 	n := len(episodes)
 	total, comp, cost, acts := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	for i, e := range episodes {
@@ -76,9 +83,13 @@ func Check(stage string, names []string, episodes []Episode) CheckReport {
 			x[i] = e.Terms[k]
 		}
 		t := row(name, x)
+		t.Pinned = n > 0 && 1-math.Abs(t.Mean) <= PinnedMean // the total has no bound
 		rep.Terms = append(rep.Terms, t)
 		if t.Gaming {
 			rep.Flagged = append(rep.Flagged, name)
+		}
+		if t.Pinned {
+			rep.Pinned = append(rep.Pinned, name)
 		}
 	}
 	rep.Terms = append(rep.Terms, row("total", total))
@@ -96,11 +107,16 @@ func (r CheckReport) Write(w io.Writer) {
 			flag = "  <- moves with reward, not with outcomes"
 		case t.Constant:
 			flag = "  (constant)"
+		case t.Pinned:
+			flag = "  (pinned at its bound: little signal)"
 		}
 		fmt.Fprintf(w, "  %-16s %9.4f %9.3f %11.3f %11.3f %13.3f%s\n", t.Name, t.Mean, t.WithTotal, t.Compliance, t.Cost, t.Actions, flag)
 	}
 	if len(r.Flagged) > 0 {
 		fmt.Fprintf(w, "  flagged: %s\n", strings.Join(r.Flagged, ", "))
+	}
+	if len(r.Pinned) > 0 {
+		fmt.Fprintf(w, "  pinned at their bound: %s\n", strings.Join(r.Pinned, ", "))
 	}
 }
 

@@ -53,3 +53,24 @@ func TestGatePassesOnlyAtTheDocumentedCompliance(t *testing.T) {
 		})
 	}
 }
+
+// A term that sits at its bound nearly always is reported pinned, whatever
+// its correlations; one that leaves it often enough is not.
+func TestCheckReportsATermPinnedAtItsBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var eps []Episode
+	for range 200 {
+		comp := 0.9 + 0.1*r.Float64()
+		pinned := -1 + 0.01*r.Float64() // -1 but for a hundredth
+		moving := -0.9 * r.Float64()
+		eps = append(eps, Episode{Steps: 1, Return: pinned + moving + comp, Terms: []float64{pinned, moving},
+			Compliance: comp, CostCoreHours: 10, Actions: 3})
+	}
+	rep := Check("test", []string{"pinned", "moving"}, eps)
+	if !rep.Terms[0].Pinned || rep.Terms[1].Pinned || len(rep.Pinned) != 1 || rep.Pinned[0] != "pinned" {
+		t.Fatalf("pinned %v (terms %+v): want only the term at -1", rep.Pinned, rep.Terms)
+	}
+	if rep.Terms[len(rep.Terms)-1].Pinned {
+		t.Error("the total, which has no bound, is reported pinned")
+	}
+}

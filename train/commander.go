@@ -381,7 +381,7 @@ func (e *CommanderEnv) Step(act [][]float64, obs [][]float64, rew []float64) (bo
 		for di := range n {
 			d := &o.Domains[di]
 			e.out[di] = reward.DomainOutcome{P99: e.p99[k*n+di], SLO: d.SLO, ErrorRate: e.errs[k*n+di], ErrorBudget: d.ErrorBudget,
-				Weight: d.Weight, Share: d.PrevShare, Floor: d.Floor}
+				Weight: d.Weight, Share: d.PrevShare, Floor: d.Floor, Demand: d.DemandCores / e.cfg.Cluster.CapacityCores}
 		}
 		b := reward.Commander(reward.CommanderInput{Domains: e.out, Cost: e.cost[k], ReferenceCost: e.cfg.Cluster.CapacityCores}, e.w)
 		total += b.Total
