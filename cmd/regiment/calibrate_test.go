@@ -36,11 +36,15 @@ var truthChanges = map[string]struct {
 
 // recordTruth simulates the small example with truthChanges applied (and,
 // with spell, slowSpell) for 3 hours, driven by Regiment itself
-// (simcluster.NewPolicy), recording every Soldier step into real bbolt stores
-// in dir through the recorders the daemons use. It returns dir.
+// (simcluster.NewPolicy) under the small world's learned Commander,
+// recording every Soldier step into real bbolt stores in dir through the
+// recorders the daemons use. It returns dir.
 func recordTruth(dir string, spell, perDomain bool) (string, error) {
 	truth, err := config.LoadFile("../../examples/small.hcl")
 	if err != nil {
+		return "", err
+	}
+	if truth.Commander.Policy, err = filepath.Abs("../../models/commander.ckpt"); err != nil {
 		return "", err
 	}
 	for di := range truth.Domains {

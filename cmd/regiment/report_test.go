@@ -17,15 +17,15 @@ import (
 	"github.com/regimentd/regiment/store"
 )
 
-// recommendConfig writes a copy of the small example into dir with the
-// heuristic Commander and the domains named in recommend mode.
+// recommendConfig writes a copy of the small example (the heuristic
+// Commander) into dir with the domains named in recommend mode.
 func recommendConfig(t *testing.T, dir string, recommend ...string) string {
 	t.Helper()
 	src, err := os.ReadFile("../../examples/small.hcl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := strings.Replace(string(src), `policy = "../models/commander.ckpt"`, `policy = "forecast"`, 1)
+	s := string(src)
 	for _, d := range recommend {
 		s = strings.Replace(s, `domain "`+d+`" {`, `domain "`+d+`" {`+"\n  mode = \"recommend\"", 1)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,15 +18,19 @@ import (
 // per domain per 10 s (60 + 5 x 360).
 func TestRunRecordsEveryTick(t *testing.T) {
 	dir := t.TempDir()
+	ckpt, err := filepath.Abs(filepath.Join("..", "..", "models", "commander.ckpt")) // the small world's learned Commander
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := learnedConfig(t, dir, ckpt)
 	var out, errOut bytes.Buffer
 	code := runRun(context.Background(), []string{
-		"--config", "../../examples/small.hcl", "--scenario", "testdata/small-sample.hcl",
+		"--config", cfg, "--scenario", "testdata/small-sample.hcl",
 		"--duration", "1h", "--data", dir,
 	}, &out, &errOut)
 	if code != 0 {
 		t.Fatalf("regiment run exited %d: %s", code, errOut.String())
 	}
-	ckpt := filepath.Join("..", "..", "models", "commander.ckpt") // small.hcl's learned Commander
 	for _, want := range []string{"1h0m0s simulated", "commander policy " + ckpt + ", soldier policy proportional", "SLO compliance", "hpa", "static", "6 episodes, 1860 steps", "0 messages rejected"} {
 		if !strings.Contains(out.String(), want) {
 			t.Fatalf("summary lacks %q:\n%s", want, out.String())
@@ -98,4 +103,23 @@ func TestRunRestartsOnTheSameData(t *testing.T) {
 	if len(eps) != 12 || !strings.HasPrefix(eps[0].ID, "run-") {
 		t.Fatalf("want 12 episodes of two runs, got %d: %v", len(eps), eps)
 	}
+}
+
+// learnedConfig writes a copy of the small example into dir whose Commander
+// is the checkpoint at ckpt (an absolute path).
+func learnedConfig(t *testing.T, dir, ckpt string) string {
+	t.Helper()
+	src, err := os.ReadFile("../../examples/small.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(src), `policy = "forecast"`, `policy = "`+ckpt+`"`, 1)
+	if s == string(src) {
+		t.Fatal(`examples/small.hcl no longer has policy = "forecast" in its commander block`)
+	}
+	path := filepath.Join(dir, "learned.hcl")
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
