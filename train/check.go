@@ -31,8 +31,9 @@ type TermCheck struct {
 	// scaling actions fall.
 	Actions  float64 `json:"with_fewer_actions"`
 	Constant bool    `json:"constant"` // the term did not vary: no correlation is defined
-	// Pinned: the term's mean is within PinnedMean of -1 or 1, the bound of
-	// every term: it varies too rarely to teach the policy anything.
+	// Pinned: the term varied, but its mean is within PinnedMean of -1 or 1,
+	// the bound of every term: it varies too rarely to teach the policy
+	// anything.
 	Pinned bool `json:"pinned"`
 	// Gaming flags a term that moves with the reward (|WithTotal| >=
 	// MovesWithReward) but with no outcome in the same direction: for every
@@ -83,7 +84,7 @@ func Check(stage string, names []string, episodes []Episode) CheckReport {
 			x[i] = e.Terms[k]
 		}
 		t := row(name, x)
-		t.Pinned = n > 0 && 1-math.Abs(t.Mean) <= PinnedMean // the total has no bound
+		t.Pinned = !t.Constant && 1-math.Abs(t.Mean) <= PinnedMean // the total has no bound
 		rep.Terms = append(rep.Terms, t)
 		if t.Gaming {
 			rep.Flagged = append(rep.Flagged, name)
