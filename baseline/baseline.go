@@ -38,6 +38,13 @@ func New(name string, cfg *domains.Config, s *sim.Sim) (sim.Policy, error) {
 		}
 		return NewOracleAhead(cfg, s, int(d/s.Tick())), nil
 	}
+	if rest, ok := strings.CutPrefix(name, "oracle-hold+"); ok {
+		d, err := time.ParseDuration(rest)
+		if err != nil || d < s.Tick() || d > 24*time.Hour {
+			return nil, fmt.Errorf("baseline policy %q: want oracle-hold+D, D how long idle nodes are kept for a need to come, from one tick to 24h (e.g. 1h)", name)
+		}
+		return NewOracleHold(cfg, s, int(d/s.Tick())), nil
+	}
 	if q, ok, err := oracleNowQuantile(name); ok {
 		if err != nil {
 			return nil, err
@@ -63,8 +70,9 @@ func New(name string, cfg *domains.Config, s *sim.Sim) (sim.Policy, error) {
 // bounds, not in Names: the present-only oracle oracle-now[+P] (P percent
 // headroom), the same with its headroom on the load oracle-now-load+P, or
 // per app oracle-now-app@Q (each app's own Q-percent quantile of its growth
-// over its lead), and the
-// short-sighted oracle oracle-ahead+D (D of look-ahead).
+// over its lead), the short-sighted oracle oracle-ahead+D (D of
+// look-ahead), and the oracle that holds idle nodes needed again within D,
+// oracle-hold+D.
 func Known(name string) bool {
 	if slices.Contains(Names, name) {
 		return true
@@ -72,6 +80,10 @@ func Known(name string) bool {
 	if rest, ok := strings.CutPrefix(name, "oracle-ahead+"); ok {
 		d, err := time.ParseDuration(rest)
 		return err == nil && d > 0 && d <= time.Hour
+	}
+	if rest, ok := strings.CutPrefix(name, "oracle-hold+"); ok {
+		d, err := time.ParseDuration(rest)
+		return err == nil && d > 0 && d <= 24*time.Hour
 	}
 	if _, ok, err := oracleNowQuantile(name); ok {
 		return err == nil

@@ -133,12 +133,19 @@ type Oracle struct {
 	// perApp, when set, gives the present-only oracle a headroom per app
 	// (NewOracleNowPerApp) in place of headroom.
 	perApp *appHeadroom
+	// hold, when > 0, is how many ticks ahead the capacity target keeps the
+	// cores its replicas will take (NewOracleHold): a node freed now stays
+	// if it is needed again within hold.
+	hold int
 }
 
 // NewOracle builds the oracle for simulation s of cfg. It reads s's future
 // from its current tick on, so it must be made before s is stepped further
 // than the first Decide it will see.
-func NewOracle(cfg *domains.Config, s *sim.Sim) *Oracle {
+func NewOracle(cfg *domains.Config, s *sim.Sim) *Oracle { return newOracle(cfg, s, 0) }
+
+// newOracle is NewOracle with a horizon of at least minHorizon ticks.
+func newOracle(cfg *domains.Config, s *sim.Sim, minHorizon int) *Oracle {
 	apps := cfg.Apps()
 	n := len(apps)
 	o := &Oracle{
@@ -171,7 +178,7 @@ func NewOracle(cfg *domains.Config, s *sim.Sim) *Oracle {
 			break
 		}
 	}
-	o.horizon = o.nodeLead + len(o.starts) - 1 + o.startup
+	o.horizon = max(o.nodeLead+len(o.starts)-1+o.startup, minHorizon)
 	o.ring = make([]int32, o.horizon*n)
 	o.slows = make([]float32, o.horizon*n)
 	o.lost = make([]bool, o.horizon*n)
@@ -238,13 +245,21 @@ func (o *Oracle) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 	}
 	// The capacity target: of the cores U(t) needs, later decisions can still
 	// bring node_cores A(t-k-L) in time; ask now for the rest.
-	peak, last := 0.0, h-o.startup
+	peak, last := 0.0, o.nodeLead+len(o.starts)-1 // the queue's horizon; h-startup unless a hold made h longer
 	if o.foresight > 0 {
 		last = min(last, max(o.foresight-o.startup, 1)) // U(k+w) reads needs up to k+w+startup
 	}
 	for w := 1; w <= last; w++ { // tick k+w
 		later := o.nodeCores * float64(o.starts[max(0, w-o.nodeLead)])
 		peak = max(peak, o.used[(k+w)%h]-later)
+	}
+	if o.hold > 0 { // keep, never add: the nodes the pool has, up to the most it needs within hold
+		c := &o.s.Current().Cluster
+		kept, needed := float64(c.Nodes+c.ProvisioningNodes+c.QueuedNodes)*o.nodeCores, 0.0
+		for w := 1; w <= min(o.hold, h-o.startup, o.s.Steps()-k); w++ { // no need past the run's end
+			needed = max(needed, o.used[(k+w)%h])
+		}
+		peak = max(peak, min(kept, needed))
 	}
 	if err := o.s.SetCapacityTarget(peak); err != nil {
 		panic(err) // peak is a finite sum of cores >= 0
@@ -316,6 +331,25 @@ func NewOracleNowLoad(cfg *domains.Config, s *sim.Sim, load float64) *Oracle {
 func NewOracleAhead(cfg *domains.Config, s *sim.Sim, foresight int) *Oracle {
 	o := NewOracle(cfg, s)
 	o.foresight = max(foresight, 1)
+	return o
+}
+
+// NewOracleHold is the oracle whose capacity target also keeps, at every
+// decision, as many of the pool's nodes as its replicas will take over the
+// next hold ticks (>= 1): it never lets a node go that it will need again
+// within hold, and asks for no node sooner than the oracle does, so its
+// node churn is what following the day's demand costs at least when idle
+// nodes may be held that long. Sweeping hold traces the cost of fewer
+// node starts and removals with perfect foresight (docs/experiments.md).
+// Not a policy to run.
+func NewOracleHold(cfg *domains.Config, s *sim.Sim, hold int) *Oracle {
+	hold = max(hold, 1)
+	startup := 0
+	for i := range cfg.Apps() {
+		startup = max(startup, s.StartupTicks(i))
+	}
+	o := newOracle(cfg, s, hold+startup+1) // U(k+hold) reads needs up to k+hold+startup
+	o.hold = hold
 	return o
 }
 

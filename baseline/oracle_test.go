@@ -344,3 +344,46 @@ func TestOracleNowLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestOracleHold: holding the nodes it needs again within D, the oracle
+// starts and removes fewer nodes for more core-hours, the longer D the more,
+// with its replicas, and so its breaches, unchanged.
+func TestOracleHold(t *testing.T) {
+	cfg, sc, traces := smallSample(t)
+	run := func(name string) sim.Metrics {
+		s, err := sim.New(cfg, sc, traces)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := New(name, cfg, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Run(p)
+	}
+	prev := run("oracle")
+	t.Logf("oracle: %.1f core-hours, node churn %d", prev.CostCoreHours, prev.NodeChurn)
+	for _, name := range []string{"oracle-hold+20m", "oracle-hold+2h"} {
+		m := run(name)
+		t.Logf("%s: %.1f core-hours, node churn %d", name, m.CostCoreHours, m.NodeChurn)
+		if !(m.NodeChurn < prev.NodeChurn && m.CostCoreHours > prev.CostCoreHours) {
+			t.Errorf("%s: node churn %d for %.1f core-hours; want less churn for more core-hours than %d for %.1f",
+				name, m.NodeChurn, m.CostCoreHours, prev.NodeChurn, prev.CostCoreHours)
+		}
+		if m.BreachAppMinutes != prev.BreachAppMinutes || m.ScalingActions != prev.ScalingActions {
+			t.Errorf("%s: %.1f breach app-minutes and %d scaling actions; the oracle's replicas give %.1f and %d",
+				name, m.BreachAppMinutes, m.ScalingActions, prev.BreachAppMinutes, prev.ScalingActions)
+		}
+		prev = m
+	}
+	for _, good := range []string{"oracle-hold+10s", "oracle-hold+1h", "oracle-hold+24h"} {
+		if !Known(good) {
+			t.Errorf("Known(%q): want true", good)
+		}
+	}
+	for _, bad := range []string{"oracle-hold+0s", "oracle-hold+x", "oracle-hold", "oracle-hold+25h", "oracle-hold+-1m"} {
+		if Known(bad) {
+			t.Errorf("Known(%q): want false", bad)
+		}
+	}
+}
