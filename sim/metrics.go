@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"time"
@@ -21,9 +22,12 @@ type Metrics struct {
 	// ScalingLimited). It is the same for every policy where demand sits
 	// beyond what max_replicas serve.
 	BreachAppMinutesAtMax float64 `json:"breach_app_minutes_at_max"`
-	ScalingActions        int     `json:"scaling_actions"`   // replica target changes
-	PeakNodes             int32   `json:"peak_nodes"`        // most ready and provisioning nodes at once
-	PendingPodHours       float64 `json:"pending_pod_hours"` // replica-hours spent waiting for a node
+	// CeilingBound lists the apps with breach app-minutes at max_replicas,
+	// most first: the app sets whose max_replicas to raise.
+	CeilingBound    []CeilingBound `json:"ceiling_bound"`
+	ScalingActions  int            `json:"scaling_actions"`   // replica target changes
+	PeakNodes       int32          `json:"peak_nodes"`        // most ready and provisioning nodes at once
+	PendingPodHours float64        `json:"pending_pod_hours"` // replica-hours spent waiting for a node
 
 	NodeProvisions   int     `json:"node_provisions"`     // nodes the provisioner started
 	NodeRemovals     int     `json:"node_removals"`       // idle nodes scaled down
@@ -56,6 +60,13 @@ type Metrics struct {
 	SimSeconds float64         `json:"sim_seconds"` // simulated time
 	Tiers      []TierMetrics   `json:"tiers"`       // priority tiers, most important (lowest priority number) first
 	Domains    []DomainMetrics `json:"domains"`
+}
+
+// CeilingBound is one app's breaches with max_replicas ready (Metrics).
+type CeilingBound struct {
+	App              string  `json:"app"` // domain/set-k, as the config expands it
+	MaxReplicas      int     `json:"max_replicas"`
+	BreachAppMinutes float64 `json:"breach_app_minutes"`
 }
 
 // DomainMetrics summarises one domain over a run.
@@ -125,7 +136,7 @@ const correlatedPercent = 5
 // accum gathers metrics tick by tick without allocating.
 type accum struct {
 	appTicks, breaches []float64 // per domain: app-ticks with traffic, breached ones
-	breachesAtMax      []float64 // per domain: breached app-ticks with max_replicas ready
+	breachesAtMax      []float64 // per app: breached ticks with max_replicas ready
 	coreSeconds        []float64 // per domain
 	pendingSeconds     []float64 // per domain: pending replica-seconds
 	actions            []int     // per domain
@@ -149,7 +160,7 @@ func (m *accum) init(s *Sim) {
 	domains := len(s.doms)
 	m.appTicks = make([]float64, domains)
 	m.breaches = make([]float64, domains)
-	m.breachesAtMax = make([]float64, domains)
+	m.breachesAtMax = make([]float64, len(s.apps))
 	m.coreSeconds = make([]float64, domains)
 	m.pendingSeconds = make([]float64, domains)
 	m.actions = make([]int, domains)
@@ -167,7 +178,7 @@ type domainAccum struct {
 	dt                       float64
 	coreSeconds, pendingSecs float64
 	appTicks, breaches       float64
-	breachesAtMax            float64
+	breachesAtMax            []float64 // accum's, per app
 	pods                     int32
 	busy                     float64
 }
@@ -177,7 +188,7 @@ func (m *accum) domain(di int) domainAccum {
 	return domainAccum{
 		out: &m.out, dt: m.dt,
 		coreSeconds: m.coreSeconds[di], pendingSecs: m.pendingSeconds[di],
-		appTicks: m.appTicks[di], breaches: m.breaches[di], breachesAtMax: m.breachesAtMax[di],
+		appTicks: m.appTicks[di], breaches: m.breaches[di], breachesAtMax: m.breachesAtMax,
 		pods: m.pods, busy: m.busy,
 	}
 }
@@ -185,7 +196,7 @@ func (m *accum) domain(di int) domainAccum {
 // endDomain keeps the sums of domain di's apps.
 func (m *accum) endDomain(di int, d *domainAccum) {
 	m.coreSeconds[di], m.pendingSeconds[di] = d.coreSeconds, d.pendingSecs
-	m.appTicks[di], m.breaches[di], m.breachesAtMax[di] = d.appTicks, d.breaches, d.breachesAtMax
+	m.appTicks[di], m.breaches[di] = d.appTicks, d.breaches
 	m.pods, m.busy = d.pods, d.busy
 }
 
@@ -207,7 +218,7 @@ func (m *domainAccum) app(i int, a *app, cores, busy float64, breach bool, t int
 	if breach {
 		m.breaches++
 		if a.ready >= a.maxReplicas {
-			m.breachesAtMax++
+			m.breachesAtMax[i]++
 		}
 	}
 	m.pods += a.ready + a.starting + a.pending
@@ -497,6 +508,17 @@ func (s *Sim) Metrics() Metrics {
 		a := &s.apps[i]
 		floor[a.domain] += float64(s.cfg.Domains[a.domain].AppSets[a.set].MinReplicas) * a.cpu * m.seconds / 3600
 	}
+	atMax := make([]float64, len(s.doms)) // breached app-ticks with max_replicas ready
+	apps := s.cfg.Apps()
+	for i, t := range m.breachesAtMax {
+		if t == 0 {
+			continue
+		}
+		a := &s.apps[i]
+		atMax[a.domain] += t
+		out.CeilingBound = append(out.CeilingBound, CeilingBound{App: apps[i].Name, MaxReplicas: int(a.maxReplicas), BreachAppMinutes: t * s.dt / 60})
+	}
+	slices.SortStableFunc(out.CeilingBound, func(a, b CeilingBound) int { return cmp.Compare(b.BreachAppMinutes, a.BreachAppMinutes) })
 	all, cor, allOpen, corOpen := m.out.histograms(len(s.doms), s.step)
 	var ticks, breaches float64
 	for di, d := range s.doms {
@@ -504,7 +526,7 @@ func (s *Sim) Metrics() Metrics {
 			Name: d.name, Priority: d.prio,
 			CoreHours:             m.coreSeconds[di] / 3600,
 			BreachAppMinutes:      m.breaches[di] * s.dt / 60,
-			BreachAppMinutesAtMax: m.breachesAtMax[di] * s.dt / 60,
+			BreachAppMinutesAtMax: atMax[di] * s.dt / 60,
 			ScalingActions:        m.actions[di],
 			SLOCompliance:         1,
 			PendingPodHours:       m.pendingSeconds[di] / 3600,

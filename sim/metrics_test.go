@@ -448,7 +448,8 @@ func TestPriorityInversions(t *testing.T) {
 }
 
 // TestBreachesAtMax: breaches of an app with max_replicas ready are counted
-// apart, per domain and over the cluster; breaches below the ceiling are not.
+// apart, per domain, over the cluster and per app (CeilingBound); breaches
+// below the ceiling are not.
 func TestBreachesAtMax(t *testing.T) {
 	cfg, sc, tr := world(4000, 2000, false) // a step from 500 to 2000 rps 20 minutes in
 	cfg.Domains[0].AppSets = slices.Clone(cfg.Domains[0].AppSets)
@@ -480,5 +481,9 @@ func TestBreachesAtMax(t *testing.T) {
 	}
 	if m.BreachAppMinutesAtMax != d.BreachAppMinutesAtMax {
 		t.Errorf("cluster breach_app_minutes_at_max %v, its one domain's %v", m.BreachAppMinutesAtMax, d.BreachAppMinutesAtMax)
+	}
+	if want := (CeilingBound{App: "d/b", MaxReplicas: 2, BreachAppMinutes: atMax}); len(m.CeilingBound) != 1 ||
+		m.CeilingBound[0].App != want.App || m.CeilingBound[0].MaxReplicas != 2 || math.Abs(m.CeilingBound[0].BreachAppMinutes-atMax) > 1e-9 {
+		t.Errorf("ceiling_bound %+v, want [%+v]", m.CeilingBound, want)
 	}
 }

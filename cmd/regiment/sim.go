@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/regimentd/regiment/eval"
 	"github.com/regimentd/regiment/sim"
 )
 
@@ -27,8 +28,9 @@ const simUsage = `Usage: regiment sim --config F --scenario F [--policy NAME] [-
 
 Simulates the scenario on the config's cluster with one policy and prints
 cost_core_hours, slo_compliance, breach_app_minutes, scaling_actions,
-peak_nodes, pending_pod_hours, sim_seconds and wall_seconds, per domain too.
-Same config, scenario and seed give the same metrics, byte for byte with
+peak_nodes, pending_pod_hours, sim_seconds and wall_seconds, per domain too,
+and the apps that breached with max_replicas ready: demand their ceiling
+cannot serve, which no autoscaler fixes. Same config, scenario and seed give the same metrics, byte for byte with
 --json.
 
 Example:
@@ -135,6 +137,30 @@ func printMetrics(out io.Writer, cluster, scenario, policy string, m sim.Metrics
 	for _, d := range m.Domains {
 		fmt.Fprintf(tw, "%s\tP%d\t%.1f\t%.4f\t%.1f\t%.1f\t%d\t%.2f\t%.1f\t%s\n", d.Name, d.Priority, d.CoreHours, d.SLOCompliance,
 			d.BreachAppMinutes, d.BreachAppMinutesAtMax, d.ScalingActions, d.PendingPodHours, d.FloorCoreHours, fmtScaleOut(d.ScaleOut))
+	}
+	tw.Flush()
+	printCeilingBound(out, m.CeilingBound)
+}
+
+// maxCeilingRows is how many ceiling-bound apps printMetrics lists.
+const maxCeilingRows = 10
+
+// printCeilingBound lists the apps that breached with max_replicas ready,
+// most first: no policy answers those with more replicas.
+func printCeilingBound(out io.Writer, apps []sim.CeilingBound) {
+	if len(apps) == 0 {
+		return
+	}
+	fmt.Fprintf(out, "\n%s breached with max_replicas ready (raise their set's max_replicas; no autoscaler can help them):\n",
+		eval.Count(len(apps), "app", "apps"))
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "app\tmax_replicas\tbreach_app_minutes")
+	for i, a := range apps {
+		if i == maxCeilingRows {
+			fmt.Fprintf(tw, "... %d more in --json\n", len(apps)-maxCeilingRows)
+			break
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\n", a.App, a.MaxReplicas, a.BreachAppMinutes)
 	}
 	tw.Flush()
 }

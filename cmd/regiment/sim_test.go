@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/regimentd/regiment/sim"
 )
 
 func TestSimJSONIsDeterministic(t *testing.T) {
@@ -65,5 +68,30 @@ func TestSimPrintsTheScoreboard(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("regiment sim prints no %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// The ceiling-bound apps are listed most first, at most maxCeilingRows of
+// them, and nothing at all when there are none.
+func TestPrintCeilingBound(t *testing.T) {
+	var none bytes.Buffer
+	printCeilingBound(&none, nil)
+	if none.Len() != 0 {
+		t.Errorf("no ceiling-bound app printed %q", none.String())
+	}
+	var apps []sim.CeilingBound
+	for i := range maxCeilingRows + 2 {
+		apps = append(apps, sim.CeilingBound{App: fmt.Sprintf("data/loaders-%d", i), MaxReplicas: 600, BreachAppMinutes: float64(100 - i)})
+	}
+	var b bytes.Buffer
+	printCeilingBound(&b, apps)
+	out := b.String()
+	for _, want := range []string{"12 apps breached with max_replicas ready", "data/loaders-0  600           100.0", "data/loaders-9 ", "... 2 more in --json"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "data/loaders-10") {
+		t.Errorf("more than %d rows:\n%s", maxCeilingRows, out)
 	}
 }
