@@ -510,6 +510,7 @@ func (s *Sim) Metrics() Metrics {
 	}
 	atMax := make([]float64, len(s.doms)) // breached app-ticks with max_replicas ready
 	apps := s.cfg.Apps()
+	out.CeilingBound = []CeilingBound{} // [] rather than null in JSON
 	for i, t := range m.breachesAtMax {
 		if t == 0 {
 			continue
