@@ -56,14 +56,6 @@ func TestOracleNowPerApp(t *testing.T) {
 		t.Errorf("oracle-now-app@99 %.1f core-hours, %.1f breach app-minutes; oracle-now %.1f, %.1f: want no more breaches, no less cost",
 			app.CostCoreHours, app.BreachAppMinutes, now.CostCoreHours, now.BreachAppMinutes)
 	}
-	for _, good := range []string{"oracle-now-app@99", "oracle-now-app@99.9", "oracle-now-app@50"} {
-		if !Known(good) {
-			t.Errorf("Known(%q): want true", good)
-		}
-	}
-	for _, bad := range []string{"oracle-now-app@0", "oracle-now-app@100", "oracle-now-app@x", "oracle-now-app"} {
-		if Known(bad) {
-			t.Errorf("Known(%q): want false", bad)
-		}
-	}
+	checkKnown(t, []string{"oracle-now-app@99", "oracle-now-app@99.9", "oracle-now-app@50"},
+		[]string{"oracle-now-app@0", "oracle-now-app@100", "oracle-now-app@x", "oracle-now-app"})
 }

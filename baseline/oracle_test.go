@@ -34,17 +34,23 @@ func runAll(t *testing.T, cfg *domains.Config, sc *domains.Scenario, traces map[
 	t.Helper()
 	out := map[string]sim.Metrics{}
 	for _, name := range Names {
-		s, err := sim.New(cfg, sc, traces)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := New(name, cfg, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[name] = s.Run(p)
+		out[name] = runPolicy(t, cfg, sc, traces, name)
 	}
 	return out
+}
+
+// runPolicy runs the named baseline on a fresh simulation of one world.
+func runPolicy(t *testing.T, cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Series, name string) sim.Metrics {
+	t.Helper()
+	s, err := sim.New(cfg, sc, traces)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(name, cfg, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Run(p)
 }
 
 func TestOracleIsCheapestAtFullCompliance(t *testing.T) {
@@ -333,16 +339,8 @@ func TestOracleNowLoad(t *testing.T) {
 	if none, more := runStepWorld(t, "oracle-now"), runStepWorld(t, "oracle-now-load+50"); !(more.BreachAppMinutes < none.BreachAppMinutes) {
 		t.Errorf("oracle-now-load+50 %.1f breach app-minutes, oracle-now %.1f: want fewer", more.BreachAppMinutes, none.BreachAppMinutes)
 	}
-	for _, good := range []string{"oracle-now-load+1", "oracle-now-load+30", "oracle-now-load+1000"} {
-		if !Known(good) {
-			t.Errorf("Known(%q): want true", good)
-		}
-	}
-	for _, bad := range []string{"oracle-now-load+0", "oracle-now-load+x", "oracle-now-load", "oracle-now-load+1001", "oracle-now-load-5"} {
-		if Known(bad) {
-			t.Errorf("Known(%q): want false", bad)
-		}
-	}
+	checkKnown(t, []string{"oracle-now-load+1", "oracle-now-load+30", "oracle-now-load+1000"},
+		[]string{"oracle-now-load+0", "oracle-now-load+x", "oracle-now-load", "oracle-now-load+1001", "oracle-now-load-5"})
 }
 
 // TestOracleHold: holding the nodes it needs again within D, the oracle
@@ -350,17 +348,7 @@ func TestOracleNowLoad(t *testing.T) {
 // with its replicas, and so its breaches, unchanged.
 func TestOracleHold(t *testing.T) {
 	cfg, sc, traces := smallSample(t)
-	run := func(name string) sim.Metrics {
-		s, err := sim.New(cfg, sc, traces)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := New(name, cfg, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s.Run(p)
-	}
+	run := func(name string) sim.Metrics { return runPolicy(t, cfg, sc, traces, name) }
 	prev := run("oracle")
 	t.Logf("oracle: %.1f core-hours, node churn %d", prev.CostCoreHours, prev.NodeChurn)
 	for _, name := range []string{"oracle-hold+20m", "oracle-hold+2h"} {
@@ -376,14 +364,21 @@ func TestOracleHold(t *testing.T) {
 		}
 		prev = m
 	}
-	for _, good := range []string{"oracle-hold+10s", "oracle-hold+1h", "oracle-hold+24h"} {
-		if !Known(good) {
-			t.Errorf("Known(%q): want true", good)
+	checkKnown(t, []string{"oracle-hold+10s", "oracle-hold+1h", "oracle-hold+24h"},
+		[]string{"oracle-hold+0s", "oracle-hold+x", "oracle-hold", "oracle-hold+25h", "oracle-hold+-1m"})
+}
+
+// checkKnown checks that Known knows every name of good and none of bad.
+func checkKnown(t *testing.T, good, bad []string) {
+	t.Helper()
+	for _, name := range good {
+		if !Known(name) {
+			t.Errorf("Known(%q): want true", name)
 		}
 	}
-	for _, bad := range []string{"oracle-hold+0s", "oracle-hold+x", "oracle-hold", "oracle-hold+25h", "oracle-hold+-1m"} {
-		if Known(bad) {
-			t.Errorf("Known(%q): want false", bad)
+	for _, name := range bad {
+		if Known(name) {
+			t.Errorf("Known(%q): want false", name)
 		}
 	}
 }
