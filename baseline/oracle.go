@@ -36,8 +36,9 @@ import (
 // A node serving at t must have started by t-P, and a node asked for at any
 // later decision starts at k+3 at the earliest: of the nodes U(t) needs,
 // later decisions can still bring A(t-k-L) in time, and the rest must be
-// asked for now. So the target holds U(t) in full up to k+L (cores given up
-// now could not be back in time) and beyond counts on the provisioner for
+// asked for now (t within the run: no demand past its end is planned for).
+// So the target holds U(t) in full up to k+L (cores given up now could not
+// be back in time) and beyond counts on the provisioner for
 // what it can still start; it falls by at most A's rate from one tick to
 // the next, so the provisioner meets every U(t) whenever any request
 // schedule could, and it asks for each node as late as it can. H is L plus
@@ -245,7 +246,7 @@ func (o *Oracle) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 	}
 	// The capacity target: of the cores U(t) needs, later decisions can still
 	// bring node_cores A(t-k-L) in time; ask now for the rest.
-	peak, last := 0.0, o.nodeLead+len(o.starts)-1 // the queue's horizon; h-startup unless a hold made h longer
+	peak, last := 0.0, min(o.nodeLead+len(o.starts)-1, o.s.Steps()-k) // the queue's horizon, within the run
 	if o.foresight > 0 {
 		last = min(last, max(o.foresight-o.startup, 1)) // U(k+w) reads needs up to k+w+startup
 	}
