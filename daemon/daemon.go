@@ -71,6 +71,10 @@ type Metrics struct {
 	AppFailing       *prometheus.GaugeVec
 	AppWriteFailures *prometheus.CounterVec
 	failures         map[string]int // per "domain/app", the failures in a row last counted
+	// AppAtMax is 1 for each app (by domain and app) that breached its SLO
+	// with its max_replicas ready at the Soldier's last tick, and absent
+	// for the others. Soldier only.
+	AppAtMax *prometheus.GaugeVec
 }
 
 // NewMetrics registers a component's metrics ("commander" or "soldier") on reg.
@@ -106,12 +110,14 @@ func NewMetrics(reg prometheus.Registerer, component string) *Metrics {
 		[]string{"domain", "app", "reason"})
 	m.AppWriteFailures = prometheus.NewCounterVec(prometheus.CounterOpts{Name: ns + "app_write_failures_total",
 		Help: "Failed replica writes, by domain, app and reason."}, []string{"domain", "app", "reason"})
+	m.AppAtMax = perApp("app_breaching_at_max",
+		"1 while the app breaches its SLO with its max_replicas ready: its ceiling, not the autoscaler, holds it (raise max_replicas).")
 	reg.MustRegister(m.Ticks, m.TickErrors, m.Decisions, m.Rejected, m.Received, m.Actuations, m.Guards, m.Fallback, m.TickTime)
 	m.Commander, m.Soldier = newCommanderGauges(), newSoldierGauges()
 	switch component {
 	case "soldier":
 		reg.MustRegister(m.FallbackActive, m.FallbackSwitches,
-			m.Recommended, m.BaselineReplicas, m.LiveReplicas, m.LiveHPAMin, m.LiveHPAMax, m.AppFailing, m.AppWriteFailures)
+			m.Recommended, m.BaselineReplicas, m.LiveReplicas, m.LiveHPAMin, m.LiveHPAMax, m.AppFailing, m.AppWriteFailures, m.AppAtMax)
 		reg.MustRegister(m.Soldier.collectors()...)
 	case "commander":
 		reg.MustRegister(m.Commander.collectors()...)
@@ -245,6 +251,18 @@ func (m *Metrics) SoldierTick(res soldier.TickResult, err error, took time.Durat
 		}
 		m.recommendation(d, res.Recommendation)
 		m.Soldier.set(d, res)
+	}
+}
+
+// AppsAtMax sets domain's per-app gauge of the apps breaching with their
+// max_replicas ready (soldier.TickResult.BreachingAtMax), apps being the
+// domain's apps in the Soldier's order.
+func (m *Metrics) AppsAtMax(domain string, apps []soldier.App, atMax []soldier.AtMax) {
+	m.AppAtMax.DeletePartialMatch(prometheus.Labels{"domain": domain})
+	for _, a := range atMax {
+		if a.App >= 0 && a.App < len(apps) {
+			m.AppAtMax.WithLabelValues(domain, strings.TrimPrefix(apps[a.App].Name, domain+"/")).Set(1)
+		}
 	}
 }
 

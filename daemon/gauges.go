@@ -71,10 +71,10 @@ func (g *CommanderGauges) reset() {
 }
 
 // SoldierGauges are a Soldier's figures for its domain (label domain), set
-// every tick: its p99 against its SLO, its apps at risk and breaching, the
-// rollback ladder's rung.
+// every tick: its p99 against its SLO, its apps at risk, breaching and
+// breaching with max_replicas ready, the rollback ladder's rung.
 type SoldierGauges struct {
-	P99, SLO, AtRisk, Breaching, Rung *prometheus.GaugeVec
+	P99, SLO, AtRisk, Breaching, AtMax, Rung *prometheus.GaugeVec
 }
 
 func newSoldierGauges() *SoldierGauges {
@@ -87,12 +87,14 @@ func newSoldierGauges() *SoldierGauges {
 		AtRisk: g("apps_at_risk", "The domain's apps at risk now: p99 over 80% of the SLO or errors over 1% "+
 			"(those breaching included)."),
 		Breaching: g("apps_breaching", "The domain's apps over their SLO now: p99 over the SLO or errors over the error budget."),
-		Rung:      g("ladder_rung", "The rollback ladder's rung: 0 none, 1 alert, 2 freeze, 3 revert (the baseline acts)."),
+		AtMax: g("apps_breaching_at_max", "The domain's apps over their SLO now with their max_replicas ready "+
+			"(those breaching that only a higher max_replicas serves)."),
+		Rung: g("ladder_rung", "The rollback ladder's rung: 0 none, 1 alert, 2 freeze, 3 revert (the baseline acts)."),
 	}
 }
 
 func (g *SoldierGauges) collectors() []prometheus.Collector {
-	return []prometheus.Collector{g.P99, g.SLO, g.AtRisk, g.Breaching, g.Rung}
+	return []prometheus.Collector{g.P99, g.SLO, g.AtRisk, g.Breaching, g.AtMax, g.Rung}
 }
 
 // set exports the figures of a tick of domain.
@@ -105,6 +107,7 @@ func (g *SoldierGauges) set(domain string, res soldier.TickResult) {
 	}
 	g.AtRisk.WithLabelValues(domain).Set(float64(res.AppsAtRisk))
 	g.Breaching.WithLabelValues(domain).Set(float64(res.AppsBreaching))
+	g.AtMax.WithLabelValues(domain).Set(float64(len(res.BreachingAtMax)))
 	g.Rung.WithLabelValues(domain).Set(float64(res.Rung))
 }
 

@@ -178,14 +178,15 @@ func TestSoldierTickExportsTheSLOHeadroom(t *testing.T) {
 	reg := prometheus.NewPedanticRegistry()
 	m := NewMetrics(reg, "soldier")
 	m.SoldierTick(soldier.TickResult{Report: wire.DomainReport{Domain: "payment", P99Seconds: 0.31}, SLOSeconds: 0.25,
-		AppsAtRisk: 3, AppsBreaching: 2, Rung: soldier.RungFreeze}, nil, 0)
+		AppsAtRisk: 3, AppsBreaching: 2, BreachingAtMax: []soldier.AtMax{{App: 1}}, Rung: soldier.RungFreeze}, nil, 0)
 	got := gathered(t, reg)
 	for key, want := range map[string]float64{
-		"regiment_soldier_p99_seconds{domain=payment}":     0.31,
-		"regiment_soldier_slo_p99_seconds{domain=payment}": 0.25,
-		"regiment_soldier_apps_at_risk{domain=payment}":    3,
-		"regiment_soldier_apps_breaching{domain=payment}":  2,
-		"regiment_soldier_ladder_rung{domain=payment}":     2,
+		"regiment_soldier_apps_breaching_at_max{domain=payment}": 1,
+		"regiment_soldier_p99_seconds{domain=payment}":           0.31,
+		"regiment_soldier_slo_p99_seconds{domain=payment}":       0.25,
+		"regiment_soldier_apps_at_risk{domain=payment}":          3,
+		"regiment_soldier_apps_breaching{domain=payment}":        2,
+		"regiment_soldier_ladder_rung{domain=payment}":           2,
 	} {
 		if v, ok := got[key]; !ok || v != want {
 			t.Errorf("%s = %g (exported %v), want %g", key, v, ok, want)
@@ -199,6 +200,35 @@ func TestSoldierTickExportsTheSLOHeadroom(t *testing.T) {
 	if got["regiment_soldier_ladder_rung{domain=payment}"] != 0 || got["regiment_soldier_apps_at_risk{domain=payment}"] != 0 {
 		t.Errorf("rung %g, at risk %g after a calm tick; want 0, 0",
 			got["regiment_soldier_ladder_rung{domain=payment}"], got["regiment_soldier_apps_at_risk{domain=payment}"])
+	}
+}
+
+// TestAppsAtMaxExportsTheAppsAtTheirCeiling: the per-app gauge is 1 for
+// each app breaching with its max_replicas ready at the last tick, absent
+// for the others, and gone once the app is clear; another domain's stay.
+func TestAppsAtMaxExportsTheAppsAtTheirCeiling(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m := NewMetrics(reg, "soldier")
+	shop, data := []soldier.App{{Name: "shop/web"}, {Name: "shop/api"}}, []soldier.App{{Name: "data/loader"}}
+	m.AppsAtMax("shop", shop, []soldier.AtMax{{App: 1}, {App: 7}}) // 7: not an app of the domain
+	m.AppsAtMax("data", data, []soldier.AtMax{{App: 0}})
+	got := gathered(t, reg)
+	for key, want := range map[string]bool{
+		"regiment_soldier_app_breaching_at_max{app=api,domain=shop}":    true,
+		"regiment_soldier_app_breaching_at_max{app=web,domain=shop}":    false,
+		"regiment_soldier_app_breaching_at_max{app=loader,domain=data}": true,
+	} {
+		if v, ok := got[key]; ok != want || (ok && v != 1) {
+			t.Errorf("%s = %g (exported %v), want exported %v", key, v, ok, want)
+		}
+	}
+	m.AppsAtMax("shop", shop, nil)
+	got = gathered(t, reg)
+	if _, ok := got["regiment_soldier_app_breaching_at_max{app=api,domain=shop}"]; ok {
+		t.Error("an app clear of its ceiling is still exported")
+	}
+	if _, ok := got["regiment_soldier_app_breaching_at_max{app=loader,domain=data}"]; !ok {
+		t.Error("another domain's app was removed")
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,7 @@ import (
 	"github.com/regimentd/regiment/bus"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/kube"
 	"github.com/regimentd/regiment/live"
 	"github.com/regimentd/regiment/recording"
 	"github.com/regimentd/regiment/sim"
@@ -87,7 +89,10 @@ type Soldier struct {
 	saveErr bool             // the last save of the decision state failed
 	ticked  atomic.Bool
 	failing []string // "app (reason)" of the apps not written at the last tick
-	ended   bool     // the scenario of sim ended
+	// warnedAtMax tells when to log an app breaching with its
+	// max_replicas ready (atMax).
+	warnedAtMax soldier.Reminder
+	ended       bool // the scenario of sim ended
 }
 
 // NewSoldier returns the Soldier process of o.Domain in cfg with o's
@@ -342,6 +347,7 @@ func (p *Soldier) observe(ctx context.Context, res soldier.TickResult, err error
 	}
 	if res.Report.Domain != "" { // the tick observed: its Failing is this tick's
 		p.failures(res.Failing)
+		p.atMax(res)
 	}
 	switch {
 	case err != nil && ctx.Err() == nil:
@@ -379,6 +385,34 @@ func (p *Soldier) failures(failing []soldier.Failing) {
 		p.failing = names
 	}
 }
+
+// atMax reports the apps breaching with their max_replicas ready: the
+// per-app gauge, on Kubernetes a Warning Event on each one's workload
+// (kube.Events.ReportAtMax), and a Warn log line per app when it starts and
+// again every kube.DefaultEventRepeat while it goes on, not every tick.
+func (p *Soldier) atMax(res soldier.TickResult) {
+	apps := p.sd.Apps()
+	p.metrics.AppsAtMax(p.opts.Domain, apps, res.BreachingAtMax)
+	now := res.Report.SentAt // the tick's time, simulated or not
+	if kv, ok := p.view.(*kubeView); ok && kv.Events != nil {
+		kv.Events.ReportAtMax(now, res.BreachingAtMax, res.SLOSeconds)
+	}
+	at := res.BreachingAtMax
+	p.warnedAtMax.Every = kube.DefaultEventRepeat
+	for _, i := range p.warnedAtMax.Tell(now, len(at), func(i int) string {
+		if at[i].App < len(apps) {
+			return apps[at[i].App].Name
+		}
+		return ""
+	}) {
+		a := at[i]
+		p.log.Warn("app breaches its SLO with max_replicas ready: raise its max_replicas, no autoscaler serves it",
+			"app", apps[a.App].Name, "max_replicas", apps[a.App].Max, "p99_seconds", sig3(a.P99), "slo_seconds", res.SLOSeconds, "error_rate", sig3(a.ErrorRate))
+	}
+}
+
+// sig3 is x to 3 significant digits, for a log line.
+func sig3(x float64) string { return strconv.FormatFloat(x, 'g', 3, 64) }
 
 // step advances a simulated cluster of the process's own after the Soldier
 // acted, as the cluster would between two ticks; a real cluster advances on

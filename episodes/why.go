@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/regimentd/regiment/recording"
 	"github.com/regimentd/regiment/store"
 )
 
@@ -148,6 +149,7 @@ func Why(ctx context.Context, w io.Writer, s *store.Store, domain string, at tim
 	table(stdout, st.Action, nil)
 	printGuards(stdout, st.Guards, func(g store.Guard) bool { return g.Name != guardWriteFailed })
 	printNotWritten(stdout, st.Guards)
+	printAtMax(stdout, st.Outcome)
 	fmt.Fprintln(stdout, "\nreward terms:")
 	table(stdout, st.Reward, []string{"total"})
 	fmt.Fprintln(stdout, "\noutcome:")
@@ -246,6 +248,23 @@ func printNotWritten(w io.Writer, gs []store.Guard) {
 		fmt.Fprintf(tw, "  %s\t%s -> %s\t%s\n", g.Target, num(g.Before), num(g.After), g.Reason)
 	}
 	tw.Flush()
+}
+
+// printAtMax prints the apps that breached with their max_replicas ready at
+// the step (recording.AppAtMax), sorted: their ceiling held them, not the
+// policy.
+func printAtMax(w io.Writer, outcome map[string]float64) {
+	var apps []string
+	for k, v := range outcome {
+		if metric, app, ok := recording.SplitAppKey(k); ok && metric == recording.AppAtMax && v == 1 {
+			apps = append(apps, app)
+		}
+	}
+	if len(apps) == 0 {
+		return
+	}
+	slices.Sort(apps)
+	fmt.Fprintf(w, "apps breaching with max_replicas ready (raise their max_replicas; no autoscaler serves them): %s\n", strings.Join(apps, ", "))
 }
 
 // printGuards prints the guards that changed an output, and those that

@@ -22,6 +22,10 @@ const (
 	EventWriteFailed = "RegimentWriteFailed"
 	// EventWriteRecovered (Normal): the app is written again.
 	EventWriteRecovered = "RegimentWriteRecovered"
+	// EventScalingLimited (Warning): the app breaches its SLO with its
+	// max_replicas ready, so only a higher max_replicas serves it (the
+	// HPA's ScalingLimited condition, with the SLO breach).
+	EventScalingLimited = "RegimentScalingLimited"
 )
 
 // DefaultEventRepeat is how often a Warning is recorded again for an app
@@ -39,6 +43,9 @@ const DefaultEventRepeat = 10 * time.Minute
 // records nothing before Run (nor after it): what it would have recorded
 // is recorded at the first Report while Run runs. Report is safe for
 // concurrent use.
+//
+// ReportAtMax records, the same way, a Warning EventScalingLimited on the
+// workload of an app that breaches its SLO with its max_replicas ready.
 type Events struct {
 	client    kubernetes.Interface
 	component string
@@ -48,6 +55,7 @@ type Events struct {
 	recorder record.EventRecorder // nil unless Run runs
 	targets  []Target
 	last     map[string]eventState // by app name, the apps failing at the last Report
+	atMax    soldier.Reminder      // of the apps at their ceiling, by name
 }
 
 type eventState struct {
@@ -62,7 +70,8 @@ func NewEvents(client kubernetes.Interface, component string, targets []Target, 
 	if repeat <= 0 {
 		repeat = DefaultEventRepeat
 	}
-	return &Events{client: client, component: component, repeat: repeat, targets: targets, last: map[string]eventState{}}
+	return &Events{client: client, component: component, repeat: repeat, targets: targets, last: map[string]eventState{},
+		atMax: soldier.Reminder{Every: repeat}}
 }
 
 // Run sends the Events to the API server until ctx ends.
@@ -124,6 +133,33 @@ func (e *Events) Report(now time.Time, failing []soldier.Failing) int {
 		}
 	}
 	return n
+}
+
+// ReportAtMax records a Warning EventScalingLimited on the workload of each
+// app of atMax (soldier.TickResult.BreachingAtMax, in domain order) when it
+// starts breaching with its max_replicas ready and again every Repeat while
+// it goes on; an app clear for a whole Repeat starts afresh. slo is the
+// domain's p99 objective, seconds (0: none). It returns how many it
+// recorded; like Report, nothing before Run.
+func (e *Events) ReportAtMax(now time.Time, atMax []soldier.AtMax, slo float64) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.recorder == nil {
+		return 0
+	}
+	due := e.atMax.Tell(now, len(atMax), func(i int) string {
+		if a := atMax[i].App; a >= 0 && a < len(e.targets) {
+			return e.targets[a].App.Name
+		}
+		return ""
+	})
+	for _, i := range due {
+		a, t := atMax[i], &e.targets[atMax[i].App]
+		e.recorder.Eventf(workloadRef(t), corev1.EventTypeWarning, EventScalingLimited,
+			"app %s breaches its SLO with its max_replicas (%d) ready: p99 %.3g s (objective %.3g s), errors %.2g%%; "+
+				"raise max_replicas: no autoscaler serves more", t.App.Name, t.App.Max, a.P99, slo, 100*a.ErrorRate)
+	}
+	return len(due)
 }
 
 // failedMessage says what was not written and why, on one line.

@@ -26,6 +26,10 @@
 // ledger gets a LedgerWriteFailed entry when it starts failing (or its
 // reason changes) and a LedgerWriteRecovered one when it is written again,
 // which "regiment episodes why" shows.
+//
+// An app that breached its SLO with its max_replicas ready at a step
+// (soldier.Record.BreachingAtMax) has the outcome "breaching_at_max/<app>" =
+// 1: its ceiling, not the autoscaler, held it.
 package recording
 
 import (
@@ -131,6 +135,9 @@ const (
 	AppHPAMin   = "hpa_min"       // the app's live HPA minReplicas (recommend mode); absent when not observed
 	AppHPAMax   = "hpa_max"       // the app's live HPA maxReplicas (recommend mode); absent when not observed
 	AppFailing  = "write_failing" // 1 when the app could not be written (GuardWriteFailed says why); absent otherwise
+	// AppAtMax is 1 when the app breached its SLO with its max_replicas
+	// ready (soldier.Record.BreachingAtMax); absent otherwise.
+	AppAtMax = "breaching_at_max"
 )
 
 // OutcomeRecommend is the Outcome key set to 1 on the steps of a Soldier in
@@ -198,6 +205,9 @@ func (s *Soldier) Record(r soldier.Record) {
 		step.Guards = append(step.Guards, store.Guard{Name: g.Name, Target: "replicas/" + g.App, Before: float64(g.Before), After: float64(g.After), Reason: g.Reason})
 	}
 	s.notWritten(&r, &step)
+	for _, app := range r.BreachingAtMax {
+		step.Outcome[AppKey(AppAtMax, app)] = 1
+	}
 	step.Reward = terms(r.Reward.AppendTerms(nil), r.Reward.Total)
 	s.autoFallback(&r, &step) // before Append: it adds keys to the step
 	if err := s.Out.Append(step); err != nil && s.Err != nil {

@@ -101,7 +101,14 @@ func TestSoldierRecordsAppsNotWritten(t *testing.T) {
 	denied := soldier.NamedFailing{App: "d/a", Failing: soldier.Failing{App: 0, Reason: soldier.FailDenied,
 		Detail: "denied by ValidatingAdmissionPolicy 'freeze'", Target: 9, Failures: 1}}
 	for seq, failing := range [][]soldier.NamedFailing{{denied}, {denied}, nil} {
-		rec.Record(soldier.Record{Seq: uint64(seq), Domain: "d", Apps: apps, Failing: failing})
+		rec.Record(soldier.Record{Seq: uint64(seq), Domain: "d", Apps: apps, Failing: failing, BreachingAtMax: []string{"d/b"}[:seq%2]})
+	}
+	for seq, want := range []bool{false, true, false} { // the apps at their ceiling, apart from the failing ones
+		_, got := out.got[seq].Outcome["breaching_at_max/d/b"]
+		_, other := out.got[seq].Outcome["breaching_at_max/d/a"]
+		if got != want || other {
+			t.Errorf("step %d: breaching_at_max/d/b %v, d/a %v; want %v, false", seq, got, other, want)
+		}
 	}
 	for seq, want := range []bool{true, true, false} {
 		st := out.got[seq]

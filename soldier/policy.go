@@ -108,6 +108,12 @@ func atRisk(o *AppObservation, slo float64) bool {
 	return o.P99 > riskP99*slo || o.ErrorRate > riskErrorRate
 }
 
+// breaching is Compare's rule for one app: its p99 over slo (seconds; 0
+// checks no p99) or its error rate over errBudget.
+func breaching(o *AppObservation, slo, errBudget float64) bool {
+	return (slo > 0 && o.P99 > slo) || o.ErrorRate > errBudget
+}
+
 // SLOStatus counts obs's apps at risk (Desired's rule: p99 over 80% of slo
 // or an error rate over 1%; those breaching included) and breaching (p99
 // over slo or an error rate over errBudget, Compare's rule). slo is in
@@ -119,15 +125,39 @@ func SLOStatus(obs *Observation, slo, errBudget float64) (atRiskApps, breachingA
 		if o.Blind {
 			continue
 		}
-		breaching := (slo > 0 && o.P99 > slo) || o.ErrorRate > errBudget
-		if breaching {
+		b := breaching(o, slo, errBudget)
+		if b {
 			breachingApps++
 		}
-		if breaching || (slo > 0 && o.P99 > riskP99*slo) || o.ErrorRate > riskErrorRate {
+		if b || (slo > 0 && o.P99 > riskP99*slo) || o.ErrorRate > riskErrorRate {
 			atRiskApps++
 		}
 	}
 	return atRiskApps, breachingApps
+}
+
+// AtMax is an app that breaches its SLO with its max_replicas ready:
+// demand its ceiling cannot serve, which no autoscaler fixes (raise the
+// app's max_replicas). It is the live side of the simulator's
+// breach_app_minutes_at_max.
+type AtMax struct {
+	App       int     // index in the domain
+	Ready     int32   // replicas serving, >= the app's Max
+	P99       float64 // seconds
+	ErrorRate float64 // [0, 1]
+}
+
+// AppendBreachingAtMax appends to dst, in domain order, every app of obs
+// that breaches (SLOStatus's rule) with its max_replicas ready. Blind apps
+// and apps without a ceiling (Max <= 0) are never listed.
+func AppendBreachingAtMax(dst []AtMax, apps []App, obs *Observation, slo, errBudget float64) []AtMax {
+	for i := range obs.Apps {
+		o := &obs.Apps[i]
+		if i < len(apps) && apps[i].Max > 0 && !o.Blind && o.Ready >= apps[i].Max && breaching(o, slo, errBudget) {
+			dst = append(dst, AtMax{App: i, Ready: o.Ready, P99: o.P99, ErrorRate: o.ErrorRate})
+		}
+	}
+	return dst
 }
 
 // Need is the replicas app a's load needs by Desired's staffing rule, before

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -101,6 +102,37 @@ func TestSLOStatus(t *testing.T) {
 				t.Errorf("at risk %d, breaching %d; want %d, %d", atRisk, breaching, tt.atRisk, tt.breachingN)
 			}
 		})
+	}
+}
+
+func TestAppendBreachingAtMax(t *testing.T) {
+	const slo, budget = 0.2, 0.005
+	apps := []App{{Max: 10}, {Max: 10}, {Max: 10}, {Max: 10}, {Max: 0}, {Max: 10}, {Max: 10}}
+	obs := Observation{Apps: []AppObservation{
+		{P99: 0.5, Ready: 10},                    // 0: breaching at its ceiling
+		{P99: 0.5, Ready: 9, Starting: 1},        // 1: breaching, the last replica not ready yet
+		{P99: 0.1, Ready: 10},                    // 2: at its ceiling, within its SLO
+		{P99: 0.1, ErrorRate: 0.02, Ready: 12},   // 3: errors over the budget, above its ceiling (lowered since)
+		{P99: 0.5, Ready: 40},                    // 4: no ceiling
+		{P99: 0.5, Ready: 10, Blind: true},       // 5: blind: stand-in figures
+		{P99: 0.21, ErrorRate: 0.001, Ready: 10}, // 6: p99 just over
+	}}
+	got := AppendBreachingAtMax(nil, apps, &obs, slo, budget)
+	var idx []int
+	for _, a := range got {
+		idx = append(idx, a.App)
+	}
+	if !slices.Equal(idx, []int{0, 3, 6}) {
+		t.Fatalf("apps %v, want [0 3 6]", idx)
+	}
+	if got[1] != (AtMax{App: 3, Ready: 12, P99: 0.1, ErrorRate: 0.02}) {
+		t.Errorf("app 3: %+v", got[1])
+	}
+	if n := len(AppendBreachingAtMax(got[:0], apps, &obs, 0, 0.5)); n != 0 {
+		t.Errorf("no SLO and a wide budget: %d apps, want 0", n)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { got = AppendBreachingAtMax(got[:0], apps, &obs, slo, budget) }); allocs != 0 {
+		t.Errorf("%v allocations into a slice of room, want 0", allocs)
 	}
 }
 

@@ -40,6 +40,9 @@ type Record struct {
 	Apps []NamedObservation
 	// Failing is the apps not written at this tick and why (TickResult.Failing).
 	Failing []NamedFailing
+	// BreachingAtMax names the apps that breached with their max_replicas
+	// ready at this tick (TickResult.BreachingAtMax), in domain order.
+	BreachingAtMax []string
 
 	// AutoFallback is true while the automatic fallback holds the domain on
 	// the baseline; Switch is its switch at this tick (Reason "" if none).
@@ -141,6 +144,9 @@ func (s *Soldier) record(now time.Time, d wire.Directive, valid bool, r wire.Dom
 	}
 	for _, f := range s.failing {
 		rec.Failing = append(rec.Failing, NamedFailing{App: s.cfg.Apps[f.App].Name, Failing: f})
+	}
+	for _, a := range s.atMax {
+		rec.BreachingAtMax = append(rec.BreachingAtMax, s.cfg.Apps[a.App].Name)
 	}
 	return rec
 }

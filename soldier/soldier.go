@@ -86,6 +86,7 @@ type Soldier struct {
 	rec      Recorder
 	ov       overrides // operator pins, see override.go
 	failing  []Failing // apps not written at the last tick (actuate)
+	atMax    []AtMax   // apps breaching with max_replicas ready at the last tick
 
 	mu     sync.Mutex
 	intake wire.Intake
@@ -152,6 +153,11 @@ type TickResult struct {
 	// (SLOStatus).
 	SLOSeconds                float64
 	AppsAtRisk, AppsBreaching int
+	// BreachingAtMax is the apps, in domain order, that breach with their
+	// max_replicas ready (AppendBreachingAtMax): the ceiling, not the
+	// autoscaler, holds them. It belongs to the Soldier and holds until its
+	// next tick.
+	BreachingAtMax []AtMax
 	// Failing is the apps not written, and why (Executor.AppendFailing):
 	// each tick, every app whose workload is missing and every app in a run
 	// of failed writes, in domain order; it belongs to the Soldier and
@@ -186,6 +192,7 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 	}
 	// Only active mode writes: the Actuator is never called otherwise.
 	actErr := s.actuate(ctx, dec)
+	s.atMax = AppendBreachingAtMax(s.atMax[:0], s.cfg.Apps, &s.obs, s.cfg.SLO, s.cfg.ErrorBudget)
 	s.seq++
 	r := s.report(now, d, valid, dec.DemandCores, dec.Mode, dec.Fallback)
 	if s.pub != nil {
@@ -203,7 +210,8 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 		s.rec.Record(rec)
 	}
 	res := TickResult{Writes: len(s.writes), Guards: len(dec.Guards), Fallback: dec.Fallback, Rung: dec.Rung,
-		AutoFallback: dec.AutoFallback, Switch: dec.Switch, Report: r, SLOSeconds: s.cfg.SLO, Failing: s.failing}
+		AutoFallback: dec.AutoFallback, Switch: dec.Switch, Report: r, SLOSeconds: s.cfg.SLO, Failing: s.failing,
+		BreachingAtMax: s.atMax}
 	res.AppsAtRisk, res.AppsBreaching = SLOStatus(&s.obs, s.cfg.SLO, s.cfg.ErrorBudget)
 	if dec.Mode.Recommends() {
 		res.Recommendation = &Recommendation{Apps: s.cfg.Apps, Recommended: dec.PolicyTargets, Baseline: dec.BaselineTargets, Live: s.obs.Apps}

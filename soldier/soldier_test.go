@@ -2,6 +2,7 @@ package soldier
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -242,7 +243,27 @@ func TestTickResultCarriesTheSLOStatus(t *testing.T) {
 	if res, err = s.Tick(context.Background(), now.Add(10*time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if res.AppsAtRisk != 2 || res.AppsBreaching != 1 {
-		t.Fatalf("at risk %d, breaching %d; want 2, 1", res.AppsAtRisk, res.AppsBreaching)
+	if res.AppsAtRisk != 2 || res.AppsBreaching != 1 || len(res.BreachingAtMax) != 0 {
+		t.Fatalf("at risk %d, breaching %d, at max %v; want 2, 1, none", res.AppsAtRisk, res.AppsBreaching, res.BreachingAtMax)
+	}
+}
+
+// TestTickNamesTheAppsBreachingAtMax: an app over its SLO with its
+// max_replicas ready is in the tick's result and its record; one short of
+// its ceiling is not.
+func TestTickNamesTheAppsBreachingAtMax(t *testing.T) {
+	s, fc, _, rec := newTestSoldier(domains.ModeActive)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	fc.obs[0] = AppObservation{RPS: 9000, P99: 0.9, Ready: 50, Replicas: 50}
+	fc.obs[1] = AppObservation{RPS: 9000, P99: 0.9, Ready: 49, Replicas: 49}
+	res, err := s.Tick(context.Background(), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []AtMax{{App: 0, Ready: 50, P99: 0.9}}; !slices.Equal(res.BreachingAtMax, want) {
+		t.Fatalf("at max %+v, want %+v", res.BreachingAtMax, want)
+	}
+	if got := rec.got[len(rec.got)-1].BreachingAtMax; !slices.Equal(got, []string{"d/a"}) {
+		t.Fatalf("record names %v, want [d/a]", got)
 	}
 }

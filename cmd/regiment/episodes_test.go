@@ -282,7 +282,8 @@ func TestDispatchEpisodes(t *testing.T) {
 
 // TestEpisodesWhySaysWhichAppsWereNotWritten: a step with apps the Soldier
 // could not write lists them with the reason, and the ledger entry of the
-// failure shows.
+// failure shows; the apps that breached with max_replicas ready are named
+// apart, sorted.
 func TestEpisodesWhySaysWhichAppsWereNotWritten(t *testing.T) {
 	dir := epFixture(t)
 	s, err := store.Open(filepath.Join(dir, "regiment.db"), store.Options{})
@@ -291,7 +292,8 @@ func TestEpisodesWhySaysWhichAppsWereNotWritten(t *testing.T) {
 	}
 	a := s.NewAppender(1, 0)
 	err = a.Append(store.Step{Episode: "sol-payment", Seq: 3, At: epT0.Add(30 * time.Second), Obs: []float64{110, 0.6, 0.9},
-		Action: map[string]float64{"replicas/checkout": 7},
+		Action:  map[string]float64{"replicas/checkout": 7},
+		Outcome: map[string]float64{"breaching_at_max/payment/ledger": 1, "breaching_at_max/payment/auth": 1, "ready/payment/auth": 40},
 		Guards: []store.Guard{{Name: "write_failed", Target: "replicas/payment/cart", Before: 5, After: 3,
 			Reason: "denied: denied by ValidatingAdmissionPolicy 'freeze-cart'"}}})
 	if err != nil {
@@ -312,6 +314,7 @@ func TestEpisodesWhySaysWhichAppsWereNotWritten(t *testing.T) {
 		"guards: none changed the policy output",
 		"apps not written (target -> replicas kept):",
 		"replicas/payment/cart 5 -> 3 denied: denied by ValidatingAdmissionPolicy 'freeze-cart'",
+		"apps breaching with max_replicas ready (raise their max_replicas; no autoscaler serves them): payment/auth, payment/ledger",
 		"2024-05-01T12:00:30Z payment write_failed payment/cart not written (denied)",
 	)
 }

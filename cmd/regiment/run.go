@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -180,11 +181,15 @@ func printSummary(out io.Writer, w *world, sum runSummary) {
 	row("cost", func(m sim.Metrics) string { return fmt.Sprintf("%.2f", m.Cost) })
 	row("SLO compliance", func(m sim.Metrics) string { return fmt.Sprintf("%.4f", m.SLOCompliance) })
 	row("breach app-minutes", func(m sim.Metrics) string { return fmt.Sprintf("%.1f", m.BreachAppMinutes) })
+	if slices.ContainsFunc(append([]sim.Metrics{m}, sum.baselines...), func(m sim.Metrics) bool { return m.BreachAppMinutesAtMax > 0 }) {
+		row("of which at max_replicas", func(m sim.Metrics) string { return fmt.Sprintf("%.1f", m.BreachAppMinutesAtMax) })
+	}
 	row("scaling actions", func(m sim.Metrics) string { return fmt.Sprintf("%d", m.ScalingActions) })
 	row("peak nodes", func(m sim.Metrics) string { return fmt.Sprintf("%d", m.PeakNodes) })
 	row("node churn", func(m sim.Metrics) string { return fmt.Sprintf("%d", m.NodeChurn) })
 	row("pending pod-hours", func(m sim.Metrics) string { return fmt.Sprintf("%.1f", m.PendingPodHours) })
 	tw.Flush()
+	printCeilingBound(out, m.CeilingBound, "(regiment sim --json lists them all)")
 	fmt.Fprintf(out, "\n%d episodes, %d steps written to %s; %d replica writes; %d messages rejected\n",
 		sum.Episodes, sum.Steps, sum.DBPath, sum.Writes, sum.Rejected)
 	fmt.Fprintf(out, "inspect: regiment episodes list --data %s\n", filepath.Dir(sum.DBPath))

@@ -5,10 +5,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/sim"
 	"github.com/regimentd/regiment/store"
 )
 
@@ -122,4 +125,27 @@ func learnedConfig(t *testing.T, dir, ckpt string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// TestPrintSummaryShowsTheBreachesAtMax: the summary has a row of the
+// breaches at max_replicas and lists regiment's ceiling-bound apps only when
+// some policy breached at its ceiling.
+func TestPrintSummaryShowsTheBreachesAtMax(t *testing.T) {
+	w := &world{cfg: &domains.Config{}, sc: &domains.Scenario{Name: "s"}}
+	clear := runSummary{metrics: sim.Metrics{BreachAppMinutes: 4}, baselines: make([]sim.Metrics, len(summaryBaselines)), wall: time.Second}
+	var b bytes.Buffer
+	printSummary(&b, w, clear)
+	if strings.Contains(b.String(), "max_replicas") {
+		t.Errorf("no breach at a ceiling, yet:\n%s", b.String())
+	}
+	atMax := clear
+	atMax.baselines = slices.Clone(clear.baselines)
+	atMax.baselines[1].BreachAppMinutesAtMax = 2.5 // the oracle's only
+	atMax.metrics.CeilingBound = []sim.CeilingBound{{App: "data/loaders-22", MaxReplicas: 600, BreachAppMinutes: 3}}
+	b.Reset()
+	printSummary(&b, w, atMax)
+	wantLines(t, b.String(),
+		"of which at max_replicas 0.0 0.0 2.5 0.0",
+		"1 app breached with max_replicas ready (raise their set's max_replicas; no autoscaler can help them):",
+		"data/loaders-22 600 3.0")
 }

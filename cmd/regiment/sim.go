@@ -139,15 +139,16 @@ func printMetrics(out io.Writer, cluster, scenario, policy string, m sim.Metrics
 			d.BreachAppMinutes, d.BreachAppMinutesAtMax, d.ScalingActions, d.PendingPodHours, d.FloorCoreHours, fmtScaleOut(d.ScaleOut))
 	}
 	tw.Flush()
-	printCeilingBound(out, m.CeilingBound)
+	printCeilingBound(out, m.CeilingBound, "in --json")
 }
 
 // maxCeilingRows is how many ceiling-bound apps printMetrics lists.
 const maxCeilingRows = 10
 
 // printCeilingBound lists the apps that breached with max_replicas ready,
-// most first: no policy answers those with more replicas.
-func printCeilingBound(out io.Writer, apps []sim.CeilingBound) {
+// most first: no policy answers those with more replicas. rest says where
+// the apps past maxCeilingRows are listed.
+func printCeilingBound(out io.Writer, apps []sim.CeilingBound, rest string) {
 	if len(apps) == 0 {
 		return
 	}
@@ -157,7 +158,7 @@ func printCeilingBound(out io.Writer, apps []sim.CeilingBound) {
 	fmt.Fprintln(tw, "app\tmax_replicas\tbreach_app_minutes")
 	for i, a := range apps {
 		if i == maxCeilingRows {
-			fmt.Fprintf(tw, "... %d more in --json\n", len(apps)-maxCeilingRows)
+			fmt.Fprintf(tw, "... %d more %s\n", len(apps)-maxCeilingRows, rest)
 			break
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%.1f\n", a.App, a.MaxReplicas, a.BreachAppMinutes)

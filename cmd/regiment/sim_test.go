@@ -75,7 +75,7 @@ func TestSimPrintsTheScoreboard(t *testing.T) {
 // them, and nothing at all when there are none.
 func TestPrintCeilingBound(t *testing.T) {
 	var none bytes.Buffer
-	printCeilingBound(&none, nil)
+	printCeilingBound(&none, nil, "in --json")
 	if none.Len() != 0 {
 		t.Errorf("no ceiling-bound app printed %q", none.String())
 	}
@@ -84,7 +84,7 @@ func TestPrintCeilingBound(t *testing.T) {
 		apps = append(apps, sim.CeilingBound{App: fmt.Sprintf("data/loaders-%d", i), MaxReplicas: 600, BreachAppMinutes: float64(100 - i)})
 	}
 	var b bytes.Buffer
-	printCeilingBound(&b, apps)
+	printCeilingBound(&b, apps, "in --json")
 	out := b.String()
 	for _, want := range []string{"12 apps breached with max_replicas ready", "data/loaders-0  600           100.0", "data/loaders-9 ", "... 2 more in --json"} {
 		if !strings.Contains(out, want) {
