@@ -407,7 +407,7 @@ func (p *Soldier) atMax(res soldier.TickResult) {
 	}) {
 		a := at[i]
 		p.log.Warn("app breaches its SLO with max_replicas ready: raise its max_replicas, no autoscaler serves it",
-			"app", apps[a.App].Name, "max_replicas", apps[a.App].Max, "p99_seconds", sig3(a.P99), "slo_seconds", res.SLOSeconds, "error_rate", sig3(a.ErrorRate))
+			"app", apps[a.App].Name, "max_replicas", a.Max, "p99_seconds", sig3(a.P99), "slo_seconds", res.SLOSeconds, "error_rate", sig3(a.ErrorRate))
 	}
 }
 

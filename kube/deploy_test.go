@@ -232,7 +232,7 @@ func soldierCanWork(t *testing.T, env *testenv.Env, cfg *domains.Config) {
 	// ready, once however often it is reported within the repeat.
 	now, told := time.Now(), 0
 	eventually(t, 10*time.Second, func() (bool, string) {
-		told += ad.Events.ReportAtMax(now, []soldier.AtMax{{App: 1, Ready: 10, P99: 0.9}}, 0.25)
+		told += ad.Events.ReportAtMax(now, []soldier.AtMax{{App: 1, Max: 10, Ready: 10, P99: 0.9}}, 0.25)
 		list, err := env.Client.CoreV1().Events("shop").List(ctx, metav1.ListOptions{FieldSelector: "reason=" + EventScalingLimited})
 		if err != nil {
 			return false, err.Error()
@@ -241,7 +241,7 @@ func soldierCanWork(t *testing.T, env *testenv.Env, cfg *domains.Config) {
 			return false, "no RegimentScalingLimited event recorded as the soldier"
 		}
 		e := list.Items[0]
-		return e.InvolvedObject.Name == "checkout-1" && strings.Contains(e.Message, "p99 0.9 s (objective 0.25 s)"),
+		return e.InvolvedObject.Name == "checkout-1" && strings.Contains(e.Message, "max_replicas (10) ready: p99 0.9 s (objective 0.25 s)"),
 			fmt.Sprintf("event on %s: %q", e.InvolvedObject.Name, e.Message)
 	})
 	if told != 1 {

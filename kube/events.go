@@ -157,7 +157,7 @@ func (e *Events) ReportAtMax(now time.Time, atMax []soldier.AtMax, slo float64) 
 		a, t := atMax[i], &e.targets[atMax[i].App]
 		e.recorder.Eventf(workloadRef(t), corev1.EventTypeWarning, EventScalingLimited,
 			"app %s breaches its SLO with its max_replicas (%d) ready: p99 %.3g s (objective %.3g s), errors %.2g%%; "+
-				"raise max_replicas: no autoscaler serves more", t.App.Name, t.App.Max, a.P99, slo, 100*a.ErrorRate)
+				"raise max_replicas: no autoscaler serves more", t.App.Name, a.Max, a.P99, slo, 100*a.ErrorRate)
 	}
 	return len(due)
 }

@@ -142,19 +142,29 @@ func SLOStatus(obs *Observation, slo, errBudget float64) (atRiskApps, breachingA
 // breach_app_minutes_at_max.
 type AtMax struct {
 	App       int     // index in the domain
-	Ready     int32   // replicas serving, >= the app's Max
+	Max       int32   // the ceiling in force: the app's max_replicas, or its live HPA's when observed
+	Ready     int32   // replicas serving, >= Max
 	P99       float64 // seconds
 	ErrorRate float64 // [0, 1]
 }
 
 // AppendBreachingAtMax appends to dst, in domain order, every app of obs
-// that breaches (SLOStatus's rule) with its max_replicas ready. Blind apps
-// and apps without a ceiling (Max <= 0) are never listed.
+// that breaches (SLOStatus's rule) with its ceiling's replicas ready. The
+// ceiling is the app's Max, or in recommend mode, where the cluster's own
+// HPA scales it, that HPA's maxReplicas (AppObservation.HPAMax) when
+// observed. Blind apps and apps without a ceiling are never listed.
 func AppendBreachingAtMax(dst []AtMax, apps []App, obs *Observation, slo, errBudget float64) []AtMax {
 	for i := range obs.Apps {
 		o := &obs.Apps[i]
-		if i < len(apps) && apps[i].Max > 0 && !o.Blind && o.Ready >= apps[i].Max && breaching(o, slo, errBudget) {
-			dst = append(dst, AtMax{App: i, Ready: o.Ready, P99: o.P99, ErrorRate: o.ErrorRate})
+		if i >= len(apps) || o.Blind {
+			continue
+		}
+		ceiling := apps[i].Max
+		if o.HPAMax > 0 {
+			ceiling = o.HPAMax
+		}
+		if ceiling > 0 && o.Ready >= ceiling && breaching(o, slo, errBudget) {
+			dst = append(dst, AtMax{App: i, Max: ceiling, Ready: o.Ready, P99: o.P99, ErrorRate: o.ErrorRate})
 		}
 	}
 	return dst

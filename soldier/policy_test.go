@@ -107,7 +107,7 @@ func TestSLOStatus(t *testing.T) {
 
 func TestAppendBreachingAtMax(t *testing.T) {
 	const slo, budget = 0.2, 0.005
-	apps := []App{{Max: 10}, {Max: 10}, {Max: 10}, {Max: 10}, {Max: 0}, {Max: 10}, {Max: 10}}
+	apps := []App{{Max: 10}, {Max: 10}, {Max: 10}, {Max: 10}, {Max: 0}, {Max: 10}, {Max: 10}, {Max: 10}, {Max: 10}}
 	obs := Observation{Apps: []AppObservation{
 		{P99: 0.5, Ready: 10},                    // 0: breaching at its ceiling
 		{P99: 0.5, Ready: 9, Starting: 1},        // 1: breaching, the last replica not ready yet
@@ -116,17 +116,22 @@ func TestAppendBreachingAtMax(t *testing.T) {
 		{P99: 0.5, Ready: 40},                    // 4: no ceiling
 		{P99: 0.5, Ready: 10, Blind: true},       // 5: blind: stand-in figures
 		{P99: 0.21, ErrorRate: 0.001, Ready: 10}, // 6: p99 just over
+		{P99: 0.5, Ready: 10, HPAMax: 30},        // 7: recommend mode: its live HPA may go to 30
+		{P99: 0.5, Ready: 6, HPAMax: 6},          // 8: recommend mode: at its live HPA's 6
 	}}
 	got := AppendBreachingAtMax(nil, apps, &obs, slo, budget)
 	var idx []int
 	for _, a := range got {
 		idx = append(idx, a.App)
 	}
-	if !slices.Equal(idx, []int{0, 3, 6}) {
-		t.Fatalf("apps %v, want [0 3 6]", idx)
+	if !slices.Equal(idx, []int{0, 3, 6, 8}) {
+		t.Fatalf("apps %v, want [0 3 6 8]", idx)
 	}
-	if got[1] != (AtMax{App: 3, Ready: 12, P99: 0.1, ErrorRate: 0.02}) {
+	if got[1] != (AtMax{App: 3, Max: 10, Ready: 12, P99: 0.1, ErrorRate: 0.02}) {
 		t.Errorf("app 3: %+v", got[1])
+	}
+	if got[3].Max != 6 {
+		t.Errorf("app 8's ceiling %d, want its live HPA's 6", got[3].Max)
 	}
 	if n := len(AppendBreachingAtMax(got[:0], apps, &obs, 0, 0.5)); n != 0 {
 		t.Errorf("no SLO and a wide budget: %d apps, want 0", n)

@@ -260,7 +260,7 @@ func TestTickNamesTheAppsBreachingAtMax(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []AtMax{{App: 0, Ready: 50, P99: 0.9}}; !slices.Equal(res.BreachingAtMax, want) {
+	if want := []AtMax{{App: 0, Max: 50, Ready: 50, P99: 0.9}}; !slices.Equal(res.BreachingAtMax, want) {
 		t.Fatalf("at max %+v, want %+v", res.BreachingAtMax, want)
 	}
 	if got := rec.got[len(rec.got)-1].BreachingAtMax; !slices.Equal(got, []string{"d/a"}) {
