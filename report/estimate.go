@@ -60,7 +60,10 @@ type DomainResult struct {
 	// RecordedBreachMinutes are the minutes the domain missed its SLO as
 	// recorded (measured p99 and error rate, live side only).
 	RecordedBreachMinutes float64
-	Apps                  []AppResult
+	// AtMaxApps counts the apps that breached with their ceiling's
+	// replicas ready at some step (App.AtMaxSteps > 0), measured.
+	AtMaxApps int
+	Apps      []AppResult
 }
 
 // Estimate compares each domain of rec both ways, each step standing for one
@@ -79,6 +82,9 @@ func Estimate(rec *Recorded) []DomainResult {
 		liveSum, recSum := make([]float64, n), make([]float64, n)
 		for i := range d.Apps {
 			a := &d.Apps[i]
+			if a.AtMaxSteps > 0 {
+				r.AtMaxApps++
+			}
 			ar := AppResult{Name: a.Name, HPAMin: a.HPAMin, HPAMax: a.HPAMax,
 				Live:        figures(a, a.Live, d.SLO, tickHours, tickMinutes),
 				Recommended: figures(a, a.Recommended, d.SLO, tickHours, tickMinutes)}

@@ -1,9 +1,11 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -51,9 +53,40 @@ func WriteMarkdown(w io.Writer, rec *Recorded, results []DomainResult, top int) 
 				a.Live.CoreHours, a.Recommended.CoreHours, a.Live.BreachMinutes, a.Recommended.BreachMinutes)
 		}
 	}
+	for _, d := range rec.Domains {
+		atMax(&b, d, rec.Tick)
+	}
 	b.WriteString("\n![replicas live and recommended](" + PlotName + ")\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// atMax writes d's apps that breached with their ceiling's replicas ready,
+// most minutes first, if any: no autoscaler, the cluster's or Regiment,
+// serves them; a higher max_replicas does.
+func atMax(b *strings.Builder, d *Domain, tick time.Duration) {
+	var apps []*App
+	for i := range d.Apps {
+		if d.Apps[i].AtMaxSteps > 0 {
+			apps = append(apps, &d.Apps[i])
+		}
+	}
+	if len(apps) == 0 {
+		return
+	}
+	slices.SortStableFunc(apps, func(x, y *App) int { return cmp.Compare(y.AtMaxSteps, x.AtMaxSteps) })
+	fmt.Fprintf(b, "\n## %s: apps that breached with their ceiling's replicas ready\n\n", d.Name)
+	b.WriteString("Measured on the cluster: the app was over its SLO with as many replicas ready as its ceiling (the live " +
+		"HPA's maxReplicas, else max_replicas) allows. Neither the cluster's autoscaler nor Regiment serves that demand: " +
+		"raise the ceiling before comparing the two on these apps.\n\n")
+	b.WriteString("| app | ceiling | breach minutes at the ceiling |\n|---|---:|---:|\n")
+	for _, a := range apps {
+		ceiling := float64(a.MaxReplicas)
+		if a.HPAMax > 0 {
+			ceiling = a.HPAMax
+		}
+		fmt.Fprintf(b, "| %s | %.0f | %.1f |\n", a.Name, ceiling, float64(a.AtMaxSteps)*tick.Minutes())
+	}
 }
 
 // change is b against a as a signed percentage.

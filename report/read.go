@@ -29,6 +29,10 @@ type App struct {
 	// HPAMin and HPAMax are the app's live HPA bounds at the last step read
 	// that observed them; 0 when never observed.
 	HPAMin, HPAMax float64
+	MaxReplicas    int // the config's max_replicas
+	// AtMaxSteps counts the steps at which the app breached its SLO with
+	// its ceiling's replicas ready (recording.AppAtMax): measured, live.
+	AtMaxSteps int
 }
 
 // Domain is one domain's recommend-mode steps, in time order.
@@ -65,7 +69,7 @@ func Read(ctx context.Context, cfg *domains.Config, spec string) (*Recorded, err
 	}
 	for _, a := range cfg.Apps() {
 		byDomain[a.Domain].Apps = append(byDomain[a.Domain].Apps, App{Name: a.Name, CPU: a.CPUPerReplica,
-			ServiceTime: a.ServiceTime.Seconds(), Concurrency: max(1, a.Concurrency)})
+			ServiceTime: a.ServiceTime.Seconds(), Concurrency: max(1, a.Concurrency), MaxReplicas: a.MaxReplicas})
 	}
 	for _, path := range paths {
 		if err := readStore(ctx, cfg, path, byDomain, rec); err != nil {
@@ -150,6 +154,9 @@ func (d *Domain) add(s store.Step) {
 		a.Live = append(a.Live, value(s.Outcome, recording.AppKey(recording.AppTarget, a.Name)))
 		a.Recommended = append(a.Recommended, value(s.Action, recording.AppKey(recording.ActionPolicy, a.Name)))
 		a.Baseline = append(a.Baseline, value(s.Action, recording.AppKey(recording.ActionBaseline, a.Name)))
+		if s.Outcome[recording.AppKey(recording.AppAtMax, a.Name)] == 1 {
+			a.AtMaxSteps++
+		}
 		if v, ok := s.Outcome[recording.AppKey(recording.AppHPAMax, a.Name)]; ok {
 			a.HPAMin, a.HPAMax = s.Outcome[recording.AppKey(recording.AppHPAMin, a.Name)], v
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/eval"
 	"github.com/regimentd/regiment/report"
 )
 
@@ -85,8 +86,12 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 1
 	}
 	for _, r := range results {
-		fmt.Fprintf(stdout, "%s: %d steps, core-hours live %.1f regiment %.1f, breach app-minutes (estimated) live %.1f regiment %.1f\n",
+		fmt.Fprintf(stdout, "%s: %d steps, core-hours live %.1f regiment %.1f, breach app-minutes (estimated) live %.1f regiment %.1f",
 			r.Name, r.Steps, r.Live.CoreHours, r.Recommended.CoreHours, r.Live.BreachMinutes, r.Recommended.BreachMinutes)
+		if r.AtMaxApps > 0 {
+			fmt.Fprintf(stdout, "; %s breached at the ceiling (see report.md)", eval.Count(r.AtMaxApps, "app", "apps"))
+		}
+		fmt.Fprintln(stdout)
 	}
 	fmt.Fprintf(stdout, "wrote %s and %s\n", paths[0], paths[1])
 	return 0

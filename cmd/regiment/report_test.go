@@ -196,3 +196,37 @@ func TestReportErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestReportListsTheAppsAtTheirCeiling: with payment's checkouts held to
+// max_replicas 2 in recommend mode, their live HPAs stop at 2 replicas and
+// breach: report.md lists them apart, with their ceiling and minutes.
+func TestReportListsTheAppsAtTheirCeiling(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := recommendConfig(t, dir, "payment")
+	src, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	low := strings.Replace(string(src), "max_replicas    = 60", "max_replicas    = 2", 1) // payment's checkouts
+	if err := os.WriteFile(cfgPath, []byte(low), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data, out := filepath.Join(dir, "data"), filepath.Join(dir, "review")
+	run(t, cfgPath, data, "1h")
+	var stdout, stderr bytes.Buffer
+	if code := runReport(context.Background(), []string{"--config", cfgPath, "--episodes", data, "--out", out}, &stdout, &stderr); code != 0 {
+		t.Fatalf("regiment report exited %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "; 4 apps breached at the ceiling (see report.md)") {
+		t.Errorf("the summary does not count payment's 4 checkouts at their ceiling:\n%s", stdout.String())
+	}
+	md, err := os.ReadFile(filepath.Join(out, report.MarkdownName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(md[strings.Index(string(md), "## payment: apps that breached with their ceiling's replicas ready")+1:])
+	if !strings.HasPrefix(section, "# payment: apps that breached") || !strings.Contains(section, "| payment/checkout-0 | 2 |") ||
+		strings.Contains(section, "payment/ledger") {
+		t.Errorf("report.md does not list the checkouts alone at their ceiling of 2:\n%s", md)
+	}
+}
