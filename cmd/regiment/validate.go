@@ -5,10 +5,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/eval"
+	"github.com/regimentd/regiment/sim"
+	"github.com/regimentd/regiment/sim/trace"
 )
 
 // validateUsage is what `regiment validate --help` prints before the flags.
@@ -17,8 +21,11 @@ const validateUsage = `Usage: regiment validate --config F [--scenario F]
 Checks a cluster config, and a scenario against it, and reports every problem
 at once as file:line,col: problem; hint. Trace paths in a scenario resolve
 against the scenario file's directory; every trace is read and checked as
-regiment sim reads it, with the same errors (file and line). Exits 0 and prints a
-summary if all is well, 1 if there are problems, 2 on a usage error.
+regiment sim reads it, with the same errors (file and line). With a scenario it
+also replays the scenario's demand and warns of the apps it drives past what
+their max_replicas serve at 98% utilisation: they breach under any autoscaler.
+Exits 0 and prints a summary if all is well (warnings included), 1 if there are
+problems, 2 on a usage error.
 
 Example:
   regiment validate --config examples/paymentscale.hcl --scenario examples/scenarios/flash-sale.hcl
@@ -45,6 +52,7 @@ func runValidate(_ context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, cfgErr)
 	}
 	var sc *domains.Scenario
+	var traces map[string][]trace.Series
 	if *scenarioPath != "" {
 		// With a broken config, the scenario is still checked, without its
 		// references to domains and app sets (cfg is nil).
@@ -55,7 +63,7 @@ func runValidate(_ context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		// Every trace is read and checked as regiment sim does, with the
 		// same errors (file and line).
-		if _, err := loadTraffic(cfg, sc); err != nil {
+		if traces, err = loadTraffic(cfg, sc); err != nil {
 			fmt.Fprintln(stderr, err)
 			return 1
 		}
@@ -63,8 +71,37 @@ func runValidate(_ context.Context, args []string, stdout, stderr io.Writer) int
 	if cfgErr != nil {
 		return 1
 	}
+	if sc != nil {
+		s, err := sim.New(cfg, sc, traces)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		warnOverloads(stderr, s.Overloads())
+	}
 	fmt.Fprintln(stdout, summary(cfg, sc))
 	return 0
+}
+
+// warnOverloads warns of the apps whose demand in the scenario outgrows
+// their max_replicas (sim.Overloads), most minutes first, at most
+// maxCeilingRows of them: a warning, not a problem (exit 0).
+func warnOverloads(w io.Writer, apps []sim.Overload) {
+	if len(apps) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "warning: the scenario's demand outgrows the max_replicas of %s: they breach whatever scales them "+
+		"(raise their set's max_replicas to at least the replicas their peak needs)\n", eval.Count(len(apps), "app", "apps"))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "app\tmax_replicas\tpeak needs\tpeak at\tminutes over")
+	for i, a := range apps {
+		if i == maxCeilingRows {
+			fmt.Fprintf(tw, "... %d more\n", len(apps)-maxCeilingRows)
+			break
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t+%s\t%.1f\n", a.App, a.MaxReplicas, a.PeakReplicas, shortDuration(a.PeakAt), a.Minutes)
+	}
+	tw.Flush()
 }
 
 // summary is one line describing a valid config and scenario, e.g.

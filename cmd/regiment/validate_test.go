@@ -77,6 +77,7 @@ func TestRunValidate(t *testing.T) {
 		"scenarios/deep.hcl":           "scenario \"s\" {\n  duration = " + strings.Repeat("(", 100000) + "\n}\n",
 		"scenarios/broken.hcl":         strings.Replace(validateGoodScenario, "traces/payment.csv", "traces/nope.csv", 1),
 		"scenarios/traces/payment.csv": "time,count\n1998-06-10T00:00:00Z,1\n",
+		"scenarios/surge.hcl":          strings.Replace(validateGoodScenario, "peak_rps = 100", "peak_rps = 20000", 1),
 	})
 	path := func(name string) string { return filepath.Join(dir, name) }
 	cases := []struct {
@@ -95,6 +96,15 @@ func TestRunValidate(t *testing.T) {
 		{name: "a good config and scenario print both summaries",
 			args:   []string{"--config", path("good.hcl"), "--scenario", path("scenarios/flash.hcl")},
 			stdout: "ok: cluster prod, 2 domains, 2 app sets, 4 apps; scenario flash, 72h, 1 traffic, 1 event\n"},
+		{name: "a scenario whose demand outgrows max_replicas warns and passes",
+			args:   []string{"--config", path("good.hcl"), "--scenario", path("scenarios/surge.hcl")},
+			stdout: "ok: cluster prod, 2 domains, 2 app sets, 4 apps; scenario flash, 72h, 1 traffic, 1 event\n",
+			stderrHave: []string{
+				"warning: the scenario's demand outgrows the max_replicas of 4 apps: they breach whatever scales them",
+				"app                 max_replicas  peak needs  peak at    minutes over",
+				"payment/checkout-0  100           728         +1h18m40s  4320.0", // the flash sale's peak, every minute of the 72 h
+				"payment/checkout-2  100           202         +1h9m50s   54.2",
+			}},
 		{name: "a bad config reports every problem with its position",
 			args: []string{"--config", path("bad.hcl")}, code: 1,
 			stderrHave: []string{
