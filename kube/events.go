@@ -44,8 +44,10 @@ const DefaultEventRepeat = 10 * time.Minute
 // is recorded at the first Report while Run runs. Report is safe for
 // concurrent use.
 //
-// ReportAtMax records, the same way, a Warning EventScalingLimited on the
-// workload of an app that breaches its SLO with its max_replicas ready.
+// ReportAtMax records a Warning EventScalingLimited on the workload of an
+// app that breaches its SLO with its max_replicas ready, when it starts and
+// every Repeat while it lasts; no Normal follows when it ends, since such an
+// app comes and goes with its peaks.
 type Events struct {
 	client    kubernetes.Interface
 	component string
