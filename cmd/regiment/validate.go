@@ -90,8 +90,12 @@ func warnOverloads(w io.Writer, apps []sim.Overload) {
 	if len(apps) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "warning: the scenario's demand outgrows the max_replicas of %s: they breach whatever scales them "+
-		"(raise their set's max_replicas to at least the replicas their peak needs)\n", eval.Count(len(apps), "app", "apps"))
+	they, their := "they breach whatever scales them", "their set's"
+	if len(apps) == 1 {
+		they, their = "it breaches whatever scales it", "its set's"
+	}
+	fmt.Fprintf(w, "warning: the scenario's demand outgrows the max_replicas of %s: %s "+
+		"(raise %s max_replicas to at least the replicas the peak needs)\n", eval.Count(len(apps), "app", "apps"), they, their)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "app\tmax_replicas\tpeak needs\tpeak at\tminutes over")
 	for i, a := range apps {
