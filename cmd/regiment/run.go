@@ -34,8 +34,9 @@ one Soldier per domain and a simulated cluster replaying the scenario's
 traffic, on an accelerated clock. Directives and reports really cross NATS;
 every step is recorded in DIR/regiment.db. It ends with a summary next to the
 Kubernetes HPA, the perfect-foresight oracle (the limit) and static
-provisioning on the same traffic. Inspect the episodes afterwards with
-"regiment episodes list --data DIR".
+provisioning on the same traffic, and the apps that breached with their
+max_replicas ready (no autoscaler serves those). Inspect the episodes
+afterwards with "regiment episodes list --data DIR".
 
 Examples:
   regiment run                                   # a tenth of the seed-scale world, 24 h
