@@ -108,34 +108,6 @@ func atRisk(o *AppObservation, slo float64) bool {
 	return o.P99 > riskP99*slo || o.ErrorRate > riskErrorRate
 }
 
-// breaching is Compare's rule for one app: its p99 over slo (seconds; 0
-// checks no p99) or its error rate over errBudget.
-func breaching(o *AppObservation, slo, errBudget float64) bool {
-	return (slo > 0 && o.P99 > slo) || o.ErrorRate > errBudget
-}
-
-// SLOStatus counts obs's apps at risk (Desired's rule: p99 over 80% of slo
-// or an error rate over 1%; those breaching included) and breaching (p99
-// over slo or an error rate over errBudget, Compare's rule). slo is in
-// seconds; 0 counts no p99 against it. Blind apps (stand-in figures) count
-// in neither.
-func SLOStatus(obs *Observation, slo, errBudget float64) (atRiskApps, breachingApps int) {
-	for i := range obs.Apps {
-		o := &obs.Apps[i]
-		if o.Blind {
-			continue
-		}
-		b := breaching(o, slo, errBudget)
-		if b {
-			breachingApps++
-		}
-		if b || (slo > 0 && o.P99 > riskP99*slo) || o.ErrorRate > riskErrorRate {
-			atRiskApps++
-		}
-	}
-	return atRiskApps, breachingApps
-}
-
 // AtMax is an app that breaches its SLO with its max_replicas ready:
 // demand its ceiling cannot serve, which no autoscaler fixes (raise the
 // app's max_replicas). It is the live side of the simulator's
@@ -148,26 +120,42 @@ type AtMax struct {
 	ErrorRate float64 // [0, 1]
 }
 
-// AppendBreachingAtMax appends to dst, in domain order, every app of obs
-// that breaches (SLOStatus's rule) with its ceiling's replicas ready. The
-// ceiling is the app's Max, or in recommend mode, where the cluster's own
-// HPA scales it, that HPA's maxReplicas (AppObservation.HPAMax) when
-// observed. Blind apps and apps without a ceiling are never listed.
-func AppendBreachingAtMax(dst []AtMax, apps []App, obs *Observation, slo, errBudget float64) []AtMax {
+// AppendSLOStatus counts obs's apps at risk (Desired's rule: p99 over 80%
+// of slo or an error rate over 1%; those breaching included) and breaching
+// (p99 over slo or an error rate over errBudget, Compare's rule), and
+// appends to atMax, in domain order, those breaching with their ceiling's
+// replicas ready. slo is in seconds; 0 counts no p99 against it. The
+// ceiling is the app's Max (apps, indexed like obs.Apps; an app past its end
+// has none), or in recommend mode, where the cluster's own HPA scales it,
+// that HPA's maxReplicas (AppObservation.HPAMax) when observed. Blind apps
+// (stand-in figures) count nowhere. One pass, no allocation into a slice
+// with room.
+func AppendSLOStatus(atMax []AtMax, apps []App, obs *Observation, slo, errBudget float64) (atRisk, breaching int, _ []AtMax) {
 	for i := range obs.Apps {
 		o := &obs.Apps[i]
-		if i >= len(apps) || o.Blind {
+		if o.Blind {
+			continue
+		}
+		b := (slo > 0 && o.P99 > slo) || o.ErrorRate > errBudget
+		if b || (slo > 0 && o.P99 > riskP99*slo) || o.ErrorRate > riskErrorRate {
+			atRisk++
+		}
+		if !b {
+			continue
+		}
+		breaching++
+		if i >= len(apps) {
 			continue
 		}
 		ceiling := apps[i].Max
 		if o.HPAMax > 0 {
 			ceiling = o.HPAMax
 		}
-		if ceiling > 0 && o.Ready >= ceiling && breaching(o, slo, errBudget) {
-			dst = append(dst, AtMax{App: i, Max: ceiling, Ready: o.Ready, P99: o.P99, ErrorRate: o.ErrorRate})
+		if ceiling > 0 && o.Ready >= ceiling {
+			atMax = append(atMax, AtMax{App: i, Max: ceiling, Ready: o.Ready, P99: o.P99, ErrorRate: o.ErrorRate})
 		}
 	}
-	return dst
+	return atRisk, breaching, atMax
 }
 
 // Need is the replicas app a's load needs by Desired's staffing rule, before

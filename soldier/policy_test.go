@@ -97,7 +97,10 @@ func TestSLOStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			atRisk, breaching := SLOStatus(&Observation{Apps: apps}, tt.slo, tt.budget)
+			atRisk, breaching, atMax := AppendSLOStatus(nil, nil, &Observation{Apps: apps}, tt.slo, tt.budget)
+			if len(atMax) != 0 {
+				t.Errorf("without the apps' ceilings, %d apps at their ceiling", len(atMax))
+			}
 			if atRisk != tt.atRisk || breaching != tt.breachingN {
 				t.Errorf("at risk %d, breaching %d; want %d, %d", atRisk, breaching, tt.atRisk, tt.breachingN)
 			}
@@ -105,7 +108,9 @@ func TestSLOStatus(t *testing.T) {
 	}
 }
 
-func TestAppendBreachingAtMax(t *testing.T) {
+// TestAppendSLOStatusListsTheAppsAtTheirCeiling: of the apps breaching,
+// those with their ceiling's replicas ready, in domain order.
+func TestAppendSLOStatusListsTheAppsAtTheirCeiling(t *testing.T) {
 	const slo, budget = 0.2, 0.005
 	apps := []App{{Max: 10}, {Max: 10}, {Max: 10}, {Max: 10}, {Max: 0}, {Max: 10}, {Max: 10}, {Max: 10}, {Max: 10}}
 	obs := Observation{Apps: []AppObservation{
@@ -119,7 +124,10 @@ func TestAppendBreachingAtMax(t *testing.T) {
 		{P99: 0.5, Ready: 10, HPAMax: 30},        // 7: recommend mode: its live HPA may go to 30
 		{P99: 0.5, Ready: 6, HPAMax: 6},          // 8: recommend mode: at its live HPA's 6
 	}}
-	got := AppendBreachingAtMax(nil, apps, &obs, slo, budget)
+	_, breaching, got := AppendSLOStatus(nil, apps, &obs, slo, budget)
+	if breaching != 7 {
+		t.Errorf("%d apps breaching, want 7 (all but the one within its SLO and the blind one)", breaching)
+	}
 	var idx []int
 	for _, a := range got {
 		idx = append(idx, a.App)
@@ -133,10 +141,10 @@ func TestAppendBreachingAtMax(t *testing.T) {
 	if got[3].Max != 6 {
 		t.Errorf("app 8's ceiling %d, want its live HPA's 6", got[3].Max)
 	}
-	if n := len(AppendBreachingAtMax(got[:0], apps, &obs, 0, 0.5)); n != 0 {
-		t.Errorf("no SLO and a wide budget: %d apps, want 0", n)
+	if _, _, none := AppendSLOStatus(got[:0], apps, &obs, 0, 0.5); len(none) != 0 {
+		t.Errorf("no SLO and a wide budget: %d apps, want 0", len(none))
 	}
-	if allocs := testing.AllocsPerRun(100, func() { got = AppendBreachingAtMax(got[:0], apps, &obs, slo, budget) }); allocs != 0 {
+	if allocs := testing.AllocsPerRun(100, func() { _, _, got = AppendSLOStatus(got[:0], apps, &obs, slo, budget) }); allocs != 0 {
 		t.Errorf("%v allocations into a slice of room, want 0", allocs)
 	}
 }

@@ -150,11 +150,11 @@ type TickResult struct {
 	Report       wire.DomainReport
 	// SLOSeconds is the domain's p99 objective, seconds (0: none); of its
 	// apps, AppsAtRisk are at risk and AppsBreaching over their SLO now
-	// (SLOStatus).
+	// (AppendSLOStatus).
 	SLOSeconds                float64
 	AppsAtRisk, AppsBreaching int
 	// BreachingAtMax is the apps, in domain order, that breach with their
-	// max_replicas ready (AppendBreachingAtMax): the ceiling, not the
+	// max_replicas ready (AppendSLOStatus): the ceiling, not the
 	// autoscaler, holds them. It belongs to the Soldier and holds until its
 	// next tick.
 	BreachingAtMax []AtMax
@@ -192,7 +192,8 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 	}
 	// Only active mode writes: the Actuator is never called otherwise.
 	actErr := s.actuate(ctx, dec)
-	s.atMax = AppendBreachingAtMax(s.atMax[:0], s.cfg.Apps, &s.obs, s.cfg.SLO, s.cfg.ErrorBudget)
+	var atRisk, breaching int
+	atRisk, breaching, s.atMax = AppendSLOStatus(s.atMax[:0], s.cfg.Apps, &s.obs, s.cfg.SLO, s.cfg.ErrorBudget)
 	s.seq++
 	r := s.report(now, d, valid, dec.DemandCores, dec.Mode, dec.Fallback)
 	if s.pub != nil {
@@ -211,8 +212,7 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 	}
 	res := TickResult{Writes: len(s.writes), Guards: len(dec.Guards), Fallback: dec.Fallback, Rung: dec.Rung,
 		AutoFallback: dec.AutoFallback, Switch: dec.Switch, Report: r, SLOSeconds: s.cfg.SLO, Failing: s.failing,
-		BreachingAtMax: s.atMax}
-	res.AppsAtRisk, res.AppsBreaching = SLOStatus(&s.obs, s.cfg.SLO, s.cfg.ErrorBudget)
+		AppsAtRisk: atRisk, AppsBreaching: breaching, BreachingAtMax: s.atMax}
 	if dec.Mode.Recommends() {
 		res.Recommendation = &Recommendation{Apps: s.cfg.Apps, Recommended: dec.PolicyTargets, Baseline: dec.BaselineTargets, Live: s.obs.Apps}
 	}
