@@ -215,6 +215,7 @@ func (m *meter) result(s *sim.Sim) RunResult {
 		ScaleOutAll:        sm.ScaleOutAll,
 		MaxScaleUps30s:     sm.MaxScaleUps30s,
 		PriorityInversions: sm.PriorityInversions,
+		P3WhileP0Waits:     sm.P3WhileP0Waits,
 		AvgCPUUtilisation:  sm.AvgCPUUtilisation,
 		PeakPods:           int(sm.PeakPods),
 		FloorCoreHours:     sm.FloorCoreHours,

@@ -47,6 +47,10 @@ type Metrics struct {
 	// pending for want of a node: a smaller replica that fit a core fragment
 	// the waiting one did not. Scheduling is otherwise by priority.
 	PriorityInversions int `json:"priority_inversions"`
+	// P3WhileP0Waits is, of PriorityInversions, the replicas of a domain of
+	// priority 3 or less important scheduled while a priority-0 replica
+	// waited for a node: the lowest tier placed ahead of the first.
+	P3WhileP0Waits int `json:"p3_while_p0_waits"`
 
 	// AvgCPUUtilisation is busy core-hours over provisioned node core-hours
 	// (CostCoreHours), [0, 1]. An app's busy cores at a tick are its ready
@@ -146,6 +150,7 @@ type accum struct {
 	peakNodes          int32
 	peakPods           int32
 	inversions         int // replicas scheduled while a more important tier's waited (Sim.schedule)
+	p3WhileP0          int // of inversions, priority >= 3 while priority 0 waited
 	seconds            float64
 	dt                 float64 // tick, seconds
 
@@ -492,6 +497,7 @@ func (s *Sim) Metrics() Metrics {
 		NodeRemovals:       s.pool.removed,
 		MaxScaleUps30s:     int(m.ups.max),
 		PriorityInversions: m.inversions,
+		P3WhileP0Waits:     m.p3WhileP0,
 		PeakPods:           m.peakPods,
 		SimSeconds:         m.seconds,
 	}

@@ -420,28 +420,37 @@ func TestFloorCoreHours(t *testing.T) {
 }
 
 // TestPriorityInversions: while a P0 replica waits for a node, a P1
-// replica scheduled on a core fragment too small for it is counted; with
-// replicas of one size none ever is, since scheduling is by priority.
+// replica scheduled on a core fragment too small for it is counted, and as
+// P3 while P0 waits when its domain is of priority 3; with replicas of one
+// size none ever is, since scheduling is by priority.
 func TestPriorityInversions(t *testing.T) {
 	for _, tt := range []struct {
 		rule  string
 		p0CPU float64
+		ePrio int // the other domain's priority
 		want  bool
 	}{
-		{"a smaller P1 replica on a fragment the P0 replica does not fit is an inversion", 5, true},
-		{"replicas of one size never invert", 1, false},
+		{"a smaller P1 replica on a fragment the P0 replica does not fit is an inversion", 5, 1, true},
+		{"a smaller P3 replica there is an inversion of P3 under P0", 5, 3, true},
+		{"replicas of one size never invert", 1, 3, false},
 	} {
 		t.Run(tt.rule, func(t *testing.T) {
 			cfg, sc, tr := twoTiers(64)
+			cfg.Domains = slices.Clone(cfg.Domains)
 			cfg.Domains[0].AppSets = slices.Clone(cfg.Domains[0].AppSets)
 			cfg.Domains[0].AppSets[0].CPUPerReplica = tt.p0CPU // d/a
+			cfg.Domains[1].Priority = tt.ePrio
 			s := mustNew(t, cfg, sc, tr)
 			for k := 0; k < 60 && !s.Done(); k++ {
 				s.targets[0], s.targets[3] = 100, 40 // d/a, e/a: more than the pool holds
 				s.Step()
 			}
-			if got := s.Metrics().PriorityInversions; (got > 0) != tt.want {
+			m := s.Metrics()
+			if got := m.PriorityInversions; (got > 0) != tt.want {
 				t.Fatalf("priority_inversions = %d", got)
+			}
+			if want := map[bool]int{true: m.PriorityInversions, false: 0}[tt.ePrio >= 3]; m.P3WhileP0Waits != want {
+				t.Fatalf("p3_while_p0_waits = %d of %d inversions, want %d", m.P3WhileP0Waits, m.PriorityInversions, want)
 			}
 		})
 	}

@@ -373,8 +373,9 @@ func (s *Sim) startPods() {
 
 // schedule places pending replicas on free node cores, highest priority first.
 // A replica that fits a core fragment a higher tier's larger replica did not
-// is a priority inversion (accum.inversions): it is placed, as a scheduler
-// would, and counted.
+// is a priority inversion (accum.inversions; accum.p3WhileP0 for a P3
+// replica while a P0 one waits): it is placed, as a scheduler would, and
+// counted.
 func (s *Sim) schedule() {
 	free := float64(s.pool.nodes)*s.pool.nodeCores - s.pool.scheduled
 	pendingCores := 0.0
@@ -388,6 +389,9 @@ func (s *Sim) schedule() {
 		prio := s.doms[a.domain].prio
 		if fit > 0 && prio > waiting {
 			s.metric.inversions += int(fit)
+			if waiting == 0 && prio >= 3 {
+				s.metric.p3WhileP0 += int(fit)
+			}
 		}
 		if fit < a.pending {
 			waiting = min(waiting, prio)
