@@ -39,7 +39,9 @@
 // MaxRetryDelay), held by the guard backoff meanwhile; an app observed
 // Missing is held (guard not_found) and never written. TickResult.Failing
 // and Record.Failing list them every tick, for metrics, Events and the
-// ledger.
+// ledger. TickResult.BreachingAtMax and Record.BreachingAtMax list the apps
+// over their SLO with their ceiling's replicas ready (AppendSLOStatus),
+// which no policy serves; a Reminder paces what the shells tell of them.
 //
 // Units: cores are CPU cores, rates are per second, latencies are seconds.
 // Apps are indexed by their position in the domain (App.Index), in config
