@@ -152,6 +152,7 @@ func (m *meter) reward(cur *sim.Telemetry) {
 		d := &cur.Domains[di]
 		o := &m.outcomes[di]
 		o.P99, o.ErrorRate, o.Share = cur.DomainP99(di), d.ErrorRate, d.CoresUsed/capacity
+		o.CeilingBound = cur.CeilingBound(di)
 	}
 	b := reward.Commander(reward.CommanderInput{
 		Domains:       m.outcomes,

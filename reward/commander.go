@@ -32,6 +32,11 @@ type DomainOutcome struct {
 	// Share) is held near its floor; one whose demand fits its share scores
 	// no floor proximity, however close to the floor it sits.
 	Demand float64
+	// CeilingBound: every app of the domain over its objective has its
+	// max_replicas ready, so no allocation serves its breaches (raising the
+	// ceiling does). Such a domain counts in neither adherence nor
+	// degradation.
+	CeilingBound bool
 }
 
 // CommanderInput is the outcome of one Commander tick.
@@ -112,8 +117,8 @@ type CommanderBreakdown struct {
 // Commander scores one Commander tick (docs/architecture.md, Reward). With domains d,
 // r_d = p99_d / SLO_d and e_d = errorRate_d / errorBudget_d:
 //
-//	A = mean_d Adherence(r_d)
-//	D = -min(1, max_d weight_d x max(r_d - 1, e_d - 1, 0))
+//	A = mean_{d not ceiling-bound} Adherence(r_d)
+//	D = -min(1, max_{d not ceiling-bound} weight_d x max(r_d - 1, e_d - 1, 0))
 //	C = -min(1, cost / referenceCost)
 //	N = -min(1, churnedNodes / nodes)
 //	P = 1 if proactive and beat proportional, else 0
@@ -124,13 +129,17 @@ type CommanderBreakdown struct {
 func Commander(in CommanderInput, w CommanderWeights) CommanderBreakdown {
 	b := CommanderBreakdown{DegradedDomain: -1, FloorDomain: -1, Weights: w}
 	var adherence, worst, closest float64
+	scored := 0 // domains in A and D: those not ceiling-bound
 	for i, d := range in.Domains {
-		r := ratio(d.P99, d.SLO)
-		adherence += Adherence(r)
-		// weight_d x max(r_d - 1, e_d - 1, 0)
-		deg := math.Max(d.Weight, 0) * math.Max(math.Max(r-1, ratio(d.ErrorRate, d.ErrorBudget)-1), 0)
-		if deg > worst || (math.IsNaN(deg) && !math.IsNaN(worst)) {
-			worst, b.DegradedDomain = deg, i
+		if !d.CeilingBound {
+			scored++
+			r := ratio(d.P99, d.SLO)
+			adherence += Adherence(r)
+			// weight_d x max(r_d - 1, e_d - 1, 0)
+			deg := math.Max(d.Weight, 0) * math.Max(math.Max(r-1, ratio(d.ErrorRate, d.ErrorBudget)-1), 0)
+			if deg > worst || (math.IsNaN(deg) && !math.IsNaN(worst)) {
+				worst, b.DegradedDomain = deg, i
+			}
 		}
 		if d.Floor <= 0 || d.Demand <= d.Share { // a NaN demand counts as wanting more
 			continue
@@ -140,8 +149,8 @@ func Commander(in CommanderInput, w CommanderWeights) CommanderBreakdown {
 			closest, b.FloorDomain = p, i
 		}
 	}
-	if n := len(in.Domains); n > 0 {
-		b.Adherence = bounded(adherence/float64(n), -1, 1)
+	if scored > 0 {
+		b.Adherence = bounded(adherence/float64(scored), -1, 1)
 	}
 	b.Degradation = bounded(-worst, -1, 0)
 	if !(in.ReferenceCost <= 0) { // NaN falls through and scores -1

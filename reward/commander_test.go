@@ -68,6 +68,18 @@ func TestCommanderTerms(t *testing.T) {
 		{"a zero weight does not degrade", CommanderInput{Domains: []DomainOutcome{
 			with(func(d *DomainOutcome) { d.P99 = 1; d.Weight = 0 }),
 		}}, "degradation", 0, -1},
+		{"a ceiling-bound domain does not degrade", CommanderInput{Domains: []DomainOutcome{
+			with(func(d *DomainOutcome) { d.P99 = 1; d.CeilingBound = true }),
+			with(func(d *DomainOutcome) { d.P99 = 0.18 }), // 1 x 0.2
+		}}, "degradation", -0.2, 1},
+		{"a ceiling-bound domain is left out of adherence", CommanderInput{Domains: []DomainOutcome{
+			with(func(d *DomainOutcome) { d.P99 = 1; d.CeilingBound = true }),
+			with(func(d *DomainOutcome) { d.P99 = 0 }),   // 1
+			with(func(d *DomainOutcome) { d.P99 = 0.3 }), // -1
+		}}, "adherence", 0, 0},
+		{"only ceiling-bound domains score 0 adherence", CommanderInput{Domains: []DomainOutcome{
+			with(func(d *DomainOutcome) { d.P99 = 1; d.CeilingBound = true }),
+		}}, "adherence", 0, 0},
 
 		{"cost is relative to the reference", CommanderInput{Cost: 30, ReferenceCost: 120}, "cost", -0.25, 0},
 		{"cost clips at the reference", CommanderInput{Cost: 300, ReferenceCost: 120}, "cost", -1, 0},

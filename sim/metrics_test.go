@@ -456,6 +456,46 @@ func TestPriorityInversions(t *testing.T) {
 	}
 }
 
+// TestCeilingBound: with d/a-0 and d/a-1 held at their ceiling of 1 past
+// what they serve and d/b given room, the domain is ceiling-bound; once d/b
+// is cut below what it serves (under its ceiling), it is not.
+func TestCeilingBound(t *testing.T) {
+	cfg, sc, tr := world(4000, 2000, false)
+	cfg.Domains[0].AppSets = slices.Clone(cfg.Domains[0].AppSets)
+	cfg.Domains[0].AppSets[0].MaxReplicas = 1 // d/a-0, d/a-1
+	s := mustNew(t, cfg, sc, tr)
+	bound, below := 0, 0
+	for !s.Done() {
+		s.targets[0], s.targets[1], s.targets[2] = 1, 1, 40
+		if s.StepsDone() > 300 { // the last minutes: d/b cut to 1 replica, past what it serves
+			s.targets[2] = 1
+		}
+		s.Step()
+		cur := s.Current()
+		var breached, atMax int32
+		for i, a := range cur.Apps {
+			if a.RPS > 0 && (a.P99 > s.doms[0].slo || a.ErrorRate > s.doms[0].budget) {
+				breached++
+				if i < 2 && a.Ready >= 1 {
+					atMax++
+				}
+			}
+		}
+		if got := cur.CeilingBound(0); got != (breached > 0 && atMax == breached) {
+			t.Fatalf("tick %d: ceiling-bound %v with %d apps breaching, %d at their ceiling", s.StepsDone(), got, breached, atMax)
+		}
+		switch {
+		case cur.CeilingBound(0):
+			bound++
+		case breached > atMax:
+			below++
+		}
+	}
+	if bound == 0 || below == 0 {
+		t.Fatalf("%d ticks ceiling-bound, %d with a breach below the ceiling: the test needs both", bound, below)
+	}
+}
+
 // TestBreachesAtMax: breaches of an app with max_replicas ready are counted
 // apart, per domain, over the cluster and per app (CeilingBound); breaches
 // below the ceiling are not.
@@ -469,16 +509,25 @@ func TestBreachesAtMax(t *testing.T) {
 		s.targets[2] = 2 // d/b at its ceiling; d/a-0 and d/a-1 held where they start
 		s.Step()
 		cur := s.Current()
+		var breached, breachedAtMax int32
 		for i, a := range cur.Apps {
 			if a.RPS == 0 || !(a.P99 > s.doms[0].slo || a.ErrorRate > s.doms[0].budget) {
 				continue
 			}
+			breached++
 			if a.Ready >= 2 && i == 2 {
 				atMax += s.dt / 60
+				breachedAtMax++
 			} else {
 				below += s.dt / 60
 			}
 		}
+		if d := cur.Domains[0]; d.BreachedApps != breached || d.BreachedAtMax != breachedAtMax ||
+			cur.CeilingBound(0) != (breached > 0 && breachedAtMax == breached) {
+			t.Fatalf("tick %d: telemetry breached %d, at max %d, ceiling-bound %v; the apps say %d, %d",
+				s.StepsDone(), d.BreachedApps, d.BreachedAtMax, cur.CeilingBound(0), breached, breachedAtMax)
+		}
+
 	}
 	m := s.Metrics()
 	if atMax == 0 || below == 0 {

@@ -689,6 +689,9 @@ func (s *Sim) record() {
 			breach := a.lambda > 0 && (a.p99 > d.slo || a.errs > d.budget)
 			if breach {
 				dt.BreachedApps++
+				if a.ready >= a.maxReplicas {
+					dt.BreachedAtMax++
+				}
 			}
 			m.app(i, a, cores, busy, breach, s.step)
 		}

@@ -15,6 +15,14 @@ type Telemetry struct {
 	mix *mixture // DomainP99's inputs; nil outside a Sim
 }
 
+// CeilingBound says domain di breaches only at its apps' ceilings: some app
+// breaches and every one that does has max_replicas ready
+// (reward.DomainOutcome.CeilingBound).
+func (t *Telemetry) CeilingBound(di int) bool {
+	d := &t.Domains[di]
+	return d.BreachedApps > 0 && d.BreachedAtMax == d.BreachedApps
+}
+
 // DomainP99 is the p99 of domain di's merged response-time distribution at
 // this tick, seconds: its apps' response times, each weighted by its
 // arrival rate. It is solved on the first call and kept, so a policy that
@@ -66,6 +74,9 @@ type DomainTelemetry struct {
 	Starting     int32
 	Pending      int32
 	BreachedApps int32 // apps over the SLO latency or error budget
+	// BreachedAtMax is, of BreachedApps, those with max_replicas ready:
+	// breaches no allocation serves (Metrics.BreachAppMinutesAtMax).
+	BreachedAtMax int32
 }
 
 // ClusterTelemetry is the node pool over one tick.

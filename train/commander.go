@@ -112,9 +112,10 @@ var CommanderTerms = []string{"adherence", "degradation", "cost", "churn", "proa
 // The reward of a step is reward.Commander with the config's weights (cost
 // CostWeight unless the config sets it),
 // averaged over the step's Soldier ticks, on the true (unlagged) per-domain
-// p99 and error rate, the shares in force and, as cost, the provisioned node
-// cores over the pool's capacity. Churn and proactivity are 0 (not
-// measured, as in the Commander's records).
+// p99 and error rate, whether the domain breached only at its apps'
+// ceilings (sim.Telemetry.CeilingBound), the shares in force and, as cost,
+// the provisioned node cores over the pool's capacity. Churn and
+// proactivity are 0 (not measured, as in the Commander's records).
 type CommanderEnv struct {
 	cfg   *domains.Config
 	scens []sim.Scenario
@@ -144,6 +145,7 @@ type CommanderEnv struct {
 	out     []reward.DomainOutcome // one tick's outcomes
 	p99     []float64              // ratio x n: per tick and domain
 	errs    []float64              // ratio x n
+	ceiling []bool                 // ratio x n: the domain breached only at its apps' ceilings (Telemetry.CeilingBound)
 	cost    []float64              // ratio: node cores per tick
 	terms   []float64
 	targets []int32 // targets before a Soldier tick, to count changes
@@ -195,7 +197,7 @@ func NewCommanderEnv(cfg *domains.Config, scenarios []sim.Scenario, opt Commande
 		w:     reward.DefaultCommanderWeights(),
 		spec: Spec{Obs: commander.ObsLayout(cfg), Act: commander.ActionLayout(n), Agents: 1,
 			Terms: slices.Clone(CommanderTerms)},
-		out: make([]reward.DomainOutcome, n), p99: make([]float64, ratio*n), errs: make([]float64, ratio*n),
+		out: make([]reward.DomainOutcome, n), p99: make([]float64, ratio*n), errs: make([]float64, ratio*n), ceiling: make([]bool, ratio*n),
 		cost: make([]float64, ratio), terms: make([]float64, len(CommanderTerms)),
 	}
 	for _, sc := range scenarios {
@@ -356,7 +358,7 @@ func (e *CommanderEnv) Step(act [][]float64, obs [][]float64, rew []float64) (bo
 		s.Step()
 		cur := s.Current()
 		for di := range n {
-			e.p99[k*n+di], e.errs[k*n+di] = cur.DomainP99(di), cur.Domains[di].ErrorRate
+			e.p99[k*n+di], e.errs[k*n+di], e.ceiling[k*n+di] = cur.DomainP99(di), cur.Domains[di].ErrorRate, cur.CeilingBound(di)
 		}
 		e.cost[k] = float64(cur.Cluster.Nodes+cur.Cluster.ProvisioningNodes) * nodeCores
 		out.CostCoreHours += e.cost[k] * s.Tick().Hours()
@@ -381,7 +383,8 @@ func (e *CommanderEnv) Step(act [][]float64, obs [][]float64, rew []float64) (bo
 		for di := range n {
 			d := &o.Domains[di]
 			e.out[di] = reward.DomainOutcome{P99: e.p99[k*n+di], SLO: d.SLO, ErrorRate: e.errs[k*n+di], ErrorBudget: d.ErrorBudget,
-				Weight: d.Weight, Share: d.PrevShare, Floor: d.Floor, Demand: d.DemandCores / e.cfg.Cluster.CapacityCores}
+				Weight: d.Weight, Share: d.PrevShare, Floor: d.Floor, Demand: d.DemandCores / e.cfg.Cluster.CapacityCores,
+				CeilingBound: e.ceiling[k*n+di]}
 		}
 		b := reward.Commander(reward.CommanderInput{Domains: e.out, Cost: e.cost[k], ReferenceCost: e.cfg.Cluster.CapacityCores}, e.w)
 		total += b.Total
