@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -93,5 +95,39 @@ func TestPrintCeilingBound(t *testing.T) {
 	}
 	if strings.Contains(out, "data/loaders-10") {
 		t.Errorf("more than %d rows:\n%s", maxCeilingRows, out)
+	}
+}
+
+// TestSeedScaleCheckpointRuns: models/commander-seed.ckpt, the opt-in
+// learned Commander of the seed-scale world, loads against
+// examples/seedscale.hcl and drives it (docs/training.md).
+func TestSeedScaleCheckpointRuns(t *testing.T) {
+	src, err := os.ReadFile("../../examples/seedscale.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ckpt, err := filepath.Abs("../../models/commander-seed.ckpt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(src), "commander {\n", "commander {\n  policy = \""+ckpt+"\"\n", 1)
+	if s == string(src) {
+		t.Fatal("examples/seedscale.hcl has no commander block")
+	}
+	cfg := filepath.Join(t.TempDir(), "seed-learned.hcl")
+	if err := os.WriteFile(cfg, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := runSim(context.Background(), []string{"--config", cfg, "--scenario", "../../examples/scenarios/seed/train/postmortem.hcl",
+		"--policy", "regiment", "--duration", "20m", "--json"}, &out, &errOut); code != 0 {
+		t.Fatalf("regiment sim exited %d: %s", code, errOut.String())
+	}
+	var m sim.Metrics
+	if err := json.Unmarshal(out.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.SimSeconds != 1200 || m.CostCoreHours <= 0 || m.SLOCompliance < 0.9 {
+		t.Errorf("20 minutes under the seed-scale checkpoint: %v s simulated, %v core-hours, compliance %v", m.SimSeconds, m.CostCoreHours, m.SLOCompliance)
 	}
 }
