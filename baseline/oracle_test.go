@@ -42,14 +42,7 @@ func runAll(t *testing.T, cfg *domains.Config, sc *domains.Scenario, traces map[
 // runPolicy runs the named baseline on a fresh simulation of one world.
 func runPolicy(t *testing.T, cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Series, name string) sim.Metrics {
 	t.Helper()
-	s, err := sim.New(cfg, sc, traces)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := New(name, cfg, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, p := newPolicyWorld(t, cfg, sc, traces, name)
 	return s.Run(p)
 }
 
@@ -306,7 +299,14 @@ func runStepWorld(t *testing.T, name string) sim.Metrics {
 func newStepWorld(t *testing.T, name string) (*sim.Sim, sim.Policy) {
 	t.Helper()
 	cfg, sc, tr := stepWorld()
-	s, err := sim.New(cfg, sc, tr)
+	return newPolicyWorld(t, cfg, sc, tr, name)
+}
+
+// newPolicyWorld is a fresh simulation of one world and the named baseline
+// policy for it, not yet stepped.
+func newPolicyWorld(t *testing.T, cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Series, name string) (*sim.Sim, sim.Policy) {
+	t.Helper()
+	s, err := sim.New(cfg, sc, traces)
 	if err != nil {
 		t.Fatal(err)
 	}
