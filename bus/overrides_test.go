@@ -191,6 +191,12 @@ func TestOverrideAnswersGoOnlyToInboxes(t *testing.T) {
 	if err := raw.PublishMsg(&nats.Msg{Subject: ovSubj, Reply: dirSubj, Data: b}); err != nil {
 		t.Fatal(err)
 	}
+	// Flushed, the forged message has reached the server (and the
+	// Commander's subscription) before the proper request is sent from
+	// another connection: the server orders only what it has received.
+	if err := raw.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	// A proper request afterwards is served after the forged one (one
 	// subscription delivers in order), so once it is answered the forged
 	// one has been handled.
