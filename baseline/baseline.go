@@ -57,6 +57,12 @@ func New(name string, cfg *domains.Config, s *sim.Sim) (sim.Policy, error) {
 		}
 		return NewOracleNowLoad(cfg, s, l), nil
 	}
+	if l, ok, err := oracleExpected(name); ok {
+		if err != nil {
+			return nil, err
+		}
+		return NewOracleExpected(cfg, s, l), nil
+	}
 	if h, ok, err := oracleNowHeadroom(name); ok {
 		if err != nil {
 			return nil, err
@@ -71,8 +77,9 @@ func New(name string, cfg *domains.Config, s *sim.Sim) (sim.Policy, error) {
 // headroom), the same with its headroom on the load oracle-now-load+P, or
 // per app oracle-now-app@Q (each app's own Q-percent quantile of its growth
 // over its lead), the short-sighted oracle oracle-ahead+D (D of
-// look-ahead), and the oracle that holds idle nodes needed again within D,
-// oracle-hold+D.
+// look-ahead), the oracle that holds idle nodes needed again within D,
+// oracle-hold+D, and the oracle that foresees the demand without its noise,
+// sized for P percent more arrivals, oracle-expected+P.
 func Known(name string) bool {
 	if slices.Contains(Names, name) {
 		return true
@@ -89,6 +96,9 @@ func Known(name string) bool {
 		return err == nil
 	}
 	if _, ok, err := oracleNowLoad(name); ok {
+		return err == nil
+	}
+	if _, ok, err := oracleExpected(name); ok {
 		return err == nil
 	}
 	_, ok, err := oracleNowHeadroom(name)
@@ -119,6 +129,20 @@ func oracleNowLoad(name string) (load float64, ok bool, err error) {
 	n, perr := strconv.Atoi(rest)
 	if perr != nil || n <= 0 || n > 1000 {
 		return 0, true, fmt.Errorf("baseline policy %q: want oracle-now-load+P, P percent more arrivals in (0, 1000]", name)
+	}
+	return float64(n) / 100, true, nil
+}
+
+// oracleExpected parses "oracle-expected+P", P percent more arrivals
+// [0, 1000]; ok says name has the prefix.
+func oracleExpected(name string) (load float64, ok bool, err error) {
+	rest, ok := strings.CutPrefix(name, "oracle-expected+")
+	if !ok {
+		return 0, false, nil
+	}
+	n, perr := strconv.Atoi(rest)
+	if perr != nil || n < 0 || n > 1000 {
+		return 0, true, fmt.Errorf("baseline policy %q: want oracle-expected+P, P percent more arrivals in [0, 1000]", name)
 	}
 	return float64(n) / 100, true, nil
 }

@@ -122,9 +122,10 @@ type Oracle struct {
 	// the pool for the cores of those targets, with no look-ahead.
 	now      bool
 	headroom float64 // fraction >= 0
-	// load, when > 0, makes the present-only oracle size each app for its
-	// next tick's arrivals times 1 + load through the queue model
-	// (NewOracleNowLoad) in place of a headroom on its replicas.
+	// load, when > 0, sizes each app for its arrivals times 1 + load
+	// through the queue model: the present-only oracle's next tick's
+	// (NewOracleNowLoad) in place of a headroom on its replicas, or the
+	// expected oracle's every future tick (NewOracleExpected).
 	load   float64
 	scaled []float64 // per app, scratch: arrivals times 1 + load
 	// foresight, when > 0, is how many ticks ahead the oracle may look
@@ -332,6 +333,21 @@ func NewOracleNowLoad(cfg *domains.Config, s *sim.Sim, load float64) *Oracle {
 func NewOracleAhead(cfg *domains.Config, s *sim.Sim, foresight int) *Oracle {
 	o := NewOracle(cfg, s)
 	o.foresight = max(foresight, 1)
+	return o
+}
+
+// NewOracleExpected is the oracle that foresees the expected demand: the
+// scenario's trace and events exactly, from now to its end, but not the
+// noise (sim.ExpectedFuture). It plans nodes and replicas as Oracle does,
+// each app sized for its expected arrivals times 1 + load through the queue
+// model, so the load headroom is all it holds against a noise no forecast
+// can know. It bounds every policy that forecasts: no forecast knows more
+// than the scenario itself, unannounced events included. Not a policy to
+// run.
+func NewOracleExpected(cfg *domains.Config, s *sim.Sim, load float64) *Oracle {
+	o := NewOracle(cfg, s)
+	o.future = s.ExpectedFuture()
+	o.load, o.scaled = load, make([]float64, len(o.mu))
 	return o
 }
 

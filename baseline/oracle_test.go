@@ -382,3 +382,32 @@ func checkKnown(t *testing.T, good, bad []string) {
 		}
 	}
 }
+
+// TestOracleExpected: without noise the oracle that foresees the expected
+// demand is the oracle; with it, it breaches where the noise lifts the
+// arrivals above what it sized for, and its load headroom buys those
+// breaches back for core-hours.
+func TestOracleExpected(t *testing.T) {
+	cfg, sc, traces := smallSample(t)
+	quiet := *sc
+	quiet.Noise = 0
+	oracle, expected := runPolicy(t, cfg, &quiet, traces, "oracle"), runPolicy(t, cfg, &quiet, traces, "oracle-expected+0")
+	if !reflect.DeepEqual(oracle, expected) {
+		t.Errorf("without noise oracle-expected+0 should be the oracle:\n%+v\n%+v", expected, oracle)
+	}
+	noisy := *sc
+	noisy.Noise = 0.1
+	oracle = runPolicy(t, cfg, &noisy, traces, "oracle")
+	none, more := runPolicy(t, cfg, &noisy, traces, "oracle-expected+0"), runPolicy(t, cfg, &noisy, traces, "oracle-expected+30")
+	t.Logf("noise 0.1: oracle %.1f core-hours, %.1f breach app-min; oracle-expected+0 %.1f, %.1f; +30 %.1f, %.1f",
+		oracle.CostCoreHours, oracle.BreachAppMinutes, none.CostCoreHours, none.BreachAppMinutes, more.CostCoreHours, more.BreachAppMinutes)
+	if !(none.BreachAppMinutes > oracle.BreachAppMinutes) {
+		t.Errorf("oracle-expected+0 %.1f breach app-minutes, the oracle %.1f: the noise it does not foresee should cost breaches", none.BreachAppMinutes, oracle.BreachAppMinutes)
+	}
+	if !(more.BreachAppMinutes < none.BreachAppMinutes && more.CostCoreHours > none.CostCoreHours) {
+		t.Errorf("oracle-expected+30 %.1f breach app-minutes for %.1f core-hours, +0 %.1f for %.1f: want fewer breaches for more core-hours",
+			more.BreachAppMinutes, more.CostCoreHours, none.BreachAppMinutes, none.CostCoreHours)
+	}
+	checkKnown(t, []string{"oracle-expected+0", "oracle-expected+15", "oracle-expected+1000"},
+		[]string{"oracle-expected", "oracle-expected+x", "oracle-expected+1001", "oracle-expected-5"})
+}

@@ -24,6 +24,7 @@ const MaxUtilisation = maxRho
 type Future struct {
 	s       *Sim
 	r       *rand.Rand
+	noisy   bool      // the arrivals carry the noise Step draws (Future), or not (ExpectedFuture)
 	next    int       // tick the next call to Next describes
 	lambda  []float64 // arrivals at the last tick read, 1/s
 	slow    []float64 // service-time factors at the last tick read
@@ -37,6 +38,7 @@ func (s *Sim) Future() *Future {
 	f := &Future{
 		s:       s,
 		r:       rand.New(rand.NewPCG(s.sc.Seed, 0x73696d756c61746f)), // the seed and stream of New
+		noisy:   true,
 		next:    s.step + 1,
 		lambda:  make([]float64, len(s.apps)),
 		slow:    make([]float64, len(s.apps)),
@@ -50,6 +52,18 @@ func (s *Sim) Future() *Future {
 			f.r.NormFloat64()
 		}
 	}
+	return f
+}
+
+// ExpectedFuture is Future without the noise: each app's arrivals are its
+// trace demand times the events' multipliers, plus its callers' calls, as
+// Step draws them with the scenario's noise at zero (calls made before the
+// Future, call_lag late, arrive as they were made). The noise is white (one
+// independent draw per app and tick, mean 1), so this is the most any
+// forecast can know of the demand: the scenario itself, events included.
+func (s *Sim) ExpectedFuture() *Future {
+	f := s.Future()
+	f.noisy = false
 	return f
 }
 
@@ -69,7 +83,7 @@ func (f *Future) Next() (tick int, lambda, slow []float64) {
 	s.events(time.Duration(tick) * s.tick)
 	elapsed := float64(tick) * s.dt / 60 // as Step computes it
 	m := int(elapsed)
-	s.arrivals(tick, m, elapsed-float64(m), true)
+	s.arrivals(tick, m, elapsed-float64(m), f.noisy)
 	s.r, s.lagRing = own, ownRing
 	for i := range s.apps {
 		a := &s.apps[i]

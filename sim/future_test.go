@@ -60,6 +60,31 @@ func TestFutureIsTheDemandStepSees(t *testing.T) {
 	}
 }
 
+func TestExpectedFutureIsTheDemandWithoutNoise(t *testing.T) {
+	cfg, sc := slowWorld(30 * time.Second)
+	_, _, tr := world(400, 400, false)
+	sc.Noise = 0.1
+	calm := *sc
+	calm.Noise = 0
+	noisy, quiet := mustNew(t, cfg, sc, tr), mustNew(t, cfg, &calm, tr)
+	f, g := noisy.ExpectedFuture(), noisy.Future()
+	differs := false
+	for !quiet.Done() {
+		tick, lambda, slow := f.Next()
+		_, drawn, _ := g.Next()
+		quiet.Step()
+		for i := range quiet.apps {
+			if lambda[i] != quiet.apps[i].lambda || slow[i] != quiet.apps[i].slow {
+				t.Fatalf("tick %d app %d: expected future (%v, %v), the noiseless run (%v, %v)", tick, i, lambda[i], slow[i], quiet.apps[i].lambda, quiet.apps[i].slow)
+			}
+			differs = differs || drawn[i] != lambda[i]
+		}
+	}
+	if !differs {
+		t.Fatal("the noisy future equals the expected one: the test world draws no noise")
+	}
+}
+
 func TestFutureReadingAheadLeavesTheRunUnchanged(t *testing.T) {
 	cfg, sc := slowWorld(30 * time.Second)
 	_, _, tr := world(400, 400, false)
