@@ -262,16 +262,8 @@ func BenchmarkOracleDecide(b *testing.B) {
 // the oracle sees and decides as it does, bit for bit.
 func TestShortSightedOracles(t *testing.T) {
 	run := func(name string) sim.Metrics { return runStepWorld(t, name) }
-	full, now, now50 := run("oracle"), run("oracle-now"), run("oracle-now+50")
-	t.Logf("oracle: %.1f core-hours, %.1f breach app-minutes; oracle-now %.1f, %.1f; oracle-now+50 %.1f, %.1f",
-		full.CostCoreHours, full.BreachAppMinutes, now.CostCoreHours, now.BreachAppMinutes, now50.CostCoreHours, now50.BreachAppMinutes)
-	if !(now.BreachAppMinutes > full.BreachAppMinutes) {
-		t.Errorf("oracle-now breaches %.1f app-minutes, the oracle %.1f: want more without foresight", now.BreachAppMinutes, full.BreachAppMinutes)
-	}
-	if !(now50.BreachAppMinutes < now.BreachAppMinutes && now50.CostCoreHours > now.CostCoreHours) {
-		t.Errorf("oracle-now+50 %.1f core-hours and %.1f breach app-minutes against oracle-now's %.1f and %.1f: want dearer and fewer",
-			now50.CostCoreHours, now50.BreachAppMinutes, now.CostCoreHours, now.BreachAppMinutes)
-	}
+	full := run("oracle")
+	checkHeadroomTrade(t, full, "oracle-now", run("oracle-now"), "oracle-now+50", run("oracle-now+50"))
 	if hour := run("oracle-ahead+1h"); !reflect.DeepEqual(hour, full) {
 		t.Errorf("oracle-ahead+1h %+v differs from the oracle %+v", hour, full)
 	}
@@ -368,6 +360,22 @@ func TestOracleHold(t *testing.T) {
 		[]string{"oracle-hold+0s", "oracle-hold+x", "oracle-hold", "oracle-hold+25h", "oracle-hold+-1m"})
 }
 
+// checkHeadroomTrade checks a bound that sees less than the oracle: without
+// headroom (blind) it breaches more than the oracle, and its headroom (more)
+// buys breaches back for core-hours.
+func checkHeadroomTrade(t *testing.T, oracle sim.Metrics, blindName string, blind sim.Metrics, moreName string, more sim.Metrics) {
+	t.Helper()
+	t.Logf("oracle: %.1f core-hours, %.1f breach app-minutes; %s %.1f, %.1f; %s %.1f, %.1f", oracle.CostCoreHours, oracle.BreachAppMinutes,
+		blindName, blind.CostCoreHours, blind.BreachAppMinutes, moreName, more.CostCoreHours, more.BreachAppMinutes)
+	if !(blind.BreachAppMinutes > oracle.BreachAppMinutes) {
+		t.Errorf("%s breaches %.1f app-minutes, the oracle %.1f: want more, seeing less", blindName, blind.BreachAppMinutes, oracle.BreachAppMinutes)
+	}
+	if !(more.BreachAppMinutes < blind.BreachAppMinutes && more.CostCoreHours > blind.CostCoreHours) {
+		t.Errorf("%s %.1f core-hours and %.1f breach app-minutes against %s's %.1f and %.1f: want dearer and fewer",
+			moreName, more.CostCoreHours, more.BreachAppMinutes, blindName, blind.CostCoreHours, blind.BreachAppMinutes)
+	}
+}
+
 // checkKnown checks that Known knows every name of good and none of bad.
 func checkKnown(t *testing.T, good, bad []string) {
 	t.Helper()
@@ -397,17 +405,8 @@ func TestOracleExpected(t *testing.T) {
 	}
 	noisy := *sc
 	noisy.Noise = 0.1
-	oracle = runPolicy(t, cfg, &noisy, traces, "oracle")
-	none, more := runPolicy(t, cfg, &noisy, traces, "oracle-expected+0"), runPolicy(t, cfg, &noisy, traces, "oracle-expected+30")
-	t.Logf("noise 0.1: oracle %.1f core-hours, %.1f breach app-min; oracle-expected+0 %.1f, %.1f; +30 %.1f, %.1f",
-		oracle.CostCoreHours, oracle.BreachAppMinutes, none.CostCoreHours, none.BreachAppMinutes, more.CostCoreHours, more.BreachAppMinutes)
-	if !(none.BreachAppMinutes > oracle.BreachAppMinutes) {
-		t.Errorf("oracle-expected+0 %.1f breach app-minutes, the oracle %.1f: the noise it does not foresee should cost breaches", none.BreachAppMinutes, oracle.BreachAppMinutes)
-	}
-	if !(more.BreachAppMinutes < none.BreachAppMinutes && more.CostCoreHours > none.CostCoreHours) {
-		t.Errorf("oracle-expected+30 %.1f breach app-minutes for %.1f core-hours, +0 %.1f for %.1f: want fewer breaches for more core-hours",
-			more.BreachAppMinutes, more.CostCoreHours, none.BreachAppMinutes, none.CostCoreHours)
-	}
+	run := func(name string) sim.Metrics { return runPolicy(t, cfg, &noisy, traces, name) }
+	checkHeadroomTrade(t, run("oracle"), "oracle-expected+0", run("oracle-expected+0"), "oracle-expected+30", run("oracle-expected+30"))
 	checkKnown(t, []string{"oracle-expected+0", "oracle-expected+15", "oracle-expected+1000"},
 		[]string{"oracle-expected", "oracle-expected+x", "oracle-expected+1001", "oracle-expected-5"})
 }
