@@ -296,6 +296,9 @@ func TestEvalSmall(t *testing.T) {
 		if slices.Contains(o.Policies, "oracle") != strings.Contains(md, "oracle gap") {
 			t.Error("the oracle gap column should appear exactly when the oracle ran")
 		}
+		if slices.Contains(o.Policies, "hpa") != strings.Contains(md, "(trade-off.png)") {
+			t.Error("report.md should link the trade-off plot exactly when hpa ran")
+		}
 	})
 
 	t.Run("plots are PNG", func(t *testing.T) {
@@ -306,7 +309,8 @@ func TestEvalSmall(t *testing.T) {
 			}
 		}
 		want := []string{"cost-vs-slo.png", "small-sample-breaches.png", "small-sample-data.png", "small-sample-fraud.png",
-			"small-sample-merchant.png", "small-sample-nodes.png", "small-sample-payment.png", "small-sample-pending.png", "small-sample-platform.png"}
+			"small-sample-merchant.png", "small-sample-nodes.png", "small-sample-payment.png", "small-sample-pending.png", "small-sample-platform.png",
+			"trade-off.png"}
 		slices.Sort(pngs)
 		if !slices.Equal(pngs, want) {
 			t.Fatalf("plots %v, want %v", pngs, want)

@@ -136,6 +136,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	p("## All scenarios\n\n")
 	r.writeTotals(p)
 	p("Cost against SLO compliance, one point per scenario x seed: [%s](%s)\n", costPlotName, costPlotName)
+	if hpa := r.Total(refHPA); hpa != nil && hpa.CostCoreHours > 0 && hpa.BreachAppMinutes > 0 {
+		p("\nCost against breaches over the whole set, over %s's: [%s](%s)\n", refHPA, tradeOffPlotName, tradeOffPlotName)
+	}
 	return b.Flush()
 }
 

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"io"
@@ -11,8 +12,10 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -27,6 +30,10 @@ const plotDPI = 96
 
 // costPlotName is the file of the cost against SLO compliance scatter.
 const costPlotName = "cost-vs-slo.png"
+
+// tradeOffPlotName is the file of the whole set's cost against breaches,
+// over the HPA's.
+const tradeOffPlotName = "trade-off.png"
 
 // domainPlotName is the file of a scenario's demand and replicas plot for one domain.
 func domainPlotName(scenario, domain string) string {
@@ -57,7 +64,9 @@ func fileSafe(name string) string {
 // scenario and domain, demand and replicas per policy over time (seed index
 // 0); per scenario, breaching apps per minute, ready, provisioning and queued
 // nodes, and pending pods per priority tier, each per policy; and cost
-// against SLO compliance, one point per scenario x seed.
+// against SLO compliance, one point per scenario x seed; and, when hpa ran,
+// each policy's cost against its breaches over the whole set, over the
+// HPA's (drawTradeOff).
 func (r *Report) WritePlots(dir string) ([]string, error) {
 	var paths []string
 	save := func(name string, w, h vg.Length, draw func(draw.Canvas) error) error {
@@ -108,8 +117,14 @@ func (r *Report) WritePlots(dir string) ([]string, error) {
 			return paths, err
 		}
 	}
-	err := save(costPlotName, 9*vg.Inch, 6*vg.Inch, r.drawCost)
-	return paths, err
+	if err := save(costPlotName, 9*vg.Inch, 6*vg.Inch, r.drawCost); err != nil {
+		return paths, err
+	}
+	if hpa := r.Total(refHPA); hpa != nil && hpa.CostCoreHours > 0 && hpa.BreachAppMinutes > 0 {
+		err := save(tradeOffPlotName, 9*vg.Inch, 6*vg.Inch, func(c draw.Canvas) error { return r.drawTradeOff(c, hpa) })
+		return paths, err
+	}
+	return paths, nil
 }
 
 func drawCanvas(img *vgimg.Canvas) draw.Canvas {
@@ -407,6 +422,155 @@ func (r *Report) drawCost(c draw.Canvas) error {
 	p.Draw(padded(c))
 	return nil
 }
+
+// drawTradeOff draws each policy's cost against its breach app-minutes
+// over the whole set (Totals), both over hpa's, the breaches on a log
+// scale: one labelled point per policy, the points of a family of bounds
+// (names that differ after their last '+' or '@', such as oracle-now+10
+// and oracle-now+30) joined by a line, and dashed lines at the HPA's
+// figures, so that the quadrant below and left of them is where a policy
+// beats it on both. A policy without breaches is drawn at half the
+// smallest ratio of the others, its label marked "(0)".
+func (r *Report) drawTradeOff(c draw.Canvas, hpa *Total) error {
+	p := newPlot("cost against breaches over the whole set, over the HPA's", "breach app-minutes (x hpa, log scale)", "cost (x hpa)")
+	p.Y.Min = math.NaN()
+	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	floor := 1.0
+	for i := range r.Totals {
+		if b := r.Totals[i].BreachAppMinutes / hpa.BreachAppMinutes; b > 0 {
+			floor = min(floor, b/2)
+		}
+	}
+	pts := make(plotter.XYs, len(r.Totals))
+	labels := make([]string, len(r.Totals))
+	families := map[string][]plotter.XY{}
+	var order []string // families in policy order
+	for i := range r.Totals {
+		t := &r.Totals[i]
+		pts[i] = plotter.XY{X: max(t.BreachAppMinutes/hpa.BreachAppMinutes, floor), Y: t.CostCoreHours / hpa.CostCoreHours}
+		labels[i] = t.Policy
+		if t.BreachAppMinutes == 0 {
+			labels[i] += " (0)"
+		}
+		if k := strings.LastIndexAny(t.Policy, "+@"); k > 0 {
+			f := t.Policy[:k]
+			if _, ok := families[f]; !ok {
+				order = append(order, f)
+			}
+			families[f] = append(families[f], pts[i])
+		}
+	}
+	for _, f := range order {
+		xy := families[f]
+		if len(xy) < 2 {
+			continue
+		}
+		slices.SortFunc(xy, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
+		l, err := plotter.NewLine(plotter.XYs(xy))
+		if err != nil {
+			return err
+		}
+		l.Color = color.Gray{Y: 150}
+		p.Add(l)
+	}
+	for i := range r.Totals {
+		s, err := plotter.NewScatter(pts[i : i+1])
+		if err != nil {
+			return err
+		}
+		s.GlyphStyle = draw.GlyphStyle{Color: r.policyColor(r.Totals[i].Policy), Radius: labelGlyph - 1, Shape: draw.CircleGlyph{}}
+		p.Add(s)
+	}
+	p.Add(spreadLabels{pts: pts, labels: labels, style: text.Style{
+		Font: font.From(plotter.DefaultFont, plotter.DefaultFontSize), Handler: plot.DefaultTextHandler}})
+	lo, hi := floor, 1.0
+	for _, pt := range pts {
+		lo, hi = min(lo, pt.X), max(hi, pt.X)
+	}
+	p.X.Min, p.X.Max = lo/1.5, hi*3 // room for the labels on the right
+	ylo, yhi := 1.0, 1.0
+	for _, pt := range pts {
+		ylo, yhi = min(ylo, pt.Y), max(yhi, pt.Y)
+	}
+	pad := math.Max(yhi-ylo, 0.02) * 0.08
+	p.Y.Min, p.Y.Max = ylo-pad, yhi+pad
+	for _, ref := range []plotter.XYs{{{X: 1, Y: p.Y.Min}, {X: 1, Y: p.Y.Max}}, {{X: p.X.Min, Y: 1}, {X: p.X.Max, Y: 1}}} {
+		l, err := plotter.NewLine(ref)
+		if err != nil {
+			return err
+		}
+		l.Color, l.Dashes = color.Gray{Y: 60}, []vg.Length{vg.Points(5), vg.Points(4)}
+		p.Add(l)
+	}
+	p.Draw(padded(c))
+	return nil
+}
+
+// spreadLabels draws a label beside each point where placeLabels puts it,
+// so that points close together stay readable.
+type spreadLabels struct {
+	pts    plotter.XYs
+	labels []string // one per point
+	style  text.Style
+}
+
+// Plot implements plot.Plotter.
+func (l spreadLabels) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	at := make([]vg.Point, len(l.pts))
+	size := make([]vg.Point, len(l.pts))
+	for i, pt := range l.pts {
+		at[i] = vg.Point{X: trX(pt.X), Y: trY(pt.Y)}
+		size[i] = vg.Point{X: l.style.Width(l.labels[i]), Y: l.style.Height(l.labels[i])}
+	}
+	for i, box := range placeLabels(at, size, c.Rectangle) {
+		c.FillText(l.style, box.Min, l.labels[i])
+	}
+}
+
+// placeLabels places a label of size[i] beside each point at[i], in order,
+// on the first side (right, below, above, left) where it stays
+// within bounds and overlaps neither a label placed before it nor another
+// point (a glyph of labelGlyph's half size); on the right when no side is
+// free. It returns each label's box.
+func placeLabels(at, size []vg.Point, bounds vg.Rectangle) []vg.Rectangle {
+	r := vg.Point{X: labelGlyph, Y: labelGlyph}
+	taken := make([]vg.Rectangle, len(at), 2*len(at)) // the points, then the labels placed
+	for i, pt := range at {
+		taken[i] = vg.Rectangle{Min: pt.Sub(r), Max: pt.Add(r)}
+	}
+	overlaps := func(a, b vg.Rectangle) bool {
+		return a.Min.X < b.Max.X && b.Min.X < a.Max.X && a.Min.Y < b.Max.Y && b.Min.Y < a.Max.Y
+	}
+	boxes := make([]vg.Rectangle, len(at))
+	for i, pt := range at {
+		w, h := size[i].X, size[i].Y
+		gap := vg.Points(7)
+		sides := []vg.Point{{X: gap, Y: -h / 3}, {X: 0, Y: -labelGlyph - h}, {X: 0, Y: labelGlyph}, {X: -gap - w, Y: -h / 3}}
+		boxAt := func(off vg.Point) vg.Rectangle {
+			lo := pt.Add(off)
+			return vg.Rectangle{Min: lo, Max: lo.Add(size[i])}
+		}
+		boxes[i] = boxAt(sides[0])
+		for _, off := range sides {
+			box := boxAt(off)
+			free := box.Min.X >= bounds.Min.X && box.Max.X <= bounds.Max.X && box.Min.Y >= bounds.Min.Y && box.Max.Y <= bounds.Max.Y
+			for j := 0; free && j < len(taken); j++ {
+				free = j == i || !overlaps(box, taken[j])
+			}
+			if free {
+				boxes[i] = box
+				break
+			}
+		}
+		taken = append(taken, boxes[i])
+	}
+	return boxes
+}
+
+// labelGlyph is half the size of a point of the trade-off plot, with a
+// margin: what a label keeps clear of.
+const labelGlyph = vg.Length(5)
 
 // legendGlyph is a legend thumbnail of one glyph.
 type legendGlyph struct{ style draw.GlyphStyle }
