@@ -75,6 +75,10 @@ type Metrics struct {
 	// with its max_replicas ready at the Soldier's last tick, and absent
 	// for the others. Soldier only.
 	AppAtMax *prometheus.GaugeVec
+	// AppLimited is, for each app (by domain and app) whose sizing wanted
+	// more replicas than its ceiling at the Soldier's last tick, the
+	// replicas it wanted; absent for the others. Soldier only.
+	AppLimited *prometheus.GaugeVec
 }
 
 // NewMetrics registers a component's metrics ("commander" or "soldier") on reg.
@@ -112,12 +116,15 @@ func NewMetrics(reg prometheus.Registerer, component string) *Metrics {
 		Help: "Failed replica writes, by domain, app and reason."}, []string{"domain", "app", "reason"})
 	m.AppAtMax = perApp("app_breaching_at_max",
 		"1 while the app breaches its SLO with its max_replicas ready: its ceiling, not the autoscaler, holds it (raise max_replicas).")
+	m.AppLimited = perApp("app_limited_by_max",
+		"The replicas the app's sizing wants while that is more than its max_replicas (in recommend mode its live HPA's maxReplicas): "+
+			"raise the ceiling before it breaches; absent otherwise.")
 	reg.MustRegister(m.Ticks, m.TickErrors, m.Decisions, m.Rejected, m.Received, m.Actuations, m.Guards, m.Fallback, m.TickTime)
 	m.Commander, m.Soldier = newCommanderGauges(), newSoldierGauges()
 	switch component {
 	case "soldier":
 		reg.MustRegister(m.FallbackActive, m.FallbackSwitches,
-			m.Recommended, m.BaselineReplicas, m.LiveReplicas, m.LiveHPAMin, m.LiveHPAMax, m.AppFailing, m.AppWriteFailures, m.AppAtMax)
+			m.Recommended, m.BaselineReplicas, m.LiveReplicas, m.LiveHPAMin, m.LiveHPAMax, m.AppFailing, m.AppWriteFailures, m.AppAtMax, m.AppLimited)
 		reg.MustRegister(m.Soldier.collectors()...)
 	case "commander":
 		reg.MustRegister(m.Commander.collectors()...)
@@ -262,6 +269,18 @@ func (m *Metrics) AppsAtMax(domain string, apps []soldier.App, atMax []soldier.A
 	for _, a := range atMax {
 		if a.App >= 0 && a.App < len(apps) {
 			m.AppAtMax.WithLabelValues(domain, strings.TrimPrefix(apps[a.App].Name, domain+"/")).Set(1)
+		}
+	}
+}
+
+// AppsLimited sets domain's per-app gauge of the apps whose sizing wanted
+// more replicas than their ceiling (soldier.TickResult.LimitedByMax), apps
+// being the domain's apps in the Soldier's order.
+func (m *Metrics) AppsLimited(domain string, apps []soldier.App, limited []soldier.Limited) {
+	m.AppLimited.DeletePartialMatch(prometheus.Labels{"domain": domain})
+	for _, l := range limited {
+		if l.App >= 0 && l.App < len(apps) {
+			m.AppLimited.WithLabelValues(domain, strings.TrimPrefix(apps[l.App].Name, domain+"/")).Set(float64(l.Wanted))
 		}
 	}
 }

@@ -71,10 +71,11 @@ func (g *CommanderGauges) reset() {
 }
 
 // SoldierGauges are a Soldier's figures for its domain (label domain), set
-// every tick: its p99 against its SLO, its apps at risk, breaching and
-// breaching with max_replicas ready, the rollback ladder's rung.
+// every tick: its p99 against its SLO, its apps at risk, breaching,
+// breaching with max_replicas ready and wanting more than it, the rollback
+// ladder's rung.
 type SoldierGauges struct {
-	P99, SLO, AtRisk, Breaching, AtMax, Rung *prometheus.GaugeVec
+	P99, SLO, AtRisk, Breaching, AtMax, Limited, Rung *prometheus.GaugeVec
 }
 
 func newSoldierGauges() *SoldierGauges {
@@ -89,12 +90,14 @@ func newSoldierGauges() *SoldierGauges {
 		Breaching: g("apps_breaching", "The domain's apps over their SLO now: p99 over the SLO or errors over the error budget."),
 		AtMax: g("apps_breaching_at_max", "The domain's apps over their SLO now with their max_replicas ready "+
 			"(those breaching that only a higher max_replicas serves)."),
+		Limited: g("apps_limited_by_max", "The domain's apps whose sizing wants more replicas than their max_replicas now, "+
+			"breaching or not yet (the HPA's ScalingLimited)."),
 		Rung: g("ladder_rung", "The rollback ladder's rung: 0 none, 1 alert, 2 freeze, 3 revert (the baseline acts)."),
 	}
 }
 
 func (g *SoldierGauges) collectors() []prometheus.Collector {
-	return []prometheus.Collector{g.P99, g.SLO, g.AtRisk, g.Breaching, g.AtMax, g.Rung}
+	return []prometheus.Collector{g.P99, g.SLO, g.AtRisk, g.Breaching, g.AtMax, g.Limited, g.Rung}
 }
 
 // set exports the figures of a tick of domain.
@@ -108,6 +111,7 @@ func (g *SoldierGauges) set(domain string, res soldier.TickResult) {
 	g.AtRisk.WithLabelValues(domain).Set(float64(res.AppsAtRisk))
 	g.Breaching.WithLabelValues(domain).Set(float64(res.AppsBreaching))
 	g.AtMax.WithLabelValues(domain).Set(float64(len(res.BreachingAtMax)))
+	g.Limited.WithLabelValues(domain).Set(float64(len(res.LimitedByMax)))
 	g.Rung.WithLabelValues(domain).Set(float64(res.Rung))
 }
 

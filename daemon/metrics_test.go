@@ -178,10 +178,12 @@ func TestSoldierTickExportsTheSLOHeadroom(t *testing.T) {
 	reg := prometheus.NewPedanticRegistry()
 	m := NewMetrics(reg, "soldier")
 	m.SoldierTick(soldier.TickResult{Report: wire.DomainReport{Domain: "payment", P99Seconds: 0.31}, SLOSeconds: 0.25,
-		AppsAtRisk: 3, AppsBreaching: 2, BreachingAtMax: []soldier.AtMax{{App: 1}}, Rung: soldier.RungFreeze}, nil, 0)
+		AppsAtRisk: 3, AppsBreaching: 2, BreachingAtMax: []soldier.AtMax{{App: 1}}, LimitedByMax: []soldier.Limited{{App: 1}, {App: 2}},
+		Rung: soldier.RungFreeze}, nil, 0)
 	got := gathered(t, reg)
 	for key, want := range map[string]float64{
 		"regiment_soldier_apps_breaching_at_max{domain=payment}": 1,
+		"regiment_soldier_apps_limited_by_max{domain=payment}":   2,
 		"regiment_soldier_p99_seconds{domain=payment}":           0.31,
 		"regiment_soldier_slo_p99_seconds{domain=payment}":       0.25,
 		"regiment_soldier_apps_at_risk{domain=payment}":          3,
@@ -228,6 +230,35 @@ func TestAppsAtMaxExportsTheAppsAtTheirCeiling(t *testing.T) {
 		t.Error("an app clear of its ceiling is still exported")
 	}
 	if _, ok := got["regiment_soldier_app_breaching_at_max{app=loader,domain=data}"]; !ok {
+		t.Error("another domain's app was removed")
+	}
+}
+
+// TestAppsLimitedExportsTheReplicasWanted: the per-app gauge is the
+// replicas each app limited by its ceiling wants, absent for the others,
+// gone once the app is clear; another domain's stay.
+func TestAppsLimitedExportsTheReplicasWanted(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m := NewMetrics(reg, "soldier")
+	shop, data := []soldier.App{{Name: "shop/web"}, {Name: "shop/api"}}, []soldier.App{{Name: "data/loader"}}
+	m.AppsLimited("shop", shop, []soldier.Limited{{App: 1, Max: 10, Wanted: 14}, {App: 7, Wanted: 3}}) // 7: not an app of the domain
+	m.AppsLimited("data", data, []soldier.Limited{{App: 0, Max: 600, Wanted: 1084}})
+	got := gathered(t, reg)
+	for key, want := range map[string]float64{
+		"regiment_soldier_app_limited_by_max{app=api,domain=shop}":    14,
+		"regiment_soldier_app_limited_by_max{app=web,domain=shop}":    0,
+		"regiment_soldier_app_limited_by_max{app=loader,domain=data}": 1084,
+	} {
+		if v, ok := got[key]; ok != (want > 0) || v != want {
+			t.Errorf("%s = %g (exported %v), want %g", key, v, ok, want)
+		}
+	}
+	m.AppsLimited("shop", shop, nil)
+	got = gathered(t, reg)
+	if _, ok := got["regiment_soldier_app_limited_by_max{app=api,domain=shop}"]; ok {
+		t.Error("an app clear of its ceiling is still exported")
+	}
+	if _, ok := got["regiment_soldier_app_limited_by_max{app=loader,domain=data}"]; !ok {
 		t.Error("another domain's app was removed")
 	}
 }

@@ -92,7 +92,10 @@ type Soldier struct {
 	// warnedAtMax tells when to log an app breaching with its
 	// max_replicas ready (atMax).
 	warnedAtMax soldier.Reminder
-	ended       bool // the scenario of sim ended
+	// warnedLimited tells when to log an app whose sizing wants more than
+	// its ceiling (limited).
+	warnedLimited soldier.Reminder
+	ended         bool // the scenario of sim ended
 }
 
 // NewSoldier returns the Soldier process of o.Domain in cfg with o's
@@ -348,6 +351,7 @@ func (p *Soldier) observe(ctx context.Context, res soldier.TickResult, err error
 	if res.Report.Domain != "" { // the tick observed: its Failing is this tick's
 		p.failures(res.Failing)
 		p.atMax(res)
+		p.limited(res)
 	}
 	switch {
 	case err != nil && ctx.Err() == nil:
@@ -408,6 +412,27 @@ func (p *Soldier) atMax(res soldier.TickResult) {
 		a := at[i]
 		p.log.Warn("app breaches its SLO with max_replicas ready: raise its max_replicas, no autoscaler serves it",
 			"app", apps[a.App].Name, "max_replicas", a.Max, "p99_seconds", sig3(a.P99), "slo_seconds", res.SLOSeconds, "error_rate", sig3(a.ErrorRate))
+	}
+}
+
+// limited reports the apps whose sizing wants more replicas than their
+// ceiling: the per-app gauge of the replicas wanted, and an Info log line
+// per app when it starts and again every kube.DefaultEventRepeat while it
+// goes on. It comes before the breach it may lead to (atMax, which warns).
+func (p *Soldier) limited(res soldier.TickResult) {
+	apps := p.sd.Apps()
+	p.metrics.AppsLimited(p.opts.Domain, apps, res.LimitedByMax)
+	lim := res.LimitedByMax
+	p.warnedLimited.Every = kube.DefaultEventRepeat
+	for _, i := range p.warnedLimited.Tell(res.Report.SentAt, len(lim), func(i int) string {
+		if lim[i].App < len(apps) {
+			return apps[lim[i].App].Name
+		}
+		return ""
+	}) {
+		l := lim[i]
+		p.log.Info("app's sizing wants more replicas than its max_replicas: raise it before the app breaches",
+			"app", apps[l.App].Name, "wants", l.Wanted, "max_replicas", l.Max)
 	}
 }
 

@@ -101,7 +101,7 @@ func commanderTick(t *testing.T) *prometheus.Registry {
 }
 
 // soldierTick is the payment Soldier's registry after a recommend tick
-// with its apps at risk, one breaching at its max_replicas, on the ladder's alert rung, a fallback switch, a
+// with its apps at risk, one breaching at its max_replicas and wanting more, on the ladder's alert rung, a fallback switch, a
 // write and a rejected directive.
 func soldierTick(t *testing.T) *prometheus.Registry {
 	t.Helper()
@@ -112,7 +112,8 @@ func soldierTick(t *testing.T) *prometheus.Registry {
 		Live: []soldier.AppObservation{{Replicas: 5, HPAMin: 2, HPAMax: 60}}}
 	m.SoldierTick(soldier.TickResult{Writes: 1, Guards: 1, AutoFallback: true, Switch: soldier.FallbackEvent{Reason: soldier.FallbackSLO},
 		Report: wire.DomainReport{Domain: "payment", P99Seconds: 0.3}, SLOSeconds: 0.25, AppsAtRisk: 2, AppsBreaching: 1,
-		BreachingAtMax: []soldier.AtMax{{App: 0, Ready: 60, P99: 0.4}}, Rung: soldier.RungAlert, Recommendation: rec}, nil, 2*time.Millisecond)
+		BreachingAtMax: []soldier.AtMax{{App: 0, Ready: 60, P99: 0.4}}, LimitedByMax: []soldier.Limited{{App: 0, Max: 60, Wanted: 72}},
+		Rung: soldier.RungAlert, Recommendation: rec}, nil, 2*time.Millisecond)
 	m.Rejected.WithLabelValues(wire.RejectStale).Inc()
 	m.Received.Inc()
 	return reg

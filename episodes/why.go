@@ -150,6 +150,7 @@ func Why(ctx context.Context, w io.Writer, s *store.Store, domain string, at tim
 	printGuards(stdout, st.Guards, func(g store.Guard) bool { return g.Name != guardWriteFailed })
 	printNotWritten(stdout, st.Guards)
 	printAtMax(stdout, st.Outcome)
+	printLimited(stdout, st.Outcome)
 	fmt.Fprintln(stdout, "\nreward terms:")
 	table(stdout, st.Reward, []string{"total"})
 	fmt.Fprintln(stdout, "\noutcome:")
@@ -265,6 +266,23 @@ func printAtMax(w io.Writer, outcome map[string]float64) {
 	}
 	slices.Sort(apps)
 	fmt.Fprintf(w, "apps breaching with max_replicas ready (raise their max_replicas; no autoscaler serves them): %s\n", strings.Join(apps, ", "))
+}
+
+// printLimited prints the apps whose sizing wanted more replicas than
+// their ceiling at the step (recording.AppLimited), sorted, with the
+// replicas wanted: the apps to raise max_replicas for before they breach.
+func printLimited(w io.Writer, outcome map[string]float64) {
+	var apps []string
+	for k, v := range outcome {
+		if metric, app, ok := recording.SplitAppKey(k); ok && metric == recording.AppLimited {
+			apps = append(apps, fmt.Sprintf("%s (wants %s)", app, num(v)))
+		}
+	}
+	if len(apps) == 0 {
+		return
+	}
+	slices.Sort(apps)
+	fmt.Fprintf(w, "apps whose sizing wants more than their max_replicas (raise it before they breach): %s\n", strings.Join(apps, ", "))
 }
 
 // printGuards prints the guards that changed an output, and those that

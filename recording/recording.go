@@ -29,7 +29,9 @@
 //
 // An app that breached its SLO with its max_replicas ready at a step
 // (soldier.Record.BreachingAtMax) has the outcome "breaching_at_max/<app>" =
-// 1: its ceiling, not the autoscaler, held it.
+// 1: its ceiling, not the autoscaler, held it. An app whose sizing wanted
+// more replicas than its ceiling (soldier.Record.LimitedByMax), breaching
+// or not yet, has "limited_by_max/<app>" = the replicas it wanted.
 package recording
 
 import (
@@ -138,6 +140,9 @@ const (
 	// AppAtMax is 1 when the app breached its SLO with its max_replicas
 	// ready (soldier.Record.BreachingAtMax); absent otherwise.
 	AppAtMax = "breaching_at_max"
+	// AppLimited is the replicas the app's sizing wanted when that was more
+	// than its ceiling (soldier.Record.LimitedByMax); absent otherwise.
+	AppLimited = "limited_by_max"
 )
 
 // OutcomeRecommend is the Outcome key set to 1 on the steps of a Soldier in
@@ -207,6 +212,9 @@ func (s *Soldier) Record(r soldier.Record) {
 	s.notWritten(&r, &step)
 	for _, app := range r.BreachingAtMax {
 		step.Outcome[AppKey(AppAtMax, app)] = 1
+	}
+	for _, l := range r.LimitedByMax {
+		step.Outcome[AppKey(AppLimited, l.App)] = float64(l.Wanted)
 	}
 	step.Reward = terms(r.Reward.AppendTerms(nil), r.Reward.Total)
 	s.autoFallback(&r, &step) // before Append: it adds keys to the step

@@ -101,7 +101,13 @@ func TestSoldierRecordsAppsNotWritten(t *testing.T) {
 	denied := soldier.NamedFailing{App: "d/a", Failing: soldier.Failing{App: 0, Reason: soldier.FailDenied,
 		Detail: "denied by ValidatingAdmissionPolicy 'freeze'", Target: 9, Failures: 1}}
 	for seq, failing := range [][]soldier.NamedFailing{{denied}, {denied}, nil} {
-		rec.Record(soldier.Record{Seq: uint64(seq), Domain: "d", Apps: apps, Failing: failing, BreachingAtMax: []string{"d/b"}[:seq%2]})
+		rec.Record(soldier.Record{Seq: uint64(seq), Domain: "d", Apps: apps, Failing: failing, BreachingAtMax: []string{"d/b"}[:seq%2],
+			LimitedByMax: []soldier.NamedLimited{{App: "d/b", Max: 2, Wanted: 5}}[:seq%2]})
+	}
+	for seq, want := range []float64{0, 5, 0} { // the apps their ceiling limits: the replicas wanted
+		if got := out.got[seq].Outcome["limited_by_max/d/b"]; got != want {
+			t.Errorf("step %d: limited_by_max/d/b %v, want %v", seq, got, want)
+		}
 	}
 	for seq, want := range []bool{false, true, false} { // the apps at their ceiling, apart from the failing ones
 		_, got := out.got[seq].Outcome["breaching_at_max/d/b"]

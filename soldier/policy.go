@@ -158,6 +158,41 @@ func AppendSLOStatus(atMax []AtMax, apps []App, obs *Observation, slo, errBudget
 	return atRisk, breaching, atMax
 }
 
+// Limited is an app whose sizing wants more replicas than its ceiling
+// allows: the Kubernetes HPA's ScalingLimited (TooManyReplicas), the
+// leading side of AtMax. It names the app before it breaches, while its
+// ceiling can still be raised in time.
+type Limited struct {
+	App    int   // index in the domain
+	Max    int32 // the ceiling in force: the app's max_replicas, or its live HPA's when observed
+	Wanted int32 // replicas its load needs (Need, with the directive's headroom), rounded up; > Max
+}
+
+// AppendLimited appends to limited, in domain order, the apps whose need
+// (replicas, per app, as Decide works it out: State's need) rounds up to
+// more than their ceiling: the app's Max (apps, indexed like obs.Apps), or
+// in recommend mode its live HPA's maxReplicas (AppObservation.HPAMax) when
+// observed. Apps without a ceiling, blind apps and apps past need's end
+// count nowhere. No allocation into a slice with room.
+func AppendLimited(limited []Limited, apps []App, obs *Observation, need []float64) []Limited {
+	for i := range min(len(apps), len(obs.Apps), len(need)) {
+		o := &obs.Apps[i]
+		ceiling := apps[i].Max
+		if o.HPAMax > 0 {
+			ceiling = o.HPAMax
+		}
+		if o.Blind || ceiling <= 0 || !(need[i] > float64(ceiling)) {
+			continue
+		}
+		wanted := math.Ceil(need[i] - 1e-9) // as bound rounds
+		if !(wanted > float64(ceiling)) {
+			continue
+		}
+		limited = append(limited, Limited{App: i, Max: ceiling, Wanted: int32(min(wanted, math.MaxInt32))})
+	}
+	return limited
+}
+
 // Need is the replicas app a's load needs by Desired's staffing rule, before
 // rounding up, bounds and risk: the size the Stabiliser compares the target
 // in force with.

@@ -149,6 +149,32 @@ func TestAppendSLOStatusListsTheAppsAtTheirCeiling(t *testing.T) {
 	}
 }
 
+func TestAppendLimitedListsTheAppsThatWantMoreThanTheirCeiling(t *testing.T) {
+	apps := []App{{Max: 10}, {Max: 10}, {Max: 10}, {Max: 10}, {Max: 0}, {Max: 10}, {Max: 10}, {Max: 10}}
+	obs := Observation{Apps: []AppObservation{
+		{},            // 0: wants 10.5 replicas, above its 10
+		{},            // 1: wants exactly its 10
+		{},            // 2: wants 10 and a rounding error: 10, as Desired rounds
+		{P99: 0.9},    // 3: wants 3, breaching: not limited by its ceiling
+		{},            // 4: no ceiling
+		{Blind: true}, // 5: blind: stand-in figures
+		{HPAMax: 30},  // 6: recommend mode: its live HPA may go to 30
+		{HPAMax: 6},   // 7: recommend mode: wants more than its live HPA's 6
+	}}
+	need := []float64{10.5, 10, 10 + 1e-12, 3, 400, 20, 20, 7}
+	got := AppendLimited(nil, apps, &obs, need)
+	want := []Limited{{App: 0, Max: 10, Wanted: 11}, {App: 7, Max: 6, Wanted: 7}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("limited %+v, want %+v", got, want)
+	}
+	if short := AppendLimited(got[:0], apps, &obs, need[:1]); len(short) != 1 {
+		t.Errorf("need for the first app only: %+v, want app 0 alone", short)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { got = AppendLimited(got[:0], apps, &obs, need) }); allocs != 0 {
+		t.Errorf("%v allocations into a slice of room, want 0", allocs)
+	}
+}
+
 // needs works out every app's Need and Desired with staffing.need and
 // bound; they must be Need's and Desired's bits, and its demand
 // DemandCores's without the headroom, over loads small and large, zero,

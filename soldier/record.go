@@ -43,6 +43,9 @@ type Record struct {
 	// BreachingAtMax names the apps that breached with their max_replicas
 	// ready at this tick (TickResult.BreachingAtMax), in domain order.
 	BreachingAtMax []string
+	// LimitedByMax is the apps whose sizing wanted more replicas than their
+	// ceiling at this tick (TickResult.LimitedByMax), in domain order.
+	LimitedByMax []NamedLimited
 
 	// AutoFallback is true while the automatic fallback holds the domain on
 	// the baseline; Switch is its switch at this tick (Reason "" if none).
@@ -53,6 +56,12 @@ type Record struct {
 	// the automatic fallback holds the domain, and at its switches. Nil
 	// otherwise.
 	PolicyTargets, BaselineTargets []int32
+}
+
+// NamedLimited is an app its ceiling limits (Limited), by name.
+type NamedLimited struct {
+	App         string // "domain/app"
+	Max, Wanted int32  // replicas
 }
 
 // NamedObservation is one app's observation with the app's name.
@@ -147,6 +156,9 @@ func (s *Soldier) record(now time.Time, d wire.Directive, valid bool, r wire.Dom
 	}
 	for _, a := range s.atMax {
 		rec.BreachingAtMax = append(rec.BreachingAtMax, s.cfg.Apps[a.App].Name)
+	}
+	for _, l := range s.limited {
+		rec.LimitedByMax = append(rec.LimitedByMax, NamedLimited{App: s.cfg.Apps[l.App].Name, Max: l.Max, Wanted: l.Wanted})
 	}
 	return rec
 }

@@ -87,6 +87,7 @@ type Soldier struct {
 	ov       overrides // operator pins, see override.go
 	failing  []Failing // apps not written at the last tick (actuate)
 	atMax    []AtMax   // apps breaching with max_replicas ready at the last tick
+	limited  []Limited // apps whose sizing wanted more than their ceiling at the last tick
 
 	mu     sync.Mutex
 	intake wire.Intake
@@ -158,6 +159,11 @@ type TickResult struct {
 	// autoscaler, holds them. It belongs to the Soldier and holds until its
 	// next tick.
 	BreachingAtMax []AtMax
+	// LimitedByMax is the apps, in domain order, whose sizing wanted more
+	// replicas than their ceiling this tick (AppendLimited), breaching or
+	// not yet: the ones to raise max_replicas for. It belongs to the Soldier
+	// and holds until its next tick.
+	LimitedByMax []Limited
 	// Failing is the apps not written, and why (Executor.AppendFailing):
 	// each tick, every app whose workload is missing and every app in a run
 	// of failed writes, in domain order; it belongs to the Soldier and
@@ -194,6 +200,7 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 	actErr := s.actuate(ctx, dec)
 	var atRisk, breaching int
 	atRisk, breaching, s.atMax = AppendSLOStatus(s.atMax[:0], s.cfg.Apps, &s.obs, s.cfg.SLO, s.cfg.ErrorBudget)
+	s.limited = AppendLimited(s.limited[:0], s.cfg.Apps, &s.obs, s.state.need)
 	s.seq++
 	r := s.report(now, d, valid, dec.DemandCores, dec.Mode, dec.Fallback)
 	if s.pub != nil {
@@ -212,7 +219,7 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 	}
 	res := TickResult{Writes: len(s.writes), Guards: len(dec.Guards), Fallback: dec.Fallback, Rung: dec.Rung,
 		AutoFallback: dec.AutoFallback, Switch: dec.Switch, Report: r, SLOSeconds: s.cfg.SLO, Failing: s.failing,
-		AppsAtRisk: atRisk, AppsBreaching: breaching, BreachingAtMax: s.atMax}
+		AppsAtRisk: atRisk, AppsBreaching: breaching, BreachingAtMax: s.atMax, LimitedByMax: s.limited}
 	if dec.Mode.Recommends() {
 		res.Recommendation = &Recommendation{Apps: s.cfg.Apps, Recommended: dec.PolicyTargets, Baseline: dec.BaselineTargets, Live: s.obs.Apps}
 	}

@@ -251,6 +251,30 @@ func TestTickResultCarriesTheSLOStatus(t *testing.T) {
 // TestTickNamesTheAppsBreachingAtMax: an app over its SLO with its
 // max_replicas ready is in the tick's result and its record; one short of
 // its ceiling is not.
+// An app whose load wants more than its max_replicas is named while it is
+// still within its SLO, before it breaches: the leading side of
+// BreachingAtMax.
+func TestTickNamesTheAppsLimitedByMax(t *testing.T) {
+	s, fc, _, rec := newTestSoldier(domains.ModeActive)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	// 4000 rps at 100 a replica and 70% wants 58 replicas, over the max of 50.
+	fc.obs[0] = AppObservation{RPS: 4000, P99: 0.05, Ready: 50, Replicas: 50}
+	res, err := s.Tick(context.Background(), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.BreachingAtMax) != 0 {
+		t.Errorf("at max %+v, want none: the app is within its SLO", res.BreachingAtMax)
+	}
+	if len(res.LimitedByMax) != 1 || res.LimitedByMax[0].App != 0 || res.LimitedByMax[0].Max != 50 || res.LimitedByMax[0].Wanted < 57 {
+		t.Fatalf("limited %+v, want app 0 wanting about 58 of its 50", res.LimitedByMax)
+	}
+	got := rec.got[len(rec.got)-1].LimitedByMax
+	if want := []NamedLimited{{App: "d/a", Max: 50, Wanted: res.LimitedByMax[0].Wanted}}; !slices.Equal(got, want) {
+		t.Fatalf("record %+v, want %+v", got, want)
+	}
+}
+
 func TestTickNamesTheAppsBreachingAtMax(t *testing.T) {
 	s, fc, _, rec := newTestSoldier(domains.ModeActive)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

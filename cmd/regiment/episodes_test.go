@@ -292,8 +292,9 @@ func TestEpisodesWhySaysWhichAppsWereNotWritten(t *testing.T) {
 	}
 	a := s.NewAppender(1, 0)
 	err = a.Append(store.Step{Episode: "sol-payment", Seq: 3, At: epT0.Add(30 * time.Second), Obs: []float64{110, 0.6, 0.9},
-		Action:  map[string]float64{"replicas/checkout": 7},
-		Outcome: map[string]float64{"breaching_at_max/payment/ledger": 1, "breaching_at_max/payment/auth": 1, "ready/payment/auth": 40},
+		Action: map[string]float64{"replicas/checkout": 7},
+		Outcome: map[string]float64{"breaching_at_max/payment/ledger": 1, "breaching_at_max/payment/auth": 1, "ready/payment/auth": 40,
+			"limited_by_max/payment/auth": 46, "limited_by_max/payment/checkout": 12},
 		Guards: []store.Guard{{Name: "write_failed", Target: "replicas/payment/cart", Before: 5, After: 3,
 			Reason: "denied: denied by ValidatingAdmissionPolicy 'freeze-cart'"}}})
 	if err != nil {
@@ -315,6 +316,7 @@ func TestEpisodesWhySaysWhichAppsWereNotWritten(t *testing.T) {
 		"apps not written (target -> replicas kept):",
 		"replicas/payment/cart 5 -> 3 denied: denied by ValidatingAdmissionPolicy 'freeze-cart'",
 		"apps breaching with max_replicas ready (raise their max_replicas; no autoscaler serves them): payment/auth, payment/ledger",
+		"apps whose sizing wants more than their max_replicas (raise it before they breach): payment/auth (wants 46), payment/checkout (wants 12)",
 		"2024-05-01T12:00:30Z payment write_failed payment/cart not written (denied)",
 	)
 }
