@@ -75,14 +75,23 @@ func (y *System) Open(ctx context.Context) error {
 	if err := os.MkdirAll(y.dataDir, 0o755); err != nil {
 		return err
 	}
-	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{StoreDir: filepath.Join(y.dataDir, "nats"), Logger: y.log.Named("nats")})
+	var err error
+	if y.st, err = store.Open(y.stats.DBPath, store.Options{}); err != nil {
+		return err // another run on this directory holds the store: its NATS state is left alone
+	}
+	// The bus's state (the last directive of each domain, the operators'
+	// pins) is a run's own: a previous run's belongs to another simulated
+	// day and was signed with another run's key, so its Soldiers would
+	// start by rejecting it. The episodes stay in the store.
+	natsDir := filepath.Join(y.dataDir, "nats")
+	if err := os.RemoveAll(natsDir); err != nil {
+		return fmt.Errorf("clear the last run's nats state: %w", err)
+	}
+	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{StoreDir: natsDir, Logger: y.log.Named("nats")})
 	if err != nil {
 		return fmt.Errorf("start embedded nats: %w", err)
 	}
 	y.srv = srv
-	if y.st, err = store.Open(y.stats.DBPath, store.Options{}); err != nil {
-		return err
-	}
 	y.steps = y.st.NewAppender(256, time.Second)
 	// Unique even for a run restarted on the same data directory within the
 	// millisecond: "run-20260415T093000.250Z", then "...250Z-2".

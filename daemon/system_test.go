@@ -15,6 +15,7 @@ import (
 	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/sim"
 	"github.com/regimentd/regiment/sim/simtest"
+	"github.com/regimentd/regiment/store"
 )
 
 // TestSystemSignsWithARunKeyOnTheSimulatedClock: regiment run's system
@@ -188,5 +189,45 @@ func TestReloadWhileRunning(t *testing.T) {
 	}
 	if got := p.config(); got == cfg {
 		t.Fatal("Reload kept the config it started with")
+	}
+}
+
+// TestSystemRunAgainOnItsDataStartsClean: a second run on the same data
+// directory keeps the first's episodes but not its bus state, whose last
+// directives were signed with the first run's key: its Soldiers reject
+// nothing.
+func TestSystemRunAgainOnItsDataStartsClean(t *testing.T) {
+	dir := t.TempDir()
+	var episodes []int
+	for run := range 2 {
+		cfg, s := simtest.WorldFor(t, "../examples/small.hcl", "../cmd/regiment/testdata/small-sample.hcl", 2*time.Minute)
+		y := NewSystem(cfg, s, dir, hclog.NewNullLogger())
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		if err := y.Open(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if stopped, err := y.Run(ctx, 0, nil); err != nil || stopped {
+			t.Fatalf("run %d: stopped %v, %v", run, stopped, err)
+		}
+		cancel()
+		if err := y.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if n := y.Stats().Rejected; n != 0 {
+			t.Fatalf("run %d rejected %d messages", run, n)
+		}
+		st, err := store.Open(filepath.Join(dir, "regiment.db"), store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		eps, err := st.Episodes()
+		st.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		episodes = append(episodes, len(eps))
+	}
+	if episodes[1] != 2*episodes[0] {
+		t.Errorf("episodes in the store after each run %v: want the second run's added to the first's", episodes)
 	}
 }

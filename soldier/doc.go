@@ -41,7 +41,10 @@
 // and Record.Failing list them every tick, for metrics, Events and the
 // ledger. TickResult.BreachingAtMax and Record.BreachingAtMax list the apps
 // over their SLO with their ceiling's replicas ready (AppendSLOStatus),
-// which no policy serves; a Reminder paces what the shells tell of them.
+// which no policy serves, and TickResult.LimitedByMax and
+// Record.LimitedByMax the apps whose sizing wants more than that ceiling,
+// breaching or not yet (AppendLimited); a Reminder paces what the shells
+// tell of them.
 //
 // Units: cores are CPU cores, rates are per second, latencies are seconds.
 // Apps are indexed by their position in the domain (App.Index), in config
