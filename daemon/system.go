@@ -52,10 +52,10 @@ type System struct {
 // SystemStats is what a System recorded and rejected, complete after Close.
 type SystemStats struct {
 	DBPath   string // the store
-	Episodes int
-	Steps    int
-	Writes   int // replica writes applied to the simulated cluster
-	Rejected int // messages rejected by every process
+	Episodes int    // the run's episodes: the Commander's and one per Soldier
+	Steps    int    // the steps the run recorded
+	Writes   int    // replica writes applied to the simulated cluster
+	Rejected int    // messages rejected by every process
 }
 
 // NewSystem returns the system for cfg over the simulation s, storing under
@@ -257,8 +257,8 @@ func (y *System) Close() error {
 	return y.closeErr
 }
 
-// closeStore ends the episodes, flushes the steps, counts what the store
-// holds and closes it.
+// closeStore ends the episodes, flushes the steps, counts the run's steps
+// and closes the store.
 func (y *System) closeStore() error {
 	end := y.simNow()
 	var err error
@@ -272,10 +272,14 @@ func (y *System) closeStore() error {
 			err = fmt.Errorf("flush steps: %w", err)
 		}
 	}
-	if err == nil {
-		var stats store.Stats
-		stats, err = y.st.Stats()
-		y.stats.Episodes, y.stats.Steps = len(y.episodes), stats.Steps
+	y.stats.Episodes = len(y.episodes)
+	for _, id := range y.episodes { // this run's, not the store's: a data directory keeps every run's
+		if err != nil {
+			break
+		}
+		var n int
+		n, err = y.st.StepCount(id)
+		y.stats.Steps += n
 	}
 	return errors.Join(err, y.st.Close())
 }

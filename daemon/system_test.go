@@ -195,10 +195,11 @@ func TestReloadWhileRunning(t *testing.T) {
 // TestSystemRunAgainOnItsDataStartsClean: a second run on the same data
 // directory keeps the first's episodes but not its bus state, whose last
 // directives were signed with the first run's key: its Soldiers reject
-// nothing.
+// nothing, and it counts its own steps, not the store's.
 func TestSystemRunAgainOnItsDataStartsClean(t *testing.T) {
 	dir := t.TempDir()
 	var episodes []int
+	steps := 0
 	for run := range 2 {
 		cfg, s := simtest.WorldFor(t, "../examples/small.hcl", "../cmd/regiment/testdata/small-sample.hcl", 2*time.Minute)
 		y := NewSystem(cfg, s, dir, hclog.NewNullLogger())
@@ -213,8 +214,14 @@ func TestSystemRunAgainOnItsDataStartsClean(t *testing.T) {
 		if err := y.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if n := y.Stats().Rejected; n != 0 {
-			t.Fatalf("run %d rejected %d messages", run, n)
+		stats := y.Stats()
+		if stats.Rejected != 0 {
+			t.Fatalf("run %d rejected %d messages", run, stats.Rejected)
+		}
+		if run == 0 {
+			steps = stats.Steps
+		} else if stats.Steps != steps {
+			t.Errorf("the second run counts %d steps, the first %d: it should count its own", stats.Steps, steps)
 		}
 		st, err := store.Open(filepath.Join(dir, "regiment.db"), store.Options{})
 		if err != nil {
