@@ -30,11 +30,12 @@ import (
 // directive before it ticks; every report reaches the Commander before the
 // simulation steps. Close shuts down in order: the Soldiers have stopped
 // actuating, every connection drains, the episodes end, the steps flush, the
-// store closes, the server stops.
+// store closes, the server stops and its JetStream directory is removed.
 type System struct {
 	cfg      *domains.Config
 	cluster  *live.Cluster
-	dataDir  string
+	dataDir  string // the store's
+	natsDir  string // the embedded server's JetStream, the run's own (Open)
 	log      hclog.Logger
 	srv      *bus.Embedded
 	st       *store.Store
@@ -77,17 +78,17 @@ func (y *System) Open(ctx context.Context) error {
 	}
 	var err error
 	if y.st, err = store.Open(y.stats.DBPath, store.Options{}); err != nil {
-		return err // another run on this directory holds the store: its NATS state is left alone
+		return err
 	}
 	// The bus's state (the last directive of each domain, the operators'
-	// pins) is a run's own: a previous run's belongs to another simulated
-	// day and was signed with another run's key, so its Soldiers would
-	// start by rejecting it. The episodes stay in the store.
-	natsDir := filepath.Join(y.dataDir, "nats")
-	if err := os.RemoveAll(natsDir); err != nil {
-		return fmt.Errorf("clear the last run's nats state: %w", err)
+	// pins) is the run's own: a previous run's belongs to another simulated
+	// day and was signed with another run's key, so its Soldiers would start
+	// by rejecting it. It lives in a directory of its own, removed at Close;
+	// the episodes stay in the store.
+	if y.natsDir, err = os.MkdirTemp("", "regiment-run-nats-"); err != nil {
+		return err
 	}
-	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{StoreDir: natsDir, Logger: y.log.Named("nats")})
+	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{StoreDir: y.natsDir, Logger: y.log.Named("nats")})
 	if err != nil {
 		return fmt.Errorf("start embedded nats: %w", err)
 	}
@@ -250,6 +251,9 @@ func (y *System) Close() error {
 		}
 		if y.srv != nil {
 			y.srv.Shutdown()
+		}
+		if y.natsDir != "" {
+			errs = append(errs, os.RemoveAll(y.natsDir))
 		}
 		y.stats.Writes = y.cluster.Writes()
 		y.closeErr = errors.Join(errs...)

@@ -195,7 +195,8 @@ func TestReloadWhileRunning(t *testing.T) {
 // TestSystemRunAgainOnItsDataStartsClean: a second run on the same data
 // directory keeps the first's episodes but not its bus state, whose last
 // directives were signed with the first run's key: its Soldiers reject
-// nothing, and it counts its own steps, not the store's.
+// nothing, it counts its own steps, not the store's, and each run removes
+// its JetStream directory at Close.
 func TestSystemRunAgainOnItsDataStartsClean(t *testing.T) {
 	dir := t.TempDir()
 	var episodes []int
@@ -211,8 +212,12 @@ func TestSystemRunAgainOnItsDataStartsClean(t *testing.T) {
 			t.Fatalf("run %d: stopped %v, %v", run, stopped, err)
 		}
 		cancel()
+		natsDir := y.natsDir
 		if err := y.Close(); err != nil {
 			t.Fatal(err)
+		}
+		if _, err := os.Stat(natsDir); !os.IsNotExist(err) {
+			t.Errorf("run %d left its JetStream directory %s: %v", run, natsDir, err)
 		}
 		stats := y.Stats()
 		if stats.Rejected != 0 {

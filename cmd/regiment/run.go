@@ -52,7 +52,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	scenarioPath := fs.String("scenario", defaultScenario, "scenario `file` (HCL) driving the simulated cluster")
 	speed := fs.Float64("speed", 0, "simulated seconds per wall second; 0: as fast as possible")
 	duration := fs.Duration("duration", 0, "override the scenario's duration, e.g. 6h")
-	dataDir := fs.String("data", "data", "`dir`ectory for the episode store (regiment.db, kept across runs) and NATS JetStream (nats/, started afresh by each run)")
+	dataDir := fs.String("data", "data", "`dir`ectory for the episode store (regiment.db), kept across runs; the embedded NATS server keeps its JetStream in a temporary directory of the run's own")
 	logLevel := fs.String("log-level", "warn", "log level: trace, debug, info, warn, error")
 	if code, done := parseFlags(fs, args); done {
 		return code
