@@ -416,12 +416,17 @@ func (p *Soldier) atMax(res soldier.TickResult) {
 }
 
 // limited reports the apps whose sizing wants more replicas than their
-// ceiling: the per-app gauge of the replicas wanted, and an Info log line
-// per app when it starts and again every kube.DefaultEventRepeat while it
-// goes on. It comes before the breach it may lead to (atMax, which warns).
+// ceiling: the per-app gauge of the replicas wanted, on Kubernetes a
+// Warning Event on each one's workload (kube.Events.ReportLimited), and an
+// Info log line per app when it starts and again every
+// kube.DefaultEventRepeat while it goes on. It comes before the breach it
+// may lead to (atMax).
 func (p *Soldier) limited(res soldier.TickResult) {
 	apps := p.sd.Apps()
 	p.metrics.AppsLimited(p.opts.Domain, apps, res.LimitedByMax)
+	if kv, ok := p.view.(*kubeView); ok && kv.Events != nil {
+		kv.Events.ReportLimited(res.Report.SentAt, res.LimitedByMax)
+	}
 	lim := res.LimitedByMax
 	p.warnedLimited.Every = kube.DefaultEventRepeat
 	for _, i := range p.warnedLimited.Tell(res.Report.SentAt, len(lim), func(i int) string {

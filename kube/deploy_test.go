@@ -247,6 +247,25 @@ func soldierCanWork(t *testing.T, env *testenv.Env, cfg *domains.Config) {
 	if told != 1 {
 		t.Errorf("RegimentScalingLimited recorded %d times within its repeat, want once", told)
 	}
+	// And one on the workload of an app whose sizing wants more than its
+	// max_replicas, before it breaches: once within the repeat too.
+	told = 0
+	eventually(t, 10*time.Second, func() (bool, string) {
+		told += ad.Events.ReportLimited(now, []soldier.Limited{{App: 0, Max: 10, Wanted: 13}})
+		list, err := env.Client.CoreV1().Events("shop").List(ctx, metav1.ListOptions{FieldSelector: "reason=" + EventWantsMoreThanMax})
+		if err != nil {
+			return false, err.Error()
+		}
+		if len(list.Items) == 0 {
+			return false, "no RegimentWantsMoreThanMax event recorded as the soldier"
+		}
+		e := list.Items[0]
+		return e.InvolvedObject.Name == "checkout-0" && strings.Contains(e.Message, "wants 13 replicas, more than its max_replicas (10)"),
+			fmt.Sprintf("event on %s: %q", e.InvolvedObject.Name, e.Message)
+	})
+	if told != 1 {
+		t.Errorf("RegimentWantsMoreThanMax recorded %d times within its repeat, want once", told)
+	}
 }
 
 func commanderCanWork(t *testing.T, env *testenv.Env) {

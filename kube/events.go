@@ -26,6 +26,10 @@ const (
 	// max_replicas ready, so only a higher max_replicas serves it (the
 	// HPA's ScalingLimited condition, with the SLO breach).
 	EventScalingLimited = "RegimentScalingLimited"
+	// EventWantsMoreThanMax (Warning): the app's sizing wants more replicas
+	// than its max_replicas, breaching or not yet: raise it before the
+	// breach (the HPA's ScalingLimited condition itself).
+	EventWantsMoreThanMax = "RegimentWantsMoreThanMax"
 )
 
 // DefaultEventRepeat is how often a Warning is recorded again for an app
@@ -47,7 +51,9 @@ const DefaultEventRepeat = 10 * time.Minute
 // ReportAtMax records a Warning EventScalingLimited on the workload of an
 // app that breaches its SLO with its max_replicas ready, when it starts and
 // every Repeat while it lasts; no Normal follows when it ends, since such an
-// app comes and goes with its peaks.
+// app comes and goes with its peaks. ReportLimited does the same with a
+// Warning EventWantsMoreThanMax for an app whose sizing wants more than its
+// max_replicas, breaching or not yet.
 type Events struct {
 	client    kubernetes.Interface
 	component string
@@ -58,6 +64,7 @@ type Events struct {
 	targets  []Target
 	last     map[string]eventState // by app name, the apps failing at the last Report
 	atMax    soldier.Reminder      // of the apps at their ceiling, by name
+	limited  soldier.Reminder      // of the apps whose sizing wants more than their ceiling, by name
 }
 
 type eventState struct {
@@ -73,7 +80,7 @@ func NewEvents(client kubernetes.Interface, component string, targets []Target, 
 		repeat = DefaultEventRepeat
 	}
 	return &Events{client: client, component: component, repeat: repeat, targets: targets, last: map[string]eventState{},
-		atMax: soldier.Reminder{Every: repeat}}
+		atMax: soldier.Reminder{Every: repeat}, limited: soldier.Reminder{Every: repeat}}
 }
 
 // Run sends the Events to the API server until ctx ends.
@@ -160,6 +167,33 @@ func (e *Events) ReportAtMax(now time.Time, atMax []soldier.AtMax, slo float64) 
 		e.recorder.Eventf(workloadRef(t), corev1.EventTypeWarning, EventScalingLimited,
 			"app %s breaches its SLO with its max_replicas (%d) ready: p99 %.3g s (objective %.3g s), errors %.2g%%; "+
 				"raise max_replicas: no autoscaler serves more", t.App.Name, a.Max, a.P99, slo, 100*a.ErrorRate)
+	}
+	return len(due)
+}
+
+// ReportLimited records a Warning EventWantsMoreThanMax on the workload of
+// each app of limited (soldier.TickResult.LimitedByMax, in domain order)
+// when its sizing starts wanting more replicas than its max_replicas and
+// again every Repeat while it goes on; an app clear for a whole Repeat
+// starts afresh. It returns how many it recorded; like Report, nothing
+// before Run.
+func (e *Events) ReportLimited(now time.Time, limited []soldier.Limited) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.recorder == nil {
+		return 0
+	}
+	due := e.limited.Tell(now, len(limited), func(i int) string {
+		if a := limited[i].App; a >= 0 && a < len(e.targets) {
+			return e.targets[a].App.Name
+		}
+		return ""
+	})
+	for _, i := range due {
+		l, t := limited[i], &e.targets[limited[i].App]
+		e.recorder.Eventf(workloadRef(t), corev1.EventTypeWarning, EventWantsMoreThanMax,
+			"app %s wants %d replicas, more than its max_replicas (%d): raise it before the app breaches its SLO",
+			t.App.Name, l.Wanted, l.Max)
 	}
 	return len(due)
 }
