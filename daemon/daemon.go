@@ -265,22 +265,24 @@ func (m *Metrics) SoldierTick(res soldier.TickResult, err error, took time.Durat
 // max_replicas ready (soldier.TickResult.BreachingAtMax), apps being the
 // domain's apps in the Soldier's order.
 func (m *Metrics) AppsAtMax(domain string, apps []soldier.App, atMax []soldier.AtMax) {
-	m.AppAtMax.DeletePartialMatch(prometheus.Labels{"domain": domain})
-	for _, a := range atMax {
-		if a.App >= 0 && a.App < len(apps) {
-			m.AppAtMax.WithLabelValues(domain, strings.TrimPrefix(apps[a.App].Name, domain+"/")).Set(1)
-		}
-	}
+	setAppGauge(m.AppAtMax, domain, apps, len(atMax), func(i int) (int, float64) { return atMax[i].App, 1 })
 }
 
 // AppsLimited sets domain's per-app gauge of the apps whose sizing wanted
 // more replicas than their ceiling (soldier.TickResult.LimitedByMax), apps
 // being the domain's apps in the Soldier's order.
 func (m *Metrics) AppsLimited(domain string, apps []soldier.App, limited []soldier.Limited) {
-	m.AppLimited.DeletePartialMatch(prometheus.Labels{"domain": domain})
-	for _, l := range limited {
-		if l.App >= 0 && l.App < len(apps) {
-			m.AppLimited.WithLabelValues(domain, strings.TrimPrefix(apps[l.App].Name, domain+"/")).Set(float64(l.Wanted))
+	setAppGauge(m.AppLimited, domain, apps, len(limited), func(i int) (int, float64) { return limited[i].App, float64(limited[i].Wanted) })
+}
+
+// setAppGauge replaces domain's series of the per-app gauge g by n: the
+// i-th is app's (an index into apps, the domain's apps in the Soldier's
+// order; one outside them is skipped) at value.
+func setAppGauge(g *prometheus.GaugeVec, domain string, apps []soldier.App, n int, at func(i int) (app int, value float64)) {
+	g.DeletePartialMatch(prometheus.Labels{"domain": domain})
+	for i := range n {
+		if app, v := at(i); app >= 0 && app < len(apps) {
+			g.WithLabelValues(domain, strings.TrimPrefix(apps[app].Name, domain+"/")).Set(v)
 		}
 	}
 }

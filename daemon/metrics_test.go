@@ -205,61 +205,54 @@ func TestSoldierTickExportsTheSLOHeadroom(t *testing.T) {
 	}
 }
 
-// TestAppsAtMaxExportsTheAppsAtTheirCeiling: the per-app gauge is 1 for
-// each app breaching with its max_replicas ready at the last tick, absent
-// for the others, and gone once the app is clear; another domain's stay.
-func TestAppsAtMaxExportsTheAppsAtTheirCeiling(t *testing.T) {
-	reg := prometheus.NewPedanticRegistry()
-	m := NewMetrics(reg, "soldier")
-	shop, data := []soldier.App{{Name: "shop/web"}, {Name: "shop/api"}}, []soldier.App{{Name: "data/loader"}}
-	m.AppsAtMax("shop", shop, []soldier.AtMax{{App: 1}, {App: 7}}) // 7: not an app of the domain
-	m.AppsAtMax("data", data, []soldier.AtMax{{App: 0}})
-	got := gathered(t, reg)
-	for key, want := range map[string]bool{
-		"regiment_soldier_app_breaching_at_max{app=api,domain=shop}":    true,
-		"regiment_soldier_app_breaching_at_max{app=web,domain=shop}":    false,
-		"regiment_soldier_app_breaching_at_max{app=loader,domain=data}": true,
+// TestAppsAtTheirCeilingAreExportedPerApp: each per-app gauge of the
+// apps at their ceiling (breaching there: 1; wanting more: the replicas
+// wanted) has a series for each app of the last tick, none for the others
+// nor for an index outside the domain's apps, and drops an app once it is
+// clear; another domain's stay.
+func TestAppsAtTheirCeilingAreExportedPerApp(t *testing.T) {
+	for _, tc := range []struct {
+		gauge string
+		set   func(m *Metrics, domain string, apps []soldier.App, idx ...int) // app idx[k] at value(k)
+		value func(k int) float64
+	}{
+		{"regiment_soldier_app_breaching_at_max", func(m *Metrics, domain string, apps []soldier.App, idx ...int) {
+			var at []soldier.AtMax
+			for _, i := range idx {
+				at = append(at, soldier.AtMax{App: i})
+			}
+			m.AppsAtMax(domain, apps, at)
+		}, func(int) float64 { return 1 }},
+		{"regiment_soldier_app_limited_by_max", func(m *Metrics, domain string, apps []soldier.App, idx ...int) {
+			var lim []soldier.Limited
+			for k, i := range idx {
+				lim = append(lim, soldier.Limited{App: i, Max: 10, Wanted: int32(14 + k)})
+			}
+			m.AppsLimited(domain, apps, lim)
+		}, func(k int) float64 { return float64(14 + k) }},
 	} {
-		if v, ok := got[key]; ok != want || (ok && v != 1) {
-			t.Errorf("%s = %g (exported %v), want exported %v", key, v, ok, want)
-		}
-	}
-	m.AppsAtMax("shop", shop, nil)
-	got = gathered(t, reg)
-	if _, ok := got["regiment_soldier_app_breaching_at_max{app=api,domain=shop}"]; ok {
-		t.Error("an app clear of its ceiling is still exported")
-	}
-	if _, ok := got["regiment_soldier_app_breaching_at_max{app=loader,domain=data}"]; !ok {
-		t.Error("another domain's app was removed")
-	}
-}
-
-// TestAppsLimitedExportsTheReplicasWanted: the per-app gauge is the
-// replicas each app limited by its ceiling wants, absent for the others,
-// gone once the app is clear; another domain's stay.
-func TestAppsLimitedExportsTheReplicasWanted(t *testing.T) {
-	reg := prometheus.NewPedanticRegistry()
-	m := NewMetrics(reg, "soldier")
-	shop, data := []soldier.App{{Name: "shop/web"}, {Name: "shop/api"}}, []soldier.App{{Name: "data/loader"}}
-	m.AppsLimited("shop", shop, []soldier.Limited{{App: 1, Max: 10, Wanted: 14}, {App: 7, Wanted: 3}}) // 7: not an app of the domain
-	m.AppsLimited("data", data, []soldier.Limited{{App: 0, Max: 600, Wanted: 1084}})
-	got := gathered(t, reg)
-	for key, want := range map[string]float64{
-		"regiment_soldier_app_limited_by_max{app=api,domain=shop}":    14,
-		"regiment_soldier_app_limited_by_max{app=web,domain=shop}":    0,
-		"regiment_soldier_app_limited_by_max{app=loader,domain=data}": 1084,
-	} {
-		if v, ok := got[key]; ok != (want > 0) || v != want {
-			t.Errorf("%s = %g (exported %v), want %g", key, v, ok, want)
-		}
-	}
-	m.AppsLimited("shop", shop, nil)
-	got = gathered(t, reg)
-	if _, ok := got["regiment_soldier_app_limited_by_max{app=api,domain=shop}"]; ok {
-		t.Error("an app clear of its ceiling is still exported")
-	}
-	if _, ok := got["regiment_soldier_app_limited_by_max{app=loader,domain=data}"]; !ok {
-		t.Error("another domain's app was removed")
+		t.Run(tc.gauge, func(t *testing.T) {
+			reg := prometheus.NewPedanticRegistry()
+			m := NewMetrics(reg, "soldier")
+			shop, data := []soldier.App{{Name: "shop/web"}, {Name: "shop/api"}}, []soldier.App{{Name: "data/loader"}}
+			tc.set(m, "shop", shop, 1, 7) // 7: not an app of the domain
+			tc.set(m, "data", data, 0)
+			got := gathered(t, reg)
+			series := func(app, domain string) string { return tc.gauge + "{app=" + app + ",domain=" + domain + "}" }
+			for key, want := range map[string]float64{series("api", "shop"): tc.value(0), series("web", "shop"): 0, series("loader", "data"): tc.value(0)} {
+				if v, ok := got[key]; ok != (want > 0) || v != want {
+					t.Errorf("%s = %g (exported %v), want %g", key, v, ok, want)
+				}
+			}
+			tc.set(m, "shop", shop)
+			got = gathered(t, reg)
+			if _, ok := got[series("api", "shop")]; ok {
+				t.Error("an app clear of its ceiling is still exported")
+			}
+			if _, ok := got[series("loader", "data")]; !ok {
+				t.Error("another domain's app was removed")
+			}
+		})
 	}
 }
 

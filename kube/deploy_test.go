@@ -229,42 +229,39 @@ func soldierCanWork(t *testing.T, env *testenv.Env, cfg *domains.Config) {
 		return len(list.Items) > 0, "no RegimentWriteFailed event recorded as the soldier"
 	})
 	// And one on the workload of an app breaching with its max_replicas
-	// ready, once however often it is reported within the repeat.
-	now, told := time.Now(), 0
+	// ready, once however often it is reported within the repeat; and one on
+	// an app whose sizing wants more than its max_replicas, before it
+	// breaches, once too.
+	now := time.Now()
+	eventOnce(t, env, EventScalingLimited, "checkout-1", "max_replicas (10) ready: p99 0.9 s (objective 0.25 s)", func() int {
+		return ad.Events.ReportAtMax(now, []soldier.AtMax{{App: 1, Max: 10, Ready: 10, P99: 0.9}}, 0.25)
+	})
+	eventOnce(t, env, EventWantsMoreThanMax, "checkout-0", "wants 13 replicas, more than its max_replicas (10)", func() int {
+		return ad.Events.ReportLimited(now, []soldier.Limited{{App: 0, Max: 10, Wanted: 13}})
+	})
+}
+
+// eventOnce reports, until an Event of reason is on the workload in the
+// shop namespace with a message containing message, and checks that report
+// recorded it once however often it was called within its repeat.
+func eventOnce(t *testing.T, env *testenv.Env, reason, workload, message string, report func() int) {
+	t.Helper()
+	told := 0
 	eventually(t, 10*time.Second, func() (bool, string) {
-		told += ad.Events.ReportAtMax(now, []soldier.AtMax{{App: 1, Max: 10, Ready: 10, P99: 0.9}}, 0.25)
-		list, err := env.Client.CoreV1().Events("shop").List(ctx, metav1.ListOptions{FieldSelector: "reason=" + EventScalingLimited})
+		told += report()
+		list, err := env.Client.CoreV1().Events("shop").List(context.Background(), metav1.ListOptions{FieldSelector: "reason=" + reason})
 		if err != nil {
 			return false, err.Error()
 		}
 		if len(list.Items) == 0 {
-			return false, "no RegimentScalingLimited event recorded as the soldier"
+			return false, "no " + reason + " event recorded as the soldier"
 		}
 		e := list.Items[0]
-		return e.InvolvedObject.Name == "checkout-1" && strings.Contains(e.Message, "max_replicas (10) ready: p99 0.9 s (objective 0.25 s)"),
+		return e.InvolvedObject.Name == workload && strings.Contains(e.Message, message),
 			fmt.Sprintf("event on %s: %q", e.InvolvedObject.Name, e.Message)
 	})
 	if told != 1 {
-		t.Errorf("RegimentScalingLimited recorded %d times within its repeat, want once", told)
-	}
-	// And one on the workload of an app whose sizing wants more than its
-	// max_replicas, before it breaches: once within the repeat too.
-	told = 0
-	eventually(t, 10*time.Second, func() (bool, string) {
-		told += ad.Events.ReportLimited(now, []soldier.Limited{{App: 0, Max: 10, Wanted: 13}})
-		list, err := env.Client.CoreV1().Events("shop").List(ctx, metav1.ListOptions{FieldSelector: "reason=" + EventWantsMoreThanMax})
-		if err != nil {
-			return false, err.Error()
-		}
-		if len(list.Items) == 0 {
-			return false, "no RegimentWantsMoreThanMax event recorded as the soldier"
-		}
-		e := list.Items[0]
-		return e.InvolvedObject.Name == "checkout-0" && strings.Contains(e.Message, "wants 13 replicas, more than its max_replicas (10)"),
-			fmt.Sprintf("event on %s: %q", e.InvolvedObject.Name, e.Message)
-	})
-	if told != 1 {
-		t.Errorf("RegimentWantsMoreThanMax recorded %d times within its repeat, want once", told)
+		t.Errorf("%s recorded %d times within its repeat, want once", reason, told)
 	}
 }
 

@@ -151,24 +151,11 @@ func (e *Events) Report(now time.Time, failing []soldier.Failing) int {
 // domain's p99 objective, seconds (0: none). It returns how many it
 // recorded; like Report, nothing before Run.
 func (e *Events) ReportAtMax(now time.Time, atMax []soldier.AtMax, slo float64) int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.recorder == nil {
-		return 0
-	}
-	due := e.atMax.Tell(now, len(atMax), func(i int) string {
-		if a := atMax[i].App; a >= 0 && a < len(e.targets) {
-			return e.targets[a].App.Name
-		}
-		return ""
+	return e.warnEvery(&e.atMax, now, len(atMax), EventScalingLimited, func(i int) int { return atMax[i].App }, func(i int) string {
+		a := atMax[i]
+		return fmt.Sprintf("breaches its SLO with its max_replicas (%d) ready: p99 %.3g s (objective %.3g s), errors %.2g%%; "+
+			"raise max_replicas: no autoscaler serves more", a.Max, a.P99, slo, 100*a.ErrorRate)
 	})
-	for _, i := range due {
-		a, t := atMax[i], &e.targets[atMax[i].App]
-		e.recorder.Eventf(workloadRef(t), corev1.EventTypeWarning, EventScalingLimited,
-			"app %s breaches its SLO with its max_replicas (%d) ready: p99 %.3g s (objective %.3g s), errors %.2g%%; "+
-				"raise max_replicas: no autoscaler serves more", t.App.Name, a.Max, a.P99, slo, 100*a.ErrorRate)
-	}
-	return len(due)
 }
 
 // ReportLimited records a Warning EventWantsMoreThanMax on the workload of
@@ -178,22 +165,31 @@ func (e *Events) ReportAtMax(now time.Time, atMax []soldier.AtMax, slo float64) 
 // starts afresh. It returns how many it recorded; like Report, nothing
 // before Run.
 func (e *Events) ReportLimited(now time.Time, limited []soldier.Limited) int {
+	return e.warnEvery(&e.limited, now, len(limited), EventWantsMoreThanMax, func(i int) int { return limited[i].App }, func(i int) string {
+		l := limited[i]
+		return fmt.Sprintf("wants %d replicas, more than its max_replicas (%d): raise it before the app breaches its SLO", l.Wanted, l.Max)
+	})
+}
+
+// warnEvery records a Warning of reason on the workload of each of n apps
+// that r says is due at now: the i-th is app(i) (an index into the
+// targets; one outside them is skipped), the Event's message "app <name> "
+// then what(i). It returns how many it recorded; nothing before Run.
+func (e *Events) warnEvery(r *soldier.Reminder, now time.Time, n int, reason string, app func(i int) int, what func(i int) string) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.recorder == nil {
 		return 0
 	}
-	due := e.limited.Tell(now, len(limited), func(i int) string {
-		if a := limited[i].App; a >= 0 && a < len(e.targets) {
+	due := r.Tell(now, n, func(i int) string {
+		if a := app(i); a >= 0 && a < len(e.targets) {
 			return e.targets[a].App.Name
 		}
 		return ""
 	})
 	for _, i := range due {
-		l, t := limited[i], &e.targets[limited[i].App]
-		e.recorder.Eventf(workloadRef(t), corev1.EventTypeWarning, EventWantsMoreThanMax,
-			"app %s wants %d replicas, more than its max_replicas (%d): raise it before the app breaches its SLO",
-			t.App.Name, l.Wanted, l.Max)
+		t := &e.targets[app(i)]
+		e.recorder.Eventf(workloadRef(t), corev1.EventTypeWarning, reason, "app %s %s", t.App.Name, what(i))
 	}
 	return len(due)
 }
