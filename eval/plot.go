@@ -433,7 +433,6 @@ func (r *Report) drawCost(c draw.Canvas) error {
 // smallest ratio of the others, its label marked "(0)".
 func (r *Report) drawTradeOff(c draw.Canvas, hpa *Total) error {
 	p := newPlot("cost against breaches over the whole set, over the HPA's", "breach app-minutes (x hpa, log scale)", "cost (x hpa)")
-	p.Y.Min = math.NaN()
 	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 	floor := 1.0
 	for i := range r.Totals {
@@ -483,7 +482,7 @@ func (r *Report) drawTradeOff(c draw.Canvas, hpa *Total) error {
 	}
 	p.Add(spreadLabels{pts: pts, labels: labels, style: text.Style{
 		Font: font.From(plotter.DefaultFont, plotter.DefaultFontSize), Handler: plot.DefaultTextHandler}})
-	lo, hi := floor, 1.0
+	lo, hi := 1.0, 1.0 // the HPA's point, and every policy's
 	for _, pt := range pts {
 		lo, hi = min(lo, pt.X), max(hi, pt.X)
 	}
