@@ -29,8 +29,10 @@ is its seed + k, for every policy) and writes into DIR:
                 tier; and the whole set's sums against hpa's, which it also prints
   series.csv    per-minute demand, replicas, breaching apps and pending pods per domain (seed 0)
   *.png         demand and replicas per domain, breach timeline, nodes, pending pods per
-                tier, cost against SLO compliance
-Metrics are defined in docs/evaluation.md#metrics. Known policies: %s.
+                tier, cost against SLO compliance, and with hpa each policy's cost against
+                its breaches over the whole set (trade-off.png)
+Metrics are defined in docs/evaluation.md#metrics. Known policies: %s; and, for
+experiments, the bounds of docs/evaluation.md (oracle-now+P, oracle-expected+P, ...).
 
 Example:
   regiment eval --config examples/paymentscale.hcl \
