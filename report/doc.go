@@ -6,7 +6,8 @@
 // Measured: the live replicas (each app's workload target), the request rate
 // of each app, the domain's SLO met or not (recorded p99 and error rate), the
 // live HPA bounds, the apps that breached with their ceiling's replicas
-// ready (listed apart: no autoscaler serves them). Recommended: the Soldier's policy's targets after its
+// ready (listed apart: no autoscaler serves them), and those whose sizing
+// wanted more than that ceiling, with the most it wanted. Recommended: the Soldier's policy's targets after its
 // stabiliser and guards, as recorded ("policy/<app>"). Estimated, both ways
 // alike so the two columns compare: core-hours are replicas x cpu_per_replica
 // over each recorded tick (requested cores, not nodes: bin packing and node

@@ -63,7 +63,10 @@ type DomainResult struct {
 	// AtMaxApps counts the apps that breached with their ceiling's
 	// replicas ready at some step (App.AtMaxSteps > 0), measured.
 	AtMaxApps int
-	Apps      []AppResult
+	// LimitedApps counts the apps whose sizing wanted more replicas than
+	// their ceiling at some step (App.LimitedSteps > 0).
+	LimitedApps int
+	Apps        []AppResult
 }
 
 // Estimate compares each domain of rec both ways, each step standing for one
@@ -84,6 +87,9 @@ func Estimate(rec *Recorded) []DomainResult {
 			a := &d.Apps[i]
 			if a.AtMaxSteps > 0 {
 				r.AtMaxApps++
+			}
+			if a.LimitedSteps > 0 {
+				r.LimitedApps++
 			}
 			ar := AppResult{Name: a.Name, HPAMin: a.HPAMin, HPAMax: a.HPAMax,
 				Live:        figures(a, a.Live, d.SLO, tickHours, tickMinutes),

@@ -55,6 +55,7 @@ func WriteMarkdown(w io.Writer, rec *Recorded, results []DomainResult, top int) 
 	}
 	for _, d := range rec.Domains {
 		atMax(&b, d, rec.Tick)
+		limited(&b, d, rec.Tick)
 	}
 	b.WriteString("\n![replicas live and recommended](" + PlotName + ")\n")
 	_, err := io.WriteString(w, b.String())
@@ -65,28 +66,56 @@ func WriteMarkdown(w io.Writer, rec *Recorded, results []DomainResult, top int) 
 // most minutes first, if any: no autoscaler, the cluster's or Regiment,
 // serves them; a higher max_replicas does.
 func atMax(b *strings.Builder, d *Domain, tick time.Duration) {
+	ceilingTable(b, d, func(a *App) int { return a.AtMaxSteps }, "apps that breached with their ceiling's replicas ready",
+		"Measured on the cluster: the app was over its SLO with as many replicas ready as its ceiling (the live "+
+			"HPA's maxReplicas, else max_replicas) allows. Neither the cluster's autoscaler nor Regiment serves that demand: "+
+			"raise the ceiling before comparing the two on these apps.",
+		"| app | ceiling | breach minutes at the ceiling |\n|---|---:|---:|\n",
+		func(a *App) string {
+			return fmt.Sprintf("| %s | %.0f | %.1f |", a.Name, ceiling(a), float64(a.AtMaxSteps)*tick.Minutes())
+		})
+}
+
+// limited writes d's apps whose Soldier's sizing wanted more replicas
+// than their ceiling, most minutes first, if any: the ceilings to raise
+// before they are breached at.
+func limited(b *strings.Builder, d *Domain, tick time.Duration) {
+	ceilingTable(b, d, func(a *App) int { return a.LimitedSteps }, "apps whose sizing wanted more than their ceiling",
+		"The Soldier's sizing wanted more replicas than the app's ceiling (the live HPA's maxReplicas, else "+
+			"max_replicas) allows, breaching or not yet: a ceiling of the most it wanted would have served those minutes.",
+		"| app | ceiling | minutes wanting more | most replicas wanted |\n|---|---:|---:|---:|\n",
+		func(a *App) string {
+			return fmt.Sprintf("| %s | %.0f | %.1f | %.0f |", a.Name, ceiling(a), float64(a.LimitedSteps)*tick.Minutes(), a.MostWanted)
+		})
+}
+
+// ceilingTable writes, if any of d's apps has steps, a section of them,
+// most steps first: its title after the domain's name, its text, the
+// table's header and a row per app.
+func ceilingTable(b *strings.Builder, d *Domain, steps func(*App) int, title, text, header string, row func(*App) string) {
 	var apps []*App
 	for i := range d.Apps {
-		if d.Apps[i].AtMaxSteps > 0 {
+		if steps(&d.Apps[i]) > 0 {
 			apps = append(apps, &d.Apps[i])
 		}
 	}
 	if len(apps) == 0 {
 		return
 	}
-	slices.SortStableFunc(apps, func(x, y *App) int { return cmp.Compare(y.AtMaxSteps, x.AtMaxSteps) })
-	fmt.Fprintf(b, "\n## %s: apps that breached with their ceiling's replicas ready\n\n", d.Name)
-	b.WriteString("Measured on the cluster: the app was over its SLO with as many replicas ready as its ceiling (the live " +
-		"HPA's maxReplicas, else max_replicas) allows. Neither the cluster's autoscaler nor Regiment serves that demand: " +
-		"raise the ceiling before comparing the two on these apps.\n\n")
-	b.WriteString("| app | ceiling | breach minutes at the ceiling |\n|---|---:|---:|\n")
+	slices.SortStableFunc(apps, func(x, y *App) int { return cmp.Compare(steps(y), steps(x)) })
+	fmt.Fprintf(b, "\n## %s: %s\n\n%s\n\n%s", d.Name, title, text, header)
 	for _, a := range apps {
-		ceiling := float64(a.MaxReplicas)
-		if a.HPAMax > 0 {
-			ceiling = a.HPAMax
-		}
-		fmt.Fprintf(b, "| %s | %.0f | %.1f |\n", a.Name, ceiling, float64(a.AtMaxSteps)*tick.Minutes())
+		b.WriteString(row(a) + "\n")
 	}
+}
+
+// ceiling is the app's ceiling: its live HPA's maxReplicas when observed,
+// else the config's max_replicas.
+func ceiling(a *App) float64 {
+	if a.HPAMax > 0 {
+		return a.HPAMax
+	}
+	return float64(a.MaxReplicas)
 }
 
 // change is b against a as a signed percentage.

@@ -33,6 +33,11 @@ type App struct {
 	// AtMaxSteps counts the steps at which the app breached its SLO with
 	// its ceiling's replicas ready (recording.AppAtMax): measured, live.
 	AtMaxSteps int
+	// LimitedSteps counts the steps at which the Soldier's sizing wanted
+	// more replicas than the app's ceiling (recording.AppLimited), and
+	// MostWanted is the most it wanted at any of them (0: never).
+	LimitedSteps int
+	MostWanted   float64
 }
 
 // Domain is one domain's recommend-mode steps, in time order.
@@ -156,6 +161,10 @@ func (d *Domain) add(s store.Step) {
 		a.Baseline = append(a.Baseline, value(s.Action, recording.AppKey(recording.ActionBaseline, a.Name)))
 		if s.Outcome[recording.AppKey(recording.AppAtMax, a.Name)] == 1 {
 			a.AtMaxSteps++
+		}
+		if v, ok := s.Outcome[recording.AppKey(recording.AppLimited, a.Name)]; ok {
+			a.LimitedSteps++
+			a.MostWanted = max(a.MostWanted, v)
 		}
 		if v, ok := s.Outcome[recording.AppKey(recording.AppHPAMax, a.Name)]; ok {
 			a.HPAMin, a.HPAMax = s.Outcome[recording.AppKey(recording.AppHPAMin, a.Name)], v

@@ -88,8 +88,14 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	for _, r := range results {
 		fmt.Fprintf(stdout, "%s: %d steps, core-hours live %.1f regiment %.1f, breach app-minutes (estimated) live %.1f regiment %.1f",
 			r.Name, r.Steps, r.Live.CoreHours, r.Recommended.CoreHours, r.Live.BreachMinutes, r.Recommended.BreachMinutes)
-		if r.AtMaxApps > 0 {
+		switch {
+		case r.AtMaxApps > 0 && r.LimitedApps > 0:
+			fmt.Fprintf(stdout, "; %s breached at the ceiling, %s wanted more than it (see report.md)",
+				eval.Count(r.AtMaxApps, "app", "apps"), eval.Count(r.LimitedApps, "app", "apps"))
+		case r.AtMaxApps > 0:
 			fmt.Fprintf(stdout, "; %s breached at the ceiling (see report.md)", eval.Count(r.AtMaxApps, "app", "apps"))
+		case r.LimitedApps > 0:
+			fmt.Fprintf(stdout, "; %s wanted more than the ceiling (see report.md)", eval.Count(r.LimitedApps, "app", "apps"))
 		}
 		fmt.Fprintln(stdout)
 	}

@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -217,8 +219,8 @@ func TestReportListsTheAppsAtTheirCeiling(t *testing.T) {
 	if code := runReport(context.Background(), []string{"--config", cfgPath, "--episodes", data, "--out", out}, &stdout, &stderr); code != 0 {
 		t.Fatalf("regiment report exited %d: %s", code, stderr.String())
 	}
-	if !strings.Contains(stdout.String(), "; 4 apps breached at the ceiling (see report.md)") {
-		t.Errorf("the summary does not count payment's 4 checkouts at their ceiling:\n%s", stdout.String())
+	if !strings.Contains(stdout.String(), "; 4 apps breached at the ceiling, 4 apps wanted more than it (see report.md)") {
+		t.Errorf("the summary does not count payment's 4 checkouts at and over their ceiling:\n%s", stdout.String())
 	}
 	md, err := os.ReadFile(filepath.Join(out, report.MarkdownName))
 	if err != nil {
@@ -228,5 +230,14 @@ func TestReportListsTheAppsAtTheirCeiling(t *testing.T) {
 	if !strings.HasPrefix(section, "# payment: apps that breached") || !strings.Contains(section, "| payment/checkout-0 | 2 |") ||
 		strings.Contains(section, "payment/ledger") {
 		t.Errorf("report.md does not list the checkouts alone at their ceiling of 2:\n%s", md)
+	}
+	// And the replicas their sizing wanted, more than the ceiling of 2.
+	over := string(md[strings.Index(string(md), "## payment: apps whose sizing wanted more than their ceiling"):])
+	row := regexp.MustCompile(`\| payment/checkout-0 \| 2 \| [0-9.]+ \| ([0-9]+) \|`).FindStringSubmatch(over)
+	if row == nil || strings.Contains(over, "payment/ledger") {
+		t.Fatalf("report.md does not list the checkouts alone wanting more than their ceiling:\n%s", over)
+	}
+	if wanted, _ := strconv.Atoi(row[1]); wanted <= 2 {
+		t.Errorf("checkout-0 wanted %d replicas at most, want more than its ceiling of 2", wanted)
 	}
 }
