@@ -105,6 +105,38 @@ func Known(name string) bool {
 	return ok && err == nil
 }
 
+// Bounds names the experiments' bounds Known accepts besides Names, for
+// messages: the forms, not names to run.
+const Bounds = "oracle-now[+P], oracle-now-load+P, oracle-now-app@Q, oracle-ahead+D, oracle-hold+D, oracle-expected+P"
+
+// Malformed is the error of a name with a bound's prefix that is no bound
+// New knows (oracle-expected+x), saying the form it wants; nil for any
+// other name.
+func Malformed(name string) error {
+	if Known(name) {
+		return nil
+	}
+	if strings.HasPrefix(name, "oracle-ahead+") {
+		return fmt.Errorf("baseline policy %q: want oracle-ahead+D, D a look-ahead from one tick to 1h (e.g. 3m)", name)
+	}
+	if strings.HasPrefix(name, "oracle-hold+") {
+		return fmt.Errorf("baseline policy %q: want oracle-hold+D, D how long idle nodes are kept for a need to come, from one tick to 24h (e.g. 1h)", name)
+	}
+	if _, ok, err := oracleNowQuantile(name); ok {
+		return err
+	}
+	if _, ok, err := oracleNowLoad(name); ok {
+		return err
+	}
+	if _, ok, err := oracleExpected(name); ok {
+		return err
+	}
+	if _, ok, err := oracleNowHeadroom(name); ok {
+		return err
+	}
+	return nil
+}
+
 // oracleNowQuantile parses "oracle-now-app@Q", Q a quantile in percent
 // (0, 100) such as 95 or 99.5; ok says name has the prefix.
 func oracleNowQuantile(name string) (q float64, ok bool, err error) {

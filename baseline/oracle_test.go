@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -409,4 +410,21 @@ func TestOracleExpected(t *testing.T) {
 	checkHeadroomTrade(t, run("oracle"), "oracle-expected+0", run("oracle-expected+0"), "oracle-expected+30", run("oracle-expected+30"))
 	checkKnown(t, []string{"oracle-expected+0", "oracle-expected+15", "oracle-expected+1000"},
 		[]string{"oracle-expected", "oracle-expected+x", "oracle-expected+1001", "oracle-expected-5"})
+}
+
+// TestMalformedSaysTheForm: a name with a bound's prefix that is no bound
+// gets the form the bound wants; a bound, a reference policy or a name
+// that is neither gets nil (the caller says it is unknown).
+func TestMalformedSaysTheForm(t *testing.T) {
+	for _, bad := range []string{"oracle-now+x", "oracle-now-load+0", "oracle-now-app@100", "oracle-ahead+2h", "oracle-hold+x", "oracle-expected+x"} {
+		err := Malformed(bad)
+		if err == nil || !strings.Contains(err.Error(), "want oracle-") {
+			t.Errorf("Malformed(%q) = %v, want the form it wants", bad, err)
+		}
+	}
+	for _, fine := range []string{"hpa", "oracle", "oracle-now+25", "oracle-expected+15", "oracle-hold+1h", "nope", "regiment"} {
+		if err := Malformed(fine); err != nil {
+			t.Errorf("Malformed(%q) = %v, want nil", fine, err)
+		}
+	}
 }

@@ -46,9 +46,19 @@ func NewPolicy(name string, cfg *domains.Config, s *sim.Sim) (sim.Policy, error)
 		return simcluster.NewPolicy(cfg, nil, nil, simcluster.WithPool(s))
 	}
 	if !baseline.Known(name) {
-		return nil, fmt.Errorf("unknown policy %q (known: %s)", name, strings.Join(Policies(), ", "))
+		return nil, UnknownPolicy(name, Policies())
 	}
 	return baseline.New(name, cfg, s)
+}
+
+// UnknownPolicy is the error of a policy name that is none of known nor a
+// bound: a malformed bound's own (oracle-expected+x: the form it wants),
+// else one that lists known and the bounds' forms.
+func UnknownPolicy(name string, known []string) error {
+	if err := baseline.Malformed(name); err != nil {
+		return err
+	}
+	return fmt.Errorf("unknown policy %q (known: %s; for experiments, the bounds %s)", name, strings.Join(known, ", "), baseline.Bounds)
 }
 
 // Validate reports every problem with the options at once.
@@ -78,7 +88,7 @@ func (o *Options) Validate() error {
 	seenPol := map[string]bool{}
 	for _, p := range o.Policies {
 		if !slices.Contains(known, p) && !baseline.Known(p) {
-			errs = append(errs, fmt.Errorf("unknown policy %q (known: %s)", p, strings.Join(known, ", ")))
+			errs = append(errs, UnknownPolicy(p, known))
 		}
 		if seenPol[p] {
 			errs = append(errs, fmt.Errorf("policy %q given twice", p))

@@ -64,7 +64,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	pols := splitList(*policies)
 	for _, p := range pols {
 		if !slices.Contains(known, p) && !baseline.Known(p) {
-			return usage("unknown policy %q (known: %s)", p, strings.Join(known, ", "))
+			return usage("%v", eval.UnknownPolicy(p, known))
 		}
 	}
 	switch {

@@ -10,6 +10,7 @@ import (
 	"github.com/regimentd/regiment/baseline"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/eval"
 	"github.com/regimentd/regiment/sim"
 	"github.com/regimentd/regiment/sim/trace"
 	"github.com/regimentd/regiment/simcluster"
@@ -85,19 +86,22 @@ func loadTraffic(cfg *domains.Config, sc *domains.Scenario) (map[string][]trace.
 // newSim builds a fresh simulation of the world.
 func (w *world) newSim() (*sim.Sim, error) { return sim.New(w.cfg, w.sc, w.traces) }
 
-// policyNames lists the policies `sim` knows, for --help and errors.
-var policyNames = "regiment, " + strings.Join(baseline.Names, ", ")
+// policyList is the policies `sim` knows, for --help and errors;
+// policyNames the same, joined.
+var (
+	policyList  = append([]string{"regiment"}, baseline.Names...)
+	policyNames = strings.Join(policyList, ", ")
+)
 
 // newPolicy builds the named sim policy for s.
 func (w *world) newPolicy(name string, s *sim.Sim) (sim.Policy, error) {
 	if name == "regiment" {
 		return simcluster.NewPolicy(w.cfg, nil, nil, simcluster.WithPool(s))
 	}
-	p, err := baseline.New(name, w.cfg, s)
-	if err != nil {
-		return nil, fmt.Errorf("unknown policy %q (known: %s)", name, policyNames)
+	if !baseline.Known(name) {
+		return nil, eval.UnknownPolicy(name, policyList)
 	}
-	return p, nil
+	return baseline.New(name, w.cfg, s)
 }
 
 // progress draws a live progress line on a terminal, at most every 200 ms.
