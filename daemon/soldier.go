@@ -402,13 +402,7 @@ func (p *Soldier) atMax(res soldier.TickResult) {
 		kv.Events.ReportAtMax(now, res.BreachingAtMax, res.SLOSeconds)
 	}
 	at := res.BreachingAtMax
-	p.warnedAtMax.Every = kube.DefaultEventRepeat
-	for _, i := range p.warnedAtMax.Tell(now, len(at), func(i int) string {
-		if at[i].App < len(apps) {
-			return apps[at[i].App].Name
-		}
-		return ""
-	}) {
+	for _, i := range dueApps(&p.warnedAtMax, now, apps, len(at), func(i int) int { return at[i].App }) {
 		a := at[i]
 		p.log.Warn("app breaches its SLO with max_replicas ready: raise its max_replicas, no autoscaler serves it",
 			"app", apps[a.App].Name, "max_replicas", a.Max, "p99_seconds", sig3(a.P99), "slo_seconds", res.SLOSeconds, "error_rate", sig3(a.ErrorRate))
@@ -428,17 +422,24 @@ func (p *Soldier) limited(res soldier.TickResult) {
 		kv.Events.ReportLimited(res.Report.SentAt, res.LimitedByMax)
 	}
 	lim := res.LimitedByMax
-	p.warnedLimited.Every = kube.DefaultEventRepeat
-	for _, i := range p.warnedLimited.Tell(res.Report.SentAt, len(lim), func(i int) string {
-		if lim[i].App < len(apps) {
-			return apps[lim[i].App].Name
-		}
-		return ""
-	}) {
+	for _, i := range dueApps(&p.warnedLimited, res.Report.SentAt, apps, len(lim), func(i int) int { return lim[i].App }) {
 		l := lim[i]
 		p.log.Info("app's sizing wants more replicas than its max_replicas: raise it before the app breaches",
 			"app", apps[l.App].Name, "wants", l.Wanted, "max_replicas", l.Max)
 	}
+}
+
+// dueApps is which of n apps to log of at now, by r repeating every
+// kube.DefaultEventRepeat: the i-th is apps[app(i)] (one outside apps is
+// never due).
+func dueApps(r *soldier.Reminder, now time.Time, apps []soldier.App, n int, app func(i int) int) []int {
+	r.Every = kube.DefaultEventRepeat
+	return r.Tell(now, n, func(i int) string {
+		if a := app(i); a >= 0 && a < len(apps) {
+			return apps[a].Name
+		}
+		return ""
+	})
 }
 
 // sig3 is x to 3 significant digits, for a log line.

@@ -255,34 +255,39 @@ func printNotWritten(w io.Writer, gs []store.Guard) {
 // the step (recording.AppAtMax), sorted: their ceiling held them, not the
 // policy.
 func printAtMax(w io.Writer, outcome map[string]float64) {
-	var apps []string
-	for k, v := range outcome {
-		if metric, app, ok := recording.SplitAppKey(k); ok && metric == recording.AppAtMax && v == 1 {
-			apps = append(apps, app)
-		}
-	}
-	if len(apps) == 0 {
-		return
-	}
-	slices.Sort(apps)
-	fmt.Fprintf(w, "apps breaching with max_replicas ready (raise their max_replicas; no autoscaler serves them): %s\n", strings.Join(apps, ", "))
+	printApps(w, outcome, recording.AppAtMax, "apps breaching with max_replicas ready (raise their max_replicas; no autoscaler serves them)",
+		func(app string, v float64) string {
+			if v != 1 {
+				return ""
+			}
+			return app
+		})
 }
 
 // printLimited prints the apps whose sizing wanted more replicas than
 // their ceiling at the step (recording.AppLimited), sorted, with the
 // replicas wanted: the apps to raise max_replicas for before they breach.
 func printLimited(w io.Writer, outcome map[string]float64) {
+	printApps(w, outcome, recording.AppLimited, "apps whose sizing wants more than their max_replicas (raise it before they breach)",
+		func(app string, v float64) string { return fmt.Sprintf("%s (wants %s)", app, num(v)) })
+}
+
+// printApps prints, after title, the step's apps with an outcome of metric,
+// each as entry says ("" leaves it out), sorted; nothing when none.
+func printApps(w io.Writer, outcome map[string]float64, metric, title string, entry func(app string, v float64) string) {
 	var apps []string
 	for k, v := range outcome {
-		if metric, app, ok := recording.SplitAppKey(k); ok && metric == recording.AppLimited {
-			apps = append(apps, fmt.Sprintf("%s (wants %s)", app, num(v)))
+		if m, app, ok := recording.SplitAppKey(k); ok && m == metric {
+			if e := entry(app, v); e != "" {
+				apps = append(apps, e)
+			}
 		}
 	}
 	if len(apps) == 0 {
 		return
 	}
 	slices.Sort(apps)
-	fmt.Fprintf(w, "apps whose sizing wants more than their max_replicas (raise it before they breach): %s\n", strings.Join(apps, ", "))
+	fmt.Fprintf(w, "%s: %s\n", title, strings.Join(apps, ", "))
 }
 
 // printGuards prints the guards that changed an output, and those that

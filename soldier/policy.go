@@ -147,10 +147,7 @@ func AppendSLOStatus(atMax []AtMax, apps []App, obs *Observation, slo, errBudget
 		if i >= len(apps) {
 			continue
 		}
-		ceiling := apps[i].Max
-		if o.HPAMax > 0 {
-			ceiling = o.HPAMax
-		}
+		ceiling := ceilingOf(&apps[i], o)
 		if ceiling > 0 && o.Ready >= ceiling {
 			atMax = append(atMax, AtMax{App: i, Max: ceiling, Ready: o.Ready, P99: o.P99, ErrorRate: o.ErrorRate})
 		}
@@ -177,10 +174,7 @@ type Limited struct {
 func AppendLimited(limited []Limited, apps []App, obs *Observation, need []float64) []Limited {
 	for i := range min(len(apps), len(obs.Apps), len(need)) {
 		o := &obs.Apps[i]
-		ceiling := apps[i].Max
-		if o.HPAMax > 0 {
-			ceiling = o.HPAMax
-		}
+		ceiling := ceilingOf(&apps[i], o)
 		if o.Blind || ceiling <= 0 || !(need[i] > float64(ceiling)) {
 			continue
 		}
@@ -191,6 +185,15 @@ func AppendLimited(limited []Limited, apps []App, obs *Observation, need []float
 		limited = append(limited, Limited{App: i, Max: ceiling, Wanted: int32(min(wanted, math.MaxInt32))})
 	}
 	return limited
+}
+
+// ceilingOf is app a's ceiling: its Max, or in recommend mode its live
+// HPA's maxReplicas (o.HPAMax) when observed.
+func ceilingOf(a *App, o *AppObservation) int32 {
+	if o.HPAMax > 0 {
+		return o.HPAMax
+	}
+	return a.Max
 }
 
 // Need is the replicas app a's load needs by Desired's staffing rule, before
