@@ -12,6 +12,10 @@ func (c *Config) Defaults() {
 	setD(&cl.NodeIdleTimeout, 10*time.Minute)
 	setF(&cl.CostPerCoreHour, 0.04)
 	setD(&cl.TelemetryLag, 20*time.Second)
+	// Power model (issue 31): Cloud Carbon Footprint's Cascade Lake
+	// coefficients, 0.64 W a vCPU idle, 3.80 W a vCPU busy (domains.Cluster).
+	setF(&cl.NodeIdleWatts, IdleWattsPerCore*cl.NodeCores)
+	setF(&cl.BusyCoreWatts, MaxWattsPerCore-IdleWattsPerCore)
 
 	cm := &c.Commander
 	setD(&cm.Tick, 60*time.Second)
@@ -218,3 +222,11 @@ func (a *AppSet) sizeDefaults() {
 	setF(&a.CallRatio, 1)
 	setF(&a.CPULimitRatio, DefaultCPULimitRatio)
 }
+
+// Power model defaults (domains.Cluster.NodeIdleWatts, BusyCoreWatts): Cloud
+// Carbon Footprint's per-vCPU coefficients for Intel Cascade Lake, from
+// SPECpower_ssj2008 (github.com/cloud-carbon-footprint/ccf-coefficients).
+const (
+	IdleWattsPerCore = 0.64 // watts a vCPU draws idle
+	MaxWattsPerCore  = 3.80 // watts a vCPU draws at full load
+)

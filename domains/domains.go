@@ -49,6 +49,23 @@ type Cluster struct {
 	// TelemetryLag is how old the telemetry a policy sees is (metrics pipeline
 	// delay). Default 20s.
 	TelemetryLag time.Duration
+
+	// Power model (issue 31: request-weighted SLO and energy). A node draws
+	// NodeIdleWatts whenever it is provisioned (booting or ready) plus
+	// BusyCoreWatts for each busy core: linear in utilisation, as
+	// SPECpower_ssj2008 results show (Barroso & Hölzle, "The Case for
+	// Energy-Proportional Computing", IEEE Computer 40(12), 2007). The
+	// defaults are Cloud Carbon Footprint's per-vCPU coefficients for Intel
+	// Cascade Lake (AWS m5/c5/r5), computed from SPECpower_ssj2008: 0.64 W a
+	// vCPU idle, 3.80 W a vCPU at full load (github.com/cloud-carbon-footprint
+	// /ccf-coefficients). Server power only: no PUE, memory or network.
+
+	// NodeIdleWatts is one provisioned node's power at no load, watts, >= 0.
+	// Default 0.64 x NodeCores (20.48 W for a 32-vCPU node).
+	NodeIdleWatts float64
+	// BusyCoreWatts is the power one busy core adds over idle, watts, >= 0.
+	// Default 3.16 (3.80 - 0.64).
+	BusyCoreWatts float64
 }
 
 // Commander holds the settings of the cluster-level allocator.

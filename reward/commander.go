@@ -53,6 +53,11 @@ type CommanderInput struct {
 	// forecast spike. BeatProportional: over the same window the outcome beat
 	// the proportional allocator's. The bonus needs both.
 	Proactive, BeatProportional bool
+	// PowerWatts is the cluster's power over the tick (provisioned nodes at
+	// idle plus their busy cores, domains.Cluster's power model) and
+	// ReferencePowerWatts the power of the whole pool at full load, in the
+	// same unit. ReferencePowerWatts <= 0 disables the energy term.
+	PowerWatts, ReferencePowerWatts float64
 }
 
 // CommanderWeights weighs the Commander's terms in Total. Every weight is a
@@ -69,6 +74,12 @@ type CommanderWeights struct {
 	// FloorMargin is the share above its floor at which a domain's floor
 	// proximity reaches 0, in (0, 1]; default 0.05 (5 points of share).
 	FloorMargin float64
+	// Energy weighs the power over reference, penalty in [-1, 0]; default 0:
+	// a node's power is mostly its idle draw, which follows its cores as
+	// Cost does, so a weight by default would count the node count twice
+	// and move every trained policy's objective. Set it to trade latency or
+	// cost for energy.
+	Energy float64
 }
 
 // DefaultCommanderWeights are the defaults documented on CommanderWeights:
@@ -105,6 +116,7 @@ type CommanderBreakdown struct {
 	Churn          float64 // -churned nodes / nodes, [-1, 0]
 	Proactivity    float64 // 1 when acted ahead and beat proportional, {0, 1}
 	FloorProximity float64 // -proximity to its floor of the closest domain wanting more, [-1, 0]
+	Energy         float64 // -power / reference power, [-1, 0]
 	Total          float64 // weighted sum of the terms
 
 	// DegradedDomain and FloorDomain index CommanderInput.Domains: the domain
@@ -123,7 +135,8 @@ type CommanderBreakdown struct {
 //	N = -min(1, churnedNodes / nodes)
 //	P = 1 if proactive and beat proportional, else 0
 //	F = -max_{d: demand_d > share_d} min(1, max(0, (floor_d + margin - share_d) / margin))
-//	R = wA A + wD D + wC C + wN N + wP P + wF F
+//	E = -min(1, power / referencePower)
+//	R = wA A + wD D + wC C + wN N + wP P + wF F + wE E
 //
 // It does not allocate and is safe for concurrent use.
 func Commander(in CommanderInput, w CommanderWeights) CommanderBreakdown {
@@ -161,14 +174,18 @@ func Commander(in CommanderInput, w CommanderWeights) CommanderBreakdown {
 		b.Proactivity = 1
 	}
 	b.FloorProximity = bounded(-closest, -1, 0)
+	if !(in.ReferencePowerWatts <= 0) { // NaN falls through and scores -1
+		b.Energy = bounded(-math.Max(in.PowerWatts, 0)/in.ReferencePowerWatts, -1, 0)
+	}
 
-	// R = wA A + wD D + wC C + wN N + wP P + wF F
+	// R = wA A + wD D + wC C + wN N + wP P + wF F + wE E
 	b.Total = w.Adherence*b.Adherence +
 		w.Degradation*b.Degradation +
 		w.Cost*b.Cost +
 		w.Churn*b.Churn +
 		w.Proactivity*b.Proactivity +
-		w.FloorProximity*b.FloorProximity
+		w.FloorProximity*b.FloorProximity +
+		w.Energy*b.Energy
 	return b
 }
 
@@ -194,9 +211,11 @@ func (b CommanderBreakdown) AppendTerms(dst []Term) []Term {
 		Term{"churn", b.Churn, w.Churn},
 		Term{"proactivity", b.Proactivity, w.Proactivity},
 		Term{"floor_proximity", b.FloorProximity, w.FloorProximity},
+		Term{"energy", b.Energy, w.Energy},
 	)
 }
 
 // Terms returns the terms in a fixed order: adherence, degradation, cost,
-// churn, proactivity, floor_proximity. Total is not among them (see TotalName).
-func (b CommanderBreakdown) Terms() []Term { return b.AppendTerms(make([]Term, 0, 6)) }
+// churn, proactivity, floor_proximity, energy. Total is not among them (see
+// TotalName).
+func (b CommanderBreakdown) Terms() []Term { return b.AppendTerms(make([]Term, 0, 7)) }

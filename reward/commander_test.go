@@ -175,7 +175,7 @@ func TestCommanderTermOrder(t *testing.T) {
 	for _, tm := range Commander(CommanderInput{}, DefaultCommanderWeights()).Terms() {
 		names = append(names, tm.Name)
 	}
-	if got, want := strings.Join(names, ","), "adherence,degradation,cost,churn,proactivity,floor_proximity"; got != want {
+	if got, want := strings.Join(names, ","), "adherence,degradation,cost,churn,proactivity,floor_proximity,energy"; got != want {
 		t.Errorf("terms %s, want %s", got, want)
 	}
 }
@@ -189,5 +189,28 @@ func TestUnpenalisedTermsArePositiveZero(t *testing.T) {
 		if tm.Value == 0 && math.Signbit(tm.Value) {
 			t.Errorf("%s is -0", tm.Name)
 		}
+	}
+}
+
+func TestEnergyPenalisesPowerOverTheReference(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		power, reference float64
+		want             float64
+	}{
+		{"half the full-load pool", 50e3, 100e3, -0.5},
+		{"at or beyond the reference clips at -1", 150e3, 100e3, -1},
+		{"no reference: no term", 50e3, 0, 0},
+		{"a NaN power scores the worst", math.NaN(), 100e3, -1},
+		{"a negative power reads as 0", -5, 100e3, 0},
+	} {
+		w := CommanderWeights{Energy: 0.3}
+		b := Commander(CommanderInput{PowerWatts: tc.power, ReferencePowerWatts: tc.reference}, w)
+		if b.Energy != tc.want || math.Abs(b.Total-0.3*tc.want) > 1e-12 {
+			t.Errorf("%s: energy %v total %v, want %v and %v", tc.name, b.Energy, b.Total, tc.want, 0.3*tc.want)
+		}
+	}
+	if DefaultCommanderWeights().Energy != 0 {
+		t.Error("the energy weight is on by default; docs/configuration.md says 0")
 	}
 }

@@ -36,7 +36,9 @@
 //   - Degradation's ratios are not clipped at 2 before weighting; the term is
 //     clipped at 1 after.
 //   - Cost is -cost / referenceCost, clipped at -1 (cost at or above the
-//     reference); referenceCost <= 0 disables it.
+//     reference); referenceCost <= 0 disables it. Energy is the same shape,
+//     -power / referencePower (the pool at full load), and weighs 0 by
+//     default (CommanderWeights.Energy says why).
 //   - Node churn is churnedNodes / nodes, clipped at 1; oscillation is
 //     oscillating apps / apps, clipped at 1; a count below 1 in a denominator
 //     reads as 1. Counting the events (ChurnWindow, OscillationWindow,

@@ -32,6 +32,7 @@ func ExampleCommander() {
 	// churn           -0.025 x 0.2 = -0.005
 	// proactivity      0.000 x 0.2 =  0.000
 	// floor_proximity -0.600 x 0.1 = -0.060
-	// total           -0.036 (6 terms stored)
+	// energy           0.000 x 0.0 =  0.000
+	// total           -0.036 (7 terms stored)
 	// degraded domain 1 closest to its floor 1
 }

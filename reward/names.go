@@ -5,7 +5,7 @@ import "fmt"
 // CommanderWeightNames, SoldierWeightNames and ServiceWeightNames name each
 // weight as operators write it in the config's reward block, in field order.
 var (
-	CommanderWeightNames = []string{"adherence", "degradation", "cost", "churn", "proactivity", "floor_proximity", "floor_margin"}
+	CommanderWeightNames = []string{"adherence", "degradation", "cost", "churn", "proactivity", "floor_proximity", "floor_margin", "energy"}
 	SoldierWeightNames   = []string{"adherence", "utilisation", "alignment", "oscillation", "cold_start", "utilisation_target"}
 	ServiceWeightNames   = []string{"sla", "errors", "cpu", "action", "downstream", "error_threshold"}
 )
@@ -13,7 +13,7 @@ var (
 // Set sets the named weight (see CommanderWeightNames).
 func (w *CommanderWeights) Set(name string, v float64) error {
 	p := map[string]*float64{"adherence": &w.Adherence, "degradation": &w.Degradation, "cost": &w.Cost, "churn": &w.Churn,
-		"proactivity": &w.Proactivity, "floor_proximity": &w.FloorProximity, "floor_margin": &w.FloorMargin}[name]
+		"proactivity": &w.Proactivity, "floor_proximity": &w.FloorProximity, "floor_margin": &w.FloorMargin, "energy": &w.Energy}[name]
 	return set(p, name, v)
 }
 

@@ -9,7 +9,7 @@ func TestEveryNamedWeightSetsItsField(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if c != (CommanderWeights{1, 2, 3, 4, 5, 6, 7}) {
+	if c != (CommanderWeights{1, 2, 3, 4, 5, 6, 7, 8}) {
 		t.Fatalf("commander weights %+v", c)
 	}
 	s := SoldierWeights{}

@@ -12,7 +12,7 @@ var seedFlag = flag.Uint64("seed", 20260101, "seed of the property tests (go tes
 // ranges are the documented bounds of every term, by name.
 var ranges = map[string][2]float64{
 	"adherence": {-1, 1}, "degradation": {-1, 0}, "cost": {-1, 0}, "churn": {-1, 0},
-	"proactivity": {0, 1}, "floor_proximity": {-1, 0},
+	"proactivity": {0, 1}, "floor_proximity": {-1, 0}, "energy": {-1, 0},
 	"utilisation": {-1, 0}, "alignment": {-1, 1}, "oscillation": {-1, 0}, "cold_start": {-1, 0},
 	"sla": {-1, 0}, "errors": {-1, 0}, "cpu": {-1, 0}, "action": {-1, 0}, "downstream": {-1, 0},
 }
@@ -75,6 +75,7 @@ func (g gen) commander() (CommanderInput, CommanderWeights) {
 		Cost: g.float(100), ReferenceCost: g.float(100),
 		ChurnedNodes: g.count(50), Nodes: g.count(200),
 		Proactive: g.rng.IntN(2) == 0, BeatProportional: g.rng.IntN(2) == 0,
+		PowerWatts: g.float(1e5), ReferencePowerWatts: g.float(1e5),
 	}
 	for range g.rng.IntN(8) {
 		in.Domains = append(in.Domains, DomainOutcome{

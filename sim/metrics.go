@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/regimentd/regiment/domains"
 )
 
 // Metrics summarises a run. Every field is a pure function of the config,
@@ -61,6 +63,17 @@ type Metrics struct {
 	// apps of min_replicas x cpu_per_replica, x simulated hours.
 	FloorCoreHours float64 `json:"floor_core_hours"`
 
+	// Request-weighted SLO and energy (issue 31). Requests counts the
+	// requests that arrived at the apps (external and calls); BadRequests
+	// those that failed or took longer than their domain's p99 target
+	// (badShare); BadRequestRatio is BadRequests / Requests, 0 without
+	// requests. EnergyKWh is the nodes' energy under the cluster's power
+	// model (energyKWh).
+	Requests        float64 `json:"requests"`
+	BadRequests     float64 `json:"bad_requests"`
+	BadRequestRatio float64 `json:"bad_request_ratio"`
+	EnergyKWh       float64 `json:"energy_kwh"`
+
 	SimSeconds float64         `json:"sim_seconds"` // simulated time
 	Tiers      []TierMetrics   `json:"tiers"`       // priority tiers, most important (lowest priority number) first
 	Domains    []DomainMetrics `json:"domains"`
@@ -87,6 +100,15 @@ type DomainMetrics struct {
 	FloorCoreHours        float64  `json:"floor_core_hours"`  // the domain's min_replicas x cpu_per_replica x hours
 	ScaleOut              ScaleOut `json:"scale_out"`         // the domain's apps' correlated episodes
 	ScaleOutAll           ScaleOut `json:"scale_out_all"`     // all of the domain's apps' episodes
+
+	// Request-weighted SLO and energy (issue 31; Metrics). EnergyKWh is the
+	// domain's share: its busy cores' power, and the nodes' idle power in
+	// proportion to the domain's scheduled core-hours (CoreHours); the
+	// domains' shares sum to Metrics.EnergyKWh when any core was scheduled.
+	Requests        float64 `json:"requests"`
+	BadRequests     float64 `json:"bad_requests"`
+	BadRequestRatio float64 `json:"bad_request_ratio"`
+	EnergyKWh       float64 `json:"energy_kwh"`
 }
 
 // TierMetrics summarises the domains of one priority. Its percentiles are
@@ -98,6 +120,13 @@ type TierMetrics struct {
 	FloorCoreHours  float64  `json:"floor_core_hours"`
 	ScaleOut        ScaleOut `json:"scale_out"`
 	ScaleOutAll     ScaleOut `json:"scale_out_all"`
+
+	// Request-weighted SLO and energy (issue 31): the tier's domains' sums
+	// (DomainMetrics), the ratio of the sums.
+	Requests        float64 `json:"requests"`
+	BadRequests     float64 `json:"bad_requests"`
+	BadRequestRatio float64 `json:"bad_request_ratio"`
+	EnergyKWh       float64 `json:"energy_kwh"`
 }
 
 // ScaleOut summarises scale-out episodes: how long apps went without the
@@ -157,6 +186,10 @@ type accum struct {
 	pods int32   // this tick so far: ready, starting and pending replicas
 	busy float64 // this tick so far: busy cores
 
+	// Request-weighted SLO and energy (issue 31), per domain: requests
+	// arrived, the bad ones among them (badShare), busy core-seconds.
+	requests, badRequests, busyCoreSecs []float64
+
 	out episodes
 	ups scaleUps
 }
@@ -169,6 +202,8 @@ func (m *accum) init(s *Sim) {
 	m.coreSeconds = make([]float64, domains)
 	m.pendingSeconds = make([]float64, domains)
 	m.actions = make([]int, domains)
+	// Request-weighted SLO and energy (issue 31).
+	m.requests, m.badRequests, m.busyCoreSecs = make([]float64, domains), make([]float64, domains), make([]float64, domains)
 	m.dt = s.dt
 	w := int(burstWindow / s.tick)
 	m.out.init(s.apps, domains, s.steps, w)
@@ -186,6 +221,8 @@ type domainAccum struct {
 	breachesAtMax            []float64 // accum's, per app
 	pods                     int32
 	busy                     float64
+	// Request-weighted SLO and energy (issue 31).
+	requests, badRequests, busyCoreSecs float64
 }
 
 // domain starts the sums of domain di's apps.
@@ -195,6 +232,7 @@ func (m *accum) domain(di int) domainAccum {
 		coreSeconds: m.coreSeconds[di], pendingSecs: m.pendingSeconds[di],
 		appTicks: m.appTicks[di], breaches: m.breaches[di], breachesAtMax: m.breachesAtMax,
 		pods: m.pods, busy: m.busy,
+		requests: m.requests[di], badRequests: m.badRequests[di], busyCoreSecs: m.busyCoreSecs[di],
 	}
 }
 
@@ -203,12 +241,13 @@ func (m *accum) endDomain(di int, d *domainAccum) {
 	m.coreSeconds[di], m.pendingSeconds[di] = d.coreSeconds, d.pendingSecs
 	m.appTicks[di], m.breaches[di] = d.appTicks, d.breaches
 	m.pods, m.busy = d.pods, d.busy
+	m.requests[di], m.badRequests[di], m.busyCoreSecs[di] = d.requests, d.badRequests, d.busyCoreSecs
 }
 
 // app accounts app i at tick t, with cores its ready and starting
-// replicas' cores and busy its busy cores; at tick 0 it only notes the
-// initial state.
-func (m *domainAccum) app(i int, a *app, cores, busy float64, breach bool, t int) {
+// replicas' cores, busy its busy cores and bad the share of its requests
+// that are bad (badShare); at tick 0 it only notes the initial state.
+func (m *domainAccum) app(i int, a *app, cores, busy, bad float64, breach bool, t int) {
 	short := a.lambda > float64(a.ready*a.conc)*a.mu
 	if t == 0 {
 		m.out.initial(i, short)
@@ -228,6 +267,46 @@ func (m *domainAccum) app(i int, a *app, cores, busy float64, breach bool, t int
 	}
 	m.pods += a.ready + a.starting + a.pending
 	m.busy += busy
+	// Request-weighted SLO and energy (issue 31).
+	arrived := a.lambda * m.dt
+	m.requests += arrived
+	m.badRequests += arrived * bad
+	m.busyCoreSecs += busy * m.dt
+}
+
+// badShare is the share of app a's requests at this tick that are bad: that
+// fail or take longer than slo, the domain's p99 target, seconds. With e the
+// app's error rate (its own timeouts and its callees' failures) and
+// P(T > slo) the survival of its response time at the target (its sojourn m,
+// shifted by its backlog wait and its callees' p99s, as its p99 is),
+//
+//	bad = 1 - (1 - e) (1 - P(T > slo))
+//
+// counts a request that is both slow and failed once, taking the two as
+// independent. They are not quite: a request that timed out waited past the
+// timeout, and so past the target when the timeout is longer. The product
+// then counts at most e P(T > slo) too many, a share below either term;
+// and its true value lies in [max(e, P(T > slo)), e + P(T > slo)]. Callees
+// enter as a fixed shift of their p99, as they do in the app's p99: an
+// upper bound of their response time for 99% of calls. em memoises
+// e^{-mu t} along a run of apps of one service rate and shift (survivalMemo).
+func badShare(a *app, m *mixApp, slo float64, em *expMemo) float64 {
+	if a.errs >= 1 {
+		return 1
+	}
+	slow, _ := m.soj.survivalMemo(slo-m.shift, em)
+	return 1 - (1-a.errs)*(1-slow)
+}
+
+// energyKWh is the energy of nodeSeconds node-seconds of provisioned nodes
+// (booting or ready) and busyCoreSeconds busy core-seconds under the power
+// model of cl (domains.Cluster):
+//
+//	E = (nodeSeconds x NodeIdleWatts + busyCoreSeconds x BusyCoreWatts) / 3.6e6
+//
+// in kWh (3.6e6 joules a kWh): node power is linear in its busy cores.
+func energyKWh(nodeSeconds, busyCoreSeconds float64, cl *domains.Cluster) float64 {
+	return (nodeSeconds*cl.NodeIdleWatts + busyCoreSeconds*cl.BusyCoreWatts) / 3.6e6
 }
 
 // tick accounts the cluster at tick t, after every app.
@@ -509,6 +588,15 @@ func (s *Sim) Metrics() Metrics {
 	if m.nodeCoreSeconds > 0 {
 		out.AvgCPUUtilisation = m.busyCoreSeconds / m.nodeCoreSeconds
 	}
+	// Request-weighted SLO and energy (issue 31): the idle power is shared
+	// out by scheduled core-seconds.
+	cl := &s.cfg.Cluster
+	nodeSeconds := m.nodeCoreSeconds / cl.NodeCores
+	out.EnergyKWh = energyKWh(nodeSeconds, m.busyCoreSeconds, cl)
+	var coreSeconds float64
+	for _, c := range m.coreSeconds {
+		coreSeconds += c
+	}
 	floor := make([]float64, len(s.doms)) // core-hours
 	for i := range s.apps {
 		a := &s.apps[i]
@@ -544,6 +632,15 @@ func (s *Sim) Metrics() Metrics {
 		if m.appTicks[di] > 0 {
 			dm.SLOCompliance = 1 - m.breaches[di]/m.appTicks[di]
 		}
+		// Request-weighted SLO and energy (issue 31).
+		dm.Requests, dm.BadRequests = m.requests[di], m.badRequests[di]
+		dm.BadRequestRatio = ratioOf(dm.BadRequests, dm.Requests)
+		dm.EnergyKWh = energyKWh(0, m.busyCoreSecs[di], cl)
+		if coreSeconds > 0 {
+			dm.EnergyKWh += energyKWh(nodeSeconds*m.coreSeconds[di]/coreSeconds, 0, cl)
+		}
+		out.Requests += dm.Requests
+		out.BadRequests += dm.BadRequests
 		ticks += m.appTicks[di]
 		breaches += m.breaches[di]
 		out.BreachAppMinutes += dm.BreachAppMinutes
@@ -552,6 +649,7 @@ func (s *Sim) Metrics() Metrics {
 		out.FloorCoreHours += dm.FloorCoreHours
 		out.Domains = append(out.Domains, dm)
 	}
+	out.BadRequestRatio = ratioOf(out.BadRequests, out.Requests)
 	out.SLOCompliance = 1
 	if ticks > 0 {
 		out.SLOCompliance = 1 - breaches/ticks
@@ -578,11 +676,15 @@ func (s *Sim) Metrics() Metrics {
 			t.Domains = append(t.Domains, d.name)
 			t.PendingPodHours += out.Domains[di].PendingPodHours
 			t.FloorCoreHours += floor[di]
+			t.Requests += out.Domains[di].Requests
+			t.BadRequests += out.Domains[di].BadRequests
+			t.EnergyKWh += out.Domains[di].EnergyKWh
 			addTo(tierAll, all[di])
 			addTo(tierCor, cor[di])
 			tierAllOpen += allOpen[di]
 			tierCorOpen += corOpen[di]
 		}
+		t.BadRequestRatio = ratioOf(t.BadRequests, t.Requests)
 		t.ScaleOut = scaleOutOf(tierCor, tierCorOpen, s.dt)
 		t.ScaleOutAll = scaleOutOf(tierAll, tierAllOpen, s.dt)
 		addTo(clusterAll, tierAll)
@@ -594,4 +696,12 @@ func (s *Sim) Metrics() Metrics {
 	out.ScaleOut = scaleOutOf(clusterCor, clusterCorOpen, s.dt)
 	out.ScaleOutAll = scaleOutOf(clusterAll, clusterAllOpen, s.dt)
 	return out
+}
+
+// ratioOf is num / den, 0 when den is 0.
+func ratioOf(num, den float64) float64 {
+	if den <= 0 {
+		return 0
+	}
+	return num / den
 }

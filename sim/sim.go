@@ -660,6 +660,8 @@ func (s *Sim) record() {
 	tel.mix.forget()
 	tel.mix.tick = s.step
 	pending := int32(0)
+	mix := tel.mix.apps // this tick's sojourns and shifts (measure)
+	em := newExpMemo()  // badShare's e^{-mu t}, along a run of apps
 	for di := range s.doms {
 		d := &s.doms[di]
 		first := int(d.first)
@@ -693,7 +695,11 @@ func (s *Sim) record() {
 					dt.BreachedAtMax++
 				}
 			}
-			m.app(i, a, cores, busy, breach, s.step)
+			bad := 0.0
+			if a.lambda > 0 && s.step > 0 {
+				bad = badShare(a, &mix[i], d.slo, &em)
+			}
+			m.app(i, a, cores, busy, bad, breach, s.step)
 		}
 		s.metric.endDomain(di, &m)
 		if readyCores > 0 {

@@ -133,6 +133,10 @@ type clusterHCL struct {
 	NodeIdleTimeout   durationAttr `hcl:"node_idle_timeout"`
 	CostPerCoreHour   numberAttr   `hcl:"cost_per_core_hour"`
 	TelemetryLag      durationAttr `hcl:"telemetry_lag"`
+
+	// Power model (issue 31: request-weighted SLO and energy).
+	NodeIdleWatts numberAttr `hcl:"node_idle_watts"`
+	BusyCoreWatts numberAttr `hcl:"busy_core_watts"`
 }
 
 func (c *clusterHCL) children() []child { return nil }
@@ -148,6 +152,9 @@ func (c *clusterHCL) translate() domains.Cluster {
 		NodeIdleTimeout:   c.NodeIdleTimeout.V,
 		CostPerCoreHour:   c.CostPerCoreHour.V,
 		TelemetryLag:      c.TelemetryLag.V,
+		// Power model (issue 31).
+		NodeIdleWatts: c.NodeIdleWatts.V,
+		BusyCoreWatts: c.BusyCoreWatts.V,
 	}
 }
 

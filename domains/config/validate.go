@@ -40,6 +40,9 @@ func validateConfig(cfg *domains.Config, h *configHCL, ds *Diagnostics) {
 		c.duration(&hc.NodeIdleTimeout, cl.NodeIdleTimeout, positive)
 		c.number(&hc.CostPerCoreHour, cl.CostPerCoreHour, weights)
 		c.duration(&hc.TelemetryLag, cl.TelemetryLag, telemetryLags)
+		// Power model (issue 31).
+		c.number(&hc.NodeIdleWatts, cl.NodeIdleWatts, watts)
+		c.number(&hc.BusyCoreWatts, cl.BusyCoreWatts, watts)
 	}
 
 	cm, hm := &cfg.Commander, &h.Commander
@@ -355,6 +358,7 @@ var (
 	headrooms        = interval{lo: 0, hi: domains.MaxHeadroom}
 	priorities       = interval{lo: 0, hi: domains.MaxPriority}
 	weights          = interval{lo: 0, hi: domains.MaxWeight}
+	watts            = interval{lo: 0, hi: 1e5} // a node's power, watts: no server draws 100 kW
 	ratios           = interval{lo: 0, hi: domains.MaxRatio}
 	cpuLimitRatios   = interval{lo: 1, hi: domains.MaxRatio}
 	// staffingSafeties bound square-root staffing's beta: 10 is far beyond
