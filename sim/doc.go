@@ -39,7 +39,9 @@
 //
 // Units: time in simulated time (time.Time, time.Duration), rates per
 // second, latencies in seconds, cores in CPU cores; cost is provisioned node
-// cores x hours (Metrics). Apps are indexed by config order across domains.
+// cores x hours (Metrics), energy kWh under the cluster's power model (idle
+// watts a provisioned node plus watts a busy core), requests counted as
+// arrivals x tick. Apps are indexed by config order across domains.
 //
 // Invariants: Step does not allocate (TestStepDoesNotAllocate); the same
 // inputs give byte-identical Metrics; randomness comes only from the
