@@ -20,6 +20,11 @@ import (
 // other name is a baseline.
 const Regiment = "regiment"
 
+// Independent is the ablation of Regiment without its Commander
+// (simcluster.NewIndependent): its Soldiers as shipped, no budget, no
+// headroom directive, no node plan. Beside Regiment it prices the hierarchy.
+const Independent = simcluster.IndependentPolicy
+
 // Options says what Run evaluates.
 type Options struct {
 	Config    *domains.Config // validated, defaults applied
@@ -37,13 +42,27 @@ type Options struct {
 }
 
 // Policies lists the policy names Run knows: every baseline (baseline.Names,
-// in its order), then Regiment.
-func Policies() []string { return append(slices.Clone(baseline.Names), Regiment) }
+// in its order), then Regiment and its ablation Independent.
+func Policies() []string { return append(slices.Clone(baseline.Names), Regiment, Independent) }
+
+// WithAblation returns policies with Independent right after Regiment when
+// Regiment is among them and Independent is not, so that the hierarchy's
+// worth is one ratio; otherwise policies as they are.
+func WithAblation(policies []string) []string {
+	i := slices.Index(policies, Regiment)
+	if i < 0 || slices.Contains(policies, Independent) {
+		return policies
+	}
+	return slices.Insert(slices.Clone(policies), i+1, Independent)
+}
 
 // NewPolicy builds the named policy for simulation s of cfg.
 func NewPolicy(name string, cfg *domains.Config, s *sim.Sim) (sim.Policy, error) {
-	if name == Regiment {
+	switch name {
+	case Regiment:
 		return simcluster.NewPolicy(cfg, nil, nil, simcluster.WithPool(s))
+	case Independent:
+		return simcluster.NewIndependent(cfg, nil)
 	}
 	if !baseline.Known(name) {
 		return nil, UnknownPolicy(name, Policies())

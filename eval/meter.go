@@ -38,6 +38,8 @@ type meter struct {
 	outcomes []reward.DomainOutcome
 	weights  reward.CommanderWeights
 	refCost  float64 // cost per hour of the whole pool
+	refPower float64 // watts of the whole pool at full load (domains.Cluster's power model)
+	busy     float64 // this tick's busy cores (overprovision)
 	rewards  RewardTerms
 	ticks    int
 
@@ -98,6 +100,8 @@ func newMeter(cfg *domains.Config, s *sim.Sim, sample bool) *meter {
 		m.outcomes[di] = reward.DomainOutcome{SLO: d.SLO.LatencyP99Seconds(), ErrorBudget: d.SLO.ErrorBudget, Weight: d.Weight}
 	}
 	m.refCost = cfg.Cluster.CapacityCores * cfg.Cluster.CostPerCoreHour
+	cl := &cfg.Cluster
+	m.refPower = cl.CapacityCores/cl.NodeCores*cl.NodeIdleWatts + cl.CapacityCores*cl.BusyCoreWatts
 	if sample {
 		minutes := int((time.Duration(s.Steps())*s.Tick() + time.Minute - 1) / time.Minute)
 		m.series = newSeries(cfg, minutes)
@@ -125,9 +129,11 @@ func (m *meter) observe(s *sim.Sim) {
 func (m *meter) overprovision(cur *sim.Telemetry) {
 	clear(m.sched)
 	clear(m.need)
+	m.busy = 0
 	all := len(m.tiers)
 	for i := range cur.Apps {
 		a := &cur.Apps[i]
+		m.busy += a.CPUUtil * float64(a.Ready) * m.cpu[i]
 		n := math.Min(math.Max(math.Ceil(a.RPS/m.perReady[i]), m.minRep[i]), m.maxRep[i])
 		need := n * m.cpu[i]
 		sched := float64(a.Ready+a.Starting) * m.cpu[i]
@@ -159,11 +165,15 @@ func (m *meter) reward(cur *sim.Telemetry) {
 		Cost:          cur.Cluster.CostPerHour,
 		ReferenceCost: m.refCost,
 		Nodes:         int(cur.Cluster.Nodes),
+		// Provisioned nodes at idle plus busy cores (domains.Cluster).
+		PowerWatts:          float64(cur.Cluster.Nodes+cur.Cluster.ProvisioningNodes)*m.cfg.Cluster.NodeIdleWatts + m.busy*m.cfg.Cluster.BusyCoreWatts,
+		ReferencePowerWatts: m.refPower,
 	}, m.weights)
 	m.rewards.Total += b.Total
 	m.rewards.Adherence += b.Adherence
 	m.rewards.Degradation += b.Degradation
 	m.rewards.Cost += b.Cost
+	m.rewards.Energy += b.Energy
 }
 
 // sample adds this tick to its minute of the series.
@@ -220,12 +230,16 @@ func (m *meter) result(s *sim.Sim) RunResult {
 		AvgCPUUtilisation:  sm.AvgCPUUtilisation,
 		PeakPods:           int(sm.PeakPods),
 		FloorCoreHours:     sm.FloorCoreHours,
+		Requests:           sm.Requests,
+		BadRequests:        sm.BadRequests,
+		BadRequestRatio:    sm.BadRequestRatio,
+		EnergyKWh:          sm.EnergyKWh,
 	}
 	if m.ticks > 0 {
 		n := float64(m.ticks)
 		r.RewardMean = m.rewards.Total / n
 		r.Reward = RewardTerms{Total: r.RewardMean, Adherence: m.rewards.Adherence / n,
-			Degradation: m.rewards.Degradation / n, Cost: m.rewards.Cost / n}
+			Degradation: m.rewards.Degradation / n, Cost: m.rewards.Cost / n, Energy: m.rewards.Energy / n}
 	}
 	for ti, t := range m.tiers {
 		tr := TierOutcome{Tier: t.priority, SLOCompliance: 1, OverprovisionPct: m.overMean(ti)}
@@ -250,6 +264,7 @@ func (m *meter) result(s *sim.Sim) RunResult {
 		for _, st := range sm.Tiers { // percentiles over the tier's episodes
 			if st.Priority == t.priority {
 				tr.ScaleOut, tr.ScaleOutAll = st.ScaleOut, st.ScaleOutAll
+				tr.Requests, tr.BadRequests, tr.BadRequestRatio, tr.EnergyKWh = st.Requests, st.BadRequests, st.BadRequestRatio, st.EnergyKWh
 			}
 		}
 		r.Tiers = append(r.Tiers, tr)

@@ -43,11 +43,17 @@ type Total struct {
 	CostCoreHours    float64 `json:"cost_core_hours"`
 	BreachAppMinutes float64 `json:"breach_app_minutes"`
 	// BreachAppMinutesAtMax: of BreachAppMinutes, with max_replicas ready (Outcome).
-	BreachAppMinutesAtMax float64     `json:"breach_app_minutes_at_max"`
-	ScalingActions        float64     `json:"scaling_actions"`
-	NodeChurn             float64     `json:"node_churn"`
-	PendingPodHours       float64     `json:"pending_pod_hours"`
-	Tiers                 []TierTotal `json:"tiers"` // in Report.Tiers order
+	BreachAppMinutesAtMax float64 `json:"breach_app_minutes_at_max"`
+	ScalingActions        float64 `json:"scaling_actions"`
+	NodeChurn             float64 `json:"node_churn"`
+	PendingPodHours       float64 `json:"pending_pod_hours"`
+	// Request-weighted SLO and energy (issue 31): sums of the means, the
+	// ratio of the sums.
+	Requests        float64     `json:"requests"`
+	BadRequests     float64     `json:"bad_requests"`
+	BadRequestRatio float64     `json:"bad_request_ratio"`
+	EnergyKWh       float64     `json:"energy_kwh"`
+	Tiers           []TierTotal `json:"tiers"` // in Report.Tiers order
 }
 
 // TierTotal is one priority tier of a Total: sums over the scenarios of
@@ -58,6 +64,11 @@ type TierTotal struct {
 	BreachAppMinutes      float64 `json:"breach_app_minutes"`
 	BreachAppMinutesAtMax float64 `json:"breach_app_minutes_at_max"`
 	PendingPodHours       float64 `json:"pending_pod_hours"`
+	// Request-weighted SLO and energy (issue 31), as Total's.
+	Requests        float64 `json:"requests"`
+	BadRequests     float64 `json:"bad_requests"`
+	BadRequestRatio float64 `json:"bad_request_ratio"`
+	EnergyKWh       float64 `json:"energy_kwh"`
 }
 
 // ScenarioInfo names a scenario and the seed of its run 0.
@@ -122,6 +133,12 @@ type Outcome struct {
 	AvgCPUUtilisation  float64      `json:"avg_cpu_utilisation"` // busy core-hours / cost_core_hours, [0, 1]
 	PeakPods           int          `json:"peak_pods"`           // most ready, starting and pending replicas at once
 	FloorCoreHours     float64      `json:"floor_core_hours"`    // min_replicas x cpu_per_replica x hours, summed over apps
+
+	// Request-weighted SLO and energy (issue 31; sim.Metrics).
+	Requests        float64 `json:"requests"`          // requests that arrived at the apps
+	BadRequests     float64 `json:"bad_requests"`      // of them, failed or over their domain's p99 target
+	BadRequestRatio float64 `json:"bad_request_ratio"` // bad_requests / requests
+	EnergyKWh       float64 `json:"energy_kwh"`        // nodes' energy under the cluster's power model
 }
 
 // RewardTerms are the means over ticks of the Commander reward's total and of
@@ -131,6 +148,7 @@ type RewardTerms struct {
 	Adherence   float64 `json:"adherence"`
 	Degradation float64 `json:"degradation"`
 	Cost        float64 `json:"cost"`
+	Energy      float64 `json:"energy"` // weighed 0 by default (reward.CommanderWeights)
 }
 
 // TierOutcome is a run's figures over one priority tier's domains.
@@ -149,6 +167,12 @@ type TierOutcome struct {
 	FloorCoreHours  float64      `json:"floor_core_hours"`
 	ScaleOut        sim.ScaleOut `json:"scale_out"`
 	ScaleOutAll     sim.ScaleOut `json:"scale_out_all"`
+
+	// Request-weighted SLO and energy (issue 31; sim.TierMetrics).
+	Requests        float64 `json:"requests"`
+	BadRequests     float64 `json:"bad_requests"`
+	BadRequestRatio float64 `json:"bad_request_ratio"`
+	EnergyKWh       float64 `json:"energy_kwh"`
 }
 
 // Stat is the mean, min and max of a figure over seeds.
@@ -195,6 +219,11 @@ type Aggregate struct {
 	AvgCPUUtilisation  Stat         `json:"avg_cpu_utilisation"`
 	PeakPods           Stat         `json:"peak_pods"`
 	FloorCoreHours     Stat         `json:"floor_core_hours"`
+	// Request-weighted SLO and energy (issue 31).
+	Requests        Stat `json:"requests"`
+	BadRequests     Stat `json:"bad_requests"`
+	BadRequestRatio Stat `json:"bad_request_ratio"`
+	EnergyKWh       Stat `json:"energy_kwh"`
 	// GapCaptured is the share of the hpa-to-oracle cost gap this policy
 	// captures, (hpa - policy) / (hpa - oracle) on the means of
 	// cost_core_hours: 1 for the oracle, 0 for hpa, above 1 cheaper than the
@@ -228,6 +257,12 @@ type TierAggregate struct {
 	FloorCoreHours  Stat         `json:"floor_core_hours"`
 	ScaleOut        ScaleOutStat `json:"scale_out"`
 	ScaleOutAll     ScaleOutStat `json:"scale_out_all"`
+
+	// Request-weighted SLO and energy (issue 31).
+	Requests        Stat `json:"requests"`
+	BadRequests     Stat `json:"bad_requests"`
+	BadRequestRatio Stat `json:"bad_request_ratio"`
+	EnergyKWh       Stat `json:"energy_kwh"`
 }
 
 // Series is one run's telemetry sampled per minute: each value is the mean
@@ -323,8 +358,14 @@ func (r *Report) total(policy string) Total {
 		t.ScalingActions += a.ScalingActions.Mean
 		t.NodeChurn += a.NodeChurn.Mean
 		t.PendingPodHours += a.PendingPodHours.Mean
+		t.Requests += a.Requests.Mean
+		t.BadRequests += a.BadRequests.Mean
+		t.EnergyKWh += a.EnergyKWh.Mean
 		for k := range a.Tiers {
 			if k < len(t.Tiers) && a.Tiers[k].Tier == t.Tiers[k].Tier {
+				t.Tiers[k].Requests += a.Tiers[k].Requests.Mean
+				t.Tiers[k].BadRequests += a.Tiers[k].BadRequests.Mean
+				t.Tiers[k].EnergyKWh += a.Tiers[k].EnergyKWh.Mean
 				t.Tiers[k].CoreHours += a.Tiers[k].CoreHours.Mean
 				t.Tiers[k].BreachAppMinutes += a.Tiers[k].BreachAppMinutes.Mean
 				t.Tiers[k].BreachAppMinutesAtMax += a.Tiers[k].BreachAppMinutesAtMax.Mean
@@ -332,7 +373,19 @@ func (r *Report) total(policy string) Total {
 			}
 		}
 	}
+	t.BadRequestRatio = ratioOf(t.BadRequests, t.Requests)
+	for k := range t.Tiers {
+		t.Tiers[k].BadRequestRatio = ratioOf(t.Tiers[k].BadRequests, t.Tiers[k].Requests)
+	}
 	return t
+}
+
+// ratioOf is num / den, 0 when den is 0.
+func ratioOf(num, den float64) float64 {
+	if den <= 0 {
+		return 0
+	}
+	return num / den
 }
 
 // Total is policy's Total, or nil if it did not run.
@@ -418,6 +471,10 @@ func aggregate(rs []RunResult) Aggregate {
 		AvgCPUUtilisation:  st(func(r *RunResult) float64 { return r.AvgCPUUtilisation }),
 		PeakPods:           st(func(r *RunResult) float64 { return float64(r.PeakPods) }),
 		FloorCoreHours:     st(func(r *RunResult) float64 { return r.FloorCoreHours }),
+		Requests:           st(func(r *RunResult) float64 { return r.Requests }),
+		BadRequests:        st(func(r *RunResult) float64 { return r.BadRequests }),
+		BadRequestRatio:    st(func(r *RunResult) float64 { return r.BadRequestRatio }),
+		EnergyKWh:          st(func(r *RunResult) float64 { return r.EnergyKWh }),
 
 		SimSeconds:  st(func(r *RunResult) float64 { return r.SimSeconds }),
 		WallSeconds: st(func(r *RunResult) float64 { return r.WallSeconds }),
@@ -440,6 +497,10 @@ func aggregate(rs []RunResult) Aggregate {
 			FloorCoreHours:        tst(func(t *TierOutcome) float64 { return t.FloorCoreHours }),
 			ScaleOut:              scaleOutStat(rs, func(r *RunResult) *sim.ScaleOut { return &r.Tiers[ti].ScaleOut }),
 			ScaleOutAll:           scaleOutStat(rs, func(r *RunResult) *sim.ScaleOut { return &r.Tiers[ti].ScaleOutAll }),
+			Requests:              tst(func(t *TierOutcome) float64 { return t.Requests }),
+			BadRequests:           tst(func(t *TierOutcome) float64 { return t.BadRequests }),
+			BadRequestRatio:       tst(func(t *TierOutcome) float64 { return t.BadRequestRatio }),
+			EnergyKWh:             tst(func(t *TierOutcome) float64 { return t.EnergyKWh }),
 		})
 	}
 	return a

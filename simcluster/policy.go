@@ -29,6 +29,9 @@ type Policy struct {
 	// hpa is the cluster's own HPAs on the apps of recommend-mode domains,
 	// whose Soldiers write nothing; nil when there are none.
 	hpa *baseline.ClusterHPA
+	// independent is the ablation without a Commander (NewIndependent):
+	// cmd is nil and each Commander tick hands every Soldier the whole pool.
+	independent *independent
 }
 
 // NewPolicy builds Regiment's hierarchy for cfg with its configured policies.
@@ -100,6 +103,10 @@ func (p *Policy) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 	}
 	ctx := context.Background()
 	first := p.tick == 0
+	if p.independent != nil {
+		p.decideIndependent(ctx, now, t, targets)
+		return
+	}
 	if !first && p.tick%p.ratio == 0 {
 		if _, err := p.cmd.Tick(ctx, now); err != nil {
 			p.err = fmt.Errorf("commander tick: %w", err)
@@ -143,6 +150,9 @@ func (h *handover) PublishDirective(_ context.Context, d wire.Directive) error {
 func (h *handover) PublishAllocation(context.Context, wire.Allocation) error { return nil }
 
 func (h *handover) PublishReport(_ context.Context, r wire.DomainReport) error {
+	if h.p.cmd == nil { // no Commander (NewIndependent): nobody reads reports
+		return nil
+	}
 	if !h.p.cmd.OnReport(r) {
 		return fmt.Errorf("report for unknown domain %q", r.Domain)
 	}

@@ -54,6 +54,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "report `directory` (created); required")
 	workers := fs.Int("workers", runtime.NumCPU(), "runs simulated at once")
 	duration := fs.Duration("duration", 0, "override every scenario's duration, e.g. 6h (0: keep it)")
+	ablation := fs.Bool("ablation", true, "with regiment, also run regiment-independent (its Soldiers without the Commander) right after it")
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
@@ -62,6 +63,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return usage("--config, --scenario and --out are required, and nothing else")
 	}
 	pols := splitList(*policies)
+	if *ablation {
+		pols = eval.WithAblation(pols)
+	}
 	for _, p := range pols {
 		if !slices.Contains(known, p) && !baseline.Known(p) {
 			return usage("%v", eval.UnknownPolicy(p, known))
@@ -152,16 +156,17 @@ func printTotals(w io.Writer, r *eval.Report) {
 	}
 	fmt.Fprintf(w, "\nover the whole set (%s), sums of the means over seeds, x hpa:\n", eval.Count(len(r.Scenarios), "scenario", "scenarios"))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "policy\tcost\tbreaches\t%s\tbelow max\tactions\tnode churn\tpending pods\t\n", top)
+	fmt.Fprintf(tw, "policy\tcost\tbreaches\t%s\tbelow max\tbad requests\tenergy\tactions\tnode churn\tpending pods\t\n", top)
 	ratio := eval.TotalRatio
 	for _, t := range r.Totals {
 		p0 := ""
 		if top != "" {
 			p0 = ratio(t.Tiers[0].BreachAppMinutes, hpa.Tiers[0].BreachAppMinutes)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", t.Policy, ratio(t.CostCoreHours, hpa.CostCoreHours),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", t.Policy, ratio(t.CostCoreHours, hpa.CostCoreHours),
 			ratio(t.BreachAppMinutes, hpa.BreachAppMinutes), p0,
 			ratio(t.BreachAppMinutes-t.BreachAppMinutesAtMax, hpa.BreachAppMinutes-hpa.BreachAppMinutesAtMax),
+			ratio(t.BadRequests, hpa.BadRequests), ratio(t.EnergyKWh, hpa.EnergyKWh),
 			ratio(t.ScalingActions, hpa.ScalingActions),
 			ratio(t.NodeChurn, hpa.NodeChurn), ratio(t.PendingPodHours, hpa.PendingPodHours))
 	}

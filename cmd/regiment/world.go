@@ -89,14 +89,17 @@ func (w *world) newSim() (*sim.Sim, error) { return sim.New(w.cfg, w.sc, w.trace
 // policyList is the policies `sim` knows, for --help and errors;
 // policyNames the same, joined.
 var (
-	policyList  = append([]string{"regiment"}, baseline.Names...)
+	policyList  = append([]string{eval.Regiment, eval.Independent}, baseline.Names...)
 	policyNames = strings.Join(policyList, ", ")
 )
 
 // newPolicy builds the named sim policy for s.
 func (w *world) newPolicy(name string, s *sim.Sim) (sim.Policy, error) {
-	if name == "regiment" {
+	switch name {
+	case eval.Regiment:
 		return simcluster.NewPolicy(w.cfg, nil, nil, simcluster.WithPool(s))
+	case eval.Independent:
+		return simcluster.NewIndependent(w.cfg, nil)
 	}
 	if !baseline.Known(name) {
 		return nil, eval.UnknownPolicy(name, policyList)
