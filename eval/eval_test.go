@@ -258,7 +258,7 @@ func TestEvalSmall(t *testing.T) {
 		}
 		md := string(b)
 		for _, want := range []string{"## small-sample", "| policy | cost_core_hours | cost ratio |", "breach ratio", "actions ratio",
-			"Per priority tier", "| policy | tier | domains | slo_compliance | breach_app_minutes | overprovision_pct |", "wall_seconds",
+			"Per priority tier", "| policy | tier | domains | slo_compliance | breach_app_minutes | bad_request_ratio | energy_kwh | overprovision_pct |", "wall_seconds",
 			"gap captured", "| policy | node_churn | node_churn_per_hour | peak_nodes | peak_pods | avg_cpu_utilisation | floor_core_hours |",
 			"small-sample-nodes.png", "small-sample-pending.png"} {
 			if !strings.Contains(md, want) {

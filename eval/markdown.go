@@ -53,7 +53,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		if gap {
 			p(" gap captured |")
 		}
-		p(" slo_compliance | breach_app_minutes | breach ratio | scaling_actions | actions ratio | cascade_events | overprovision_pct | reward_mean | wall_seconds |\n")
+		p(" slo_compliance | breach_app_minutes | breach ratio | bad_request_ratio | bad requests ratio | energy_kwh | energy ratio | scaling_actions | actions ratio | cascade_events | overprovision_pct | reward_mean | wall_seconds |\n")
 		p("|---|---:|---:|")
 		if oracle != nil {
 			p("---:|")
@@ -61,7 +61,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		if gap {
 			p("---:|")
 		}
-		p("---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		p("---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, pol := range r.Policies {
 			a := r.Aggregate(sc.Name, pol)
 			if a == nil {
@@ -74,8 +74,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			if gap {
 				p(" %s |", fmtShare(a.GapCaptured))
 			}
-			p(" %.4f | %.1f | %s | %.0f | %s | %.0f | %.1f | %.3f | %.1f |\n",
+			p(" %.4f | %.1f | %s | %.5f | %s | %.4g | %s | %.0f | %s | %.0f | %.1f | %.3f | %.1f |\n",
 				a.SLOCompliance.Mean, a.BreachAppMinutes.Mean, ratio(a, hpa, breachOf),
+				a.BadRequestRatio.Mean, ratio(a, hpa, badOf), a.EnergyKWh.Mean, ratio(a, hpa, energyOf),
 				a.ScalingActions.Mean, ratio(a, hpa, actionsOf), a.CascadeEvents.Mean,
 				a.OverprovisionPct.Mean, a.RewardMean.Mean, a.WallSeconds.Mean)
 		}
@@ -106,17 +107,17 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 
 		p("\nPer priority tier (means over seeds):\n\n")
-		p("| policy | tier | domains | slo_compliance | breach_app_minutes | overprovision_pct | cascade_events | core_hours |")
+		p("| policy | tier | domains | slo_compliance | breach_app_minutes | bad_request_ratio | energy_kwh | overprovision_pct | cascade_events | core_hours |")
 		p(" pending_pod_hours | scale-out episodes | scale_out p50 | scale_out p95 |\n")
-		p("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		p("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, pol := range r.Policies {
 			a := r.Aggregate(sc.Name, pol)
 			if a == nil {
 				continue
 			}
 			for _, t := range a.Tiers {
-				p("| %s | P%d | %s | %.4f | %.1f | %.1f | %.0f | %.1f | %.2f | %s | %s | %s |\n", pol, t.Tier, strings.Join(t.Domains, ", "),
-					t.SLOCompliance.Mean, t.BreachAppMinutes.Mean, t.OverprovisionPct.Mean, t.CascadeEvents.Mean, t.CoreHours.Mean,
+				p("| %s | P%d | %s | %.4f | %.1f | %.5f | %.4g | %.1f | %.0f | %.1f | %.2f | %s | %s | %s |\n", pol, t.Tier, strings.Join(t.Domains, ", "),
+					t.SLOCompliance.Mean, t.BreachAppMinutes.Mean, t.BadRequestRatio.Mean, t.EnergyKWh.Mean, t.OverprovisionPct.Mean, t.CascadeEvents.Mean, t.CoreHours.Mean,
 					t.PendingPodHours.Mean, fmtEpisodes(t.ScaleOut, t.ScaleOutAll),
 					fmtSeconds(t.ScaleOut, t.ScaleOut.P50Seconds.Mean), fmtSeconds(t.ScaleOut, t.ScaleOut.P95Seconds.Mean))
 			}
@@ -156,13 +157,13 @@ func (r *Report) writeTotals(p func(string, ...any)) {
 		Count(len(r.Scenarios), "scenario", "scenarios"), refHPA, refHPA)
 	p("or its sum is 0). \"at max_replicas\" is the breach app-minutes spent with max_replicas ready, which no policy ")
 	p("answers with more replicas (raise the ceiling instead); \"ratio below max\" is the breach ratio of the rest:\n\n")
-	p("| policy | cost_core_hours | cost ratio | breach_app_minutes | breach ratio |%s at max_replicas | ratio below max | scaling_actions | actions ratio |", top)
+	p("| policy | cost_core_hours | cost ratio | breach_app_minutes | breach ratio |%s at max_replicas | ratio below max | bad_request_ratio | bad requests ratio | energy_kwh | energy ratio | scaling_actions | actions ratio |", top)
 	p(" node_churn | churn ratio | pending_pod_hours | pending ratio |\n")
 	p("|---|---:|---:|---:|---:|")
 	if top != "" {
 		p("---:|")
 	}
-	p("---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	p("---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for i := range r.Totals {
 		t := &r.Totals[i]
 		p("| %s | %.1f | %s | %.1f | %s |", t.Policy, t.CostCoreHours, totalRatio(t, hpa, func(t *Total) float64 { return t.CostCoreHours }),
@@ -171,12 +172,19 @@ func (r *Report) writeTotals(p func(string, ...any)) {
 			p(" %s |", totalRatio(t, hpa, func(t *Total) float64 { return t.Tiers[0].BreachAppMinutes }))
 		}
 		p(" %.1f | %s |", t.BreachAppMinutesAtMax, totalRatio(t, hpa, func(t *Total) float64 { return t.BreachAppMinutes - t.BreachAppMinutesAtMax }))
+		p(" %.5f | %s | %.4g | %s |", t.BadRequestRatio, totalRatio(t, hpa, func(t *Total) float64 { return t.BadRequests }),
+			t.EnergyKWh, totalRatio(t, hpa, func(t *Total) float64 { return t.EnergyKWh }))
 		p(" %.0f | %s | %.1f | %s | %.2f | %s |\n",
 			t.ScalingActions, totalRatio(t, hpa, func(t *Total) float64 { return t.ScalingActions }),
 			t.NodeChurn, totalRatio(t, hpa, func(t *Total) float64 { return t.NodeChurn }),
 			t.PendingPodHours, totalRatio(t, hpa, func(t *Total) float64 { return t.PendingPodHours }))
 	}
 	p("\n")
+	if reg, ind := r.Total(Regiment), r.Total(Independent); reg != nil && ind != nil {
+		p("The hierarchy's worth, %s over %s (its Soldiers without the Commander): cost %s, breaches %s, bad requests %s, energy %s.\n\n",
+			Regiment, Independent, TotalRatio(reg.CostCoreHours, ind.CostCoreHours), TotalRatio(reg.BreachAppMinutes, ind.BreachAppMinutes),
+			TotalRatio(reg.BadRequests, ind.BadRequests), TotalRatio(reg.EnergyKWh, ind.EnergyKWh))
+	}
 }
 
 // Count is n and its noun, one or many: "1 policy", "6 policies".
@@ -207,6 +215,8 @@ func TotalRatio(v, ref float64) string {
 func costOf(a *Aggregate) float64    { return a.CostCoreHours.Mean }
 func breachOf(a *Aggregate) float64  { return a.BreachAppMinutes.Mean }
 func actionsOf(a *Aggregate) float64 { return a.ScalingActions.Mean }
+func badOf(a *Aggregate) float64     { return a.BadRequests.Mean }
+func energyOf(a *Aggregate) float64  { return a.EnergyKWh.Mean }
 
 // ratio formats f(a) / f(ref), "n/a" without ref or when f(ref) is 0.
 func ratio(a, ref *Aggregate, f func(*Aggregate) float64) string {

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -133,6 +134,7 @@ func TestTotalsSumTheScenarios(t *testing.T) {
 		return Aggregate{Scenario: scenario, Policy: policy, CostCoreHours: Stat{Mean: cost}, BreachAppMinutes: Stat{Mean: breach},
 			BreachAppMinutesAtMax: Stat{Mean: atMax},
 			ScalingActions:        Stat{Mean: 10}, NodeChurn: Stat{Mean: 4}, PendingPodHours: Stat{Mean: 1},
+			Requests: Stat{Mean: 1000}, BadRequests: Stat{Mean: breach}, EnergyKWh: Stat{Mean: cost / 10},
 			Tiers: []TierAggregate{{Tier: 0, BreachAppMinutes: Stat{Mean: p0}}, {Tier: 2, BreachAppMinutes: Stat{Mean: breach - p0}}}}
 	}
 	r := &Report{Scenarios: []ScenarioInfo{{Name: "a"}, {Name: "b"}}, Policies: []string{refHPA, "p"},
@@ -155,10 +157,35 @@ func TestTotalsSumTheScenarios(t *testing.T) {
 	}
 	// p over hpa: cost 420/400, breaches 50/100, P0 15/40, 30 at max_replicas
 	// and (50 - 30)/(100 - 20) below it, the rest 1.
-	if want := "| p | 420.0 | 1.050 | 50.0 | 0.500 | 0.375 | 30.0 | 0.250 | 20 | 1.000 | 8.0 | 1.000 | 2.00 | 1.000 |"; !strings.Contains(b.String(), want) {
+	// Bad requests 50 of 2000 (0.025, half hpa's 100), energy 42 kWh of hpa's 40.
+	if p.BadRequests != 50 || p.Requests != 2000 || p.BadRequestRatio != 0.025 || p.EnergyKWh != 42 {
+		t.Fatalf("total of p: %v of %v requests bad (%v), %v kWh", p.BadRequests, p.Requests, p.BadRequestRatio, p.EnergyKWh)
+	}
+	if want := "| p | 420.0 | 1.050 | 50.0 | 0.500 | 0.375 | 30.0 | 0.250 | 0.02500 | 0.500 | 42 | 1.050 | 20 | 1.000 | 8.0 | 1.000 | 2.00 | 1.000 |"; !strings.Contains(b.String(), want) {
 		t.Errorf("report.md has no totals row %q:\n%s", want, b.String())
 	}
 	if !strings.Contains(b.String(), "Sums over the 2 scenarios") {
 		t.Errorf("report.md does not say what the totals sum:\n%s", b.String())
+	}
+}
+
+// The totals end with the hierarchy's worth, regiment over
+// regiment-independent, when both ran.
+func TestTotalsPriceTheHierarchy(t *testing.T) {
+	r := &Report{Scenarios: []ScenarioInfo{{Name: "a"}}, Policies: []string{Regiment, Independent}, Totals: []Total{
+		{Policy: Regiment, CostCoreHours: 90, BreachAppMinutes: 30, BadRequests: 5, EnergyKWh: 9},
+		{Policy: Independent, CostCoreHours: 100, BreachAppMinutes: 40, BadRequests: 10, EnergyKWh: 10},
+	}}
+	var b bytes.Buffer
+	r.writeTotals(func(f string, a ...any) { fmt.Fprintf(&b, f, a...) })
+	want := "regiment over regiment-independent (its Soldiers without the Commander): cost 0.900, breaches 0.750, bad requests 0.500, energy 0.900."
+	if !strings.Contains(b.String(), want) {
+		t.Fatalf("totals lack %q:\n%s", want, b.String())
+	}
+	r.Totals = r.Totals[:1]
+	b.Reset()
+	r.writeTotals(func(f string, a ...any) { fmt.Fprintf(&b, f, a...) })
+	if strings.Contains(b.String(), "hierarchy") {
+		t.Fatalf("the hierarchy is priced without its ablation:\n%s", b.String())
 	}
 }

@@ -171,6 +171,11 @@ func printTotals(w io.Writer, r *eval.Report) {
 			ratio(t.NodeChurn, hpa.NodeChurn), ratio(t.PendingPodHours, hpa.PendingPodHours))
 	}
 	tw.Flush()
+	if reg, ind := r.Total(eval.Regiment), r.Total(eval.Independent); reg != nil && ind != nil {
+		fmt.Fprintf(w, "\nthe hierarchy's worth, %s x %s: cost %s, breaches %s, bad requests %s, energy %s\n", eval.Regiment, eval.Independent,
+			ratio(reg.CostCoreHours, ind.CostCoreHours), ratio(reg.BreachAppMinutes, ind.BreachAppMinutes),
+			ratio(reg.BadRequests, ind.BadRequests), ratio(reg.EnergyKWh, ind.EnergyKWh))
+	}
 	fmt.Fprintln(w)
 }
 

@@ -185,6 +185,8 @@ func printSummary(out io.Writer, w *world, sum runSummary) {
 	if slices.ContainsFunc(append([]sim.Metrics{m}, sum.baselines...), func(m sim.Metrics) bool { return m.BreachAppMinutesAtMax > 0 }) {
 		row("of which at max_replicas", func(m sim.Metrics) string { return fmt.Sprintf("%.1f", m.BreachAppMinutesAtMax) })
 	}
+	row("bad-request ratio", func(m sim.Metrics) string { return fmt.Sprintf("%.5f", m.BadRequestRatio) })
+	row("energy (kWh)", func(m sim.Metrics) string { return fmt.Sprintf("%.1f", m.EnergyKWh) })
 	row("scaling actions", func(m sim.Metrics) string { return fmt.Sprintf("%d", m.ScalingActions) })
 	row("peak nodes", func(m sim.Metrics) string { return fmt.Sprintf("%d", m.PeakNodes) })
 	row("node churn", func(m sim.Metrics) string { return fmt.Sprintf("%d", m.NodeChurn) })

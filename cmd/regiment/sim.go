@@ -106,6 +106,8 @@ func printMetrics(out io.Writer, cluster, scenario, policy string, m sim.Metrics
 	fmt.Fprintf(tw, "cost_core_hours\t%.1f\t(cost %.2f)\n", m.CostCoreHours, m.Cost)
 	fmt.Fprintf(tw, "slo_compliance\t%.4f\n", m.SLOCompliance)
 	fmt.Fprintf(tw, "breach_app_minutes\t%.1f\t(%.1f of them with max_replicas ready)\n", m.BreachAppMinutes, m.BreachAppMinutesAtMax)
+	fmt.Fprintf(tw, "bad_requests\t%.4g\t(bad_request_ratio %.5f of %.4g requests: failed or over the p99 target)\n", m.BadRequests, m.BadRequestRatio, m.Requests)
+	fmt.Fprintf(tw, "energy_kwh\t%.4g\t(idle watts a node + watts a busy core)\n", m.EnergyKWh)
 	fmt.Fprintf(tw, "scaling_actions\t%d\n", m.ScalingActions)
 	fmt.Fprintf(tw, "max_scale_ups_30s\t%d\t(most apps whose target rose within 30 s)\n", m.MaxScaleUps30s)
 	fmt.Fprintf(tw, "scale_out\t%s\t(correlated episodes)\n", fmtScaleOut(m.ScaleOut))
@@ -126,18 +128,18 @@ func printMetrics(out io.Writer, cluster, scenario, policy string, m sim.Metrics
 	tw.Flush()
 	fmt.Fprintln(out)
 	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "tier\tdomains\tpending_pod_hours\tfloor_core_hours\tscale_out\tscale_out_all")
+	fmt.Fprintln(tw, "tier\tdomains\tbad_request_ratio\tenergy_kwh\tpending_pod_hours\tfloor_core_hours\tscale_out\tscale_out_all")
 	for _, t := range m.Tiers {
-		fmt.Fprintf(tw, "P%d\t%s\t%.2f\t%.1f\t%s\t%s\n", t.Priority, strings.Join(t.Domains, ","), t.PendingPodHours,
+		fmt.Fprintf(tw, "P%d\t%s\t%.5f\t%.4g\t%.2f\t%.1f\t%s\t%s\n", t.Priority, strings.Join(t.Domains, ","), t.BadRequestRatio, t.EnergyKWh, t.PendingPodHours,
 			t.FloorCoreHours, fmtScaleOut(t.ScaleOut), fmtScaleOut(t.ScaleOutAll))
 	}
 	tw.Flush()
 	fmt.Fprintln(out)
 	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "domain\ttier\tcore_hours\tslo_compliance\tbreach_app_minutes\tat_max\tscaling_actions\tpending_pod_hours\tfloor_core_hours\tscale_out")
+	fmt.Fprintln(tw, "domain\ttier\tcore_hours\tslo_compliance\tbreach_app_minutes\tat_max\tbad_request_ratio\tenergy_kwh\tscaling_actions\tpending_pod_hours\tfloor_core_hours\tscale_out")
 	for _, d := range m.Domains {
-		fmt.Fprintf(tw, "%s\tP%d\t%.1f\t%.4f\t%.1f\t%.1f\t%d\t%.2f\t%.1f\t%s\n", d.Name, d.Priority, d.CoreHours, d.SLOCompliance,
-			d.BreachAppMinutes, d.BreachAppMinutesAtMax, d.ScalingActions, d.PendingPodHours, d.FloorCoreHours, fmtScaleOut(d.ScaleOut))
+		fmt.Fprintf(tw, "%s\tP%d\t%.1f\t%.4f\t%.1f\t%.1f\t%.5f\t%.4g\t%d\t%.2f\t%.1f\t%s\n", d.Name, d.Priority, d.CoreHours, d.SLOCompliance,
+			d.BreachAppMinutes, d.BreachAppMinutesAtMax, d.BadRequestRatio, d.EnergyKWh, d.ScalingActions, d.PendingPodHours, d.FloorCoreHours, fmtScaleOut(d.ScaleOut))
 	}
 	tw.Flush()
 	printCeilingBound(out, m.CeilingBound, "in --json")

@@ -343,6 +343,13 @@ func TestParseRules(t *testing.T) {
 		{name: "weight is at most a million",
 			edit: []string{"floor = 0.2", "floor = 0.2\n  weight = 1e300"},
 			line: 6, col: 12, summary: "Invalid weight", hint: "weight must be in (0, 1000000], got 1e+300"},
+		// Power model (issue 31).
+		{name: "node_idle_watts is not negative",
+			edit: []string{"capacity_cores = 100", "capacity_cores = 100\n  node_idle_watts = -1"},
+			line: 3, col: 21, summary: "Invalid node_idle_watts", hint: "must be in [0, 100000], got -1"},
+		{name: "busy_core_watts is at most 100 kW",
+			edit: []string{"capacity_cores = 100", "capacity_cores = 100\n  busy_core_watts = 2e5"},
+			line: 3, col: 21, summary: "Invalid busy_core_watts", hint: "must be in [0, 100000], got 200000"},
 		{name: "cost_per_core_hour is at most a million",
 			edit: []string{"capacity_cores = 100", "capacity_cores = 100\n  cost_per_core_hour = 1e300"},
 			line: 3, col: 24, summary: "Invalid cost_per_core_hour", hint: "must be in [0, 1000000], got 1e+300"},
@@ -458,6 +465,7 @@ func TestParseTranslatesWithDefaults(t *testing.T) {
 		Cluster: domains.Cluster{
 			Name: "prod", CapacityCores: 12000, NodeCores: 32, NodeProvisionTime: 3 * time.Minute,
 			ProvisionerRate: 20, NodeIdleTimeout: 10 * time.Minute, CostPerCoreHour: 0.04, TelemetryLag: 20 * time.Second,
+			NodeIdleWatts: 0.64 * 32, BusyCoreWatts: 3.80 - 0.64, // power model defaults (issue 31)
 		},
 		Commander: domains.Commander{
 			Tick: time.Minute, Policy: "forecast", DeadZone: 0.02, ReserveMin: 0.02, MaxShareChange: 0.10,
