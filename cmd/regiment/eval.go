@@ -18,7 +18,7 @@ import (
 
 // evalUsage is what `regiment eval --help` prints before the flags; its
 // verbs take the known policies, twice.
-const evalUsage = `Usage: regiment eval --config F --scenario F[,F...] --out DIR [--policies P,...] [--seeds N] [--workers N] [--duration D]
+const evalUsage = `Usage: regiment eval --config F --scenario F[,F...] --out DIR [--policies P,...] [--ablation] [--seeds N] [--workers N] [--duration D]
 
 Runs every scenario x policy x seed on the same traffic (seed k of a scenario
 is its seed + k, for every policy) and writes into DIR:

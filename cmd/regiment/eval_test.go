@@ -42,12 +42,16 @@ func TestEvalWritesReport(t *testing.T) {
 	if code := runEval(context.Background(), args, &out, &errOut); code != 0 {
 		t.Fatalf("regiment eval exited %d: %s", code, errOut.String())
 	}
-	if !strings.Contains(out.String(), "6 runs") {
-		t.Errorf("summary %q does not count 6 runs", out.String())
+	// regiment-independent runs right after regiment (--ablation): 4 policies.
+	if !strings.Contains(out.String(), "8 runs (1 scenario x 4 policies x 2 seeds)") {
+		t.Errorf("summary %q does not count 8 runs", out.String())
+	}
+	if !regexp.MustCompile(`(?m)^the hierarchy's worth, regiment x regiment-independent: cost \d+\.\d{3}, breaches \d+\.\d{3}, bad requests \d+\.\d{3}, energy \d+\.\d{3}$`).MatchString(out.String()) {
+		t.Errorf("summary %q does not price the hierarchy", out.String())
 	}
 	// The whole set's ratios to hpa, hpa's own all 1.
 	if !strings.Contains(out.String(), "over the whole set (1 scenario)") ||
-		!regexp.MustCompile(`(?m)^\s+hpa(\s+(1\.000|n/a)){7}\s*$`).MatchString(out.String()) ||
+		!regexp.MustCompile(`(?m)^\s+hpa(\s+(1\.000|n/a)){9}\s*$`).MatchString(out.String()) ||
 		!regexp.MustCompile(`(?m)^\s+regiment\s+\d+\.\d{3}\s`).MatchString(out.String()) {
 		t.Errorf("summary %q has no table of the whole set against hpa", out.String())
 	}
@@ -58,5 +62,18 @@ func TestEvalWritesReport(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+func TestEvalAblationCanBeLeftOut(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	args := []string{"--config", "../../examples/small.hcl", "--scenario", "testdata/small-sample.hcl",
+		"--policies", "hpa,regiment", "--ablation=false", "--duration", "10m", "--workers", "1", "--out", dir}
+	var out, errOut bytes.Buffer
+	if code := runEval(context.Background(), args, &out, &errOut); code != 0 {
+		t.Fatalf("regiment eval exited %d: %s", code, errOut.String())
+	}
+	if !strings.Contains(out.String(), "2 runs (1 scenario x 2 policies x 1 seed)") || strings.Contains(out.String(), "regiment-independent") {
+		t.Errorf("--ablation=false still ran the ablation: %q", out.String())
 	}
 }
