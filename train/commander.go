@@ -91,7 +91,7 @@ func (o *CommanderOptions) defaults() {
 
 // CommanderTerms names the Commander reward terms an Outcome reports, in
 // reward.CommanderBreakdown order.
-var CommanderTerms = []string{"adherence", "degradation", "cost", "churn", "proactivity", "floor_proximity"}
+var CommanderTerms = []string{"adherence", "degradation", "cost", "churn", "proactivity", "floor_proximity", "energy"}
 
 // CommanderEnv is the Commander stage's environment: the simulator running
 // Regiment's hierarchy (simcluster.Policy) with the Soldiers frozen on the
@@ -147,6 +147,8 @@ type CommanderEnv struct {
 	errs    []float64              // ratio x n
 	ceiling []bool                 // ratio x n: the domain breached only at its apps' ceilings (Telemetry.CeilingBound)
 	cost    []float64              // ratio: node cores per tick
+	power   []float64              // ratio: watts per tick (domains.Cluster's power model)
+	cpu     []float64              // per app: cores per replica, for its busy cores
 	terms   []float64
 	targets []int32 // targets before a Soldier tick, to count changes
 }
@@ -199,6 +201,10 @@ func NewCommanderEnv(cfg *domains.Config, scenarios []sim.Scenario, opt Commande
 			Terms: slices.Clone(CommanderTerms)},
 		out: make([]reward.DomainOutcome, n), p99: make([]float64, ratio*n), errs: make([]float64, ratio*n), ceiling: make([]bool, ratio*n),
 		cost: make([]float64, ratio), terms: make([]float64, len(CommanderTerms)),
+		power: make([]float64, ratio),
+	}
+	for _, a := range cfg.Apps() {
+		e.cpu = append(e.cpu, a.CPUPerReplica)
 	}
 	for _, sc := range scenarios {
 		tr, err := pinWindowPeaks(sc, cfg.Soldier.Tick)
@@ -361,6 +367,13 @@ func (e *CommanderEnv) Step(act [][]float64, obs [][]float64, rew []float64) (bo
 			e.p99[k*n+di], e.errs[k*n+di], e.ceiling[k*n+di] = cur.DomainP99(di), cur.Domains[di].ErrorRate, cur.CeilingBound(di)
 		}
 		e.cost[k] = float64(cur.Cluster.Nodes+cur.Cluster.ProvisioningNodes) * nodeCores
+		busy := 0.0 // busy cores, as sim.Metrics counts them
+		for i := range cur.Apps {
+			a := &cur.Apps[i]
+			busy += a.CPUUtil * float64(a.Ready) * e.cpu[i]
+		}
+		cl := &e.cfg.Cluster
+		e.power[k] = float64(cur.Cluster.Nodes+cur.Cluster.ProvisioningNodes)*cl.NodeIdleWatts + busy*cl.BusyCoreWatts
 		out.CostCoreHours += e.cost[k] * s.Tick().Hours()
 		ticks++
 	}
@@ -386,7 +399,8 @@ func (e *CommanderEnv) Step(act [][]float64, obs [][]float64, rew []float64) (bo
 				Weight: d.Weight, Share: d.PrevShare, Floor: d.Floor, Demand: d.DemandCores / e.cfg.Cluster.CapacityCores,
 				CeilingBound: e.ceiling[k*n+di]}
 		}
-		b := reward.Commander(reward.CommanderInput{Domains: e.out, Cost: e.cost[k], ReferenceCost: e.cfg.Cluster.CapacityCores}, e.w)
+		b := reward.Commander(reward.CommanderInput{Domains: e.out, Cost: e.cost[k], ReferenceCost: e.cfg.Cluster.CapacityCores,
+			PowerWatts: e.power[k], ReferencePowerWatts: e.refPower()}, e.w)
 		total += b.Total
 		e.terms[0] += b.Adherence
 		e.terms[1] += b.Degradation
@@ -394,6 +408,7 @@ func (e *CommanderEnv) Step(act [][]float64, obs [][]float64, rew []float64) (bo
 		e.terms[3] += b.Churn
 		e.terms[4] += b.Proactivity
 		e.terms[5] += b.FloorProximity
+		e.terms[6] += b.Energy
 	}
 	if ticks > 0 {
 		total /= float64(ticks)
@@ -462,4 +477,11 @@ func (d *driven) Decide(o *commander.Observation, a *commander.Action) string {
 	}
 	d.heuristic.WithResidual(o, d.residual, a)
 	return "trainer"
+}
+
+// refPower is the whole pool's power at full load, watts: the energy term's
+// reference (domains.Cluster's power model).
+func (e *CommanderEnv) refPower() float64 {
+	cl := &e.cfg.Cluster
+	return cl.CapacityCores/cl.NodeCores*cl.NodeIdleWatts + cl.CapacityCores*cl.BusyCoreWatts
 }

@@ -357,3 +357,39 @@ func TestCommanderEnvScalesTraceMappedTimeseries(t *testing.T) {
 		}
 	}
 }
+
+// TestCommanderEnvScoresEnergyWhenWeighed: the energy term is the cluster's
+// power over the pool's at full load, in (-1, 0) on a running world, and
+// enters the reward only with the config's energy weight (default 0).
+func TestCommanderEnvScoresEnergyWhenWeighed(t *testing.T) {
+	opt := CommanderOptions{Episode: 10 * time.Minute, Warmup: 10 * time.Minute, Scale: [2]float64{1, 1}, TimeseriesScale: [2]float64{1, 1}, EventProb: -1}
+	run := func(weight float64) (reward, energy float64) {
+		cfg, sc := smallWorld(t)
+		if weight > 0 {
+			cfg.Reward.Commander = map[string]float64{"energy": weight}
+		}
+		e, err := NewCommanderEnv(cfg, []sim.Scenario{sc}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec := e.Spec()
+		if spec.Terms[6] != "energy" {
+			t.Fatalf("terms %v", spec.Terms)
+		}
+		obs := [][]float64{make([]float64, spec.Obs.Dim())}
+		act := [][]float64{make([]float64, spec.Act.Dim())}
+		rew := make([]float64, 1)
+		e.Reset(rand.New(rand.NewPCG(5, 6)), obs)
+		ZeroResidual(act[0], len(cfg.Domains))
+		_, out := e.Step(act, obs, rew)
+		return rew[0], out.Terms[6]
+	}
+	r0, e0 := run(0)
+	r1, e1 := run(0.5)
+	if !(e0 < 0 && e0 > -1) || e1 != e0 {
+		t.Fatalf("energy term %v and %v, want one value in (-1, 0)", e0, e1)
+	}
+	if math.Abs(r1-(r0+0.5*e0)) > 1e-9 {
+		t.Fatalf("reward %v with energy weight 0.5, want %v + 0.5 x %v", r1, r0, e0)
+	}
+}
