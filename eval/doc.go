@@ -45,6 +45,20 @@
 //     which the baselines do not make. reward_terms holds the mean of each
 //     term. The Commander's reward is used, not the Soldiers', because it
 //     needs no directive: every policy can be scored the same way.
+//   - requests, bad_requests, bad_request_ratio: requests that arrived at
+//     the apps (arrival rate x tick), those that failed or took longer than
+//     their domain's p99 objective (per app and tick, 1 - (1 - errors)(1 -
+//     P(T > objective)), sim.Metrics), and their ratio; per tier and, in
+//     totals, the ratio of the sums. Request-weighted, where
+//     breach_app_minutes weighs every app alike.
+//   - energy_kwh: the nodes' energy under the cluster's power model (idle
+//     watts a provisioned node plus watts a busy core, sim.Metrics); per
+//     tier, the tier's busy cores plus the idle power by its scheduled
+//     cores. reward_terms.energy is the Commander reward's energy term
+//     (power over the pool's at full load), weighed 0 by default.
+//   - regiment-independent (Independent) beside regiment: Regiment's
+//     Soldiers without their Commander; report.md's totals end with
+//     regiment's figures over its.
 //   - peak_nodes: most ready and provisioning nodes at once; pending_pod_hours:
 //     replica-hours spent pending (waiting for node capacity), per tier too.
 //   - node_churn: node_provisions (nodes the provisioner started) plus
