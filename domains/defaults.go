@@ -12,6 +12,26 @@ func (c *Config) Defaults() {
 	setD(&cl.NodeIdleTimeout, 10*time.Minute)
 	setF(&cl.CostPerCoreHour, 0.04)
 	setD(&cl.TelemetryLag, 20*time.Second)
+	// The node provisioner model (issue 31), each default its source's.
+	if cl.Provisioner == "" {
+		cl.Provisioner = ProvisionerTokenBucket
+	}
+	setF(&cl.LaunchRequestRate, 5)
+	if cl.LaunchRequestBurst == 0 {
+		cl.LaunchRequestBurst = 50
+	}
+	setF(&cl.LaunchInstanceRate, 2)
+	if cl.LaunchInstanceBurst == 0 {
+		cl.LaunchInstanceBurst = 1000
+	}
+	setD(&cl.ScanInterval, 10*time.Second)
+	setD(&cl.InitialNodeGroupBackoff, 5*time.Minute)
+	setD(&cl.MaxNodeGroupBackoff, 30*time.Minute)
+	setD(&cl.NodeGroupBackoffReset, 3*time.Hour)
+	setD(&cl.MaxNodeProvisionTime, 15*time.Minute)
+	setD(&cl.BatchIdleDuration, time.Second)
+	setD(&cl.BatchMaxDuration, 10*time.Second)
+	setD(&cl.UnavailableOfferingsTTL, 3*time.Minute)
 
 	cm := &c.Commander
 	setD(&cm.Tick, 60*time.Second)
