@@ -25,8 +25,11 @@
 //   - oracle: knows the future demand exactly (sim.Future) and holds, per app,
 //     the fewest replicas that meet the SLO over the startup time of a new
 //     replica, on nodes it asks for ahead through the pool's capacity target
-//     (Sim.SetCapacityTarget) as late as the provisioner allows: the cost
-//     floor at full compliance. No real policy can match it.
+//     (Sim.SetCapacityTarget) as late as the provisioner allows
+//     (Sim.ProvisionerStarts: with cluster-autoscaler or karpenter, the
+//     cloud's sustained launch rate without its bursts, so no launch of its
+//     fails and it never stalls the provisioner): the cost floor at full
+//     compliance. No real policy can match it.
 //
 // Invariants: replica targets stay within each app's [min, max] (the oracle
 // and the HPA never leave them; static and proportional clamp); utilisations

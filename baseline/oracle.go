@@ -30,7 +30,10 @@ import (
 //	r_i(k) = max_{j in [k+1, k+near_i]} need_i(j)         replica target
 //	U(t)   = sum_i cpu_i max_{j in [t, t+S_i]} need_i(j)  cores its replicas take at t, = sum_i cpu_i r_i(t-1)
 //	L      = 2 + P                                        node lead time, ticks
-//	A(m)   = the fewest nodes the provisioner starts in m ticks of queue (sim.ProvisionerStarts)
+//	A(m)   = the fewest nodes the provisioner starts in m ticks of queue (sim.ProvisionerStarts;
+//	         with cluster-autoscaler or karpenter the cloud's sustained rate, bursts left out, so
+//	         the nodes it asks for per tick never outrun the buckets or the spare capacity: no launch
+//	         of its fails, no backoff or unavailable offering holds it)
 //	target = max_{t in [k+1, k+H]} U(t) - node_cores A((t - k - L)^+)   capacity target, cores
 //
 // A node serving at t must have started by t-P, and a node asked for at any

@@ -16,6 +16,26 @@ func (c *Config) Defaults() {
 	// coefficients, 0.64 W a vCPU idle, 3.80 W a vCPU busy (domains.Cluster).
 	setF(&cl.NodeIdleWatts, IdleWattsPerCore*cl.NodeCores)
 	setF(&cl.BusyCoreWatts, MaxWattsPerCore-IdleWattsPerCore)
+	// The node provisioner model (issue 31), each default its source's.
+	if cl.Provisioner == "" {
+		cl.Provisioner = ProvisionerTokenBucket
+	}
+	setF(&cl.LaunchRequestRate, 5)
+	if cl.LaunchRequestBurst == 0 {
+		cl.LaunchRequestBurst = 50
+	}
+	setF(&cl.LaunchInstanceRate, 2)
+	if cl.LaunchInstanceBurst == 0 {
+		cl.LaunchInstanceBurst = 1000
+	}
+	setD(&cl.ScanInterval, 10*time.Second)
+	setD(&cl.InitialNodeGroupBackoff, 5*time.Minute)
+	setD(&cl.MaxNodeGroupBackoff, 30*time.Minute)
+	setD(&cl.NodeGroupBackoffReset, 3*time.Hour)
+	setD(&cl.MaxNodeProvisionTime, 15*time.Minute)
+	setD(&cl.BatchIdleDuration, time.Second)
+	setD(&cl.BatchMaxDuration, 10*time.Second)
+	setD(&cl.UnavailableOfferingsTTL, 3*time.Minute)
 
 	cm := &c.Commander
 	setD(&cm.Tick, 60*time.Second)

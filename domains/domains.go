@@ -66,7 +66,71 @@ type Cluster struct {
 	// BusyCoreWatts is the power one busy core adds over idle, watts, >= 0.
 	// Default 3.16 (3.80 - 0.64).
 	BusyCoreWatts float64
+	// --- Node provisioner model (issue 31, item 1; sim/provisioner.go). ---
+	// Sources: EC2 API throttling (docs.aws.amazon.com/ec2/latest/devguide/
+	// ec2-api-throttling.html), cluster-autoscaler's flags (FAQ.md, main.go,
+	// utils/backoff/exponential_backoff.go), Karpenter's settings and
+	// karpenter-provider-aws pkg/cache (UnavailableOfferingsTTL).
+
+	// Provisioner is the node provisioner the simulator models:
+	// ProvisionerTokenBucket (the default: ProvisionerRate and
+	// ProvisionerBurst, no launch ever fails), ProvisionerClusterAutoscaler
+	// or ProvisionerKarpenter (launches through the cloud's API buckets and
+	// the region's spare capacity below, and fail when either runs out).
+	Provisioner string
+	// LaunchRequestRate is the cloud's launch API request bucket's refill,
+	// calls per second (EC2 request rate limiting). Default 5.
+	LaunchRequestRate float64
+	// LaunchRequestBurst is that bucket's size, calls. Default 50.
+	LaunchRequestBurst int
+	// LaunchInstanceRate is the cloud's instance (resource token) bucket's
+	// refill, instances per second (EC2 RunInstances: 2). Default 2.
+	LaunchInstanceRate float64
+	// LaunchInstanceBurst is that bucket's size, instances (EC2
+	// RunInstances: 1000). Default 1000.
+	LaunchInstanceBurst int
+	// SpareCapacity is the region's spare capacity of the node type for this
+	// account: the most instances it can launch before one fails with
+	// insufficient capacity, nodes. It refills at SpareCapacityRate and
+	// gets back the nodes scaled down, up to SpareCapacity. >= 0; 0 (the
+	// default) is no limit.
+	SpareCapacity int
+	// SpareCapacityRate is how many instances of the node type the region
+	// frees per minute, nodes per minute. Default 0: only scaled-down nodes
+	// come back.
+	SpareCapacityRate float64
+	// ScanInterval is cluster-autoscaler's --scan-interval: how often it
+	// looks for pending pods and scales up, once per node group. Default 10s.
+	ScanInterval time.Duration
+	// InitialNodeGroupBackoff is --initial-node-group-backoff-duration: how
+	// long a node group is not scaled up after a failed scale-up. Default 5m.
+	InitialNodeGroupBackoff time.Duration
+	// MaxNodeGroupBackoff is --max-node-group-backoff-duration: the most the
+	// backoff doubles to over consecutive failures. Default 30m.
+	MaxNodeGroupBackoff time.Duration
+	// NodeGroupBackoffReset is --node-group-backoff-reset-timeout: a failure
+	// this long ago no longer doubles the next backoff. Default 3h.
+	NodeGroupBackoffReset time.Duration
+	// MaxNodeProvisionTime is --max-node-provision-time: a scale-up whose
+	// nodes are not all ready this long after it is a failed one. Default 15m.
+	MaxNodeProvisionTime time.Duration
+	// BatchIdleDuration is Karpenter's BATCH_IDLE_DURATION: a batch of
+	// pending pods closes after this long without new ones. Default 1s.
+	BatchIdleDuration time.Duration
+	// BatchMaxDuration is Karpenter's BATCH_MAX_DURATION: the longest a
+	// batch stays open. Default 10s.
+	BatchMaxDuration time.Duration
+	// UnavailableOfferingsTTL is how long Karpenter keeps an offering that
+	// failed with insufficient capacity out of its launches. Default 3m.
+	UnavailableOfferingsTTL time.Duration
 }
+
+// Node provisioners (Cluster.Provisioner).
+const (
+	ProvisionerTokenBucket       = "token-bucket"       // a token bucket of node starts that never fail
+	ProvisionerClusterAutoscaler = "cluster-autoscaler" // scan loop, node-group backoff after a failed scale-up
+	ProvisionerKarpenter         = "karpenter"          // pod batching, unavailable-offerings cache after insufficient capacity
+)
 
 // Commander holds the settings of the cluster-level allocator.
 type Commander struct {

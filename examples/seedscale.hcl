@@ -23,8 +23,24 @@ cluster "seedscale" {
   capacity_cores      = 96000   # at most 3,000 nodes of 32 cores: headroom above the ~2,300-node peak
   node_cores          = 32      # a common large instance (e.g. m6i.8xlarge: 32 vCPU)
   node_provision_time = "90s"   # launch, boot, kubelet ready: 60-120 s on a large cloud
-  provisioner_rate    = 300     # node starts per minute once the burst is spent: a cloud API's sustained launch rate
-  provisioner_burst   = 300     # starts the provisioner can make at once; a correlated spike beyond it queues (the stampede)
+  # The node provisioner (docs/simulator.md#the-node-provisioner): Karpenter, as the seed's cluster
+  # (its diagrams name it), with its defaults (BATCH_IDLE_DURATION 1s, BATCH_MAX_DURATION 10s, an
+  # offering that hit insufficient capacity unavailable for 3m), launching through EC2's documented
+  # per-account buckets.
+  provisioner           = "karpenter"
+  launch_request_rate   = 5     # EC2 request bucket of launch calls (RunInstances, CreateFleet): 5 a second
+  launch_request_burst  = 50    # ... holding 50 calls; Karpenter batches identical CreateFleet calls up to 1,000 instances
+  launch_instance_rate  = 2     # EC2 resource bucket of RunInstances: 2 instances a second (120 a minute)
+  launch_instance_burst = 1000  # ... holding 1,000 instances
+  # The region's spare capacity of the node type: a calibrated assumption, the one free parameter.
+  # 600 nodes lie between the largest burst of node requests of a day without a flash sale (under
+  # 200 within a minute or two: the kick-off ramps of the diurnal and postmortem days) and the seed's
+  # stampede (the training flash sale: ~900 nodes within 90 s from hundreds of services at once), and
+  # at least half that stampede, so one unavailable-offerings TTL (3 min) covers the rest: new
+  # capacity about four minutes after the burst, the seed's figure. It frees 2 a second, the
+  # instance bucket's own rate, so that bucket and the spare capacity sustain the same launches.
+  spare_capacity        = 600
+  spare_capacity_rate   = 120   # nodes per minute
   node_idle_timeout   = "10m"   # cluster-autoscaler's scale-down-unneeded-time
   cost_per_core_hour  = 0.04
   telemetry_lag       = "20s"   # metrics-server scrape + HPA sync, as the seed's pipeline

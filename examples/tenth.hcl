@@ -11,8 +11,14 @@ cluster "tenth" {
   capacity_cores      = 9600    # at most 300 nodes of 32 cores
   node_cores          = 32      # a common large instance (e.g. m6i.8xlarge: 32 vCPU)
   node_provision_time = "90s"   # launch, boot, kubelet ready: 60-120 s on a large cloud
-  provisioner_rate    = 30      # a tenth of the seed world's, for a tenth of its nodes
-  provisioner_burst   = 30      # a tenth of the seed world's
+  # The seed world's provisioner (Karpenter with EC2's buckets, which are per account and do not
+  # shrink with the cluster), with a tenth of its region's spare capacity and its refill, so that a
+  # correlated burst a tenth the size stalls the same way.
+  provisioner           = "karpenter"
+  launch_instance_rate  = 2     # EC2 resource bucket of RunInstances: 2 instances a second
+  launch_instance_burst = 1000
+  spare_capacity        = 60    # a tenth of the seed world's 600
+  spare_capacity_rate   = 12    # nodes per minute, a tenth of the seed world's
   node_idle_timeout   = "10m"   # cluster-autoscaler's scale-down-unneeded-time
   cost_per_core_hour  = 0.04
   telemetry_lag       = "20s"   # metrics-server scrape + HPA sync, as the seed's pipeline

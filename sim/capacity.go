@@ -47,18 +47,33 @@ func (s *Sim) CapacityTarget() float64 { return s.pool.targetCores }
 
 // ProvisionerStarts writes into starts[m], for every m < len(starts), the
 // fewest nodes the provisioner starts in m consecutive ticks while requests
-// stay queued: from an empty bucket, refilled by provisioner_rate x tick each
-// tick and holding at most provisioner_burst starts (or one tick's refill),
-// each tick starting the whole starts the bucket holds. starts[0] is 0. A
-// planner counts on it to know how late a node may still be asked for; the
-// bucket's cap can make it fall short of m x ProvisionerPerTick. It does not
-// allocate.
+// stay queued: from an empty bucket, refilled by a rate r each tick and
+// holding at most a cap, each tick starting the whole starts the bucket
+// holds. starts[0] is 0. A planner counts on it to know how late a node may
+// still be asked for. It does not allocate.
+//
+// With provisioner = "token-bucket", r is provisioner_rate x tick and the
+// cap provisioner_burst (or one tick's refill): the bucket's cap can make it
+// fall short of m x r. With "cluster-autoscaler" or "karpenter", r is the
+// cloud's sustained launch rate, the slower of launch_instance_rate and
+// spare_capacity_rate (when spare_capacity limits), and the cap one tick's
+// r (at least one node): the bursts are left out, so a planner that never
+// has more nodes outstanding than these starts allow asks for no more per
+// tick than the cloud refills, and no launch of its fails (the buckets and
+// the spare capacity start full). The scan interval's and the batch's
+// delays are within the one tick the node lead time already counts when
+// they are at most a tick (the defaults, at a 10 s tick).
 func (s *Sim) ProvisionerStarts(starts []int) {
 	p := &s.pool
+	rate, limit := p.ratePerTick, p.burstCap
+	if p.kind != kindBucket {
+		rate = p.cloud.sustainedPerTick()
+		limit = max(rate, 1)
+	}
 	credit, n := 0.0, 0
 	for m := range starts {
 		starts[m] = n
-		credit = math.Min(credit+p.ratePerTick, p.burstCap) // as pool.advance
+		credit = math.Min(credit+rate, limit) // as pool.advance
 		k := int32(credit)
 		credit -= float64(k)
 		n += int(k)

@@ -182,7 +182,7 @@ func TestProvisionerStartsIsThePool(t *testing.T) {
 			s := mustNew(t, cfg, sc, tr)
 			got := make([]int, 61)
 			s.ProvisionerStarts(got)
-			p := newPool(&cfg.Cluster, 10)
+			p := newPool(&cfg.Cluster, 10, 0)
 			p.queued = 1 << 20
 			for m := range got {
 				if int(p.started) != got[m] {

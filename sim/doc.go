@@ -12,9 +12,13 @@
 // errors add to their callers'. Replica targets (Sim.Targets, written by a
 // Policy) become pending pods, scheduled by priority onto free node cores,
 // ready after the app's startup time; pending pods ask for nodes, which the
-// provisioner starts in request order at provisioner_rate (a token bucket
-// of provisioner_burst starts), each ready after node_provision_time; idle
-// nodes go after node_idle_timeout. A capacity target (SetCapacityTarget,
+// provisioner starts in request order (provisioner.go): a token bucket of
+// provisioner_burst starts refilled at provisioner_rate that never fails
+// (the default), or Cluster Autoscaler or Karpenter launching through the
+// cloud's API buckets and the region's spare capacity, where a launch can
+// fail and the provisioner then stalls (a node-group backoff, an offering
+// unavailable for a while); each node is ready after node_provision_time;
+// idle nodes go after node_idle_timeout. A capacity target (SetCapacityTarget,
 // cores) asks for nodes ahead of the pods, through the same provisioner, and
 // holds them against scale-down: the placeholder pods of a real cluster's
 // overprovisioning. Telemetry is what a metrics pipeline

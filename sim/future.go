@@ -106,11 +106,17 @@ func (s *Sim) StartupTicks(id int) int { return int(s.apps[id].startupTicks) }
 // becomes ready: the node provision time in whole ticks, at least one.
 func (s *Sim) ProvisionTicks() int { return s.pool.provisionTicks }
 
-// ProvisionerPerTick is the provisioner's refill per tick, provisioner_rate
-// x tick, in node starts: its long-run rate when the bucket can carry the
-// fraction of a start from tick to tick. ProvisionerStarts counts the starts
-// it actually makes.
-func (s *Sim) ProvisionerPerTick() float64 { return s.pool.ratePerTick }
+// ProvisionerPerTick is the provisioner's refill per tick, in node starts:
+// provisioner_rate x tick for the token bucket, the cloud's sustained launch
+// rate for cluster-autoscaler and karpenter (see ProvisionerStarts); its
+// long-run rate when the bucket can carry the fraction of a start from tick
+// to tick. ProvisionerStarts counts the starts it actually makes.
+func (s *Sim) ProvisionerPerTick() float64 {
+	if s.pool.kind != kindBucket {
+		return s.pool.cloud.sustainedPerTick()
+	}
+	return s.pool.ratePerTick
+}
 
 // ServiceRate is the service rate of one concurrency slot of app id, 1/s,
 // without events: 1 / service time.

@@ -73,6 +73,34 @@ type Metrics struct {
 	BadRequests     float64 `json:"bad_requests"`
 	BadRequestRatio float64 `json:"bad_request_ratio"`
 	EnergyKWh       float64 `json:"energy_kwh"`
+	// The node provisioner (issue 31; sim/provisioner.go, docs/evaluation.md#metrics).
+	// A node request is a node the pool asked for at a tick (for pending
+	// replicas or a capacity target); node starts are matched to requests
+	// in request order, and a request's wait runs from the tick it was made
+	// to the tick its node is ready, requests still open at the end
+	// counting their wait so far.
+	//
+	// LaunchFailures counts instance launches that failed, each retry
+	// again: throttled by the cloud's API buckets, or short of the region's
+	// spare capacity (InsufficientCapacityFailures, of them). Always 0 with
+	// provisioner = "token-bucket".
+	LaunchFailures               int `json:"launch_failures"`
+	InsufficientCapacityFailures int `json:"insufficient_capacity_failures"`
+	// ProvisionerStalls counts the failed scale-ups that held requests
+	// back: node-group backoffs (cluster-autoscaler) and offerings marked
+	// unavailable (karpenter).
+	ProvisionerStalls int `json:"provisioner_stalls"`
+	// LongestStallMinutes is the longest wait, request to ready node, of
+	// the node requests outstanding at a failed launch: how long a burst's
+	// new capacity took when the provisioner stalled; 0 when no launch
+	// failed.
+	LongestStallMinutes float64 `json:"longest_stall_minutes"`
+	// NodeWaitP95Seconds and NodeWaitMaxSeconds are the nearest-rank 95th
+	// percentile and the largest wait over every requested node.
+	NodeWaitP95Seconds float64 `json:"node_wait_p95_seconds"`
+	NodeWaitMaxSeconds float64 `json:"node_wait_max_seconds"`
+	// MaxNodeQueue is the most nodes requested and not yet started at once.
+	MaxNodeQueue int32 `json:"max_node_queue"`
 
 	SimSeconds float64         `json:"sim_seconds"` // simulated time
 	Tiers      []TierMetrics   `json:"tiers"`       // priority tiers, most important (lowest priority number) first
@@ -581,6 +609,7 @@ func (s *Sim) Metrics() Metrics {
 		SimSeconds:         m.seconds,
 	}
 	out.Cost = out.CostCoreHours * s.cfg.Cluster.CostPerCoreHour
+	s.provisionerMetrics(&out)
 	out.NodeChurn = out.NodeProvisions + out.NodeRemovals
 	if m.seconds > 0 {
 		out.NodeChurnPerHour = float64(out.NodeChurn) / (m.seconds / 3600)
@@ -704,4 +733,18 @@ func ratioOf(num, den float64) float64 {
 		return 0
 	}
 	return num / den
+}
+
+// provisionerMetrics fills the node provisioner's block of out.
+func (s *Sim) provisionerMetrics(out *Metrics) {
+	p := &s.pool
+	w := &p.waits
+	p95, maxWait, stall := p.reqs.waitsAt(w, s.step, p.provisionTicks)
+	out.LaunchFailures = w.failures
+	out.InsufficientCapacityFailures = w.short
+	out.ProvisionerStalls = w.stalls
+	out.LongestStallMinutes = float64(stall) * s.dt / 60
+	out.NodeWaitP95Seconds = float64(p95) * s.dt
+	out.NodeWaitMaxSeconds = float64(maxWait) * s.dt
+	out.MaxNodeQueue = w.maxQueued
 }

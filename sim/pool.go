@@ -38,9 +38,19 @@ type pool struct {
 	removed      int     // idle nodes scaled down, over the run
 	targetCores  float64 // capacity target, cores, in [0, maxNodes x nodeCores]
 	targetNodes  int32   // the target in whole nodes, ceil(targetCores / nodeCores)
+
+	// The provisioner model (provisioner.go): kind picks advance's rule;
+	// cloud, ca and kp are the cloud's and the two provisioners' state;
+	// reqs and waits account every node request's wait.
+	kind  int
+	cloud cloud
+	ca    autoscaler
+	kp    karpenter
+	reqs  requests
+	waits waits
 }
 
-func newPool(c *domains.Cluster, dt float64) pool {
+func newPool(c *domains.Cluster, dt float64, steps int) pool {
 	p := pool{
 		nodeCores:       c.NodeCores,
 		maxNodes:        int32(c.CapacityCores / c.NodeCores),
@@ -54,7 +64,52 @@ func newPool(c *domains.Cluster, dt float64) pool {
 	p.burstCap = max(p.ratePerTick, max(float64(c.ProvisionerBurst), 1))
 	p.ring = make([]int32, p.provisionTicks+1)
 	p.freeNodes = make([]int32, p.idleTicks)
+	p.reqs = newRequests(steps)
+	p.waits.hist = make([]int64, steps+p.provisionTicks+2)
+	p.kp.opened = -1
+	switch c.Provisioner {
+	case domains.ProvisionerClusterAutoscaler:
+		p.kind = kindAutoscaler
+		p.ca = autoscaler{
+			scanTicks: ticksOf(c.ScanInterval, dt),
+			initial:   ticksOf(c.InitialNodeGroupBackoff, dt), maxBackoff: ticksOf(c.MaxNodeGroupBackoff, dt),
+			reset: ticksOf(c.NodeGroupBackoffReset, dt), maxProvisionTicks: ticksOf(c.MaxNodeProvisionTime, dt),
+		}
+	case domains.ProvisionerKarpenter:
+		p.kind = kindKarpenter
+		p.kp.idleTicks, p.kp.maxTicks = ticksOf(c.BatchIdleDuration, dt), ticksOf(c.BatchMaxDuration, dt)
+		p.kp.ttlTicks = ticksOf(c.UnavailableOfferingsTTL, dt)
+	}
+	if p.kind != kindBucket {
+		p.cloud = newCloud(c, dt)
+	}
 	return p
+}
+
+// outstanding is the nodes requested and not started: the provisioner's
+// queue, and a cluster autoscaler's launches at the cloud.
+func (p *pool) outstanding() int32 { return p.queued + p.ca.group + p.ca.failed }
+
+// startNodes starts n nodes at tick t, ready provisionTicks later.
+func (p *pool) startNodes(n int32, t int) {
+	if n <= 0 {
+		return
+	}
+	p.provisioning += n
+	p.started += int(n)
+	p.ring[(t+p.provisionTicks)%len(p.ring)] += n
+	p.reqs.start(n, t, p.provisionTicks, &p.waits)
+}
+
+// failed accounts a launch of which throttled instances were throttled
+// and short found no spare capacity.
+func (p *pool) failed(throttled, short int32) {
+	if throttled+short == 0 {
+		return
+	}
+	p.waits.failures += int(throttled + short)
+	p.waits.short += int(short)
+	p.reqs.flagFailed()
 }
 
 // advance makes the nodes due at tick t ready and lets the provisioner start
@@ -65,33 +120,110 @@ func (p *pool) advance(t int) {
 	p.provisioning -= p.ring[k]
 	p.ring[k] = 0
 
+	switch p.kind {
+	case kindKarpenter:
+		p.advanceKarpenter(t)
+		return
+	case kindAutoscaler:
+		p.advanceAutoscaler(t)
+		return
+	}
 	p.credit = min(p.credit+p.ratePerTick, p.burstCap)
 	start := min(p.queued, int32(p.credit))
 	if start > 0 {
 		p.queued -= start
 		p.credit -= float64(start)
-		p.provisioning += start
-		p.started += int(start)
-		p.ring[(t+p.provisionTicks)%len(p.ring)] += start
+		p.startNodes(start, t)
+	}
+}
+
+// advanceKarpenter launches the closed batch's node claims, unless the
+// offering is unavailable (see karpenter).
+func (p *pool) advanceKarpenter(t int) {
+	p.cloud.refill()
+	k := &p.kp
+	if p.queued == 0 || t < k.unavailableUntil {
+		return
+	}
+	if k.opened >= 0 && t-k.last < k.idleTicks && t-k.opened < k.maxTicks {
+		return // the batch is still open
+	}
+	k.opened = -1
+	launched, throttled, short := p.cloud.launch(p.queued)
+	p.queued -= launched
+	p.startNodes(launched, t)
+	p.failed(throttled, short)
+	if short > 0 {
+		k.unavailableUntil = t + k.ttlTicks
+		p.waits.stalls++
+	}
+}
+
+// advanceAutoscaler runs the cluster autoscaler's loop when a scan is due,
+// then the cloud's node group launches what it can (see autoscaler).
+func (p *pool) advanceAutoscaler(t int) {
+	p.cloud.refill()
+	a := &p.ca
+	if t%a.scanTicks == 0 {
+		a.backoff.forgetStale(t, a.reset)
+		if a.failed > 0 { // the group's launches found no capacity: a failed scale-up
+			a.backoff.fail(t, a.initial, a.maxBackoff)
+			p.waits.stalls++
+			p.queued += a.failed // their pods are pending still
+			a.failed, a.scaling = 0, false
+		}
+		if a.scaling {
+			switch {
+			case a.group == 0 && p.provisioning == 0: // every node registered: reset the backoff
+				a.scaling, a.backoff = false, groupBackoff{}
+			case t >= a.expected: // not all ready within max-node-provision-time
+				a.backoff.fail(t, a.initial, a.maxBackoff)
+				p.waits.stalls++
+				p.queued += a.group // the unlaunched instances are removed
+				a.group, a.scaling = 0, false
+			}
+		}
+		if p.queued > 0 && !a.backoff.backedOff(t) {
+			n := min(p.queued, maxFleet)
+			p.queued -= n
+			a.group += n
+			a.scaling, a.expected = true, t+a.maxProvisionTicks
+		}
+	}
+	if a.group > 0 {
+		launched, throttled, short := p.cloud.launch(a.group)
+		a.group -= launched + short
+		a.failed += short
+		p.startNodes(launched, t)
+		p.failed(throttled, short)
 	}
 }
 
 // plan requests nodes for pending replicas and for the capacity target's
 // shortfall, and removes idle nodes beyond the target.
 func (p *pool) plan(t int) {
-	inflight := float64(p.provisioning+p.queued) * p.nodeCores
+	asked := p.queued
+	inflight := float64(p.provisioning+p.outstanding()) * p.nodeCores
 	if short := p.pendingCores - inflight; short > 0 {
 		want := int32(math.Ceil(short / p.nodeCores))
-		p.queued += min(want, p.maxNodes-p.nodes-p.provisioning-p.queued)
+		p.queued += min(want, p.maxNodes-p.nodes-p.provisioning-p.outstanding())
 	}
 	// targetNodes <= maxNodes, so this stays within the pool.
-	if short := p.targetNodes - p.nodes - p.provisioning - p.queued; short > 0 {
+	if short := p.targetNodes - p.nodes - p.provisioning - p.outstanding(); short > 0 {
 		p.queued += short
 	}
+	if n := p.queued - asked; n > 0 {
+		p.reqs.add(t, n)
+		if p.kp.opened < 0 {
+			p.kp.opened = t
+		}
+		p.kp.last = t
+	}
+	p.waits.maxQueued = max(p.waits.maxQueued, p.outstanding())
 	free := float64(p.nodes)*p.nodeCores - p.scheduled
 	removable := int32(free / p.nodeCores)
 	if p.targetNodes > 0 {
-		removable = min(removable, p.nodes+p.provisioning+p.queued-p.targetNodes)
+		removable = min(removable, p.nodes+p.provisioning+p.outstanding()-p.targetNodes)
 	}
 	if p.pendingCores > 0 { // pending replicas would take the free cores
 		removable = 0
@@ -107,6 +239,7 @@ func (p *pool) plan(t int) {
 	}
 	p.nodes -= idle
 	p.removed += int(idle)
+	p.cloud.release(idle)
 	for k := range p.freeNodes { // those nodes were free at every tick of the window
 		p.freeNodes[k] -= idle
 	}

@@ -28,7 +28,7 @@ func TestProvisionerBurst(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &domains.Cluster{CapacityCores: 8000, NodeCores: 8, NodeProvisionTime: time.Hour,
 				ProvisionerRate: tc.rate, ProvisionerBurst: tc.burst, NodeIdleTimeout: time.Minute}
-			p := newPool(c, 10)
+			p := newPool(c, 10, 0)
 			tick := 0
 			for range 60 { // a quiet spell: the bucket fills
 				tick++
@@ -54,7 +54,7 @@ func TestProvisionerBurst(t *testing.T) {
 func TestIdleNodesLeaveAfterTheirOwnTimeout(t *testing.T) {
 	c := &domains.Cluster{CapacityCores: 8000, NodeCores: 8, NodeProvisionTime: time.Minute,
 		ProvisionerRate: 60, NodeIdleTimeout: time.Minute} // 6 ticks of 10 s
-	p := newPool(c, 10)
+	p := newPool(c, 10, 0)
 	p.nodes = 100
 	tick := 0
 	// plan runs the pool for n ticks with scheduled cores and pending cores,

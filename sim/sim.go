@@ -229,7 +229,7 @@ func New(cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Se
 		s.tel[i] = Telemetry{Apps: make([]AppTelemetry, len(s.apps)), Domains: make([]DomainTelemetry, len(s.doms)), mix: &s.mixes[i]}
 	}
 	s.metric.init(s)
-	s.pool = newPool(&cfg.Cluster, s.dt)
+	s.pool = newPool(&cfg.Cluster, s.dt, s.steps)
 	s.initialState()
 	return s, nil
 }
@@ -712,7 +712,7 @@ func (s *Sim) record() {
 	}
 	p := &s.pool
 	tel.Cluster = ClusterTelemetry{
-		Nodes: p.nodes, ProvisioningNodes: p.provisioning, QueuedNodes: p.queued,
+		Nodes: p.nodes, ProvisioningNodes: p.provisioning, QueuedNodes: p.outstanding(),
 		FreeCores:           float64(p.nodes)*p.nodeCores - p.scheduled,
 		PendingPods:         pending,
 		CostPerHour:         float64(p.nodes+p.provisioning) * p.nodeCores * p.costPerCoreHour,

@@ -83,7 +83,7 @@ type DomainTelemetry struct {
 type ClusterTelemetry struct {
 	Nodes             int32   // ready nodes
 	ProvisioningNodes int32   // started, not yet ready
-	QueuedNodes       int32   // requested, waiting for the provisioner
+	QueuedNodes       int32   // requested, not started: the provisioner's queue and, with cluster-autoscaler, its group's launches at the cloud
 	FreeCores         float64 // ready node cores not taken by scheduled replicas
 	PendingPods       int32
 	CostPerHour       float64 // of ready and provisioning nodes

@@ -137,6 +137,22 @@ type clusterHCL struct {
 	// Power model (issue 31: request-weighted SLO and energy).
 	NodeIdleWatts numberAttr `hcl:"node_idle_watts"`
 	BusyCoreWatts numberAttr `hcl:"busy_core_watts"`
+	// The node provisioner model (issue 31).
+	Provisioner             stringAttr   `hcl:"provisioner"`
+	LaunchRequestRate       numberAttr   `hcl:"launch_request_rate"`
+	LaunchRequestBurst      intAttr      `hcl:"launch_request_burst"`
+	LaunchInstanceRate      numberAttr   `hcl:"launch_instance_rate"`
+	LaunchInstanceBurst     intAttr      `hcl:"launch_instance_burst"`
+	SpareCapacity           intAttr      `hcl:"spare_capacity"`
+	SpareCapacityRate       numberAttr   `hcl:"spare_capacity_rate"`
+	ScanInterval            durationAttr `hcl:"scan_interval"`
+	InitialNodeGroupBackoff durationAttr `hcl:"initial_node_group_backoff"`
+	MaxNodeGroupBackoff     durationAttr `hcl:"max_node_group_backoff"`
+	NodeGroupBackoffReset   durationAttr `hcl:"node_group_backoff_reset"`
+	MaxNodeProvisionTime    durationAttr `hcl:"max_node_provision_time"`
+	BatchIdleDuration       durationAttr `hcl:"batch_idle_duration"`
+	BatchMaxDuration        durationAttr `hcl:"batch_max_duration"`
+	UnavailableOfferingsTTL durationAttr `hcl:"unavailable_offerings_ttl"`
 }
 
 func (c *clusterHCL) children() []child { return nil }
@@ -155,6 +171,22 @@ func (c *clusterHCL) translate() domains.Cluster {
 		// Power model (issue 31).
 		NodeIdleWatts: c.NodeIdleWatts.V,
 		BusyCoreWatts: c.BusyCoreWatts.V,
+
+		Provisioner:             c.Provisioner.V,
+		LaunchRequestRate:       c.LaunchRequestRate.V,
+		LaunchRequestBurst:      c.LaunchRequestBurst.V,
+		LaunchInstanceRate:      c.LaunchInstanceRate.V,
+		LaunchInstanceBurst:     c.LaunchInstanceBurst.V,
+		SpareCapacity:           c.SpareCapacity.V,
+		SpareCapacityRate:       c.SpareCapacityRate.V,
+		ScanInterval:            c.ScanInterval.V,
+		InitialNodeGroupBackoff: c.InitialNodeGroupBackoff.V,
+		MaxNodeGroupBackoff:     c.MaxNodeGroupBackoff.V,
+		NodeGroupBackoffReset:   c.NodeGroupBackoffReset.V,
+		MaxNodeProvisionTime:    c.MaxNodeProvisionTime.V,
+		BatchIdleDuration:       c.BatchIdleDuration.V,
+		BatchMaxDuration:        c.BatchMaxDuration.V,
+		UnavailableOfferingsTTL: c.UnavailableOfferingsTTL.V,
 	}
 }
 

@@ -466,6 +466,10 @@ func TestParseTranslatesWithDefaults(t *testing.T) {
 			Name: "prod", CapacityCores: 12000, NodeCores: 32, NodeProvisionTime: 3 * time.Minute,
 			ProvisionerRate: 20, NodeIdleTimeout: 10 * time.Minute, CostPerCoreHour: 0.04, TelemetryLag: 20 * time.Second,
 			NodeIdleWatts: 0.64 * 32, BusyCoreWatts: 3.80 - 0.64, // power model defaults (issue 31)
+			Provisioner: domains.ProvisionerTokenBucket, LaunchRequestRate: 5, LaunchRequestBurst: 50, LaunchInstanceRate: 2, LaunchInstanceBurst: 1000,
+			ScanInterval: 10 * time.Second, InitialNodeGroupBackoff: 5 * time.Minute, MaxNodeGroupBackoff: 30 * time.Minute,
+			NodeGroupBackoffReset: 3 * time.Hour, MaxNodeProvisionTime: 15 * time.Minute,
+			BatchIdleDuration: time.Second, BatchMaxDuration: 10 * time.Second, UnavailableOfferingsTTL: 3 * time.Minute,
 		},
 		Commander: domains.Commander{
 			Tick: time.Minute, Policy: "forecast", DeadZone: 0.02, ReserveMin: 0.02, MaxShareChange: 0.10,
@@ -769,6 +773,75 @@ func TestParseProvisionerBurstAndCallLag(t *testing.T) {
 			}
 			if got := cfg.Domains[0].AppSets[0].CallLag; got != tc.callLag {
 				t.Errorf("call lag %s, want %s", got, tc.callLag)
+			}
+		})
+	}
+}
+
+// TestParseProvisioner pins the node provisioner's keys (issue 31): their
+// translation and defaults, and that a key of one provisioner model with
+// another chosen is an error at its line, not a silent no-op.
+func TestParseProvisioner(t *testing.T) {
+	cases := []struct {
+		name  string
+		edit  string // added to the cluster block
+		check func(t *testing.T, c domains.Cluster)
+		diags []string // the diagnostics' summaries, in order; nil: valid
+	}{
+		{name: "unset is the token bucket, with the cloud's documented defaults",
+			check: func(t *testing.T, c domains.Cluster) {
+				if c.Provisioner != domains.ProvisionerTokenBucket || c.LaunchInstanceRate != 2 || c.LaunchInstanceBurst != 1000 ||
+					c.LaunchRequestRate != 5 || c.LaunchRequestBurst != 50 || c.SpareCapacity != 0 ||
+					c.ScanInterval != 10*time.Second || c.InitialNodeGroupBackoff != 5*time.Minute || c.MaxNodeGroupBackoff != 30*time.Minute ||
+					c.NodeGroupBackoffReset != 3*time.Hour || c.MaxNodeProvisionTime != 15*time.Minute ||
+					c.BatchIdleDuration != time.Second || c.BatchMaxDuration != 10*time.Second || c.UnavailableOfferingsTTL != 3*time.Minute {
+					t.Fatalf("defaults %+v", c)
+				}
+			}},
+		{name: "karpenter with the region's spare capacity",
+			edit: "provisioner = \"karpenter\"\n  spare_capacity = 600\n  spare_capacity_rate = 120\n  unavailable_offerings_ttl = \"2m\"",
+			check: func(t *testing.T, c domains.Cluster) {
+				if c.Provisioner != domains.ProvisionerKarpenter || c.SpareCapacity != 600 || c.SpareCapacityRate != 120 || c.UnavailableOfferingsTTL != 2*time.Minute {
+					t.Fatalf("cluster %+v", c)
+				}
+			}},
+		{name: "cluster-autoscaler with its backoff",
+			edit: "provisioner = \"cluster-autoscaler\"\n  initial_node_group_backoff = \"1m\"\n  max_node_group_backoff = \"10m\"",
+			check: func(t *testing.T, c domains.Cluster) {
+				if c.Provisioner != domains.ProvisionerClusterAutoscaler || c.InitialNodeGroupBackoff != time.Minute || c.MaxNodeGroupBackoff != 10*time.Minute {
+					t.Fatalf("cluster %+v", c)
+				}
+			}},
+		{name: "an unknown provisioner", edit: "provisioner = \"karpentr\"", diags: []string{"Invalid provisioner"}},
+		{name: "the token bucket's keys with karpenter", edit: "provisioner = \"karpenter\"\n  provisioner_rate = 30",
+			diags: []string{"Invalid provisioner_rate"}},
+		{name: "the cloud's keys with the token bucket", edit: "spare_capacity = 10", diags: []string{"Invalid spare_capacity"}},
+		{name: "karpenter's keys with cluster-autoscaler", edit: "provisioner = \"cluster-autoscaler\"\n  batch_max_duration = \"20s\"",
+			diags: []string{"Invalid batch_max_duration"}},
+		{name: "a max backoff below the initial", edit: "provisioner = \"cluster-autoscaler\"\n  max_node_group_backoff = \"1m\"",
+			diags: []string{"Invalid max_node_group_backoff"}},
+		{name: "a negative spare capacity", edit: "provisioner = \"karpenter\"\n  spare_capacity = -1", diags: []string{"Invalid spare_capacity"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			src := strings.Replace(base, "capacity_cores = 100", "capacity_cores = 100\n  "+tc.edit, 1)
+			cfg, err := Parse([]byte(src), "cluster.hcl")
+			if tc.diags == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				tc.check(t, cfg.Cluster)
+				return
+			}
+			var ds Diagnostics
+			if !errors.As(err, &ds) || len(ds) != len(tc.diags) {
+				t.Fatalf("want %d diagnostics %v, got %v", len(tc.diags), tc.diags, err)
+			}
+			line := 3 + strings.Count(tc.edit, "\n") // the edit's last line, where its offending key is
+			for i, d := range ds {
+				if d.Summary != tc.diags[i] || d.Line != line {
+					t.Errorf("diagnostic %d: %s at line %d, want %q at line %d", i, d.Summary, d.Line, tc.diags[i], line)
+				}
 			}
 		})
 	}

@@ -43,6 +43,7 @@ func validateConfig(cfg *domains.Config, h *configHCL, ds *Diagnostics) {
 		// Power model (issue 31).
 		c.number(&hc.NodeIdleWatts, cl.NodeIdleWatts, watts)
 		c.number(&hc.BusyCoreWatts, cl.BusyCoreWatts, watts)
+		validateProvisioner(cl, hc, c)
 	}
 
 	cm, hm := &cfg.Commander, &h.Commander
@@ -403,3 +404,61 @@ func formatNumber(f float64) string {
 	}
 	return strconv.FormatFloat(f, 'g', 6, 64)
 }
+
+// validateProvisioner checks the node provisioner model's keys (issue 31).
+// The token bucket's keys (provisioner_rate, provisioner_burst) and the
+// cloud's (the launch buckets, spare capacity and the provisioners' own)
+// belong to different models: setting one model's with the other chosen is
+// an error rather than a silent no-op.
+func validateProvisioner(cl *domains.Cluster, hc *clusterHCL, c checker) {
+	c.oneOf(&hc.Provisioner, cl.Provisioner, []string{domains.ProvisionerTokenBucket, domains.ProvisionerClusterAutoscaler, domains.ProvisionerKarpenter})
+	c.number(&hc.LaunchRequestRate, cl.LaunchRequestRate, provisionerRates)
+	c.integer(&hc.LaunchRequestBurst, cl.LaunchRequestBurst, nodeCounts.loOpened())
+	c.number(&hc.LaunchInstanceRate, cl.LaunchInstanceRate, provisionerRates)
+	c.integer(&hc.LaunchInstanceBurst, cl.LaunchInstanceBurst, nodeCounts.loOpened())
+	c.integer(&hc.SpareCapacity, cl.SpareCapacity, nodeCounts)
+	c.number(&hc.SpareCapacityRate, cl.SpareCapacityRate, interval{lo: 0, hi: domains.MaxProvisionerRate})
+	c.duration(&hc.ScanInterval, cl.ScanInterval, provisionerDelays)
+	c.duration(&hc.InitialNodeGroupBackoff, cl.InitialNodeGroupBackoff, provisionerDelays)
+	c.duration(&hc.MaxNodeGroupBackoff, cl.MaxNodeGroupBackoff, provisionerDelays)
+	c.duration(&hc.NodeGroupBackoffReset, cl.NodeGroupBackoffReset, provisionerDelays)
+	c.duration(&hc.MaxNodeProvisionTime, cl.MaxNodeProvisionTime, provisionerDelays)
+	c.duration(&hc.BatchIdleDuration, cl.BatchIdleDuration, provisionerDelays)
+	c.duration(&hc.BatchMaxDuration, cl.BatchMaxDuration, provisionerDelays)
+	c.duration(&hc.UnavailableOfferingsTTL, cl.UnavailableOfferingsTTL, provisionerDelays)
+	if hc.MaxNodeGroupBackoff.ok() && !hc.InitialNodeGroupBackoff.Bad && cl.MaxNodeGroupBackoff < cl.InitialNodeGroupBackoff {
+		c.ds.add(hc.MaxNodeGroupBackoff.Range, "Invalid max_node_group_backoff", "max_node_group_backoff %s is below initial_node_group_backoff %s; the backoff only doubles from the initial one", cl.MaxNodeGroupBackoff, cl.InitialNodeGroupBackoff)
+	}
+	if !hc.Provisioner.ok() && hc.Provisioner.Set {
+		return
+	}
+	bucket := cl.Provisioner == domains.ProvisionerTokenBucket
+	for _, a := range []*attr{&hc.ProvisionerRate.attr, &hc.ProvisionerBurst.attr} {
+		if a.Set && !bucket {
+			c.ds.add(a.Range, "Invalid "+a.Name, "%s applies to provisioner = %q only; with provisioner = %q nodes launch through launch_instance_rate, launch_instance_burst and spare_capacity", a.Name, domains.ProvisionerTokenBucket, cl.Provisioner)
+		}
+	}
+	cloudKeys := []*attr{&hc.LaunchRequestRate.attr, &hc.LaunchRequestBurst.attr, &hc.LaunchInstanceRate.attr, &hc.LaunchInstanceBurst.attr,
+		&hc.SpareCapacity.attr, &hc.SpareCapacityRate.attr}
+	caKeys := []*attr{&hc.ScanInterval.attr, &hc.InitialNodeGroupBackoff.attr, &hc.MaxNodeGroupBackoff.attr, &hc.NodeGroupBackoffReset.attr, &hc.MaxNodeProvisionTime.attr}
+	karpenterKeys := []*attr{&hc.BatchIdleDuration.attr, &hc.BatchMaxDuration.attr, &hc.UnavailableOfferingsTTL.attr}
+	for _, k := range []struct {
+		attrs []*attr
+		ok    bool
+		want  string
+	}{
+		{cloudKeys, !bucket, fmt.Sprintf("%q or %q", domains.ProvisionerClusterAutoscaler, domains.ProvisionerKarpenter)},
+		{caKeys, cl.Provisioner == domains.ProvisionerClusterAutoscaler, fmt.Sprintf("%q", domains.ProvisionerClusterAutoscaler)},
+		{karpenterKeys, cl.Provisioner == domains.ProvisionerKarpenter, fmt.Sprintf("%q", domains.ProvisionerKarpenter)},
+	} {
+		for _, a := range k.attrs {
+			if a.Set && !k.ok {
+				c.ds.add(a.Range, "Invalid "+a.Name, "%s applies to provisioner = %s only, not %q", a.Name, k.want, cl.Provisioner)
+			}
+		}
+	}
+}
+
+// provisionerDelays bound the provisioner model's durations: above 0, at
+// most a day.
+var provisionerDelays = interval{lo: 0, hi: float64(24 * time.Hour), loOpen: true}
