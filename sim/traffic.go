@@ -47,6 +47,7 @@ func (d *demand) rps(m int, frac float64) float64 {
 func buildDemand(cfg *domains.Config, apps []domains.App, sc *domains.Scenario, traces map[string][]trace.Series) ([]demand, error) {
 	out := make([]demand, len(apps))
 	r := rand.New(rand.NewPCG(sc.Seed, 0x7261666669632121))
+	shifts := rand.New(rand.NewPCG(sc.Seed, ownStream)) // app_own's shifts, apart from r
 	last := replayedMinutes(sc.Duration, cfg.Soldier.Tick)
 	for _, tr := range sc.Traffic {
 		window := tr.PeakRPSOf == domains.PeakOfWindow // else the trace's: "trace" or unset
@@ -84,6 +85,9 @@ func buildDemand(cfg *domains.Config, apps []domains.App, sc *domains.Scenario, 
 			}
 			for k, id := range ids {
 				out[id] = demand{series: shape, scale: tr.PeakRPS * w[k] / sum, offset: offset}
+			}
+			if tr.AppOwn > 0 {
+				ownComponents(out, ids, shape, offset, last, tr.AppOwn, int(tr.AppShift/time.Minute), shifts)
 			}
 		}
 		switch tr.Format {
@@ -163,6 +167,61 @@ func buildDemand(cfg *domains.Config, apps []domains.App, sc *domains.Scenario, 
 		}
 	}
 	return out, nil
+}
+
+// ownStream is the PCG stream constant of the app_own shifts.
+const ownStream = 0x6f776e2073686966
+
+// ownComponents gives each app of ids (whose demand already holds its share
+// of shape from offset) a component of its own, Traffic.AppOwn: app k's
+// series over the replayed minutes 0..last+1 is
+//
+//	shape(m)^(1-a) x shape(r(m + shift_k))^a
+//
+// with shift_k uniform in [-maxShift, maxShift] minutes and r reflecting a
+// minute outside 0..last+1 back into it, so that no app reads a minute the
+// scenario does not replay. Its share (scale) is unchanged; the series' peak
+// stays <= shape's. A geometric mix keeps every app's level at its share of
+// the domain's and gives it its own phase and its own minute-to-minute
+// residual (the trace's, from another minute).
+func ownComponents(out []demand, ids []int, shape []float32, offset, last int, a float64, maxShift int, r *rand.Rand) {
+	n := last + 2
+	logs := make([]float64, n) // ln shape over the window; -Inf at zeros
+	for m := range logs {
+		logs[m] = math.Log(float64(shape[(offset+m)%len(shape)]))
+	}
+	for _, id := range ids {
+		shift := r.IntN(2*maxShift+1) - maxShift
+		series := make([]float32, n)
+		for m := range series {
+			j := reflectInto(m+shift, n)
+			switch {
+			case math.IsInf(logs[j], -1), a < 1 && math.IsInf(logs[m], -1):
+				series[m] = 0
+			case a == 1:
+				series[m] = float32(math.Exp(logs[j]))
+			default:
+				series[m] = float32(math.Exp((1-a)*logs[m] + a*logs[j]))
+			}
+		}
+		out[id].series, out[id].offset = series, 0
+	}
+}
+
+// reflectInto maps j into 0..n-1 by reflection at both ends.
+func reflectInto(j, n int) int {
+	if n == 1 {
+		return 0
+	}
+	for j < 0 || j >= n {
+		if j < 0 {
+			j = -j
+		}
+		if j >= n {
+			j = 2*(n-1) - j
+		}
+	}
+	return j
 }
 
 // replayedMinutes is the last minute, counted from the scenario's start, that
