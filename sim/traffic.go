@@ -141,10 +141,9 @@ func buildDemand(cfg *domains.Config, apps []domains.App, sc *domains.Scenario, 
 				split(toFloat32(total, 1/peak), offset%len(total))
 				continue
 			}
-			picked := make([]trace.Series, len(ids))
+			picked := pickFunctions(cands, rank, tr.FunctionOffset, tr.FunctionStride, len(ids))
 			sumMax := 0.0
 			for k := range ids {
-				picked[k] = cands[rank[(tr.FunctionOffset+k*tr.FunctionStride)%len(rank)]]
 				if window {
 					sumMax += windowMax(picked[k].Values, offset, last)
 				} else {
@@ -274,6 +273,41 @@ func summed(series []trace.Series, rank []int, offset, stride int) []float64 {
 		}
 	}
 	return total
+}
+
+// pickFunctions is the functions of n apps, one each: ranks offset,
+// offset+stride, ... (rank from trace.Rank), wrapping past the last rank.
+func pickFunctions(cands []trace.Series, rank []int, offset, stride, n int) []trace.Series {
+	picked := make([]trace.Series, n)
+	for k := range picked {
+		picked[k] = cands[rank[(offset+k*stride)%len(rank)]]
+	}
+	return picked
+}
+
+// DomainFunctions is what an azure-functions traffic block tr feeds its
+// domain of apps apps from series (the trace's): the picked function of
+// each app (one-per-app), or the functions summed into the domain's shape
+// (summed), in the order buildDemand uses them. Tools that measure a
+// scenario's traffic (hack/regimes) read the very series the simulator
+// replays through it.
+func DomainFunctions(series []trace.Series, tr *domains.Traffic, apps int) []trace.Series {
+	cands := series
+	if tr.FunctionRows == domains.RowsEven || tr.FunctionRows == domains.RowsOdd {
+		cands = rowsOf(series, tr.FunctionRows)
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	rank := trace.Rank(cands)
+	if tr.Functions == domains.FunctionsSummed {
+		var out []trace.Series
+		for k := tr.FunctionOffset; k < len(rank); k += max(tr.FunctionStride, 1) {
+			out = append(out, cands[rank[k]])
+		}
+		return out
+	}
+	return pickFunctions(cands, rank, tr.FunctionOffset, max(tr.FunctionStride, 1), apps)
 }
 
 // rowsOf is the series at the even or odd 0-based indices of series, in order.
