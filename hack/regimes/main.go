@@ -187,6 +187,15 @@ func windows(cfg *domains.Config, sc *domains.Scenario, name string, traces map[
 				what: fmt.Sprintf("%s %s", filepath.Base(filepath.Dir(tr.Trace)), sc.Start.Format("01-02 15:04")),
 				st:   measure(slice(s.Values, offset, minutes))})
 		case domains.FormatAzureFunctions:
+			n := apps[cfg.Domain(tr.Domain)]
+			if tr.Functions == domains.FunctionsSummed {
+				n = 0 // every function of the ranks, whatever the apps
+			}
+			key := fmt.Sprintf("%s|%s|%s|%d|%d|%d|%s", tr.Trace, tr.FunctionRows, tr.Functions, tr.FunctionOffset, tr.FunctionStride, n, sc.Start.Format("15:04"))
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
 			fns := sim.DomainFunctions(series, tr, apps[cfg.Domain(tr.Domain)])
 			if len(fns) == 0 {
 				return nil, fmt.Errorf("traffic %q picks no function", tr.Domain)
