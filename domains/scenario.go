@@ -107,8 +107,10 @@ type Traffic struct {
 	// AppOwn is the exponent a of each app's own component in a timeseries
 	// (or summed azure-functions) domain: app k's demand is its share x
 	// shape(m)^(1-a) x shape(m + shift_k)^a, with shift_k a whole number of
-	// minutes drawn uniformly in [-AppShift, AppShift] per app and the
-	// shifted minute reflected into the replayed window. 0 is today's one
+	// minutes drawn uniformly in [-AppShift, AppShift] per app from the
+	// seed; a scenario reads up to AppShift beyond its window. Which app
+	// takes which shift and share depends on the seed, so the domain's sum
+	// moves with the seed by about a percent. 0 is today's one
 	// shape split by weights; 1 gives every app its own time-shifted copy.
 	// In [0, 1]; default 0.
 	AppOwn float64

@@ -156,58 +156,73 @@ func TestSameSeedSameRunWithTrafficStructure(t *testing.T) {
 }
 
 func TestAppOwnGivesAppsCorrelatedButDifferentShapes(t *testing.T) {
-	const n, minutes = 20, 600
+	const n, minutes, shift = 20, 600, 30
 	// A diurnal-like shape with minute-to-minute jitter inside the
-	// replayed window, and 1000x beyond it: no app may read outside.
+	// replayed window and within app_shift of it, and 1000x further out:
+	// no app reads further than app_shift.
 	vals := make([]float64, 3*minutes)
 	for m := range vals {
 		vals[m] = 1000
 	}
-	for m := 0; m < minutes+2; m++ {
-		vals[minutes+m] = (2 + math.Sin(2*math.Pi*float64(m)/300)) * (1 + 0.05*math.Sin(float64(m)*1.7))
+	for m := minutes - shift; m < 2*minutes+2+shift; m++ {
+		k := m - minutes
+		vals[m] = (2 + math.Sin(2*math.Pi*float64(k)/300)) * (1 + 0.05*math.Sin(float64(k)*1.7))
 	}
 	start := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	tr := map[string][]trace.Series{"d": {{Start: start, Values: vals}}, "e": {{Start: start, Values: vals}}}
-	mk := func(own float64) []demand {
-		d := domains.Traffic{Domain: "d", Format: domains.FormatTimeseries, PeakRPS: 1000, PeakRPSOf: domains.PeakOfWindow, AppOwn: own, AppShift: 30 * time.Minute}
+	mk := func(own float64, from, length int) []demand {
+		d := domains.Traffic{Domain: "d", Format: domains.FormatTimeseries, PeakRPS: 1000, PeakRPSOf: domains.PeakOfWindow, AppOwn: own, AppShift: shift * time.Minute}
 		e := domains.Traffic{Domain: "e", Format: domains.FormatTimeseries, PeakRPS: 1000, PeakRPSOf: domains.PeakOfWindow}
-		cfg, sc := trafficWorld(n, time.Duration(minutes)*time.Minute, d, e)
-		sc.Start = start.Add(minutes * time.Minute)
+		cfg, sc := trafficWorld(n, time.Duration(length)*time.Minute, d, e)
+		sc.Start = start.Add(time.Duration(minutes+from) * time.Minute)
 		return mustDemand(t, cfg, sc, tr)
 	}
-	series := func(d demand) []float64 {
-		out := make([]float64, minutes)
+	series := func(d demand, length int) []float64 {
+		out := make([]float64, length)
 		for m := range out {
 			out[m] = d.rps(m, 0) / d.scale
 		}
 		return out
 	}
-	split, own := mk(0), mk(0.5)
+	split, own := mk(0, 0, minutes), mk(0.5, 0, minutes)
 	for k := range n {
 		if own[k].scale != split[k].scale {
 			t.Fatalf("app %d: share %v with app_own, %v without", k, own[k].scale, split[k].scale)
 		}
-		for m, v := range series(own[k]) {
-			if v > 1+1e-6 {
-				t.Fatalf("app %d minute %d: %v of the window's peak: read a minute outside the window", k, m, v)
+		for m, v := range series(own[k], minutes) {
+			if v > 3.2 {
+				t.Fatalf("app %d minute %d: %v: read a minute more than app_shift outside the window", k, m, v)
 			}
 		}
 	}
 	distinct := 0
 	for k := 1; k < n; k++ {
-		c := correlation(series(own[0]), series(own[k]))
+		c := correlation(series(own[0], minutes), series(own[k], minutes))
 		if c < 0.5 {
 			t.Errorf("apps 0 and %d: correlation %.3f, want the domain's shape in common (> 0.5)", k, c)
 		}
 		if c < 0.9999 {
 			distinct++
 		}
-		if s := correlation(series(split[0]), series(split[k])); s < 0.99999 {
+		if s := correlation(series(split[0], minutes), series(split[k], minutes)); s < 0.99999 {
 			t.Errorf("app_own 0: apps 0 and %d correlate %.6f, want one shape", k, s)
 		}
 	}
 	if distinct < n/2 {
 		t.Errorf("%d of %d apps differ from app 0, want most", distinct, n-1)
+	}
+	// A scenario cut from this one at the same minutes (a training
+	// episode: from minute 100 for 200 minutes) replays the same shapes,
+	// up to the scale its own window's peak gives.
+	cut := mk(0.5, 100, 200)
+	for k := range n {
+		whole, part := series(own[k], minutes)[100:300], series(cut[k], 200)
+		ratio := part[0] / whole[0]
+		for m := range part {
+			if math.Abs(part[m]-ratio*whole[m]) > 1e-5*whole[m] {
+				t.Fatalf("app %d minute %d: %v in the cut, %v x %v in the whole", k, 100+m, part[m], ratio, whole[m])
+			}
+		}
 	}
 }
 
@@ -224,10 +239,10 @@ func correlation(a, b []float64) float64 {
 	return (sab/k - sa*sb/k/k) / math.Sqrt((saa/k-sa*sa/k/k)*(sbb/k-sb*sb/k/k))
 }
 
-func TestReflectIntoStaysInTheWindow(t *testing.T) {
-	for _, c := range []struct{ j, n, want int }{{-3, 10, 3}, {12, 10, 6}, {0, 10, 0}, {9, 10, 9}, {-25, 10, 7}, {5, 1, 0}} {
-		if got := reflectInto(c.j, c.n); got != c.want {
-			t.Errorf("reflectInto(%d, %d) = %d, want %d", c.j, c.n, got, c.want)
+func TestWrapIsModulo(t *testing.T) {
+	for _, c := range []struct{ j, n, want int }{{-3, 10, 7}, {12, 10, 2}, {0, 10, 0}, {9, 10, 9}, {-25, 10, 5}, {5, 1, 0}} {
+		if got := wrap(c.j, c.n); got != c.want {
+			t.Errorf("wrap(%d, %d) = %d, want %d", c.j, c.n, got, c.want)
 		}
 	}
 }

@@ -47,7 +47,6 @@ func (d *demand) rps(m int, frac float64) float64 {
 func buildDemand(cfg *domains.Config, apps []domains.App, sc *domains.Scenario, traces map[string][]trace.Series) ([]demand, error) {
 	out := make([]demand, len(apps))
 	r := rand.New(rand.NewPCG(sc.Seed, 0x7261666669632121))
-	shifts := rand.New(rand.NewPCG(sc.Seed, ownStream)) // app_own's shifts, apart from r
 	last := replayedMinutes(sc.Duration, cfg.Soldier.Tick)
 	for _, tr := range sc.Traffic {
 		window := tr.PeakRPSOf == domains.PeakOfWindow // else the trace's: "trace" or unset
@@ -87,6 +86,8 @@ func buildDemand(cfg *domains.Config, apps []domains.App, sc *domains.Scenario, 
 				out[id] = demand{series: shape, scale: tr.PeakRPS * w[k] / sum, offset: offset}
 			}
 			if tr.AppOwn > 0 {
+				// Each domain's shifts from the seed, on a stream of their own.
+				shifts := rand.New(rand.NewPCG(sc.Seed, ownStream^uint64(di)))
 				ownComponents(out, ids, shape, offset, last, tr.AppOwn, int(tr.AppShift/time.Minute), shifts)
 			}
 		}
@@ -168,57 +169,54 @@ func buildDemand(cfg *domains.Config, apps []domains.App, sc *domains.Scenario, 
 	return out, nil
 }
 
-// ownStream is the PCG stream constant of the app_own shifts.
+// ownStream is the PCG stream constant of the app_own shifts (xor the
+// domain's index).
 const ownStream = 0x6f776e2073686966
 
 // ownComponents gives each app of ids (whose demand already holds its share
 // of shape from offset) a component of its own, Traffic.AppOwn: app k's
 // series over the replayed minutes 0..last+1 is
 //
-//	shape(m)^(1-a) x shape(r(m + shift_k))^a
+//	shape(m)^(1-a) x shape(m + shift_k)^a
 //
-// with shift_k uniform in [-maxShift, maxShift] minutes and r reflecting a
-// minute outside 0..last+1 back into it, so that no app reads a minute the
-// scenario does not replay. Its share (scale) is unchanged; the series' peak
-// stays <= shape's. A geometric mix keeps every app's level at its share of
-// the domain's and gives it its own phase and its own minute-to-minute
-// residual (the trace's, from another minute).
+// with shift_k uniform in [-maxShift, maxShift] minutes, the trace's minute
+// read as demand.rps reads it (wrapping past its ends). Its share (scale) is
+// unchanged; the series' peak stays <= shape's. A geometric mix keeps every
+// app's level at its share of the domain's and gives it its own phase and
+// its own minute-to-minute residual (the trace's, from another minute). The
+// value at a minute depends on the trace minute alone, not on the window: a
+// scenario cut from another at the same minutes (a training episode) replays
+// the same demand. A scenario reads up to maxShift minutes beyond its
+// window.
 func ownComponents(out []demand, ids []int, shape []float32, offset, last int, a float64, maxShift int, r *rand.Rand) {
 	n := last + 2
-	logs := make([]float64, n) // ln shape over the window; -Inf at zeros
-	for m := range logs {
-		logs[m] = math.Log(float64(shape[(offset+m)%len(shape)]))
+	logs := make([]float64, n+2*maxShift) // ln shape at minutes -maxShift..n-1+maxShift; -Inf at zeros
+	for k := range logs {
+		logs[k] = math.Log(float64(shape[wrap(offset+k-maxShift, len(shape))]))
 	}
 	for _, id := range ids {
 		shift := r.IntN(2*maxShift+1) - maxShift
 		series := make([]float32, n)
 		for m := range series {
-			j := reflectInto(m+shift, n)
+			b, o := logs[m+maxShift], logs[m+maxShift+shift]
 			switch {
-			case math.IsInf(logs[j], -1), a < 1 && math.IsInf(logs[m], -1):
+			case math.IsInf(o, -1), a < 1 && math.IsInf(b, -1):
 				series[m] = 0
 			case a == 1:
-				series[m] = float32(math.Exp(logs[j]))
+				series[m] = float32(math.Exp(o))
 			default:
-				series[m] = float32(math.Exp((1-a)*logs[m] + a*logs[j]))
+				series[m] = float32(math.Exp((1-a)*b + a*o))
 			}
 		}
 		out[id].series, out[id].offset = series, 0
 	}
 }
 
-// reflectInto maps j into 0..n-1 by reflection at both ends.
-func reflectInto(j, n int) int {
-	if n == 1 {
-		return 0
-	}
-	for j < 0 || j >= n {
-		if j < 0 {
-			j = -j
-		}
-		if j >= n {
-			j = 2*(n-1) - j
-		}
+// wrap maps j into 0..n-1, modulo n.
+func wrap(j, n int) int {
+	j %= n
+	if j < 0 {
+		j += n
 	}
 	return j
 }

@@ -64,6 +64,36 @@ type window struct {
 	scenario, what, regime string
 	st                     Stats
 	apps                   Stats // per-function blocks: every picked function's own series, pooled
+
+	// What it reads, for the disjointness check: the trace, and its
+	// minutes (timeseries, app_shift included) or its rows (azure).
+	trace    string
+	from, to int
+	rows     domains.Rows
+}
+
+// overlaps lists the windows of set a that read what a window of set b
+// reads: the same minutes of a timeseries trace (app_shift included), or
+// the same rows of an azure-functions trace.
+func overlaps(a, b []window) []string {
+	var out []string
+	for _, x := range a {
+		for _, y := range b {
+			if x.trace != y.trace {
+				continue
+			}
+			if x.regime == regimeFunctions {
+				if x.rows == domains.RowsAll || y.rows == domains.RowsAll || x.rows == y.rows {
+					out = append(out, fmt.Sprintf("%s and %s replay the same %s rows of %s", x.scenario, y.scenario, x.rows, filepath.Base(x.trace)))
+				}
+				continue
+			}
+			if x.from <= y.to && y.from <= x.to {
+				out = append(out, fmt.Sprintf("%s (%s) and %s (%s) read the same minutes of %s", x.scenario, x.what, y.scenario, y.what, filepath.Base(x.trace)))
+			}
+		}
+	}
+	return out
 }
 
 func run(cfgPath string, sets []string) error {
@@ -92,6 +122,22 @@ func run(cfgPath string, sets []string) error {
 			}
 			bySet[i] = append(bySet[i], ws...)
 		}
+	}
+	bad := false
+	for i := range bySet {
+		for j := i + 1; j < len(bySet); j++ {
+			for _, o := range overlaps(bySet[i], bySet[j]) {
+				fmt.Fprintf(os.Stderr, "regimes: %s and %s overlap: %s\n", sets[i], sets[j], o)
+				bad = true
+			}
+		}
+	}
+	if bad {
+		return fmt.Errorf("the sets are not disjoint")
+	}
+	if len(sets) > 1 {
+		fmt.Println("The sets are disjoint: no two read the same minutes of a timeseries trace (app_shift included) or the same rows of an azure-functions trace.")
+		fmt.Println()
 	}
 	fmt.Println("Per scenario: each distinct trace window it replays (before peak_rps, events and noise).")
 	fmt.Println()
@@ -183,9 +229,14 @@ func windows(cfg *domains.Config, sc *domains.Scenario, name string, traces map[
 			if !sc.Start.Before(tournament) {
 				regime = regimeTournament
 			}
+			shift := 0
+			if tr.AppOwn > 0 {
+				shift = int(tr.AppShift / time.Minute)
+			}
 			out = append(out, window{scenario: name, regime: regime,
-				what: fmt.Sprintf("%s %s", filepath.Base(filepath.Dir(tr.Trace)), sc.Start.Format("01-02 15:04")),
-				st:   measure(slice(s.Values, offset, minutes))})
+				what:  fmt.Sprintf("%s %s", filepath.Base(filepath.Dir(tr.Trace)), sc.Start.Format("01-02 15:04")),
+				st:    measure(slice(s.Values, offset, minutes)),
+				trace: tr.Trace, from: offset - shift, to: offset + minutes + shift})
 		case domains.FormatAzureFunctions:
 			n := apps[cfg.Domain(tr.Domain)]
 			if tr.Functions == domains.FunctionsSummed {
@@ -216,7 +267,8 @@ func windows(cfg *domains.Config, sc *domains.Scenario, name string, traces map[
 			}
 			out = append(out, window{scenario: name, regime: regimeFunctions,
 				what: fmt.Sprintf("%s %s, %d fns (%s rows)", tr.Domain, tr.Functions, len(fns), tr.FunctionRows),
-				st:   measure(sum), apps: pool(each)})
+				st:   measure(sum), apps: pool(each),
+				trace: tr.Trace, rows: tr.FunctionRows})
 		}
 	}
 	return out, nil

@@ -89,3 +89,24 @@ func TestNearestRank(t *testing.T) {
 		}
 	}
 }
+
+func TestOverlapsFindsSharedMinutesAndRows(t *testing.T) {
+	train := []window{
+		{scenario: "a", regime: regimeQuiet, trace: "wc", from: 0, to: 100},
+		{scenario: "f", regime: regimeFunctions, trace: "az", rows: "even"},
+	}
+	disjoint := []window{
+		{scenario: "b", regime: regimeQuiet, trace: "wc", from: 101, to: 200},
+		{scenario: "g", regime: regimeFunctions, trace: "az", rows: "odd"},
+	}
+	if o := overlaps(train, disjoint); len(o) != 0 {
+		t.Errorf("disjoint sets overlap: %v", o)
+	}
+	shared := []window{
+		{scenario: "c", regime: regimeTournament, trace: "wc", from: 100, to: 200},
+		{scenario: "h", regime: regimeFunctions, trace: "az", rows: "all"},
+	}
+	if o := overlaps(train, shared); len(o) != 2 {
+		t.Errorf("want the shared minute 100 and the rows \"all\" reported, got %v", o)
+	}
+}
