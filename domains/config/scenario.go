@@ -73,6 +73,7 @@ func parseScenario(src []byte, filename string, cfg *domains.Config, depth int) 
 			return nil, ds.err()
 		}
 		extend(s, &h.Scenario, base)
+		checkExtendedWarmup(s, &h.Scenario, &ds)
 	}
 	if err := ds.err(); err != nil {
 		return nil, err
@@ -115,6 +116,20 @@ func extend(s *domains.Scenario, h *scenarioHCL, base *domains.Scenario) {
 	}
 	s.Traffic = traffic
 	s.Events = append(append([]domains.Event(nil), base.Events...), s.Events...)
+}
+
+// checkExtendedWarmup reports an extended scenario whose duration is within
+// the warm-up it inherits (traffic structure, issue 31): no tick would be
+// accounted.
+func checkExtendedWarmup(s *domains.Scenario, h *scenarioHCL, ds *Diagnostics) {
+	if h.Warmup.Set || s.Duration <= 0 || s.Warmup < s.Duration {
+		return
+	}
+	r := h.Def
+	if h.Duration.Set {
+		r = h.Duration.Range
+	}
+	ds.add(r, "Invalid duration", "the duration %s must be longer than the warm-up %s this scenario extends, or no tick is accounted", s.Duration, s.Warmup)
 }
 
 func firstLine(err error) string {

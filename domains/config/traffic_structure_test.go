@@ -1,6 +1,8 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -85,5 +87,50 @@ func TestParseScenarioArrivalNoiseAndWarmup(t *testing.T) {
 	}
 	if s.ArrivalNoise != domains.NoisePoisson || s.Warmup != 15*time.Minute {
 		t.Errorf("got arrival_noise %q warmup %s, want poisson and 15m", s.ArrivalNoise, s.Warmup)
+	}
+}
+
+func TestScenarioExtendsInheritArrivalNoiseAndWarmup(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("a.csv", "time,count\n")
+	write("base.hcl", `scenario "base" {
+  duration      = "24h"
+  arrival_noise = "poisson"
+  warmup        = "15m"
+  traffic "payment" {
+    trace    = "a.csv"
+    format   = "timeseries"
+    peak_rps = 100
+  }
+}
+`)
+	child := write("child.hcl", `scenario "child" {
+  extends  = "base.hcl"
+  duration = "6h"
+}
+`)
+	s, err := LoadScenarioFile(child, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ArrivalNoise != domains.NoisePoisson || s.Warmup != 15*time.Minute {
+		t.Errorf("child: arrival_noise %q warmup %s, want the base's poisson and 15m", s.ArrivalNoise, s.Warmup)
+	}
+	short := write("short.hcl", `scenario "short" {
+  extends  = "base.hcl"
+  duration = "10m"
+}
+`)
+	_, err = LoadScenarioFile(short, nil)
+	ds := diagnostics(t, err)
+	if len(ds) != 1 || ds[0].Line != 3 || !strings.Contains(ds[0].Summary, "Invalid duration") || !strings.Contains(ds[0].Hint, "warm-up 15m0s") {
+		t.Errorf("a duration within the inherited warm-up: got %v, want one Invalid duration at line 3 naming the warm-up", err)
 	}
 }
