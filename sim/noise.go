@@ -24,6 +24,7 @@ const PoissonNormalAbove = 50
 // Step will make.
 type noise struct {
 	poisson bool
+	bursty  bool // a domain has a burst
 	pcg     rand.PCG
 	r       *rand.Rand // over pcg
 	bursts  []burst    // per domain
@@ -54,6 +55,7 @@ func newNoise(cfg *domains.Config, sc *domains.Scenario) *noise {
 		b := &n.bursts[di]
 		b.sigma, b.phi = t.BurstSigma, t.BurstCorrelation
 		b.innov = b.sigma * math.Sqrt(1-b.phi*b.phi)
+		n.bursty = true
 	}
 	// Draw the first two minutes in domain order.
 	for i := range n.bursts {
@@ -68,7 +70,7 @@ func newNoise(cfg *domains.Config, sc *domains.Scenario) *noise {
 
 // clone is an independent copy of n at its current draw.
 func (n *noise) clone() *noise {
-	c := &noise{poisson: n.poisson, pcg: n.pcg, bursts: append([]burst(nil), n.bursts...)}
+	c := &noise{poisson: n.poisson, bursty: n.bursty, pcg: n.pcg, bursts: append([]burst(nil), n.bursts...)}
 	c.r = rand.New(&c.pcg)
 	return c
 }

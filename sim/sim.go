@@ -454,21 +454,22 @@ const noHistory = -1
 // app either the multiplicative draw or the tick's Poisson count.
 func (s *Sim) arrivals(t, m int, frac float64, noisy bool) {
 	sigma := s.multNoise()
-	if noisy {
+	bursts := noisy && s.nz.bursty
+	if bursts {
 		s.nz.advance(m, frac, s.burstMult)
 	}
 	poisson := noisy && s.nz.poisson
 	for i := range s.apps {
 		a := &s.apps[i]
 		l := a.demand.rps(m, frac) * s.doms[a.domain].multiplier
-		if noisy {
+		if bursts {
 			l *= s.burstMult[a.domain]
-			if sigma > 0 {
-				l *= max(0, 1+sigma*s.r.NormFloat64())
-			}
-			if poisson {
-				l = s.nz.count(l, s.dt)
-			}
+		}
+		if noisy && sigma > 0 {
+			l *= max(0, 1+sigma*s.r.NormFloat64())
+		}
+		if poisson {
+			l = s.nz.count(l, s.dt)
 		}
 		a.lambda = l
 	}
