@@ -19,7 +19,7 @@ type Scenario struct {
 	// demand: NoiseMultiplicative (the default) multiplies the rate by
 	// 1 + Noise x z, z standard normal, whatever the app's size;
 	// NoisePoisson draws the tick's arrival count from a Poisson law of mean
-	// rate x tick (its normal approximation above PoissonNormalAbove
+	// rate x tick (its normal approximation above sim.PoissonNormalAbove
 	// arrivals), so the relative noise is 1/sqrt(rate x tick) and Noise is
 	// not used. Default NoiseMultiplicative.
 	ArrivalNoise ArrivalNoise
