@@ -60,9 +60,13 @@ func (s *Sim) Future() *Future {
 // ExpectedFuture is Future without the noise: each app's arrivals are its
 // trace demand times the events' multipliers, plus its callers' calls, as
 // Step draws them with the scenario's noise at zero (calls made before the
-// Future, call_lag late, arrive as they were made). The noise is white (one
-// independent draw per app and tick, mean 1), so this is the most any
-// forecast can know of the demand: the scenario itself, events included.
+// Future, call_lag late, arrive as they were made). The per-app noise
+// (multiplicative or Poisson) is white, one independent draw per app and
+// tick of mean 1; a domain's burst (burst_sigma) is of mean 1 too but
+// correlated from minute to minute (burst_correlation), so a forecaster that
+// reads it could know a little more than this of the next minutes. Without
+// bursts this is the most any forecast can know of the demand: the scenario
+// itself, events included.
 func (s *Sim) ExpectedFuture() *Future {
 	f := s.Future()
 	f.noisy = false
