@@ -141,6 +141,10 @@ func (s *Scenario) Defaults() {
 	if s.Noise == 0 {
 		s.Noise = 0.05
 	}
+	// Traffic structure and warm-up (issue 31, traffic); Warmup's default is 0.
+	if s.ArrivalNoise == "" {
+		s.ArrivalNoise = NoiseMultiplicative
+	}
 	for i := range s.Traffic {
 		t := &s.Traffic[i]
 		if t.FunctionStride == 0 {
@@ -155,6 +159,11 @@ func (s *Scenario) Defaults() {
 		}
 		if t.Functions == "" {
 			t.Functions = FunctionsOnePerApp
+		}
+		// Traffic structure (issue 31, traffic): BurstSigma,
+		// BurstCorrelation and AppOwn default to 0.
+		if t.AppShift == 0 {
+			t.AppShift = time.Hour
 		}
 	}
 }

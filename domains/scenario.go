@@ -11,7 +11,25 @@ type Scenario struct {
 	Seed     uint64        // randomness seed; default 1
 	// Noise is the standard deviation of the multiplicative per-app, per-tick
 	// demand noise. Default 0.05.
-	Noise   float64
+	Noise float64
+
+	// Traffic structure and warm-up (issue 31, traffic).
+
+	// ArrivalNoise says how each app's per-tick arrivals vary around its
+	// demand: NoiseMultiplicative (the default) multiplies the rate by
+	// 1 + Noise x z, z standard normal, whatever the app's size;
+	// NoisePoisson draws the tick's arrival count from a Poisson law of mean
+	// rate x tick (its normal approximation above sim.PoissonNormalAbove
+	// arrivals), so the relative noise is 1/sqrt(rate x tick) and Noise is
+	// not used. Default NoiseMultiplicative.
+	ArrivalNoise ArrivalNoise
+	// Warmup is simulated time from the start that no metric accounts: the
+	// initial state is sized for minute 0's demand, and a trace that moves
+	// far in the first minutes breaches for reasons no policy chose. Ticks
+	// at offsets <= Warmup are run but not accounted. In [0, Duration);
+	// default 0 (every tick after the initial state counts).
+	Warmup time.Duration
+
 	Traffic []Traffic
 	Events  []Event
 }
@@ -72,7 +90,50 @@ type Traffic struct {
 	// sparse, unlike a service's request rate; their sum is a smooth diurnal
 	// day. Default FunctionsOnePerApp.
 	Functions Functions
+
+	// Traffic structure (issue 31, traffic).
+
+	// BurstSigma is the standard deviation of the natural log of a
+	// multiplicative burst shared by all of the domain's apps: a stationary
+	// AR(1) process per minute, linearly interpolated between minutes, of
+	// mean 1 (exp(x - BurstSigma^2/2)). 0 turns it off. In [0, MaxBurstSigma];
+	// default 0. It is noise: ExpectedFuture and the initial state leave it
+	// out.
+	BurstSigma float64
+	// BurstCorrelation is the burst's lag-1 autocorrelation from one minute
+	// to the next, in [0, MaxBurstCorrelation]; default 0 (a fresh draw each
+	// minute).
+	BurstCorrelation float64
+	// AppOwn is the exponent a of each app's own component in a timeseries
+	// (or summed azure-functions) domain: app k's demand is its share x
+	// shape(m)^(1-a) x shape(m + shift_k)^a, with shift_k a whole number of
+	// minutes drawn uniformly in [-AppShift, AppShift] per app from the
+	// seed; a scenario reads up to AppShift beyond its window. Which app
+	// takes which shift and share depends on the seed, so the domain's sum
+	// moves with the seed by about a percent. 0 is today's one
+	// shape split by weights; 1 gives every app its own time-shifted copy.
+	// In [0, 1]; default 0.
+	AppOwn float64
+	// AppShift bounds the time shift of an app's own component (AppOwn), a
+	// whole number of minutes. In (0, MaxAppShift]; default 1h.
+	AppShift time.Duration
 }
+
+// ArrivalNoise names how per-tick arrivals vary around the demand
+// (Scenario.ArrivalNoise).
+type ArrivalNoise string
+
+const (
+	NoiseMultiplicative ArrivalNoise = "multiplicative" // rate x (1 + Noise x z) per app and tick
+	NoisePoisson        ArrivalNoise = "poisson"        // arrival count per tick ~ Poisson(rate x tick)
+)
+
+// Bounds of the traffic-structure fields of Traffic.
+const (
+	MaxBurstSigma       = 1.0
+	MaxBurstCorrelation = 0.999
+	MaxAppShift         = 6 * time.Hour
+)
 
 // MaxAppSkew is the largest Traffic.AppSkew: at 10 one app of a hundred
 // carries nearly all of a domain's demand, and far above it the weights

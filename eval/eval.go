@@ -213,6 +213,9 @@ func runOne(ctx context.Context, o *Options, sc sim.Scenario, policy string, k i
 	fail := func(err error) (RunResult, error) {
 		return RunResult{}, fmt.Errorf("run %s/%s/seed %d: %w", sc.Name, policy, scn.Seed, err)
 	}
+	if scn.Warmup >= scn.Duration {
+		return fail(fmt.Errorf("the duration %s is within the scenario's warm-up (%s): no tick would be accounted", scn.Duration, scn.Warmup))
+	}
 	s, err := sim.New(o.Config, &scn, sc.Traces)
 	if err != nil {
 		return fail(err)

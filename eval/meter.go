@@ -111,15 +111,20 @@ func newMeter(cfg *domains.Config, s *sim.Sim, sample bool) *meter {
 }
 
 // observe accounts the tick s just stepped.
+// The series samples every tick; the metrics skip the scenario's warm-up
+// (sim.Sim.Accounted).
 func (m *meter) observe(s *sim.Sim) {
 	cur := s.Current()
+	if m.series != nil {
+		m.sample(cur)
+	}
+	if !s.Accounted() {
+		return
+	}
 	m.ticks++
 	s.AddCascades(m.cascades)
 	m.overprovision(cur)
 	m.reward(cur)
-	if m.series != nil {
-		m.sample(cur)
-	}
 }
 
 // overprovision adds this tick's percentage per tier and overall:

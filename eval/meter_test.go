@@ -3,6 +3,7 @@ package eval
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/regimentd/regiment/baseline"
 	"github.com/regimentd/regiment/domains/config"
@@ -79,5 +80,37 @@ func TestOverprovision(t *testing.T) {
 		if got := m.overMean(ti); math.Abs(got-w) > 1e-9 {
 			t.Errorf("tier index %d: overprovision %.6f%%, want %.6f%%", ti, got, w)
 		}
+	}
+}
+
+// The meter accounts the ticks sim.Metrics accounts: none of the
+// scenario's warm-up.
+func TestObserveSkipsTheWarmup(t *testing.T) {
+	cfg, err := config.LoadFile("../examples/small.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := config.LoadScenarioFile("../cmd/regiment/testdata/small-sample.hcl", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Warmup = 5 * time.Minute
+	traces, err := trace.Load(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.New(cfg, sc, traces)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newMeter(cfg, s, false)
+	const steps = 90 // 15 minutes of 10 s ticks
+	for range steps {
+		s.Step()
+		m.observe(s)
+	}
+	want := int(s.Metrics().SimSeconds / s.Tick().Seconds())
+	if m.ticks != want || want != steps-int(sc.Warmup/s.Tick()) {
+		t.Errorf("the meter accounted %d ticks, sim.Metrics %d, want %d (%d less the 5 m warm-up)", m.ticks, want, steps-30, steps)
 	}
 }

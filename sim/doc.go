@@ -2,9 +2,13 @@
 // on: one contested node pool shared by the config's domains, stepped one
 // Soldier tick at a time, deterministic for a config, scenario and seed.
 //
-// Each tick (Sim.Step): demand is read from the scenario's traces with
-// multiplicative per-app noise and its events (flash sales, batch windows,
-// slow dependencies); dependencies add their callers' load; every app is an
+// Each tick (Sim.Step): demand is read from the scenario's traces (each
+// app's share of its domain's shape, mixed with a component of its own
+// under app_own, precomputed at New), times its domain's burst (an AR(1)
+// log-normal per minute, burst_sigma) and its events (flash sales, batch
+// windows, slow dependencies), then drawn as the tick's Poisson count
+// (arrival_noise "poisson") or with the multiplicative per-app noise; the
+// noise has a random stream of its own (noise.go); dependencies add their callers' load; every app is an
 // M/M/c queue with c = ready replicas x concurrency, whose response-time
 // distribution is exact (Erlang C, queue.go) and whose p99 comes from a
 // Newton solve on the log-survival; load beyond 98% of capacity builds a
@@ -46,6 +50,9 @@
 // cores x hours (Metrics), energy kWh under the cluster's power model (idle
 // watts a provisioned node plus watts a busy core), requests counted as
 // arrivals x tick. Apps are indexed by config order across domains.
+//
+// Metrics count the ticks after the initial state and the scenario's
+// warm-up (Scenario.Warmup, Sim.Accounted).
 //
 // Invariants: Step does not allocate (TestStepDoesNotAllocate); the same
 // inputs give byte-identical Metrics; randomness comes only from the

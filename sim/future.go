@@ -24,6 +24,7 @@ const MaxUtilisation = maxRho
 type Future struct {
 	s       *Sim
 	r       *rand.Rand
+	nz      *noise    // its copy of the simulation's arrival noise
 	noisy   bool      // the arrivals carry the noise Step draws (Future), or not (ExpectedFuture)
 	next    int       // tick the next call to Next describes
 	lambda  []float64 // arrivals at the last tick read, 1/s
@@ -38,6 +39,7 @@ func (s *Sim) Future() *Future {
 	f := &Future{
 		s:       s,
 		r:       rand.New(rand.NewPCG(s.sc.Seed, 0x73696d756c61746f)), // the seed and stream of New
+		nz:      s.nz.clone(),
 		noisy:   true,
 		next:    s.step + 1,
 		lambda:  make([]float64, len(s.apps)),
@@ -47,7 +49,7 @@ func (s *Sim) Future() *Future {
 	}
 	// Every Step with noise draws exactly one normal per app, in app order:
 	// skip the draws of the steps already run.
-	if s.sc.Noise > 0 {
+	if s.multNoise() > 0 {
 		for range s.step * len(s.apps) {
 			f.r.NormFloat64()
 		}
@@ -58,9 +60,13 @@ func (s *Sim) Future() *Future {
 // ExpectedFuture is Future without the noise: each app's arrivals are its
 // trace demand times the events' multipliers, plus its callers' calls, as
 // Step draws them with the scenario's noise at zero (calls made before the
-// Future, call_lag late, arrive as they were made). The noise is white (one
-// independent draw per app and tick, mean 1), so this is the most any
-// forecast can know of the demand: the scenario itself, events included.
+// Future, call_lag late, arrive as they were made). The per-app noise
+// (multiplicative or Poisson) is white, one independent draw per app and
+// tick of mean 1; a domain's burst (burst_sigma) is of mean 1 too but
+// correlated from minute to minute (burst_correlation), so a forecaster that
+// reads it could know a little more than this of the next minutes. Without
+// bursts this is the most any forecast can know of the demand: the scenario
+// itself, events included.
 func (s *Sim) ExpectedFuture() *Future {
 	f := s.Future()
 	f.noisy = false
@@ -78,13 +84,13 @@ func (f *Future) Next() (tick int, lambda, slow []float64) {
 	for i := range s.apps {
 		f.saved[i] = s.apps[i].lambda
 	}
-	own, ownRing := s.r, s.lagRing
-	s.r, s.lagRing = f.r, f.lagRing
+	own, ownRing, ownNoise := s.r, s.lagRing, s.nz
+	s.r, s.lagRing, s.nz = f.r, f.lagRing, f.nz
 	s.events(time.Duration(tick) * s.tick)
 	elapsed := float64(tick) * s.dt / 60 // as Step computes it
 	m := int(elapsed)
 	s.arrivals(tick, m, elapsed-float64(m), f.noisy)
-	s.r, s.lagRing = own, ownRing
+	s.r, s.lagRing, s.nz = own, ownRing, ownNoise
 	for i := range s.apps {
 		a := &s.apps[i]
 		f.lambda[i], f.slow[i] = a.lambda, a.slow

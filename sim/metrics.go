@@ -12,7 +12,10 @@ import (
 // Metrics summarises a run. Every field is a pure function of the config,
 // scenario and policy: two runs with the same inputs give equal Metrics.
 // Ticks count from 1: the initial state (tick 0) sets the scene and is not
-// accounted.
+// accounted, nor are the ticks of the scenario's warm-up (offsets <=
+// Scenario.Warmup), which run as the initial state does: NodeProvisions and
+// NodeRemovals count from its end, and an app short at its end starts no
+// scale-out episode until it has been covered once.
 type Metrics struct {
 	CostCoreHours    float64 `json:"cost_core_hours"`    // provisioned node cores x hours
 	Cost             float64 `json:"cost"`               // CostCoreHours x cost_per_core_hour
@@ -220,7 +223,16 @@ type accum struct {
 
 	out episodes
 	ups scaleUps
+
+	// Warm-up gate (issue 31, traffic): ticks t <= warm are not accounted;
+	// the pool's counters at tick warm are subtracted from the run's.
+	warm                         int
+	startedAtWarm, removedAtWarm int
 }
+
+// counted is whether tick t is accounted: after the initial state and the
+// warm-up.
+func (m *accum) counted(t int) bool { return t > m.warm }
 
 func (m *accum) init(s *Sim) {
 	domains := len(s.doms)
@@ -236,6 +248,7 @@ func (m *accum) init(s *Sim) {
 	w := int(burstWindow / s.tick)
 	m.out.init(s.apps, domains, s.steps, w)
 	m.ups.init(len(s.apps), w)
+	m.warm = int(s.sc.Warmup / s.tick)
 }
 
 // domainAccum is accum's sums over one domain's apps, kept in locals
@@ -251,6 +264,7 @@ type domainAccum struct {
 	busy                     float64
 	// Request-weighted SLO and energy (issue 31).
 	requests, badRequests, busyCoreSecs float64
+	warm                                int // accum's
 }
 
 // domain starts the sums of domain di's apps.
@@ -259,7 +273,7 @@ func (m *accum) domain(di int) domainAccum {
 		out: &m.out, dt: m.dt,
 		coreSeconds: m.coreSeconds[di], pendingSecs: m.pendingSeconds[di],
 		appTicks: m.appTicks[di], breaches: m.breaches[di], breachesAtMax: m.breachesAtMax,
-		pods: m.pods, busy: m.busy,
+		pods: m.pods, busy: m.busy, warm: m.warm,
 		requests: m.requests[di], badRequests: m.badRequests[di], busyCoreSecs: m.busyCoreSecs[di],
 	}
 }
@@ -274,10 +288,11 @@ func (m *accum) endDomain(di int, d *domainAccum) {
 
 // app accounts app i at tick t, with cores its ready and starting
 // replicas' cores, busy its busy cores and bad the share of its requests
-// that are bad (badShare); at tick 0 it only notes the initial state.
+// that are bad (badShare); at tick 0 and in the warm-up it only notes the
+// initial state.
 func (m *domainAccum) app(i int, a *app, cores, busy, bad float64, breach bool, t int) {
 	short := a.lambda > float64(a.ready*a.conc)*a.mu
-	if t == 0 {
+	if t <= m.warm {
 		m.out.initial(i, short)
 		return
 	}
@@ -341,7 +356,10 @@ func energyKWh(nodeSeconds, busyCoreSeconds float64, cl *domains.Cluster) float6
 func (m *accum) tick(p *pool, pendingPods int32, t int) {
 	pods, busy := m.pods, m.busy
 	m.pods, m.busy = 0, 0
-	if t == 0 {
+	if t == m.warm {
+		m.startedAtWarm, m.removedAtWarm = p.started, p.removed
+	}
+	if !m.counted(t) {
 		return
 	}
 	dt := m.dt
@@ -356,7 +374,11 @@ func (m *accum) tick(p *pool, pendingPods int32, t int) {
 }
 
 // rise notes that app i's replica target rose at tick t.
-func (m *accum) rise(i, t int) { m.ups.rise(i, t) }
+func (m *accum) rise(i, t int) {
+	if m.counted(t) {
+		m.ups.rise(i, t)
+	}
+}
 
 // Episode states of an app (episodes.since), besides the start tick of an
 // open episode.
@@ -600,8 +622,8 @@ func (s *Sim) Metrics() Metrics {
 		CostCoreHours:      m.nodeCoreSeconds / 3600,
 		PeakNodes:          m.peakNodes,
 		PendingPodHours:    m.pendingPodSeconds / 3600,
-		NodeProvisions:     s.pool.started,
-		NodeRemovals:       s.pool.removed,
+		NodeProvisions:     s.pool.started - m.startedAtWarm,
+		NodeRemovals:       s.pool.removed - m.removedAtWarm,
 		MaxScaleUps30s:     int(m.ups.max),
 		PriorityInversions: m.inversions,
 		P3WhileP0Waits:     m.p3WhileP0,

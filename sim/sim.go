@@ -35,6 +35,11 @@ type Sim struct {
 	steps int     // ticks in the scenario
 	step  int     // ticks done
 	r     *rand.Rand
+	// nz is the arrival noise of issue 31's traffic structure (Poisson
+	// counts, domain bursts), on its own stream; burstMult is each domain's
+	// burst multiplier this tick.
+	nz        *noise
+	burstMult []float64
 
 	// startRing[id*ringLen + k] counts replicas of app id that become ready at
 	// a tick t with t % ringLen == k.
@@ -137,6 +142,8 @@ func New(cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Se
 	s.dt = s.tick.Seconds()
 	s.steps = int(sc.Duration / s.tick)
 	s.r = rand.New(rand.NewPCG(sc.Seed, 0x73696d756c61746f))
+	s.nz = newNoise(cfg, sc)
+	s.burstMult = make([]float64, len(cfg.Domains))
 	s.lag = int((cfg.Cluster.TelemetryLag + s.tick - 1) / s.tick)
 
 	s.doms = make([]dom, len(cfg.Domains))
@@ -314,7 +321,9 @@ func (s *Sim) applyTargets() {
 		a := &s.apps[i]
 		t := max(s.targets[i], 0)
 		if t != a.lastTarget {
-			s.metric.actions[a.domain]++
+			if s.metric.counted(s.step) {
+				s.metric.actions[a.domain]++
+			}
 			if t > a.lastTarget {
 				s.metric.rise(i, s.step)
 			}
@@ -441,14 +450,26 @@ const noHistory = -1
 // trace demand times event multipliers and noise, plus calls from its
 // callers, each call_lag late. Ticks must come in order from 0 (or from a
 // copy of lagRing, as Future's); before tick 0, an app's rate was its rate at
-// tick 0.
+// tick 0. The noise (noisy) is the scenario's: its domain bursts, then per
+// app either the multiplicative draw or the tick's Poisson count.
 func (s *Sim) arrivals(t, m int, frac float64, noisy bool) {
-	sigma := s.sc.Noise
+	sigma := s.multNoise()
+	bursts := noisy && s.nz.bursty
+	if bursts {
+		s.nz.advance(m, frac, s.burstMult)
+	}
+	poisson := noisy && s.nz.poisson
 	for i := range s.apps {
 		a := &s.apps[i]
 		l := a.demand.rps(m, frac) * s.doms[a.domain].multiplier
+		if bursts {
+			l *= s.burstMult[a.domain]
+		}
 		if noisy && sigma > 0 {
 			l *= max(0, 1+sigma*s.r.NormFloat64())
+		}
+		if poisson {
+			l = s.nz.count(l, s.dt)
 		}
 		a.lambda = l
 	}
@@ -462,6 +483,15 @@ func (s *Sim) arrivals(t, m int, frac float64, noisy bool) {
 			s.apps[d].lambda += a.callRatio * calls
 		}
 	}
+}
+
+// multNoise is the sigma of the multiplicative per-app noise: the
+// scenario's Noise, or 0 under Poisson arrivals.
+func (s *Sim) multNoise() float64 {
+	if s.sc.ArrivalNoise == domains.NoisePoisson {
+		return 0
+	}
+	return s.sc.Noise
 }
 
 // lagged records app a's arrival rate at tick t, complete with its callers'

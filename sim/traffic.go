@@ -85,6 +85,11 @@ func buildDemand(cfg *domains.Config, apps []domains.App, sc *domains.Scenario, 
 			for k, id := range ids {
 				out[id] = demand{series: shape, scale: tr.PeakRPS * w[k] / sum, offset: offset}
 			}
+			if tr.AppOwn > 0 {
+				// Each domain's shifts from the seed, on a stream of their own.
+				shifts := rand.New(rand.NewPCG(sc.Seed, ownStream^uint64(di)))
+				ownComponents(out, ids, shape, offset, last, tr.AppOwn, int(tr.AppShift/time.Minute), shifts)
+			}
 		}
 		switch tr.Format {
 		case domains.FormatTimeseries:
@@ -137,10 +142,9 @@ func buildDemand(cfg *domains.Config, apps []domains.App, sc *domains.Scenario, 
 				split(toFloat32(total, 1/peak), offset%len(total))
 				continue
 			}
-			picked := make([]trace.Series, len(ids))
+			picked := pickFunctions(cands, rank, tr.FunctionOffset, tr.FunctionStride, len(ids))
 			sumMax := 0.0
 			for k := range ids {
-				picked[k] = cands[rank[(tr.FunctionOffset+k*tr.FunctionStride)%len(rank)]]
 				if window {
 					sumMax += windowMax(picked[k].Values, offset, last)
 				} else {
@@ -163,6 +167,58 @@ func buildDemand(cfg *domains.Config, apps []domains.App, sc *domains.Scenario, 
 		}
 	}
 	return out, nil
+}
+
+// ownStream is the PCG stream constant of the app_own shifts (xor the
+// domain's index).
+const ownStream = 0x6f776e2073686966
+
+// ownComponents gives each app of ids (whose demand already holds its share
+// of shape from offset) a component of its own, Traffic.AppOwn: app k's
+// series over the replayed minutes 0..last+1 is
+//
+//	shape(m)^(1-a) x shape(m + shift_k)^a
+//
+// with shift_k uniform in [-maxShift, maxShift] minutes, the trace's minute
+// read as demand.rps reads it (wrapping past its ends). Its share (scale) is
+// unchanged; the series' peak stays <= shape's. A geometric mix keeps every
+// app's level at its share of the domain's and gives it its own phase and
+// its own minute-to-minute residual (the trace's, from another minute). The
+// value at a minute depends on the trace minute alone, not on the window: a
+// scenario cut from another at the same minutes (a training episode) replays
+// the same demand. A scenario reads up to maxShift minutes beyond its
+// window.
+func ownComponents(out []demand, ids []int, shape []float32, offset, last int, a float64, maxShift int, r *rand.Rand) {
+	n := last + 2
+	logs := make([]float64, n+2*maxShift) // ln shape at minutes -maxShift..n-1+maxShift; -Inf at zeros
+	for k := range logs {
+		logs[k] = math.Log(float64(shape[wrap(offset+k-maxShift, len(shape))]))
+	}
+	for _, id := range ids {
+		shift := r.IntN(2*maxShift+1) - maxShift
+		series := make([]float32, n)
+		for m := range series {
+			b, o := logs[m+maxShift], logs[m+maxShift+shift]
+			switch {
+			case math.IsInf(o, -1), a < 1 && math.IsInf(b, -1):
+				series[m] = 0
+			case a == 1:
+				series[m] = float32(math.Exp(o))
+			default:
+				series[m] = float32(math.Exp((1-a)*b + a*o))
+			}
+		}
+		out[id].series, out[id].offset = series, 0
+	}
+}
+
+// wrap maps j into 0..n-1, modulo n.
+func wrap(j, n int) int {
+	j %= n
+	if j < 0 {
+		j += n
+	}
+	return j
 }
 
 // replayedMinutes is the last minute, counted from the scenario's start, that
@@ -215,6 +271,41 @@ func summed(series []trace.Series, rank []int, offset, stride int) []float64 {
 		}
 	}
 	return total
+}
+
+// pickFunctions is the functions of n apps, one each: ranks offset,
+// offset+stride, ... (rank from trace.Rank), wrapping past the last rank.
+func pickFunctions(cands []trace.Series, rank []int, offset, stride, n int) []trace.Series {
+	picked := make([]trace.Series, n)
+	for k := range picked {
+		picked[k] = cands[rank[(offset+k*stride)%len(rank)]]
+	}
+	return picked
+}
+
+// DomainFunctions is what an azure-functions traffic block tr feeds its
+// domain of apps apps from series (the trace's): the picked function of
+// each app (one-per-app), or the functions summed into the domain's shape
+// (summed), in the order buildDemand uses them. Tools that measure a
+// scenario's traffic (hack/regimes) read the very series the simulator
+// replays through it.
+func DomainFunctions(series []trace.Series, tr *domains.Traffic, apps int) []trace.Series {
+	cands := series
+	if tr.FunctionRows == domains.RowsEven || tr.FunctionRows == domains.RowsOdd {
+		cands = rowsOf(series, tr.FunctionRows)
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	rank := trace.Rank(cands)
+	if tr.Functions == domains.FunctionsSummed {
+		var out []trace.Series
+		for k := tr.FunctionOffset; k < len(rank); k += max(tr.FunctionStride, 1) {
+			out = append(out, cands[rank[k]])
+		}
+		return out
+	}
+	return pickFunctions(cands, rank, tr.FunctionOffset, max(tr.FunctionStride, 1), apps)
 }
 
 // rowsOf is the series at the even or odd 0-based indices of series, in order.

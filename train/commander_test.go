@@ -269,12 +269,26 @@ func seedWorld(t testing.TB, name string) (*domains.Config, sim.Scenario) {
 // runs), for scenario sc.
 func domainDemand(t *testing.T, cfg *domains.Config, sc domains.Scenario, traces map[string][]trace.Series, di, from, n int) []float64 {
 	t.Helper()
-	sc.Noise = 0
+	noiseless(&sc)
 	s, err := sim.New(cfg, &sc, traces)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return simDemand(s, cfg, di, from, n)
+}
+
+// noiseless turns off every noise of sc: the multiplicative noise, Poisson
+// arrivals and the domains' bursts; and the apps' own components, whose
+// pairing with the apps' shares comes from the seed (which an env's episode
+// draws afresh), so that a domain's sum is the trace's whatever the seed.
+// Its traffic is copied.
+func noiseless(sc *domains.Scenario) {
+	sc.Noise = 0
+	sc.ArrivalNoise = domains.NoiseMultiplicative
+	sc.Traffic = slices.Clone(sc.Traffic)
+	for i := range sc.Traffic {
+		sc.Traffic[i].BurstSigma, sc.Traffic[i].AppOwn = 0, 0
+	}
 }
 
 // simDemand is the demand of domain di of cfg, summed over its apps, that s

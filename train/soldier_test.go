@@ -81,7 +81,7 @@ func TestSoldierEnvWarmStartServesAndRepeats(t *testing.T) {
 func TestSoldierEnvKeepsTheSeedScaleScenariosDemand(t *testing.T) {
 	cfg, base := seedWorld(t, "diurnal.hcl")
 	quiet := *base.Scenario
-	quiet.Noise = 0
+	noiseless(&quiet)
 	base.Scenario = &quiet
 	e, err := NewSoldierEnv(SoldierEnvConfig{Cluster: cfg, Scenarios: []sim.Scenario{base}, Episode: time.Hour})
 	if err != nil {

@@ -72,6 +72,10 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *duration > 0 {
 		w.sc.Duration = *duration
+		if w.sc.Warmup >= w.sc.Duration {
+			fmt.Fprintf(stderr, "regiment run: --duration %s is within the scenario's warm-up (%s): no tick would be accounted\n", w.sc.Duration, w.sc.Warmup)
+			return 1
+		}
 	}
 	sum, err := runSystem(ctx, w, *dataDir, *speed, log, newProgress(stderr))
 	if err != nil {

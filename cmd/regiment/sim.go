@@ -64,6 +64,10 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *duration > 0 {
 		w.sc.Duration = *duration
+		if w.sc.Warmup >= w.sc.Duration {
+			fmt.Fprintf(stderr, "regiment sim: --duration %s is within the scenario's warm-up (%s): no tick would be accounted\n", w.sc.Duration, w.sc.Warmup)
+			return 1
+		}
 	}
 	s, err := w.newSim()
 	if err != nil {

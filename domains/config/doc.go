@@ -11,9 +11,10 @@
 // Invariants:
 //   - Parse and ParseScenario return either a value or a Diagnostics error,
 //     never both. A returned Config satisfies every invariant listed in package
-//     domains; a returned Scenario has a positive duration, known trace formats
-//     and event kinds, trace files that exist and, when a config was given,
-//     references only to its domains and app sets.
+//     domains; a returned Scenario has a positive duration longer than its
+//     warm-up, known trace formats, event kinds and arrival noise, trace
+//     files that exist and, when a config was given, references only to its
+//     domains and app sets.
 //   - Diagnostics lists every problem at once, sorted by file and position,
 //     each with file:line,col-col, a summary and a hint, formatted like HCL and
 //     nats-server do:

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -72,6 +73,7 @@ func parseScenario(src []byte, filename string, cfg *domains.Config, depth int) 
 			return nil, ds.err()
 		}
 		extend(s, &h.Scenario, base)
+		checkExtendedWarmup(s, &h.Scenario, &ds)
 	}
 	if err := ds.err(); err != nil {
 		return nil, err
@@ -93,6 +95,13 @@ func extend(s *domains.Scenario, h *scenarioHCL, base *domains.Scenario) {
 	if !h.Noise.Set {
 		s.Noise = base.Noise
 	}
+	// Traffic structure and warm-up (issue 31, traffic).
+	if !h.ArrivalNoise.Set {
+		s.ArrivalNoise = base.ArrivalNoise
+	}
+	if !h.Warmup.Set {
+		s.Warmup = base.Warmup
+	}
 	traffic := append([]domains.Traffic(nil), base.Traffic...)
 	for _, t := range s.Traffic {
 		replaced := false
@@ -107,6 +116,20 @@ func extend(s *domains.Scenario, h *scenarioHCL, base *domains.Scenario) {
 	}
 	s.Traffic = traffic
 	s.Events = append(append([]domains.Event(nil), base.Events...), s.Events...)
+}
+
+// checkExtendedWarmup reports an extended scenario whose duration is within
+// the warm-up it inherits (traffic structure, issue 31): no tick would be
+// accounted.
+func checkExtendedWarmup(s *domains.Scenario, h *scenarioHCL, ds *Diagnostics) {
+	if h.Warmup.Set || s.Duration <= 0 || s.Warmup < s.Duration {
+		return
+	}
+	r := h.Def
+	if h.Duration.Set {
+		r = h.Duration.Range
+	}
+	ds.add(r, "Invalid duration", "the duration %s must be longer than the warm-up %s this scenario extends, or no tick is accounted", s.Duration, s.Warmup)
 }
 
 func firstLine(err error) string {
@@ -138,8 +161,12 @@ type scenarioHCL struct {
 	Duration durationAttr `hcl:"duration"`
 	Seed     intAttr      `hcl:"seed"`
 	Noise    numberAttr   `hcl:"noise"`
-	Traffic  []*trafficHCL
-	Events   []*eventHCL
+	// Traffic structure and warm-up (issue 31, traffic).
+	ArrivalNoise stringAttr   `hcl:"arrival_noise"`
+	Warmup       durationAttr `hcl:"warmup"`
+
+	Traffic []*trafficHCL
+	Events  []*eventHCL
 }
 
 func (s *scenarioHCL) children() []child {
@@ -169,6 +196,9 @@ func (s *scenarioHCL) translate(dir string) *domains.Scenario {
 		Start:    s.Start.V,
 		Duration: s.Duration.V,
 		Noise:    s.Noise.V,
+		// Traffic structure and warm-up (issue 31, traffic).
+		ArrivalNoise: domains.ArrivalNoise(s.ArrivalNoise.V),
+		Warmup:       s.Warmup.V,
 	}
 	if s.Seed.V > 0 {
 		out.Seed = uint64(s.Seed.V)
@@ -190,6 +220,11 @@ func (s *scenarioHCL) translate(dir string) *domains.Scenario {
 			FunctionOffset: t.FunctionOffset.V,
 			FunctionStride: t.FunctionStride.V,
 			Functions:      domains.Functions(t.Functions.V),
+			// Traffic structure (issue 31, traffic).
+			BurstSigma:       t.BurstSigma.V,
+			BurstCorrelation: t.BurstCorrelation.V,
+			AppOwn:           t.AppOwn.V,
+			AppShift:         t.AppShift.V,
 		})
 	}
 	for _, e := range s.Events {
@@ -220,6 +255,11 @@ type trafficHCL struct {
 	FunctionOffset intAttr    `hcl:"function_offset"`
 	FunctionStride intAttr    `hcl:"function_stride"`
 	Functions      stringAttr `hcl:"functions"`
+	// Traffic structure (issue 31, traffic).
+	BurstSigma       numberAttr   `hcl:"burst_sigma"`
+	BurstCorrelation numberAttr   `hcl:"burst_correlation"`
+	AppOwn           numberAttr   `hcl:"app_own"`
+	AppShift         durationAttr `hcl:"app_shift"`
 }
 
 func (t *trafficHCL) children() []child { return nil }
@@ -253,7 +293,12 @@ var (
 	peakOfNames    = []string{string(domains.PeakOfTrace), string(domains.PeakOfWindow)}
 	rowsNames      = []string{string(domains.RowsAll), string(domains.RowsEven), string(domains.RowsOdd)}
 	functionsNames = []string{string(domains.FunctionsOnePerApp), string(domains.FunctionsSummed)}
-	appSkews       = interval{lo: 0, hi: domains.MaxAppSkew} // [0, 10]
+	// Traffic structure and warm-up (issue 31, traffic).
+	arrivalNoiseNames = []string{string(domains.NoiseMultiplicative), string(domains.NoisePoisson)}
+	burstSigmas       = interval{lo: 0, hi: domains.MaxBurstSigma}
+	burstCorrelations = interval{lo: 0, hi: domains.MaxBurstCorrelation}
+	appShifts         = interval{lo: 0, hi: float64(domains.MaxAppShift), loOpen: true}
+	appSkews          = interval{lo: 0, hi: domains.MaxAppSkew} // [0, 10]
 	// The bounds of package domains (see its MaxScenarioDuration).
 	scenarioDurations = interval{lo: 0, hi: float64(domains.MaxScenarioDuration), loOpen: true}
 	peakRPSs          = interval{lo: 0, hi: domains.MaxPeakRPS, loOpen: true}
@@ -271,6 +316,12 @@ func validateScenario(s *domains.Scenario, h *scenarioHCL, cfg *domains.Config, 
 	c.duration(&h.Duration, s.Duration, scenarioDurations)
 	c.integer(&h.Seed, int(s.Seed), nonNegative)
 	c.number(&h.Noise, s.Noise, unit)
+	// Traffic structure and warm-up (issue 31, traffic).
+	c.oneOf(&h.ArrivalNoise, string(s.ArrivalNoise), arrivalNoiseNames)
+	c.duration(&h.Warmup, s.Warmup, nonNegative)
+	if h.Warmup.ok() && s.Duration > 0 && s.Warmup >= s.Duration {
+		ds.add(h.Warmup.Range, "Invalid warmup", "the warm-up %s must be shorter than the scenario's duration %s, or no tick is accounted", s.Warmup, s.Duration)
+	}
 
 	var domainNames, setKeys []string
 	if cfg != nil {
@@ -310,6 +361,21 @@ func validateScenario(s *domains.Scenario, h *scenarioHCL, cfg *domains.Config, 
 		c.integer(&ht.FunctionOffset, t.FunctionOffset, nonNegative)
 		c.integer(&ht.FunctionStride, t.FunctionStride, atLeastOne)
 		c.oneOf(&ht.Functions, string(t.Functions), functionsNames)
+		// Traffic structure (issue 31, traffic).
+		c.number(&ht.BurstSigma, t.BurstSigma, burstSigmas)
+		c.number(&ht.BurstCorrelation, t.BurstCorrelation, burstCorrelations)
+		c.number(&ht.AppOwn, t.AppOwn, unit)
+		c.duration(&ht.AppShift, t.AppShift, appShifts)
+		if ht.AppShift.ok() && t.AppShift%time.Minute != 0 {
+			ds.add(ht.AppShift.Range, "Invalid app_shift", "app_shift is a whole number of minutes (the traces' step), got %s", t.AppShift)
+		}
+		if own := t.AppOwn > 0 || ht.AppShift.Set; own && t.Format == domains.FormatAzureFunctions && t.Functions != domains.FunctionsSummed {
+			a := &ht.AppOwn.attr
+			if !a.Set {
+				a = &ht.AppShift.attr
+			}
+			ds.add(a.Range, "Invalid "+a.Name, "%s applies only to a domain-level shape (format \"timeseries\" or functions = \"summed\"); an azure-functions trace otherwise gives each app its own function", a.Name)
+		}
 		switch t.Format {
 		case domains.FormatTimeseries:
 			for _, a := range []*attr{&ht.FunctionRows.attr, &ht.FunctionOffset.attr, &ht.FunctionStride.attr, &ht.Functions.attr} {

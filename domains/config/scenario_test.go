@@ -235,11 +235,13 @@ func TestParseScenarioTranslatesWithDefaults(t *testing.T) {
 		Duration: 72 * time.Hour,
 		Seed:     7,
 		Noise:    0.05,
+		// Traffic structure (issue 31, traffic): defaults.
+		ArrivalNoise: domains.NoiseMultiplicative,
 		Traffic: []domains.Traffic{
 			{Domain: "payment", Trace: filepath.Join("testdata", "traces", "timeseries.csv"), Format: domains.FormatTimeseries, PeakRPS: 20000,
-				PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, FunctionRows: domains.RowsAll, FunctionStride: 1, Functions: domains.FunctionsOnePerApp},
+				PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, FunctionRows: domains.RowsAll, FunctionStride: 1, Functions: domains.FunctionsOnePerApp, AppShift: time.Hour},
 			{Domain: "fraud", Trace: filepath.Join("testdata", "traces", "functions.csv"), Format: domains.FormatAzureFunctions, PeakRPS: 8000,
-				PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, FunctionRows: domains.RowsAll, FunctionOffset: 1, FunctionStride: 2, Functions: domains.FunctionsOnePerApp},
+				PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, FunctionRows: domains.RowsAll, FunctionOffset: 1, FunctionStride: 2, Functions: domains.FunctionsOnePerApp, AppShift: time.Hour},
 		},
 		Events: []domains.Event{
 			{Kind: domains.EventFlashSale, Domain: "payment", At: 14 * time.Hour, Multiplier: 2, Ramp: time.Minute, Hold: 20 * time.Minute},
@@ -421,22 +423,29 @@ func TestParseScenarioTrafficOptions(t *testing.T) {
 		want domains.Traffic
 	}{
 		{name: "unset attributes keep today's behaviour",
-			want: domains.Traffic{PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, FunctionRows: domains.RowsAll, FunctionStride: 1, Functions: domains.FunctionsOnePerApp}},
+			want: domains.Traffic{PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, FunctionRows: domains.RowsAll, FunctionStride: 1, Functions: domains.FunctionsOnePerApp, AppShift: time.Hour}},
 		{name: "app_skew = 0 is equal shares, not unset",
 			add:  "app_skew = 0",
-			want: domains.Traffic{PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, EqualShares: true, FunctionRows: domains.RowsAll, FunctionStride: 1, Functions: domains.FunctionsOnePerApp}},
+			want: domains.Traffic{PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, EqualShares: true, FunctionRows: domains.RowsAll, FunctionStride: 1, Functions: domains.FunctionsOnePerApp, AppShift: time.Hour}},
 		{name: "app_skew sets the sigma of the weights",
 			add:  "app_skew = 2.5",
-			want: domains.Traffic{PeakRPSOf: domains.PeakOfTrace, AppSkew: 2.5, FunctionRows: domains.RowsAll, FunctionStride: 1, Functions: domains.FunctionsOnePerApp}},
+			want: domains.Traffic{PeakRPSOf: domains.PeakOfTrace, AppSkew: 2.5, FunctionRows: domains.RowsAll, FunctionStride: 1, Functions: domains.FunctionsOnePerApp, AppShift: time.Hour}},
 		{name: "peak_rps_of window maps the window's maximum",
 			add:  `peak_rps_of = "window"`,
-			want: domains.Traffic{PeakRPSOf: domains.PeakOfWindow, AppSkew: 1, FunctionRows: domains.RowsAll, FunctionStride: 1, Functions: domains.FunctionsOnePerApp}},
+			want: domains.Traffic{PeakRPSOf: domains.PeakOfWindow, AppSkew: 1, FunctionRows: domains.RowsAll, FunctionStride: 1, Functions: domains.FunctionsOnePerApp, AppShift: time.Hour}},
 		{name: "function_rows picks the even or odd rows of an azure-functions trace",
 			edit: functions, add: `function_rows = "odd"`,
-			want: domains.Traffic{PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, FunctionRows: domains.RowsOdd, FunctionStride: 1, Functions: domains.FunctionsOnePerApp}},
+			want: domains.Traffic{PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, FunctionRows: domains.RowsOdd, FunctionStride: 1, Functions: domains.FunctionsOnePerApp, AppShift: time.Hour}},
 		{name: "functions summed makes one shape that app_skew splits",
 			edit: functions, add: "functions = \"summed\"\n    app_skew = 1.6",
-			want: domains.Traffic{PeakRPSOf: domains.PeakOfTrace, AppSkew: 1.6, FunctionRows: domains.RowsAll, FunctionStride: 1, Functions: domains.FunctionsSummed}},
+			want: domains.Traffic{PeakRPSOf: domains.PeakOfTrace, AppSkew: 1.6, FunctionRows: domains.RowsAll, FunctionStride: 1, Functions: domains.FunctionsSummed, AppShift: time.Hour}},
+		// Traffic structure (issue 31, traffic).
+		{name: "burst_sigma and burst_correlation size the domain's burst",
+			add:  "burst_sigma = 0.03\n    burst_correlation = 0.4",
+			want: domains.Traffic{PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, FunctionRows: domains.RowsAll, FunctionStride: 1, Functions: domains.FunctionsOnePerApp, AppShift: time.Hour, BurstSigma: 0.03, BurstCorrelation: 0.4}},
+		{name: "app_own and app_shift give each app a component of its own",
+			add:  "app_own = 0.5\n    app_shift = \"45m\"",
+			want: domains.Traffic{PeakRPSOf: domains.PeakOfTrace, AppSkew: 1, FunctionRows: domains.RowsAll, FunctionStride: 1, Functions: domains.FunctionsOnePerApp, AppShift: 45 * time.Minute, AppOwn: 0.5}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

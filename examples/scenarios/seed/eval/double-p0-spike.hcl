@@ -1,4 +1,4 @@
-# Evaluation, seed scale (six hours of a day of WorldCup98 days 41-60). A P0 double spike: payment 2.2x for 15 minutes, then again 45 minutes later.
+# Evaluation, seed scale (six hours of a tournament day, extending diurnal.hcl). A P0 double spike: payment 2.2x for 15 minutes, then again 45 minutes later.
 scenario "seed-double-p0-spike" {
   extends  = "diurnal.hcl"
   start    = "1998-06-15T10:00:00Z"

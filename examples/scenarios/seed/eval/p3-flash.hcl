@@ -1,8 +1,8 @@
-# Evaluation, seed scale (six hours of a day of WorldCup98 days 41-60). A P3 flash that must not starve P0: platform 4x for 30 minutes, and payment 1.5x ten
+# Evaluation, seed scale (six hours of a quiet day, extending quiet.hcl). A P3 flash that must not starve P0: platform 4x for 30 minutes, and payment 1.5x ten
 # minutes into it.
 scenario "seed-p3-flash" {
-  extends  = "diurnal.hcl"
-  start    = "1998-06-17T12:00:00Z"
+  extends  = "quiet.hcl"
+  start    = "1998-06-05T12:00:00Z"
   duration = "6h"
 
   event "flash-sale" {

@@ -1,7 +1,7 @@
-# Evaluation, seed scale (six hours of a day of WorldCup98 days 41-60). Payday: payment and merchant run 1.5x and 1.3x for three hours.
+# Evaluation, seed scale (six hours of a quiet day, extending quiet.hcl). Payday: payment and merchant run 1.5x and 1.3x for three hours.
 scenario "seed-payday" {
-  extends  = "diurnal.hcl"
-  start    = "1998-06-26T08:00:00Z"
+  extends  = "quiet.hcl"
+  start    = "1998-05-22T08:00:00Z"
   duration = "6h"
 
   event "flash-sale" {

@@ -1,4 +1,4 @@
-# Evaluation, seed scale (six hours of a day of WorldCup98 days 41-60). The postmortem: a merchant flash sale starts 20 minutes before the plan, doubling payment
+# Evaluation, seed scale (six hours of a tournament day, extending diurnal.hcl). The postmortem: a merchant flash sale starts 20 minutes before the plan, doubling payment
 # authorisation in under a minute; every checkout service (150) and its fraud scoring scale at
 # once and the node provisioner stalls.
 scenario "seed-postmortem" {

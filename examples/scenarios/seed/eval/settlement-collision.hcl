@@ -1,4 +1,4 @@
-# Evaluation, seed scale (six hours of a day of WorldCup98 days 41-60). A settlement batch window (data 5x for two hours) collides with a payment peak (1.5x) 30
+# Evaluation, seed scale (six hours of a tournament day, extending diurnal.hcl). A settlement batch window (data 5x for two hours) collides with a payment peak (1.5x) 30
 # minutes into it.
 scenario "seed-settlement-collision" {
   extends  = "diurnal.hcl"

@@ -1,8 +1,8 @@
-# Training, seed scale (six hours of a day of WorldCup98 days 1-40): the same kind of
+# Training, seed scale (six hours of a quiet day, extending quiet.hcl): the same kind of
 # disturbance as the evaluation's, on another day, at another time. A P3 flash that must not starve P0: platform 4x for 30 minutes, and payment 1.5x ten
 # minutes into it.
 scenario "seed-train-p3-flash" {
-  extends  = "diurnal.hcl"
+  extends  = "quiet.hcl"
   start    = "1998-05-28T14:00:00Z"
   duration = "6h"
 

@@ -1,7 +1,7 @@
-# Training, seed scale (six hours of a day of WorldCup98 days 1-40): the same kind of
+# Training, seed scale (six hours of a quiet day, extending quiet.hcl): the same kind of
 # disturbance as the evaluation's, on another day, at another time. Payday: payment and merchant run 1.5x and 1.3x for three hours.
 scenario "seed-train-payday" {
-  extends  = "diurnal.hcl"
+  extends  = "quiet.hcl"
   start    = "1998-05-29T09:00:00Z"
   duration = "6h"
 

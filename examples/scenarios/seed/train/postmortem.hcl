@@ -1,10 +1,10 @@
-# Training, seed scale (six hours of a day of WorldCup98 days 1-40): the same kind of
+# Training, seed scale (six hours of a tournament day, extending diurnal.hcl): the same kind of
 # disturbance as the evaluation's, on another day, at another time. The postmortem: a merchant flash sale starts 20 minutes before the plan, doubling payment
 # authorisation in under a minute; every checkout service (150) and its fraud scoring scale at
 # once and the node provisioner stalls.
 scenario "seed-train-postmortem" {
   extends  = "diurnal.hcl"
-  start    = "1998-06-03T09:00:00Z"
+  start    = "1998-06-12T09:00:00Z"
   duration = "6h"
 
   event "flash-sale" {

@@ -1,9 +1,9 @@
-# Training, seed scale (six hours of a day of WorldCup98 days 1-40): the same kind of
+# Training, seed scale (six hours of a tournament day, extending diurnal.hcl): the same kind of
 # disturbance as the evaluation's, on another day, at another time. A settlement batch window (data 5x for two hours) collides with a payment peak (1.5x) 30
 # minutes into it.
 scenario "seed-train-settlement-collision" {
   extends  = "diurnal.hcl"
-  start    = "1998-06-02T11:00:00Z"
+  start    = "1998-06-18T11:00:00Z"
   duration = "6h"
 
   event "batch-window" {
