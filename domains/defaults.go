@@ -12,6 +12,9 @@ func (c *Config) Defaults() {
 	setD(&cl.NodeIdleTimeout, 10*time.Minute)
 	setF(&cl.CostPerCoreHour, 0.04)
 	setD(&cl.TelemetryLag, 20*time.Second)
+	// Scheduling (issue 31, item 2): PriorityClasses defaults to false (a
+	// cluster without PriorityClasses: arrival order, no preemption) and
+	// PackingLoss to 0 (ideal packing), both their zero values.
 
 	cm := &c.Commander
 	setD(&cm.Tick, 60*time.Second)

@@ -133,6 +133,9 @@ type clusterHCL struct {
 	NodeIdleTimeout   durationAttr `hcl:"node_idle_timeout"`
 	CostPerCoreHour   numberAttr   `hcl:"cost_per_core_hour"`
 	TelemetryLag      durationAttr `hcl:"telemetry_lag"`
+	// Scheduling (issue 31, item 2).
+	PriorityClasses boolAttr   `hcl:"priority_classes"`
+	PackingLoss     numberAttr `hcl:"packing_loss"`
 }
 
 func (c *clusterHCL) children() []child { return nil }
@@ -148,6 +151,9 @@ func (c *clusterHCL) translate() domains.Cluster {
 		NodeIdleTimeout:   c.NodeIdleTimeout.V,
 		CostPerCoreHour:   c.CostPerCoreHour.V,
 		TelemetryLag:      c.TelemetryLag.V,
+		// Scheduling (issue 31, item 2).
+		PriorityClasses: c.PriorityClasses.V,
+		PackingLoss:     c.PackingLoss.V,
 	}
 }
 
