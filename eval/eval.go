@@ -40,7 +40,8 @@ type Options struct {
 // in its order), then Regiment.
 func Policies() []string { return append(slices.Clone(baseline.Names), Regiment) }
 
-// NewPolicy builds the named policy for simulation s of cfg.
+// NewPolicy builds the named policy for simulation s of cfg; build s from
+// baseline.World(name, cfg), the world the policy runs in.
 func NewPolicy(name string, cfg *domains.Config, s *sim.Sim) (sim.Policy, error) {
 	if name == Regiment {
 		return simcluster.NewPolicy(cfg, nil, nil, simcluster.WithPool(s))
@@ -194,15 +195,16 @@ func runOne(ctx context.Context, o *Options, sc sim.Scenario, policy string, k i
 	fail := func(err error) (RunResult, error) {
 		return RunResult{}, fmt.Errorf("run %s/%s/seed %d: %w", sc.Name, policy, scn.Seed, err)
 	}
-	s, err := sim.New(o.Config, &scn, sc.Traces)
+	cfg := baseline.World(policy, o.Config) // hpa-priority's world has PriorityClasses
+	s, err := sim.New(cfg, &scn, sc.Traces)
 	if err != nil {
 		return fail(err)
 	}
-	p, err := NewPolicy(policy, o.Config, s)
+	p, err := NewPolicy(policy, cfg, s)
 	if err != nil {
 		return fail(err)
 	}
-	m := newMeter(o.Config, s, k == 0)
+	m := newMeter(cfg, s, k == 0)
 	start := time.Now()
 	for i := 0; !s.Done(); i++ {
 		if i%256 == 0 && ctx.Err() != nil {

@@ -294,3 +294,7 @@ func (s *Sim) evict(id int32) {
 	q.running[a.tier] -= a.foot
 	s.metric.preempted[a.domain]++
 }
+
+// PriorityClasses says whether the simulated pods carry PriorityClasses by
+// tier (Cluster.PriorityClasses): scheduling by tier, with preemption.
+func (s *Sim) PriorityClasses() bool { return s.sched.priorityClasses }

@@ -65,7 +65,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *duration > 0 {
 		w.sc.Duration = *duration
 	}
-	s, err := w.newSim()
+	s, err := w.newSimFor(*policy)
 	if err != nil {
 		fmt.Fprintf(stderr, "regiment sim: %v\n", err)
 		return 1
