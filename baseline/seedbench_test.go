@@ -11,7 +11,7 @@ import (
 // peak, ~2,000 nodes) on its evaluation diurnal day with the named baseline.
 func seedScale(tb testing.TB, name string) (*sim.Sim, sim.Policy) {
 	tb.Helper()
-	cfg, s := simtest.World(tb, "../examples/seedscale.hcl", "../examples/scenarios/seed/eval/diurnal.hcl")
+	cfg, s := simtest.WorldOf(tb, "../examples/seedscale.hcl", "../examples/scenarios/seed/eval/diurnal.hcl", 0, worldOf(name))
 	p, err := New(name, cfg, s)
 	if err != nil {
 		tb.Fatal(err)
