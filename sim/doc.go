@@ -10,8 +10,13 @@
 // Newton solve on the log-survival; load beyond 98% of capacity builds a
 // backlog that carries over and times out into errors; callee p99 and
 // errors add to their callers'. Replica targets (Sim.Targets, written by a
-// Policy) become pending pods, scheduled by priority onto free node cores,
-// ready after the app's startup time; pending pods ask for nodes, which the
+// Policy) become pending pods, scheduled onto free node cores as
+// kube-scheduler does (schedule.go): in arrival order, or with
+// Cluster.PriorityClasses by tier, then arrival, a pod that does not fit
+// preempting lower tiers (reactive, pod-scoped, the victims' cores freed
+// after their 30 s grace period, their replicas recreated pending); a
+// replica takes cpu / (1 - packing_loss) of a node. Pods are ready after
+// the app's startup time; pending pods ask for nodes, which the
 // provisioner starts in request order at provisioner_rate (a token bucket
 // of provisioner_burst starts), each ready after node_provision_time; idle
 // nodes go after node_idle_timeout. A capacity target (SetCapacityTarget,

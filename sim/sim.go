@@ -27,7 +27,7 @@ type Sim struct {
 	// callers is order's apps with dependencies: the ones whose calls
 	// arrivals adds and whose callees addCallees adds.
 	callers []int32
-	byPri   []int32 // app ids, highest priority (lowest tier) first: the scheduling order
+	byPri   []int32 // app ids, highest priority (lowest tier) first: the tiers of sched, the initial eviction order
 	evs     []event
 
 	tick  time.Duration
