@@ -1,6 +1,7 @@
 package baseline
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/regimentd/regiment/sim"
@@ -34,5 +35,5 @@ func TestSeedScaleTickDoesNotAllocate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the seed-scale world once per policy")
 	}
-	pinNoAllocs(t, seedScalePolicies, seedScale)
+	pinNoAllocs(t, append(slices.Clone(seedScalePolicies), HPAPriority), seedScale) // hpa-priority: the scheduler's priority path
 }

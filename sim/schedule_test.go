@@ -158,3 +158,23 @@ func TestPackingLossLeavesPartOfEachNodeUnused(t *testing.T) {
 		t.Errorf("cost %g with ideal packing, %g with a loss; the same node costs the same", ci, cl)
 	}
 }
+
+func TestPreemptingStepDoesNotAllocate(t *testing.T) {
+	s := schedWorld(t, true, 0)
+	k := 0
+	cycle := func() { // P0 and P3 rise and fall in turn: preemption every few ticks
+		k++
+		hi := int32(1 + k%8/4)
+		stepWith(s, p0a, hi, p3y, 5-hi)
+	}
+	for range 50 {
+		cycle()
+	}
+	before := s.Metrics().Preemptions
+	if allocs := testing.AllocsPerRun(200, cycle); allocs != 0 {
+		t.Fatalf("%.1f allocations per step", allocs)
+	}
+	if s.Metrics().Preemptions == before {
+		t.Fatal("no preemption while measuring: the test measures nothing")
+	}
+}
