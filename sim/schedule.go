@@ -43,7 +43,8 @@ type scheduler struct {
 
 	tiers          []int     // the domains' distinct priorities, most important (lowest) first
 	tierLo, tierHi []int32   // per tier: its apps' range in Sim.byPri
-	cursor         []int32   // per tier: the next victim app, round-robin in its range
+	cursor         []int32   // per tier: the next victim app in its range (preempt)
+	carry          []float64 // per tier: victims owed by the rounding of preempt's shares, < 1 after each app
 	placed         []int32   // per tier: replicas placed this tick
 	running        []float64 // per tier: node cores of ready and starting replicas, while preempting
 
@@ -77,7 +78,7 @@ func (q *scheduler) init(s *Sim, c *domains.Cluster) {
 		s.apps[id].tier = int32(len(q.tiers) - 1)
 	}
 	n := len(q.tiers)
-	q.cursor, q.placed, q.running = make([]int32, n), make([]int32, n), make([]float64, n)
+	q.cursor, q.placed, q.running, q.carry = make([]int32, n), make([]int32, n), make([]float64, n), make([]float64, n)
 	grace := int(math.Ceil(terminationGrace.Seconds() / s.dt))
 	q.freeing = make([]float64, max(1, grace)+1)
 }
@@ -187,9 +188,10 @@ func (s *Sim) place(b *podBatch, free float64) float64 {
 // replica preempts if removing every pod of a lower priority would make it
 // fit (SelectVictimsOnNode), and then only enough of them, lowest priority
 // first (the candidate whose most important victim is least important,
-// pickOneNodeForPreemption) and, within a tier, one replica per app in
-// turn, each app's youngest (a starting one before a ready one: victims are
-// reprieved oldest first), nothing of domains. The replicas of its own
+// pickOneNodeForPreemption) and, within a tier, spread over its apps in
+// proportion to their running replicas (preempt), each app's youngest (a
+// starting one before a ready one: victims are reprieved oldest first),
+// nothing of domains. The replicas of its own
 // tier or above are never victims. The victims leave their Service at once,
 // their replicas are recreated pending at the back of the queue, and their
 // cores are free terminationGrace later, for the nominated preemptors;
@@ -253,15 +255,43 @@ func (s *Sim) countRunning() {
 
 // preempt evicts replicas of tiers below t, lowest first, until at least
 // need node cores are terminating for tier t's replicas, and returns the
-// cores evicted.
+// cores evicted. Within a tier the victims are spread over its apps in
+// proportion to their running replicas: the pods of the nodes
+// kube-scheduler picks, which the default spreading (LeastAllocated
+// scoring, default topology spread) fills with a sample of every app's
+// pods. A carry per tier rounds the shares, so over successive
+// preemptions each app gives in proportion; apps in turn from where the
+// last preemption stopped top up what rounding left short.
 func (s *Sim) preempt(t int, need float64) float64 {
 	q := &s.sched
 	freed := 0.0
 	for vt := len(q.tiers) - 1; vt > t && freed < need-1e-9; vt-- {
+		if q.running[vt] <= 1e-9 {
+			continue
+		}
 		ids := s.byPri[q.tierLo[vt]:q.tierHi[vt]]
-		for idle := 0; freed < need-1e-9 && idle < len(ids); {
+		n := int32(len(ids))
+		share := min(1, (need-freed)/q.running[vt])
+		j := int32(0)
+		for ; j < n && freed < need-1e-9; j++ {
+			id := ids[(q.cursor[vt]+j)%n]
+			a := &s.apps[id]
+			running := a.ready + a.starting
+			if running == 0 {
+				continue
+			}
+			q.carry[vt] += share * float64(running)
+			take := min(running, int32(q.carry[vt]))
+			q.carry[vt] -= float64(take)
+			for ; take > 0 && freed < need-1e-9; take-- {
+				s.evict(id)
+				freed += a.foot
+			}
+		}
+		q.cursor[vt] = (q.cursor[vt] + j) % n
+		for idle := int32(0); freed < need-1e-9 && idle < n; {
 			id := ids[q.cursor[vt]]
-			q.cursor[vt] = (q.cursor[vt] + 1) % int32(len(ids))
+			q.cursor[vt] = (q.cursor[vt] + 1) % n
 			a := &s.apps[id]
 			if a.ready+a.starting == 0 {
 				idle++
