@@ -43,6 +43,41 @@ func schedWorld(t *testing.T, priorityClasses bool, packingLoss float64) *Sim {
 	return mustNew(t, cfg, sc, tr)
 }
 
+// victimWorld is a full 11-core pool: one P0 replica, and a P3 domain of a
+// big app (8 replicas) and a small one (2).
+func victimWorld(t *testing.T) *Sim {
+	t.Helper()
+	set := func(name string, min int) domains.AppSet {
+		return domains.AppSet{Name: name, Count: 1, CPUPerReplica: 1, MinReplicas: min, MaxReplicas: 20,
+			ServiceTime: 10 * time.Millisecond, Concurrency: 4}
+	}
+	cfg := &domains.Config{
+		Cluster: domains.Cluster{Name: "t", CapacityCores: 11, NodeCores: 11, PriorityClasses: true},
+		Domains: []domains.Domain{
+			{Name: "p0", Priority: 0, SLO: domains.SLO{LatencyP99: time.Second}, AppSets: []domains.AppSet{set("a", 1)}},
+			{Name: "p3", Priority: 3, SLO: domains.SLO{LatencyP99: time.Second}, AppSets: []domains.AppSet{set("big", 8), set("small", 2)}},
+		},
+	}
+	cfg.Defaults()
+	sc := &domains.Scenario{Name: "t", Duration: time.Hour, Seed: 1}
+	tr := map[string][]trace.Series{}
+	for _, d := range cfg.Domains {
+		sc.Traffic = append(sc.Traffic, domains.Traffic{Domain: d.Name, Trace: "mem", Format: domains.FormatTimeseries, PeakRPS: 1})
+		tr[d.Name] = []trace.Series{{Name: "mem", Values: []float64{1, 1}}}
+	}
+	sc.Defaults()
+	return mustNew(t, cfg, sc, tr)
+}
+
+func TestPreemptionSpreadsVictimsInProportionToReplicas(t *testing.T) {
+	s := victimWorld(t)
+	stepWith(s, 0, 6) // five P0 replicas, no room: five victims of 10 P3 replicas
+	big, small := &s.apps[1], &s.apps[2]
+	if big.ready != 4 || small.ready != 1 {
+		t.Errorf("P3 big app %d ready (of 8), small %d (of 2); want half of each preempted: 4 and 1", big.ready, small.ready)
+	}
+}
+
 // stepWith sets app targets (id, replicas pairs) and steps once.
 func stepWith(s *Sim, targets ...int32) {
 	for k := 0; k < len(targets); k += 2 {
