@@ -60,8 +60,11 @@ type podBatch struct{ app, n int32 }
 func (q *scheduler) init(s *Sim, c *domains.Cluster) {
 	q.priorityClasses = c.PriorityClasses
 	q.packing = 1 - c.PackingLoss
-	// Room for every app to queue a few batches before append grows it.
-	q.queue = make([]podBatch, 0, 8*len(s.apps)+64)
+	// Room for every app to queue 16 batches before append grows it (once
+	// per doubling): the seed-scale postmortem and double P0 spike under
+	// hpa-priority, whose preemptions queue a batch per victim app, peak at
+	// about 10 per app.
+	q.queue = make([]podBatch, 0, 16*len(s.apps)+64)
 	q.live = make([]int32, len(s.apps))
 	q.stamp = make([]int32, len(s.apps))
 	for i := range q.stamp {
