@@ -15,7 +15,7 @@ import (
 // the cluster autoscaler (or Karpenter) provisions nodes like for any pending
 // pod, and which real pods preempt at once. Here the placeholders are not
 // modelled pod by pod: their cores are simply free, and any pending replica
-// may take them (packing is ideal, as for every free core).
+// may take them (packed as every free core is, with the config's packing_loss).
 //
 // Invariants, at each Step's node planning:
 //
