@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"math/rand/v2"
 	"time"
 
 	"github.com/regimentd/regiment/domains"
@@ -38,8 +39,16 @@ type scheduler struct {
 	packing float64
 
 	queue []podBatch // pending replicas, oldest first
-	live  []int32    // per app: its replicas still to keep in this schedule's walk
-	stamp []int32    // per app: the tick live was set at
+	// created[id] is app id's replicas created this tick (applyTargets),
+	// queued in the order of arrival[(k + step x arrivalStride) % apps], k
+	// = 0, 1, ...: a random permutation of the apps drawn once from the
+	// scenario's seed, rotated each tick. Within a tick the replica sets'
+	// pods reach the scheduler in no order of domain or tier (each HPA syncs
+	// on its own, each controller creates its pods when it gets to them).
+	created []int32
+	arrival []int32
+	live    []int32 // per app: its replicas still to keep in this schedule's walk
+	stamp   []int32 // per app: the tick live was set at
 
 	tiers          []int     // the domains' distinct priorities, most important (lowest) first
 	tierLo, tierHi []int32   // per tier: its apps' range in Sim.byPri
@@ -65,6 +74,15 @@ func (q *scheduler) init(s *Sim, c *domains.Cluster) {
 	// hpa-priority, whose preemptions queue a batch per victim app, peak at
 	// about 10 per app.
 	q.queue = make([]podBatch, 0, 16*len(s.apps)+64)
+	q.created = make([]int32, len(s.apps))
+	q.arrival = make([]int32, len(s.apps))
+	for i := range q.arrival {
+		q.arrival[i] = int32(i)
+	}
+	// Its own stream: the simulator's draws stay as they were.
+	rand.New(rand.NewPCG(s.sc.Seed, 0x61727269766c)).Shuffle(len(q.arrival), func(i, j int) {
+		q.arrival[i], q.arrival[j] = q.arrival[j], q.arrival[i]
+	})
 	q.live = make([]int32, len(s.apps))
 	q.stamp = make([]int32, len(s.apps))
 	for i := range q.stamp {
@@ -95,6 +113,24 @@ func (s *Sim) enqueue(id int32, n int32) {
 		return
 	}
 	*q = append(*q, podBatch{app: id, n: n})
+}
+
+// arrivalStride rotates the apps' arrival permutation each tick: a prime,
+// so that over ticks every app comes first as often.
+const arrivalStride = 7919
+
+// queueCreated queues the replicas applyTargets created this tick.
+func (s *Sim) queueCreated() {
+	q := &s.sched
+	n := len(q.arrival)
+	off := int((int64(s.step) * arrivalStride) % int64(n))
+	for k := range n {
+		id := q.arrival[(k+off)%n]
+		if c := q.created[id]; c != 0 {
+			s.enqueue(id, c)
+			q.created[id] = 0
+		}
+	}
 }
 
 // schedule places pending replicas on free node cores: in arrival order

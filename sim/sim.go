@@ -315,8 +315,10 @@ func (s *Sim) Step() {
 }
 
 // applyTargets reconciles each app's replicas with its target: new replicas
-// wait to be scheduled; removals take pending, then starting, then ready ones.
+// wait to be scheduled, queued in the tick's creation order
+// (scheduler.created); removals take pending, then starting, then ready ones.
 func (s *Sim) applyTargets() {
+	created := false
 	for i := range s.apps {
 		a := &s.apps[i]
 		t := max(s.targets[i], 0)
@@ -331,7 +333,8 @@ func (s *Sim) applyTargets() {
 		switch {
 		case t > have:
 			a.pending += t - have
-			s.enqueue(int32(i), t-have)
+			s.sched.created[i] = t - have
+			created = true
 		case t < have:
 			cut := have - t
 			k := min(cut, a.pending)
@@ -345,6 +348,9 @@ func (s *Sim) applyTargets() {
 				s.pool.scheduled -= float64(cut) * a.foot
 			}
 		}
+	}
+	if created {
+		s.queueCreated()
 	}
 }
 
