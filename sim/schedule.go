@@ -230,11 +230,11 @@ func (s *Sim) place(b *podBatch, free float64) float64 {
 // pickOneNodeForPreemption) and, within a tier, spread over its apps in
 // proportion to their running replicas (preempt), each app's youngest (a
 // starting one before a ready one: victims are reprieved oldest first),
-// nothing of domains. The replicas of its own
-// tier or above are never victims. The victims leave their Service at once,
-// their replicas are recreated pending at the back of the queue, and their
-// cores are free terminationGrace later, for the nominated preemptors;
-// until then the free cores the preemptors were counting on are theirs.
+// nothing of domains. The replicas of its own tier or above are never
+// victims. The victims leave their Service at once, their replicas are
+// recreated pending at the back of the queue, and their cores are free
+// terminationGrace later, for the nominated preemptors; until then the free
+// cores the preemptors were counting on are theirs.
 func (s *Sim) schedulePriority(free float64) {
 	q := &s.sched
 	claim := q.terminating // cores the nominated preemptors wait for
