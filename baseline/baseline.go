@@ -12,13 +12,39 @@ import (
 )
 
 // Names lists the reference policies New knows, in report order.
-var Names = []string{"hpa", "hpa-legacy", "tuned-hpa", "proportional", "static", "oracle"}
+var Names = []string{"hpa", "hpa-priority", "hpa-legacy", "tuned-hpa", "proportional", "static", "oracle"}
+
+// HPAPriority is the policy that is the HPA in a world where the domains'
+// pods carry PriorityClasses by tier: the strong baseline of HPAs, priority
+// and preemption, which the seed's author concedes gets 60-70% of the way.
+// It changes the world, not the policy: build its simulation from World.
+const HPAPriority = "hpa-priority"
+
+// World is the config the named policy runs in: cfg itself for every
+// policy but HPAPriority, which gets a copy of cfg with
+// Cluster.PriorityClasses set (kube-scheduler orders pending pods by tier
+// and preempts lower tiers; see domains.Cluster). Build both the
+// simulation and the policy from it.
+func World(name string, cfg *domains.Config) *domains.Config {
+	if name != HPAPriority || cfg.Cluster.PriorityClasses {
+		return cfg
+	}
+	w := *cfg
+	w.Cluster.PriorityClasses = true
+	return &w
+}
 
 // New builds the named reference policy for simulation s of cfg. Build it
 // before stepping s: the static policy and the oracle read s's scenario.
+// The simulation of HPAPriority must have PriorityClasses (World).
 func New(name string, cfg *domains.Config, s *sim.Sim) (sim.Policy, error) {
 	switch name {
 	case "hpa":
+		return NewHPA(cfg, DefaultHPASettings(cfg)), nil
+	case HPAPriority:
+		if !s.PriorityClasses() {
+			return nil, fmt.Errorf("baseline policy %q: its simulation must be built from baseline.World (priority_classes = true)", name)
+		}
 		return NewHPA(cfg, DefaultHPASettings(cfg)), nil
 	case "hpa-legacy":
 		return NewHPA(cfg, LegacyHPASettings(cfg)), nil

@@ -10,13 +10,14 @@ import (
 
 func TestRegistry(t *testing.T) {
 	t.Run("names are in report order", func(t *testing.T) {
-		if got := fmt.Sprint(Names); got != "[hpa hpa-legacy tuned-hpa proportional static oracle]" {
+		if got := fmt.Sprint(Names); got != "[hpa hpa-priority hpa-legacy tuned-hpa proportional static oracle]" {
 			t.Fatalf("Names = %s", got)
 		}
 	})
 	t.Run("every name builds a policy", func(t *testing.T) {
 		cfg, sc, traces := smallSample(t)
 		for _, name := range Names {
+			cfg := World(name, cfg)
 			s, err := sim.New(cfg, sc, traces)
 			if err != nil {
 				t.Fatal(err)

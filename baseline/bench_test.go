@@ -3,6 +3,7 @@ package baseline
 import (
 	"testing"
 
+	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/sim"
 	"github.com/regimentd/regiment/sim/simtest"
 )
@@ -11,7 +12,7 @@ import (
 // named baseline, (the traces ship in traces/).
 func paymentscale(tb testing.TB, name string) (*sim.Sim, sim.Policy) {
 	tb.Helper()
-	cfg, s := simtest.World(tb, "../examples/paymentscale.hcl", "../examples/scenarios/diurnal.hcl")
+	cfg, s := simtest.WorldOf(tb, "../examples/paymentscale.hcl", "../examples/scenarios/diurnal.hcl", 0, worldOf(name))
 	p, err := New(name, cfg, s)
 	if err != nil {
 		tb.Fatal(err)
@@ -53,4 +54,9 @@ func pinNoAllocs(t *testing.T, names []string, world func(testing.TB, string) (*
 			}
 		})
 	}
+}
+
+// worldOf is the world the named policy runs in, for simtest.WorldOf.
+func worldOf(name string) func(*domains.Config) *domains.Config {
+	return func(cfg *domains.Config) *domains.Config { return World(name, cfg) }
 }

@@ -10,6 +10,11 @@
 //     simulator shell that keeps each app's history (hpapolicy.go). It reads
 //     the CPU utilisation metrics-server would report (used over requested,
 //     above 100% for burstable pods up to the app set's cpu_limit_ratio).
+//   - hpa-priority: the same HPA in a world whose pods carry PriorityClasses
+//     by tier (World sets Cluster.PriorityClasses on a copy of the config):
+//     scheduling by tier with kube-scheduler's preemption, the strong
+//     baseline the seed's author concedes gets 60-70% of the way. Build its
+//     simulation from World; New refuses one without PriorityClasses.
 //   - hpa-legacy: the same HPA without spec.behavior (as an HPA created
 //     without one is), which the controller scales by its legacy path: at
 //     most max(2x, 4) replicas per reconcile, the highest recommendation of

@@ -299,6 +299,7 @@ func newStepWorld(t *testing.T, name string) (*sim.Sim, sim.Policy) {
 // policy for it, not yet stepped.
 func newPolicyWorld(t *testing.T, cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Series, name string) (*sim.Sim, sim.Policy) {
 	t.Helper()
+	cfg = World(name, cfg)
 	s, err := sim.New(cfg, sc, traces)
 	if err != nil {
 		t.Fatal(err)

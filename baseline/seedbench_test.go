@@ -1,6 +1,7 @@
 package baseline
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/regimentd/regiment/sim"
@@ -11,7 +12,7 @@ import (
 // peak, ~2,000 nodes) on its evaluation diurnal day with the named baseline.
 func seedScale(tb testing.TB, name string) (*sim.Sim, sim.Policy) {
 	tb.Helper()
-	cfg, s := simtest.World(tb, "../examples/seedscale.hcl", "../examples/scenarios/seed/eval/diurnal.hcl")
+	cfg, s := simtest.WorldOf(tb, "../examples/seedscale.hcl", "../examples/scenarios/seed/eval/diurnal.hcl", 0, worldOf(name))
 	p, err := New(name, cfg, s)
 	if err != nil {
 		tb.Fatal(err)
@@ -34,5 +35,5 @@ func TestSeedScaleTickDoesNotAllocate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the seed-scale world once per policy")
 	}
-	pinNoAllocs(t, seedScalePolicies, seedScale)
+	pinNoAllocs(t, append(slices.Clone(seedScalePolicies), HPAPriority), seedScale) // hpa-priority: the scheduler's priority path
 }

@@ -14,7 +14,7 @@ import (
 // runWorld runs the named baseline over a whole scenario of a shipped world.
 func runWorld(tb testing.TB, cfgPath, scenarioPath, policy string) sim.Metrics {
 	tb.Helper()
-	cfg, s := simtest.World(tb, cfgPath, scenarioPath)
+	cfg, s := simtest.WorldOf(tb, cfgPath, scenarioPath, 0, worldOf(policy))
 	p, err := New(policy, cfg, s)
 	if err != nil {
 		tb.Fatal(err)

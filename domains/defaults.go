@@ -36,6 +36,9 @@ func (c *Config) Defaults() {
 	setD(&cl.BatchIdleDuration, time.Second)
 	setD(&cl.BatchMaxDuration, 10*time.Second)
 	setD(&cl.UnavailableOfferingsTTL, 3*time.Minute)
+	// Scheduling (issue 31, item 2): PriorityClasses defaults to false (a
+	// cluster without PriorityClasses: arrival order, no preemption) and
+	// PackingLoss to 0 (ideal packing), both their zero values.
 
 	cm := &c.Commander
 	setD(&cm.Tick, 60*time.Second)

@@ -123,6 +123,25 @@ type Cluster struct {
 	// UnavailableOfferingsTTL is how long Karpenter keeps an offering that
 	// failed with insufficient capacity out of its launches. Default 3m.
 	UnavailableOfferingsTTL time.Duration
+	// Scheduling (issue 31, item 2): how kube-scheduler places pending pods.
+	//
+	// PriorityClasses says whether the domains' pods carry a PriorityClass by
+	// tier (priority 0 the highest). true: the scheduler's queue orders
+	// pending pods by priority, then by arrival, and a pod that fails to fit
+	// preempts pods of lower priority (kube-scheduler's DefaultPreemption:
+	// reactive, pod-scoped, lowest priority and youngest victims first, each
+	// victim's cores freed after the 30 s termination grace period, its
+	// replica recreated pending). false, the default: pods carry no
+	// PriorityClass, so all have priority 0, as on a cluster without them:
+	// pending pods are scheduled in arrival order whatever their domain's
+	// tier, and nothing is preempted.
+	PriorityClasses bool
+	// PackingLoss is the share of each node's cores that pods cannot be
+	// packed into, [0, 0.5): a pod of c cores takes c / (1 - PackingLoss)
+	// of a node (fragmentation left by scheduling and scale-down, spread
+	// constraints, requests of other resources). 0, the default, is ideal
+	// packing: every free core fits any pod.
+	PackingLoss float64
 }
 
 // Node provisioners (Cluster.Provisioner).

@@ -56,7 +56,8 @@ func WithAblation(policies []string) []string {
 	return slices.Insert(slices.Clone(policies), i+1, Independent)
 }
 
-// NewPolicy builds the named policy for simulation s of cfg.
+// NewPolicy builds the named policy for simulation s of cfg; build s from
+// baseline.World(name, cfg), the world the policy runs in.
 func NewPolicy(name string, cfg *domains.Config, s *sim.Sim) (sim.Policy, error) {
 	switch name {
 	case Regiment:
@@ -216,15 +217,16 @@ func runOne(ctx context.Context, o *Options, sc sim.Scenario, policy string, k i
 	if scn.Warmup >= scn.Duration {
 		return fail(fmt.Errorf("the duration %s is within the scenario's warm-up (%s): no tick would be accounted", scn.Duration, scn.Warmup))
 	}
-	s, err := sim.New(o.Config, &scn, sc.Traces)
+	cfg := baseline.World(policy, o.Config) // hpa-priority's world has PriorityClasses
+	s, err := sim.New(cfg, &scn, sc.Traces)
 	if err != nil {
 		return fail(err)
 	}
-	p, err := NewPolicy(policy, o.Config, s)
+	p, err := NewPolicy(policy, cfg, s)
 	if err != nil {
 		return fail(err)
 	}
-	m := newMeter(o.Config, s, k == 0)
+	m := newMeter(cfg, s, k == 0)
 	start := time.Now()
 	for i := 0; !s.Done(); i++ {
 		if i%256 == 0 && ctx.Err() != nil {

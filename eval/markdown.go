@@ -88,8 +88,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		p("\nNodes, pods and scale-out (means over seeds; floor share is floor_core_hours / cost_core_hours; ")
 		p("episodes are correlated of all, scale-out times of the correlated ones):\n\n")
 		p("| policy | node_churn | node_churn_per_hour | peak_nodes | peak_pods | avg_cpu_utilisation | floor_core_hours | floor share |")
-		p(" pending_pod_hours | max_scale_ups_30s | priority inversions (P3 while P0 waits) | scale-out episodes | scale_out p50 | scale_out p95 |\n")
-		p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		p(" pending_pod_hours | max_scale_ups_30s | priority inversions (P3 while P0 waits) | preemptions | scale-out episodes | scale_out p50 | scale_out p95 |\n")
+		p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, pol := range r.Policies {
 			a := r.Aggregate(sc.Name, pol)
 			if a == nil {
@@ -99,10 +99,10 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			if a.CostCoreHours.Mean > 0 {
 				floorShare = strconv.FormatFloat(a.FloorCoreHours.Mean/a.CostCoreHours.Mean, 'f', 2, 64)
 			}
-			p("| %s | %.1f | %.2f | %.1f | %.0f | %.3f | %.1f | %s | %.2f | %.0f | %.1f (%.1f, max %.0f) | %s | %s | %s |\n", pol,
+			p("| %s | %.1f | %.2f | %.1f | %.0f | %.3f | %.1f | %s | %.2f | %.0f | %.1f (%.1f, max %.0f) | %.1f | %s | %s | %s |\n", pol,
 				a.NodeChurn.Mean, a.NodeChurnPerHour.Mean, a.PeakNodes.Mean, a.PeakPods.Mean, a.AvgCPUUtilisation.Mean,
 				a.FloorCoreHours.Mean, floorShare, a.PendingPodHours.Mean, a.MaxScaleUps30s.Mean,
-				a.PriorityInversions.Mean, a.P3WhileP0Waits.Mean, a.P3WhileP0Waits.Max,
+				a.PriorityInversions.Mean, a.P3WhileP0Waits.Mean, a.P3WhileP0Waits.Max, a.Preemptions.Mean,
 				fmtEpisodes(a.ScaleOut, a.ScaleOutAll), fmtSeconds(a.ScaleOut, a.ScaleOut.P50Seconds.Mean), fmtSeconds(a.ScaleOut, a.ScaleOut.P95Seconds.Mean))
 		}
 

@@ -232,6 +232,7 @@ func (m *meter) result(s *sim.Sim) RunResult {
 		MaxScaleUps30s:     sm.MaxScaleUps30s,
 		PriorityInversions: sm.PriorityInversions,
 		P3WhileP0Waits:     sm.P3WhileP0Waits,
+		Preemptions:        sm.Preemptions,
 		AvgCPUUtilisation:  sm.AvgCPUUtilisation,
 		PeakPods:           int(sm.PeakPods),
 		FloorCoreHours:     sm.FloorCoreHours,

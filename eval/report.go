@@ -130,6 +130,7 @@ type Outcome struct {
 	MaxScaleUps30s     int          `json:"max_scale_ups_30s"`   // most apps whose target rose within 30 s
 	PriorityInversions int          `json:"priority_inversions"` // replicas scheduled while a more important tier's waited for a node
 	P3WhileP0Waits     int          `json:"p3_while_p0_waits"`   // of them, replicas of priority >= 3 while a priority-0 one waited
+	Preemptions        int          `json:"preemptions"`         // replicas preempted by the scheduler (priority_classes)
 	AvgCPUUtilisation  float64      `json:"avg_cpu_utilisation"` // busy core-hours / cost_core_hours, [0, 1]
 	PeakPods           int          `json:"peak_pods"`           // most ready, starting and pending replicas at once
 	FloorCoreHours     float64      `json:"floor_core_hours"`    // min_replicas x cpu_per_replica x hours, summed over apps
@@ -216,6 +217,7 @@ type Aggregate struct {
 	MaxScaleUps30s     Stat         `json:"max_scale_ups_30s"`
 	PriorityInversions Stat         `json:"priority_inversions"`
 	P3WhileP0Waits     Stat         `json:"p3_while_p0_waits"`
+	Preemptions        Stat         `json:"preemptions"`
 	AvgCPUUtilisation  Stat         `json:"avg_cpu_utilisation"`
 	PeakPods           Stat         `json:"peak_pods"`
 	FloorCoreHours     Stat         `json:"floor_core_hours"`
@@ -468,6 +470,7 @@ func aggregate(rs []RunResult) Aggregate {
 		MaxScaleUps30s:     st(func(r *RunResult) float64 { return float64(r.MaxScaleUps30s) }),
 		PriorityInversions: st(func(r *RunResult) float64 { return float64(r.PriorityInversions) }),
 		P3WhileP0Waits:     st(func(r *RunResult) float64 { return float64(r.P3WhileP0Waits) }),
+		Preemptions:        st(func(r *RunResult) float64 { return float64(r.Preemptions) }),
 		AvgCPUUtilisation:  st(func(r *RunResult) float64 { return r.AvgCPUUtilisation }),
 		PeakPods:           st(func(r *RunResult) float64 { return float64(r.PeakPods) }),
 		FloorCoreHours:     st(func(r *RunResult) float64 { return r.FloorCoreHours }),

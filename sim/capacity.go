@@ -15,7 +15,7 @@ import (
 // the cluster autoscaler (or Karpenter) provisions nodes like for any pending
 // pod, and which real pods preempt at once. Here the placeholders are not
 // modelled pod by pod: their cores are simply free, and any pending replica
-// may take them (packing is ideal, as for every free core).
+// may take them (packed as every free core is, with the config's packing_loss).
 //
 // Invariants, at each Step's node planning:
 //
@@ -29,6 +29,10 @@ import (
 // and costing from its start: a target buys time, not capacity. Nodes beyond
 // the target still go only after node_idle_timeout of idleness.
 //
+// With a packing_loss, cores are the placeholders' (pods') cores: the pool
+// holds cores / (1 - packing_loss) of node cores for them, as it does for
+// every replica.
+//
 // cores must be finite and >= 0, else the target is left unchanged and an
 // error returned; above capacity_cores it is clamped to the pool's whole
 // nodes (CapacityTarget returns the clamped value). It does not allocate
@@ -37,13 +41,13 @@ func (s *Sim) SetCapacityTarget(cores float64) error {
 	if math.IsNaN(cores) || math.IsInf(cores, 0) || cores < 0 {
 		return fmt.Errorf("set capacity target: %v cores is not a finite number >= 0", cores)
 	}
-	s.pool.setTarget(cores)
+	s.pool.setTarget(cores / s.sched.packing)
 	return nil
 }
 
 // CapacityTarget is the capacity target in force, cores: the last one set,
 // clamped to the pool's whole nodes (0: none).
-func (s *Sim) CapacityTarget() float64 { return s.pool.targetCores }
+func (s *Sim) CapacityTarget() float64 { return s.pool.targetCores * s.sched.packing }
 
 // ProvisionerStarts writes into starts[m], for every m < len(starts), the
 // fewest nodes the provisioner starts in m consecutive ticks while requests

@@ -14,9 +14,14 @@
 // Newton solve on the log-survival; load beyond 98% of capacity builds a
 // backlog that carries over and times out into errors; callee p99 and
 // errors add to their callers'. Replica targets (Sim.Targets, written by a
-// Policy) become pending pods, scheduled by priority onto free node cores,
-// ready after the app's startup time; pending pods ask for nodes, which the
-// provisioner starts in request order (provisioner.go): a token bucket of
+// Policy) become pending pods, scheduled onto free node cores as
+// kube-scheduler does (schedule.go): in arrival order, or with
+// Cluster.PriorityClasses by tier, then arrival, a pod that does not fit
+// preempting lower tiers (reactive, pod-scoped, the victims' cores freed
+// after their 30 s grace period, their replicas recreated pending); a
+// replica takes cpu / (1 - packing_loss) of a node. Pods are ready after
+// the app's startup time; pending pods ask for nodes, which the provisioner
+// starts in request order (provisioner.go): a token bucket of
 // provisioner_burst starts refilled at provisioner_rate that never fails
 // (the default), or Cluster Autoscaler or Karpenter launching through the
 // cloud's API buckets and the region's spare capacity, where a launch can

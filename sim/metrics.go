@@ -47,15 +47,25 @@ type Metrics struct {
 	// 30 s window: the largest, over ticks t, number of distinct apps whose
 	// target rose at a tick in [t - 30 s, t].
 	MaxScaleUps30s int `json:"max_scale_ups_30s"`
+	// Scheduling (issue 31, item 2; Sim.schedule).
+	//
 	// PriorityInversions counts the replicas scheduled at a tick while a
-	// replica of a more important tier (lower priority number) stayed
-	// pending for want of a node: a smaller replica that fit a core fragment
-	// the waiting one did not. Scheduling is otherwise by priority.
+	// replica of a more important tier (lower priority number) was still
+	// pending at the end of it. Without PriorityClasses (arrival order) it
+	// is every replica that went ahead of a more important one queued after
+	// it or that did not fit; with them, a smaller replica that fit a core
+	// fragment the waiting one did not, or one placed while a preemptor
+	// waited for its victims to terminate.
 	PriorityInversions int `json:"priority_inversions"`
 	// P3WhileP0Waits is, of PriorityInversions, the replicas of a domain of
 	// priority 3 or less important scheduled while a priority-0 replica
 	// waited for a node: the lowest tier placed ahead of the first.
 	P3WhileP0Waits int `json:"p3_while_p0_waits"`
+	// Preemptions counts the replicas the scheduler evicted to place a
+	// replica of a more important tier (priority_classes = true only); each
+	// was recreated pending. TierMetrics.Preempted splits it by the
+	// victims' tier.
+	Preemptions int `json:"preemptions"`
 
 	// AvgCPUUtilisation is busy core-hours over provisioned node core-hours
 	// (CostCoreHours), [0, 1]. An app's busy cores at a tick are its ready
@@ -158,6 +168,7 @@ type TierMetrics struct {
 	BadRequests     float64 `json:"bad_requests"`
 	BadRequestRatio float64 `json:"bad_request_ratio"`
 	EnergyKWh       float64 `json:"energy_kwh"`
+	Preempted       int     `json:"preempted"` // the tier's replicas preempted (Metrics.Preemptions)
 }
 
 // ScaleOut summarises scale-out episodes: how long apps went without the
@@ -209,8 +220,9 @@ type accum struct {
 	pendingPodSeconds  float64
 	peakNodes          int32
 	peakPods           int32
-	inversions         int // replicas scheduled while a more important tier's waited (Sim.schedule)
-	p3WhileP0          int // of inversions, priority >= 3 while priority 0 waited
+	inversions         int   // replicas scheduled while a more important tier's waited (Sim.schedule)
+	p3WhileP0          int   // of inversions, priority >= 3 while priority 0 waited
+	preempted          []int // per domain: replicas preempted (Sim.evict)
 	seconds            float64
 	dt                 float64 // tick, seconds
 
@@ -244,6 +256,7 @@ func (m *accum) init(s *Sim) {
 	m.actions = make([]int, domains)
 	// Request-weighted SLO and energy (issue 31).
 	m.requests, m.badRequests, m.busyCoreSecs = make([]float64, domains), make([]float64, domains), make([]float64, domains)
+	m.preempted = make([]int, domains)
 	m.dt = s.dt
 	w := int(burstWindow / s.tick)
 	m.out.init(s.apps, domains, s.steps, w)
@@ -627,6 +640,7 @@ func (s *Sim) Metrics() Metrics {
 		MaxScaleUps30s:     int(m.ups.max),
 		PriorityInversions: m.inversions,
 		P3WhileP0Waits:     m.p3WhileP0,
+		Preemptions:        sumInts(m.preempted),
 		PeakPods:           m.peakPods,
 		SimSeconds:         m.seconds,
 	}
@@ -730,6 +744,7 @@ func (s *Sim) Metrics() Metrics {
 			t.Requests += out.Domains[di].Requests
 			t.BadRequests += out.Domains[di].BadRequests
 			t.EnergyKWh += out.Domains[di].EnergyKWh
+			t.Preempted += m.preempted[di]
 			addTo(tierAll, all[di])
 			addTo(tierCor, cor[di])
 			tierAllOpen += allOpen[di]
@@ -769,4 +784,13 @@ func (s *Sim) provisionerMetrics(out *Metrics) {
 	out.NodeWaitP95Seconds = float64(p95) * s.dt
 	out.NodeWaitMaxSeconds = float64(maxWait) * s.dt
 	out.MaxNodeQueue = w.maxQueued
+}
+
+// sumInts is the sum of xs.
+func sumInts(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
 }

@@ -422,7 +422,8 @@ func TestFloorCoreHours(t *testing.T) {
 // TestPriorityInversions: while a P0 replica waits for a node, a P1
 // replica scheduled on a core fragment too small for it is counted, and as
 // P3 while P0 waits when its domain is of priority 3; with replicas of one
-// size none ever is, since scheduling is by priority.
+// size none ever is, since scheduling is by priority (priority_classes;
+// the P0 replicas preempt what they may, which leaves fragments too).
 func TestPriorityInversions(t *testing.T) {
 	for _, tt := range []struct {
 		rule  string
@@ -440,6 +441,7 @@ func TestPriorityInversions(t *testing.T) {
 			cfg.Domains[0].AppSets = slices.Clone(cfg.Domains[0].AppSets)
 			cfg.Domains[0].AppSets[0].CPUPerReplica = tt.p0CPU // d/a
 			cfg.Domains[1].Priority = tt.ePrio
+			cfg.Cluster.PriorityClasses = true
 			s := mustNew(t, cfg, sc, tr)
 			for k := 0; k < 60 && !s.Done(); k++ {
 				s.targets[0], s.targets[3] = 100, 40 // d/a, e/a: more than the pool holds

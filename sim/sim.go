@@ -27,7 +27,7 @@ type Sim struct {
 	// callers is order's apps with dependencies: the ones whose calls
 	// arrivals adds and whose callees addCallees adds.
 	callers []int32
-	byPri   []int32 // app ids, highest priority (lowest tier) first: the scheduling order
+	byPri   []int32 // app ids, highest priority (lowest tier) first: the tiers of sched, the initial eviction order
 	evs     []event
 
 	tick  time.Duration
@@ -47,6 +47,7 @@ type Sim struct {
 	ringLen   int
 
 	pool    pool
+	sched   scheduler // the pending replicas' queue and preemption (schedule.go)
 	targets []int32
 
 	// lagRing keeps the arrival rates of the apps whose calls lag: an app
@@ -78,6 +79,8 @@ type app struct {
 	domain       int32
 	set          int32
 	cpu          float64 // cores per replica
+	foot         float64 // node cores a replica takes: cpu / (1 - packing_loss)
+	tier         int32   // index of its domain's priority in sched.tiers
 	cpuLimit     float64 // CPU limit over CPU request, >= 1
 	mu           float64 // service rate per concurrency slot, 1/s
 	conc         int32
@@ -157,6 +160,7 @@ func New(cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Se
 		x := &s.apps[i]
 		x.domain, x.set = int32(a.Domain), int32(a.Set)
 		x.cpu = a.CPUPerReplica
+		x.foot = a.CPUPerReplica / (1 - cfg.Cluster.PackingLoss)
 		x.cpuLimit = a.CPULimitRatio
 		x.mu = 1 / a.ServiceTime.Seconds()
 		x.conc = int32(a.Concurrency)
@@ -235,6 +239,7 @@ func New(cfg *domains.Config, sc *domains.Scenario, traces map[string][]trace.Se
 		s.mixes[i] = newMixture(s)
 		s.tel[i] = Telemetry{Apps: make([]AppTelemetry, len(s.apps)), Domains: make([]DomainTelemetry, len(s.doms)), mix: &s.mixes[i]}
 	}
+	s.sched.init(s, &cfg.Cluster)
 	s.metric.init(s)
 	s.pool = newPool(&cfg.Cluster, s.dt, s.steps)
 	s.initialState()
@@ -253,7 +258,7 @@ func (s *Sim) initialState() {
 		n := int32(math.Ceil(a.lambda / (a.mu * float64(a.conc) * s.cfg.Soldier.TargetUtilisation)))
 		n = min(max(n, int32(set.MinReplicas)), int32(set.MaxReplicas))
 		a.ready, a.lastTarget, s.targets[i] = n, n, n
-		cores += float64(n) * a.cpu
+		cores += float64(n) * a.foot
 	}
 	s.pool.nodes = min(int32(math.Ceil(cores/s.pool.nodeCores)), s.pool.maxNodes)
 	s.pool.scheduled = cores
@@ -261,11 +266,13 @@ func (s *Sim) initialState() {
 		// Evict from the lowest priority until the rest fits.
 		for k := len(s.byPri) - 1; k >= 0 && over > 0; k-- {
 			a := &s.apps[s.byPri[k]]
+			id := s.byPri[k]
 			for a.ready > 0 && over > 0 {
 				a.ready--
 				a.pending++
-				over -= a.cpu
-				s.pool.scheduled -= a.cpu
+				s.enqueue(id, 1)
+				over -= a.foot
+				s.pool.scheduled -= a.foot
 			}
 		}
 	}
@@ -315,8 +322,10 @@ func (s *Sim) Step() {
 }
 
 // applyTargets reconciles each app's replicas with its target: new replicas
-// wait to be scheduled; removals take pending, then starting, then ready ones.
+// wait to be scheduled, queued in the tick's creation order
+// (scheduler.created); removals take pending, then starting, then ready ones.
 func (s *Sim) applyTargets() {
+	created := false
 	for i := range s.apps {
 		a := &s.apps[i]
 		t := max(s.targets[i], 0)
@@ -333,6 +342,8 @@ func (s *Sim) applyTargets() {
 		switch {
 		case t > have:
 			a.pending += t - have
+			s.sched.created[i] = t - have
+			created = true
 		case t < have:
 			cut := have - t
 			k := min(cut, a.pending)
@@ -343,9 +354,12 @@ func (s *Sim) applyTargets() {
 			}
 			if cut > 0 {
 				a.ready -= cut
-				s.pool.scheduled -= float64(cut) * a.cpu
+				s.pool.scheduled -= float64(cut) * a.foot
 			}
 		}
+	}
+	if created {
+		s.queueCreated()
 	}
 }
 
@@ -362,7 +376,7 @@ func (s *Sim) cancelStarting(i int, n int32) int32 {
 		removed += take
 	}
 	a.starting -= removed
-	s.pool.scheduled -= float64(removed) * a.cpu
+	s.pool.scheduled -= float64(removed) * a.foot
 	return removed
 }
 
@@ -378,44 +392,6 @@ func (s *Sim) startPods() {
 			*c = 0
 		}
 	}
-}
-
-// schedule places pending replicas on free node cores, highest priority first.
-// A replica that fits a core fragment a higher tier's larger replica did not
-// is a priority inversion (accum.inversions; accum.p3WhileP0 for a P3
-// replica while a P0 one waits): it is placed, as a scheduler would, and
-// counted.
-func (s *Sim) schedule() {
-	free := float64(s.pool.nodes)*s.pool.nodeCores - s.pool.scheduled
-	pendingCores := 0.0
-	waiting := math.MaxInt // the most important tier with replicas left pending
-	for _, id := range s.byPri {
-		a := &s.apps[id]
-		if a.pending == 0 {
-			continue
-		}
-		fit := min(a.pending, int32((free+1e-9)/a.cpu))
-		prio := s.doms[a.domain].prio
-		if fit > 0 && prio > waiting {
-			s.metric.inversions += int(fit)
-			if waiting == 0 && prio >= 3 {
-				s.metric.p3WhileP0 += int(fit)
-			}
-		}
-		if fit < a.pending {
-			waiting = min(waiting, prio)
-		}
-		if fit > 0 {
-			a.pending -= fit
-			a.starting += fit
-			s.startRing[int(id)*s.ringLen+(s.step+int(a.startupTicks))%s.ringLen] += fit
-			used := float64(fit) * a.cpu
-			free -= used
-			s.pool.scheduled += used
-		}
-		pendingCores += float64(a.pending) * a.cpu
-	}
-	s.pool.pendingCores = pendingCores
 }
 
 // events sets each domain's demand multiplier and each app's service-time
@@ -743,10 +719,10 @@ func (s *Sim) record() {
 	p := &s.pool
 	tel.Cluster = ClusterTelemetry{
 		Nodes: p.nodes, ProvisioningNodes: p.provisioning, QueuedNodes: p.outstanding(),
-		FreeCores:           float64(p.nodes)*p.nodeCores - p.scheduled,
+		FreeCores:           (float64(p.nodes)*p.nodeCores - p.scheduled) * s.sched.packing, // what pods may still take
 		PendingPods:         pending,
 		CostPerHour:         float64(p.nodes+p.provisioning) * p.nodeCores * p.costPerCoreHour,
-		CapacityTargetCores: p.targetCores,
+		CapacityTargetCores: p.targetCores * s.sched.packing,
 	}
 	s.metric.tick(p, pending, s.step)
 }

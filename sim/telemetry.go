@@ -84,7 +84,7 @@ type ClusterTelemetry struct {
 	Nodes             int32   // ready nodes
 	ProvisioningNodes int32   // started, not yet ready
 	QueuedNodes       int32   // requested, not started: the provisioner's queue and, with cluster-autoscaler, its group's launches at the cloud
-	FreeCores         float64 // ready node cores not taken by scheduled replicas
+	FreeCores         float64 // replica cores the ready nodes still hold: free node cores x (1 - packing_loss)
 	PendingPods       int32
 	CostPerHour       float64 // of ready and provisioning nodes
 

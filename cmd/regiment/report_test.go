@@ -219,8 +219,14 @@ func TestReportListsTheAppsAtTheirCeiling(t *testing.T) {
 	if code := runReport(context.Background(), []string{"--config", cfgPath, "--episodes", data, "--out", out}, &stdout, &stderr); code != 0 {
 		t.Fatalf("regiment report exited %d: %s", code, stderr.String())
 	}
-	if !strings.Contains(stdout.String(), "; 4 apps breached at the ceiling, 4 apps wanted more than it (see report.md)") {
-		t.Errorf("the summary does not count payment's 4 checkouts at and over their ceiling:\n%s", stdout.String())
+	// Re-measured 2026-12-04, when pending pods went to arrival order (a
+	// tick's new replicas in a random order of apps): checkout-1, the
+	// smallest (it wants 3 replicas at most, for 13 minutes), no longer
+	// breaches with its 2 replicas ready, so 3 of the 4 breach at the
+	// ceiling (all 4 did when P0 was always scheduled first); all 4 still
+	// want more than it.
+	if !strings.Contains(stdout.String(), "; 3 apps breached at the ceiling, 4 apps wanted more than it (see report.md)") {
+		t.Errorf("the summary does not count payment's checkouts at (3) and over (4) their ceiling:\n%s", stdout.String())
 	}
 	md, err := os.ReadFile(filepath.Join(out, report.MarkdownName))
 	if err != nil {

@@ -130,7 +130,7 @@ func runSystem(ctx context.Context, w *world, dataDir string, speed float64, log
 			break
 		}
 		bar.update(true, "running the %s baseline on the same traffic", name)
-		bs, err := w.newSim()
+		bs, err := w.newSimFor(name)
 		if err != nil {
 			return sum, err
 		}

@@ -69,7 +69,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	s, err := w.newSim()
+	s, err := w.newSimFor(*policy)
 	if err != nil {
 		fmt.Fprintf(stderr, "regiment sim: %v\n", err)
 		return 1
@@ -127,6 +127,7 @@ func printMetrics(out io.Writer, cluster, scenario, policy string, m sim.Metrics
 	}
 	fmt.Fprintf(tw, "floor_core_hours\t%.1f\t(%.2f of cost_core_hours)\n", m.FloorCoreHours, floorShare)
 	fmt.Fprintf(tw, "pending_pod_hours\t%.1f\n", m.PendingPodHours)
+	fmt.Fprintf(tw, "priority_inversions\t%d\t(%d of P3 while P0 waits; %d preemptions)\n", m.PriorityInversions, m.P3WhileP0Waits, m.Preemptions)
 	fmt.Fprintf(tw, "sim_seconds\t%.0f\n", m.SimSeconds)
 	fmt.Fprintf(tw, "wall_seconds\t%.3f\t(%.0fx real time)\n", wall, m.SimSeconds/wall)
 	tw.Flush()

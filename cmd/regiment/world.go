@@ -86,6 +86,12 @@ func loadTraffic(cfg *domains.Config, sc *domains.Scenario) (map[string][]trace.
 // newSim builds a fresh simulation of the world.
 func (w *world) newSim() (*sim.Sim, error) { return sim.New(w.cfg, w.sc, w.traces) }
 
+// newSimFor builds a fresh simulation of the world the named policy runs
+// in (baseline.World: hpa-priority's has PriorityClasses).
+func (w *world) newSimFor(name string) (*sim.Sim, error) {
+	return sim.New(baseline.World(name, w.cfg), w.sc, w.traces)
+}
+
 // policyList is the policies `sim` knows, for --help and errors;
 // policyNames the same, joined.
 var (
@@ -93,7 +99,8 @@ var (
 	policyNames = strings.Join(policyList, ", ")
 )
 
-// newPolicy builds the named sim policy for s.
+// newPolicy builds the named sim policy for s, a simulation from
+// newSimFor(name).
 func (w *world) newPolicy(name string, s *sim.Sim) (sim.Policy, error) {
 	switch name {
 	case eval.Regiment:
@@ -104,7 +111,7 @@ func (w *world) newPolicy(name string, s *sim.Sim) (sim.Policy, error) {
 	if !baseline.Known(name) {
 		return nil, eval.UnknownPolicy(name, policyList)
 	}
-	return baseline.New(name, w.cfg, s)
+	return baseline.New(name, baseline.World(name, w.cfg), s)
 }
 
 // progress draws a live progress line on a terminal, at most every 200 ms.

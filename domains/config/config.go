@@ -153,6 +153,9 @@ type clusterHCL struct {
 	BatchIdleDuration       durationAttr `hcl:"batch_idle_duration"`
 	BatchMaxDuration        durationAttr `hcl:"batch_max_duration"`
 	UnavailableOfferingsTTL durationAttr `hcl:"unavailable_offerings_ttl"`
+	// Scheduling (issue 31, item 2).
+	PriorityClasses boolAttr   `hcl:"priority_classes"`
+	PackingLoss     numberAttr `hcl:"packing_loss"`
 }
 
 func (c *clusterHCL) children() []child { return nil }
@@ -187,6 +190,9 @@ func (c *clusterHCL) translate() domains.Cluster {
 		BatchIdleDuration:       c.BatchIdleDuration.V,
 		BatchMaxDuration:        c.BatchMaxDuration.V,
 		UnavailableOfferingsTTL: c.UnavailableOfferingsTTL.V,
+		// Scheduling (issue 31, item 2).
+		PriorityClasses: c.PriorityClasses.V,
+		PackingLoss:     c.PackingLoss.V,
 	}
 }
 

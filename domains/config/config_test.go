@@ -337,6 +337,12 @@ func TestParseRules(t *testing.T) {
 		{name: "telemetry_lag is at most an hour",
 			edit: []string{"capacity_cores = 100", "capacity_cores = 100\n  telemetry_lag = \"2h\""},
 			line: 3, col: 19, summary: "Invalid telemetry_lag", hint: "must be in [0s, 1h0m0s], got 2h0m0s"},
+		{name: "packing_loss below half the node",
+			edit: []string{"capacity_cores = 100", "capacity_cores = 100\n  packing_loss = 0.5"},
+			line: 3, col: 18, summary: "Invalid packing_loss", hint: "must be in [0, 0.5), got 0.5"},
+		{name: "priority_classes is true or false",
+			edit: []string{"capacity_cores = 100", "capacity_cores = 100\n  priority_classes = \"yes\""},
+			line: 3, col: 22, summary: "Invalid priority_classes", hint: "true or false"},
 		{name: "priority is at most 1000",
 			edit: []string{"floor = 0.2", "floor = 0.2\n  priority = 1000000"},
 			line: 6, col: 14, summary: "Invalid priority", hint: "priority must be in [0, 1000], got 1000000"},
@@ -842,6 +848,36 @@ func TestParseProvisioner(t *testing.T) {
 				if d.Summary != tc.diags[i] || d.Line != line {
 					t.Errorf("diagnostic %d: %s at line %d, want %q at line %d", i, d.Summary, d.Line, tc.diags[i], line)
 				}
+			}
+		})
+	}
+}
+
+func TestParseSchedulingKnobs(t *testing.T) {
+	cases := []struct {
+		name            string
+		edit            []string
+		priorityClasses bool
+		packingLoss     float64
+	}{
+		{name: "unset, pods carry no PriorityClass and packing is ideal"},
+		{name: "priority_classes = true orders by tier and preempts",
+			edit: []string{"capacity_cores = 100", "capacity_cores = 100\n  priority_classes = true"}, priorityClasses: true},
+		{name: "packing_loss is a share of each node",
+			edit: []string{"capacity_cores = 100", "capacity_cores = 100\n  packing_loss = 0.05"}, packingLoss: 0.05},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			src := strings.NewReplacer(tc.edit...).Replace(base) + domainB
+			cfg, err := Parse([]byte(src), "cluster.hcl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cfg.Cluster.PriorityClasses; got != tc.priorityClasses {
+				t.Errorf("priority classes %v, want %v", got, tc.priorityClasses)
+			}
+			if got := cfg.Cluster.PackingLoss; got != tc.packingLoss {
+				t.Errorf("packing loss %v, want %v", got, tc.packingLoss)
 			}
 		})
 	}

@@ -44,6 +44,8 @@ func validateConfig(cfg *domains.Config, h *configHCL, ds *Diagnostics) {
 		c.number(&hc.NodeIdleWatts, cl.NodeIdleWatts, watts)
 		c.number(&hc.BusyCoreWatts, cl.BusyCoreWatts, watts)
 		validateProvisioner(cl, hc, c)
+		// Scheduling (issue 31, item 2).
+		c.number(&hc.PackingLoss, cl.PackingLoss, packingLosses)
 	}
 
 	cm, hm := &cfg.Commander, &h.Commander
@@ -366,6 +368,9 @@ var (
 	// any wait probability worth buying.
 	staffingSafeties = interval{lo: 0, hi: 10, loOpen: true}  // (0, 10]
 	tolerances       = interval{lo: 0, hi: 0.5, loOpen: true} // (0, 0.5]
+	// packingLosses bound Cluster.PackingLoss: a pool that loses half its
+	// cores to fragmentation is a misconfiguration, not a world.
+	packingLosses = interval{lo: 0, hi: 0.5, hiOpen: true} // [0, 0.5)
 )
 
 // loOpened is iv without its lower bound.

@@ -26,9 +26,19 @@ func World(tb testing.TB, configPath, scenarioPath string) (*domains.Config, *si
 // WorldFor is World with the scenario cut to duration (0: as it is).
 func WorldFor(tb testing.TB, configPath, scenarioPath string, duration time.Duration) (*domains.Config, *sim.Sim) {
 	tb.Helper()
+	return WorldOf(tb, configPath, scenarioPath, duration, nil)
+}
+
+// WorldOf is WorldFor in the world of(cfg) returns, a config the loaded one
+// becomes (baseline.World: a policy's world); nil keeps it.
+func WorldOf(tb testing.TB, configPath, scenarioPath string, duration time.Duration, of func(*domains.Config) *domains.Config) (*domains.Config, *sim.Sim) {
+	tb.Helper()
 	cfg, err := config.LoadFile(configPath)
 	if err != nil {
 		tb.Fatal(err)
+	}
+	if of != nil {
+		cfg = of(cfg)
 	}
 	sc, err := config.LoadScenarioFile(scenarioPath, cfg)
 	if err != nil {
