@@ -35,7 +35,8 @@ cluster "seedscale" {
   # The region's spare capacity of the node type: a calibrated assumption, the one free parameter.
   # 600 nodes lie between the largest burst of node requests of a day without a flash sale (under
   # 200 within a minute or two: the kick-off ramps of the diurnal and postmortem days) and the seed's
-  # stampede (the training flash sale: ~900 nodes within 90 s from hundreds of services at once), and
+  # stampede (the postmortems' flash sale on a busy hour: ~900 nodes within two minutes from
+  # hundreds of services at once), and
   # at least half that stampede, so one unavailable-offerings TTL (3 min) covers the rest: new
   # capacity about four minutes after the burst, the seed's figure. It frees 2 a second, the
   # instance bucket's own rate, so that bucket and the spare capacity sustain the same launches.

@@ -9,7 +9,7 @@ scenario "seed-train-postmortem" {
 
   event "flash-sale" {
     domain     = "payment"
-    at         = "2h20m"
+    at         = "4h45m"  # where the window's demand first stands at 3/4 of its peak (same rule in both sets)
     multiplier = 2.0
     ramp       = "45s"
     hold       = "40m"
@@ -17,7 +17,7 @@ scenario "seed-train-postmortem" {
 
   event "flash-sale" {
     domain     = "merchant"
-    at         = "2h20m"
+    at         = "4h45m"
     multiplier = 1.5
     ramp       = "1m"
     hold       = "40m"
