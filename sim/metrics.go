@@ -114,6 +114,9 @@ type Metrics struct {
 	NodeWaitMaxSeconds float64 `json:"node_wait_max_seconds"`
 	// MaxNodeQueue is the most nodes requested and not yet started at once.
 	MaxNodeQueue int32 `json:"max_node_queue"`
+	// MaxNodeRequests2m is the most nodes requested within any two minutes
+	// (12 ticks of 10 s): the largest burst of node requests.
+	MaxNodeRequests2m int32 `json:"max_node_requests_2m"`
 
 	SimSeconds float64         `json:"sim_seconds"` // simulated time
 	Tiers      []TierMetrics   `json:"tiers"`       // priority tiers, most important (lowest priority number) first
@@ -784,6 +787,7 @@ func (s *Sim) provisionerMetrics(out *Metrics) {
 	out.NodeWaitP95Seconds = float64(p95) * s.dt
 	out.NodeWaitMaxSeconds = float64(maxWait) * s.dt
 	out.MaxNodeQueue = w.maxQueued
+	out.MaxNodeRequests2m = w.maxBurst
 }
 
 // sumInts is the sum of xs.

@@ -66,6 +66,7 @@ func newPool(c *domains.Cluster, dt float64, steps int) pool {
 	p.freeNodes = make([]int32, p.idleTicks)
 	p.reqs = newRequests(steps)
 	p.waits.hist = make([]int64, steps+p.provisionTicks+2)
+	p.waits.burst = make([]int32, max(1, int(math.Round(burstWindowSeconds/dt))))
 	p.kp.opened = -1
 	switch c.Provisioner {
 	case domains.ProvisionerClusterAutoscaler:
@@ -212,6 +213,7 @@ func (p *pool) plan(t int) {
 	if short := p.targetNodes - p.nodes - p.provisioning - p.outstanding(); short > 0 {
 		p.queued += short
 	}
+	p.waits.request(t, max(p.queued-asked, 0))
 	if n := p.queued - asked; n > 0 {
 		p.reqs.add(t, n)
 		if p.kp.opened < 0 {

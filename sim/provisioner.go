@@ -207,6 +207,22 @@ type waits struct {
 	short     int // of them, short of spare capacity
 	stalls    int // failed launch attempts: node-group backoffs, offerings marked unavailable
 	maxQueued int32
+	// burst holds the nodes requested at each of the last burstTicks ticks, a
+	// ring at t % len; burstSum is their sum and maxBurst its largest.
+	burst              []int32
+	burstSum, maxBurst int32
+}
+
+// burstWindowSeconds is the window of Metrics.MaxNodeRequests2m: a burst of
+// node requests is what the pool asks for within two minutes.
+const burstWindowSeconds = 120
+
+// request notes n nodes requested at tick t (n may be 0) in the burst window.
+func (w *waits) request(t int, n int32) {
+	k := t % len(w.burst)
+	w.burstSum += n - w.burst[k]
+	w.burst[k] = n
+	w.maxBurst = max(w.maxBurst, w.burstSum)
 }
 
 func newRequests(steps int) requests {

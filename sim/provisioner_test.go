@@ -264,3 +264,29 @@ func TestProvisionerStartsIsTheSustainedCloudRate(t *testing.T) {
 		})
 	}
 }
+
+// A burst of node requests is what the pool asks for within two minutes:
+// requests 13 ticks apart at a 10 s tick never share a window, requests 11
+// apart do.
+func TestNodeRequestBurstIsTheMostWithinTwoMinutes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		at   map[int]int32 // tick: nodes requested
+		want int32
+	}{
+		{name: "one tick", at: map[int]int32{5: 40}, want: 40},
+		{name: "11 ticks apart share a window", at: map[int]int32{5: 40, 16: 30}, want: 70},
+		{name: "12 ticks apart do not", at: map[int]int32{5: 40, 17: 30}, want: 40},
+		{name: "the largest window wins", at: map[int]int32{1: 10, 2: 10, 30: 15, 31: 15, 40: 1}, want: 31},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := waits{burst: make([]int32, burstWindowSeconds/10)}
+			for tick := 1; tick <= 60; tick++ {
+				w.request(tick, tc.at[tick])
+			}
+			if w.maxBurst != tc.want {
+				t.Errorf("largest burst %d, want %d", w.maxBurst, tc.want)
+			}
+		})
+	}
+}

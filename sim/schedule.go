@@ -187,7 +187,7 @@ func (s *Sim) schedule() {
 	}
 	q.queue = q.queue[:w]
 	p.pendingCores = pendingCores
-	for t := waiting + 1; t < len(q.tiers); t++ {
+	for t := waiting + 1; t < len(q.tiers) && s.metric.counted(s.step); t++ {
 		s.metric.inversions += int(q.placed[t])
 		if q.tiers[waiting] == 0 && q.tiers[t] >= 3 {
 			s.metric.p3WhileP0 += int(q.placed[t])
@@ -361,7 +361,9 @@ func (s *Sim) evict(id int32) {
 	q.freeing[(s.step+len(q.freeing)-1)%len(q.freeing)] += a.foot
 	q.terminating += a.foot
 	q.running[a.tier] -= a.foot
-	s.metric.preempted[a.domain]++
+	if s.metric.counted(s.step) {
+		s.metric.preempted[a.domain]++
+	}
 }
 
 // PriorityClasses says whether the simulated pods carry PriorityClasses by
