@@ -1,9 +1,12 @@
 package baseline
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -137,4 +140,84 @@ func TestSeedScaleProvisionerStallsUnderTheFlashSaleOnly(t *testing.T) {
 			}
 		})
 	}
+}
+
+// docs/seed-scale.md's table of the seed's figures prints what hpa measures
+// on the evaluation diurnal and postmortem days, to the digit shown: a
+// change of the world that moves a figure fails here until the page says
+// so.
+func TestSeedScaleDocFigures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates a day and six hours of the 1,550-app seed-scale world")
+	}
+	doc, err := os.ReadFile("../docs/seed-scale.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const cfg = "../examples/seedscale.hcl"
+	day := runWorld(t, cfg, "../examples/scenarios/seed/eval/diurnal.hcl", "hpa")
+	sale := runWorld(t, cfg, "../examples/scenarios/seed/eval/postmortem.hcl", "hpa")
+	share := func(m sim.Metrics, name string) float64 {
+		total, of := 0.0, 0.0
+		for _, d := range m.Domains {
+			total += d.CoreHours
+			if d.Name == name {
+				of = d.CoreHours
+			}
+		}
+		return of / total
+	}
+	scaleOut := func(m sim.Metrics, name string) sim.ScaleOut {
+		for _, d := range m.Domains {
+			if d.Name == name {
+				return d.ScaleOut
+			}
+		}
+		t.Fatalf("no domain %s", name)
+		return sim.ScaleOut{}
+	}
+	pay, merchant := scaleOut(sale, "payment"), scaleOut(sale, "merchant")
+	want := []string{
+		commas(int(day.PeakPods)) + " pods at the peak (" + commas(int(sale.PeakPods)) + " at the flash sale's peak",
+		fmt.Sprintf("payment %.1f%%, platform %.1f%% of scheduled core-hours", 100*share(day, "payment"), 100*share(day, "platform")),
+		commas(int(day.PeakNodes)) + " nodes of 32 cores at the peak (" + commas(int(sale.PeakNodes)) + " in the postmortem)",
+		fmt.Sprintf("%.1f%% of provisioned node cores", 100*day.AvgCPUUtilisation),
+		fmt.Sprintf("%.1f%% of the core-hours", 100*day.FloorCoreHours/day.CostCoreHours),
+		fmt.Sprintf("%d apps scale up within 30 s on the diurnal day; %d apps scale up within 30 s at the flash sale", day.MaxScaleUps30s, sale.MaxScaleUps30s),
+		fmt.Sprintf("%d nodes requested within two minutes", sale.MaxNodeRequests2m),
+		fmt.Sprintf("largest burst of a day without a sale: %d on the diurnal day", day.MaxNodeRequests2m),
+		fmt.Sprintf("longest stall %.1f minutes: %d launches find no spare capacity", sale.LongestStallMinutes, sale.InsufficientCapacityFailures),
+		fmt.Sprintf("payment's correlated scale-outs: p50 %s, p95 %s; merchant p95 %s", clock(pay.P50Seconds), clock(pay.P95Seconds), clock(merchant.P95Seconds)),
+		fmt.Sprintf("%s P3 replicas placed while a P0 replica waited for a node (`p3_while_p0_waits`; %s replicas placed ahead",
+			commas(sale.P3WhileP0Waits), commas(sale.PriorityInversions)),
+	}
+	for _, w := range want {
+		if !strings.Contains(string(doc), w) {
+			t.Errorf("docs/seed-scale.md does not say %q", w)
+		}
+	}
+	if day.LaunchFailures != 0 || sale.LaunchFailures == 0 {
+		t.Errorf("launch failures: %d on the diurnal day, %d at the sale; want none, then some", day.LaunchFailures, sale.LaunchFailures)
+	}
+}
+
+// commas prints n with thousands separators: 68797 is "68,797".
+func commas(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// clock prints seconds as the docs do: "70 s", "3 min", "3 min 40 s".
+func clock(seconds float64) string {
+	s := int(math.Round(seconds))
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%d s", s)
+	case s%60 == 0:
+		return fmt.Sprintf("%d min", s/60)
+	}
+	return fmt.Sprintf("%d min %d s", s/60, s%60)
 }
