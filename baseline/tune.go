@@ -90,92 +90,87 @@ var paymentscaleTuning = HPATuning{Target: tunedTarget, DownWindow: tunedDownWin
 
 // seedScaleTuning is the tuned HPA of the seed-scale world
 // (examples/seedscale.hcl) and its tenth (examples/tenth.hcl): chosen by
-// TuneHPA on the seven seed-scale training scenarios as they were before
-// issue 31 rebalanced the split (examples/scenarios/seed/train/*.hcl then: a
-// 24 h diurnal day and six 6 h incidents on WorldCup98 days 1-40, seed 1, at
-// their full durations; never the evaluation scenarios of seed/eval; the
-// set now also holds tournament and per-function days, docs/seed-scale.md),
-// over
-// target utilisations {0.78, 0.81, 0.82, 0.83, 0.84} x scale-down
-// stabilisation windows {300 s, 600 s, 900 s} x per-HPA tolerances {0.01,
-// 0.05, 0.1}, one tolerance both ways (spec.behavior.scaleUp.tolerance and
-// scaleDown.tolerance). Objective: the lowest total cost_core_hours over the
-// seven whose pooled slo_compliance (1 - breached app-ticks / app-ticks with
-// traffic, each summed over the seven) is at least the default HPA's on the
-// same seven (target 0.78, the world's soldier target_utilisation, window
-// 300 s, tolerance 0.1: 0.99453), ties to fewer total breach_app_minutes. Reproduce
-// with
+// TuneHPA on the nine seed-scale training scenarios,
+// examples/scenarios/seed/train/*.hcl (a quiet, a tournament and a
+// per-function day of 24 h, and six 6 h incidents, in the world of issue 31:
+// Karpenter with the region's spare capacity, no PriorityClasses, Poisson
+// arrivals with domain bursts; seed 1, at their full durations; never the
+// evaluation scenarios of seed/eval), over target utilisations {0.78, 0.81,
+// 0.84, 0.87, 0.90} x scale-down stabilisation windows {600 s, 900 s,
+// 1200 s} x per-HPA tolerances {0.01, 0.05, 0.1}, one tolerance both ways
+// (spec.behavior.scaleUp.tolerance and scaleDown.tolerance). A first grid
+// of targets {0.72, ..., 0.84} x windows {300 s, 600 s} picked its corner
+// (0.84, 600 s, 0.01), so the grid moved up and out until the pick was
+// inside it. Objective: the lowest total cost_core_hours over the nine
+// whose pooled slo_compliance (1 - breached app-ticks / app-ticks with
+// traffic, each summed over the nine) is at least the default HPA's on the
+// same nine (target 0.78, the world's soldier target_utilisation, window
+// 300 s, tolerance 0.1: 0.99027), ties to fewer total breach_app_minutes.
+// Reproduce with
 //
 //	REGIMENT_TUNE=1 go test ./baseline -run 'TestTuneHPA/seedscale$' -v -timeout 60m
 //
-// which prints this table and each scenario's figures (594 s wall on the
-// shared 2-core machine, 45 trials x 7 scenarios, about 25 CPU-seconds a
-// trial) and fails if the search no longer picks these constants:
+// which prints this table and each scenario's figures (227 s wall on the
+// shared 2-core machine, 45 trials x 9 scenarios) and fails if the search
+// no longer picks these constants:
 //
 //	target  window  tolerance  cost_core_hours  slo_compliance  breach_app_minutes  scaling_actions
-//	0.780   5m0s    0.01       3302584.4        0.99511         25332.5             1030697
-//	0.780   5m0s    0.05       3270771.4        0.99489         26484.8             626677
-//	0.780   5m0s    0.10       3233465.2        0.99453         28345.5             294734           the default HPA
-//	0.780   10m0s   0.01       3354475.5        0.99521         24809.7             562550
-//	0.780   10m0s   0.05       3328053.2        0.99509         25465.8             341407
-//	0.780   10m0s   0.10       3296612.7        0.99487         26590.3             167497
-//	0.780   15m0s   0.01       3406836.3        0.99531         24318.2             400267
-//	0.780   15m0s   0.05       3377165.5        0.99515         25146.8             244795
-//	0.780   15m0s   0.10       3348364.5        0.99492         26333.0             123270
-//	0.810   5m0s    0.01       3190143.0        0.99447         28674.8             1009423          below the default's compliance
-//	0.810   5m0s    0.05       3151544.4        0.99391         31552.2             527940           below
-//	0.810   5m0s    0.10       3116420.3        0.99315         35508.8             252332           below
-//	0.810   10m0s   0.01       3239735.8        0.99488         26534.8             550188
-//	0.810   10m0s   0.05       3207380.0        0.99462         27892.7             288454
-//	0.810   10m0s   0.10       3179478.1        0.99421         30021.7             145899           below
-//	0.810   15m0s   0.01       3289344.8        0.99499         25977.3             390055
-//	0.810   15m0s   0.05       3254507.9        0.99474         27242.0             206739
-//	0.810   15m0s   0.10       3230954.1        0.99442         28903.3             108418           below
-//	0.820   5m0s    0.01       3154806.7        0.99415         30319.3             1005749          below
-//	0.820   5m0s    0.05       3116892.3        0.99341         34137.8             531475           below
-//	0.820   5m0s    0.10       3080845.7        0.99249         38917.0             255390           below
-//	0.820   10m0s   0.01       3203422.8        0.99472         27346.0             546868
-//	0.820   10m0s   0.05       3172102.3        0.99442         28901.0             289071           below
-//	0.820   10m0s   0.10       3145549.9        0.99388         31704.8             147658           below
-//	0.820   15m0s   0.01       3255864.6        0.99487         26579.0             387897
-//	0.820   15m0s   0.05       3220936.4        0.99457         28131.2             207506
-//	0.820   15m0s   0.10       3196739.4        0.99418         30178.0             109090           below
-//	0.830   5m0s    0.01       3120976.0        0.99370         32636.8             1004846          below
-//	0.830   5m0s    0.05       3082681.3        0.99276         37526.7             536320           below
-//	0.830   5m0s    0.10       3050571.6        0.99156         43755.2             261002           below
-//	0.830   10m0s   0.01       3168696.7        0.99455         28263.7             546468           chosen
-//	0.830   10m0s   0.05       3138022.4        0.99413         30410.8             291295           below
-//	0.830   10m0s   0.10       3111061.3        0.99344         33998.2             149573           below
-//	0.830   15m0s   0.01       3220216.4        0.99473         27328.5             386431
-//	0.830   15m0s   0.05       3185686.0        0.99439         29098.5             208665           below
-//	0.830   15m0s   0.10       3159532.4        0.99386         31855.3             110356           below
-//	0.840   5m0s    0.01       3083932.3        0.99309         35812.0             1007378          below
-//	0.840   5m0s    0.05       3049495.7        0.99184         42307.0             541875           below
-//	0.840   5m0s    0.10       3015889.6        0.99025         50528.7             266216           below
-//	0.840   10m0s   0.01       3133846.0        0.99431         29521.0             547016           below
-//	0.840   10m0s   0.05       3102009.2        0.99372         32564.8             294084           below
-//	0.840   10m0s   0.10       3076773.7        0.99282         37241.3             151954           below
-//	0.840   15m0s   0.01       3185438.0        0.99454         28294.8             386502
-//	0.840   15m0s   0.05       3149605.3        0.99410         30569.3             210327           below
-//	0.840   15m0s   0.10       3125138.0        0.99340         34233.3             111722           below
+//	0.780   10m0s   0.01       4115444.3        0.99336         56651.3             977228
+//	0.780   10m0s   0.05       4074289.1        0.99310         58828.8             590699
+//	0.780   10m0s   0.10       4037583.2        0.99271         62160.3             339186
+//	0.780   15m0s   0.01       4196376.2        0.99501         42515.7             700799
+//	0.780   15m0s   0.05       4155431.6        0.99478         44543.7             431000
+//	0.780   15m0s   0.10       4122718.3        0.99438         47916.7             256004
+//	0.780   20m0s   0.01       4258200.1        0.99549         38471.8             586315
+//	0.780   20m0s   0.05       4216994.7        0.99530         40123.8             371673
+//	0.780   20m0s   0.10       4183841.6        0.99495         43066.3             228121
+//	0.810   10m0s   0.01       3974805.5        0.99241         64766.0             957868
+//	0.810   10m0s   0.05       3925752.6        0.99184         69555.0             510383
+//	0.810   10m0s   0.10       3897784.7        0.99082         78299.3             307573
+//	0.810   15m0s   0.01       4052991.2        0.99444         47447.0             688161
+//	0.810   15m0s   0.05       4005346.7        0.99392         51877.7             376572
+//	0.810   15m0s   0.10       3979541.2        0.99294         60206.8             234153
+//	0.810   20m0s   0.01       4112409.2        0.99498         42818.0             575563
+//	0.810   20m0s   0.05       4065134.2        0.99455         46508.5             327960
+//	0.810   20m0s   0.10       4040349.5        0.99369         53772.3             209867
+//	0.840   10m0s   0.01       3843766.8        0.99098         76950.2             953521
+//	0.840   10m0s   0.05       3796396.0        0.98977         87268.7             518616           below
+//	0.840   10m0s   0.10       3774828.2        0.98741         107330.7            316430           below
+//	0.840   15m0s   0.01       3919417.0        0.99354         55089.8             685040
+//	0.840   15m0s   0.05       3873532.4        0.99247         64256.5             382748
+//	0.840   15m0s   0.10       3854464.0        0.99035         82264.2             240959
+//	0.840   20m0s   0.01       3976539.8        0.99420         49486.2             572370
+//	0.840   20m0s   0.05       3931346.5        0.99329         57183.8             332613
+//	0.840   20m0s   0.10       3912622.4        0.99137         73602.2             215471
+//	0.870   10m0s   0.01       3722627.9        0.98860         97195.8             933741           below
+//	0.870   10m0s   0.05       3677957.4        0.98569         122037.5            519879           below
+//	0.870   10m0s   0.10       3652574.1        0.98065         165055.0            321346           below
+//	0.870   15m0s   0.01       3795946.6        0.99190         69081.0             673449           chosen
+//	0.870   15m0s   0.05       3752834.8        0.98940         90358.2             385081           below
+//	0.870   15m0s   0.10       3729783.7        0.98485         129171.0            244994           below
+//	0.870   20m0s   0.01       3851613.6        0.99282         61239.7             562330
+//	0.870   20m0s   0.05       3808816.4        0.99063         79900.0             333638
+//	0.870   20m0s   0.10       3787348.3        0.98641         115871.3            218703           below
+//	0.900   10m0s   0.01       3608540.2        0.98345         141139.8            925611           below
+//	0.900   10m0s   0.05       3565932.4        0.97692         196804.8            525129           below
+//	0.900   10m0s   0.10       3537727.5        0.96432         304291.0            294991           below
+//	0.900   15m0s   0.01       3679819.7        0.98802         102191.3            668112           below
+//	0.900   15m0s   0.05       3638342.1        0.98240         150064.8            389732           below
+//	0.900   15m0s   0.10       3613605.4        0.97081         248921.2            227807           below
+//	0.900   20m0s   0.01       3734059.9        0.98963         88436.2             557784           below
+//	0.900   20m0s   0.05       3692980.8        0.98450         132207.0            337147           below
+//	0.900   20m0s   0.10       3670465.2        0.97335         227304.5            203830           below
 //
-// Over the seven, the chosen HPA costs 2.0% less than the default at the
-// same compliance (breach app-minutes 0.997x) and makes 1.85x its scaling
-// actions. It is cheaper on every scenario (0.975-0.984x); its breach
-// minutes are 0.80x on the diurnal day and 1.01-1.04x on the six incidents.
-// The window of 600 s and the target of 0.83 are inside the grid; the
-// tolerance is at its lowest: a first search (targets 0.82-0.85, window
-// 600 s) found tolerance 0 scaling exactly as 0.01 does. The tolerance is
-// the biggest lever, and the objective does not price scaling actions: at
-// the default tolerance nothing beats the default HPA, and with tolerances
-// of at least 0.05 the pick is target 0.81, window 600 s, tolerance 0.05
-// (0.992x the cost, 0.98x the actions). paymentscaleTuning on this world
-// costs 10.7% more than the default with 0.73x the breach minutes and 3.8x
-// the actions. On examples/scenarios/tenth-day.hcl (an evaluation day, not
-// tuned on) the tenth world under this tuning costs 1.0% less than under
-// the default HPA with 1.17x its breach minutes: the margin over the
-// default is small and does not carry to every day.
-var seedScaleTuning = HPATuning{Target: 0.83, DownWindow: 600 * time.Second, Tolerance: 0.01}
+// Over the nine, the chosen HPA costs 3.6% less than the default with 0.83x
+// its breach app-minutes (69,081 against 82,987) and 1.31x its scaling
+// actions. The pooled compliance hides a trade between days: on the
+// per-function day, whose bursts come and go within minutes, the 15-minute
+// window keeps replicas through the next burst (0.61x the default's breach
+// minutes for 1.06x its cost); on the WorldCup98 days the higher target
+// breaches more (1.1x-4.0x) for 1.8-5.7% less cost. The tolerance is at its
+// lowest, as in the world before: the objective does not price scaling
+// actions.
+var seedScaleTuning = HPATuning{Target: 0.87, DownWindow: 900 * time.Second, Tolerance: 0.01}
 
 // hpaTunings are the worlds whose tuned HPA differs from paymentscale's,
 // keyed by the name of the config's cluster block (cluster "seedscale" in

@@ -25,8 +25,8 @@ var (
 	// target 0.78 up, the default scale-down window and longer ones, and
 	// per-HPA tolerances down to 0.01 (0 scales as 0.01 does here).
 	seedScaleGrid = HPAGrid{
-		Targets:     []float64{0.72, 0.75, 0.78, 0.81, 0.84},
-		DownWindows: []time.Duration{300 * time.Second, 600 * time.Second},
+		Targets:     []float64{0.78, 0.81, 0.84, 0.87, 0.90},
+		DownWindows: []time.Duration{600 * time.Second, 900 * time.Second, 1200 * time.Second},
 		Tolerances:  []float64{0.01, 0.05, 0.1},
 	}
 )
