@@ -16,6 +16,7 @@ import (
 
 	"github.com/regimentd/regiment/commander"
 	"github.com/regimentd/regiment/daemon"
+	"github.com/regimentd/regiment/eval"
 	"github.com/regimentd/regiment/sim"
 	"github.com/regimentd/regiment/soldier"
 )
@@ -33,8 +34,9 @@ Runs the whole system on one machine: an embedded NATS server, the Commander,
 one Soldier per domain and a simulated cluster replaying the scenario's
 traffic, on an accelerated clock. Directives and reports really cross NATS;
 every step is recorded in DIR/regiment.db. It ends with a summary next to the
-Kubernetes HPA, the perfect-foresight oracle (the limit) and static
-provisioning on the same traffic, and the apps that breached with their
+same Soldiers without their Commander (regiment-independent: what the
+hierarchy is worth), the Kubernetes HPA, the perfect-foresight oracle (the
+limit) and static provisioning on the same traffic, and the apps that breached with their
 max_replicas ready (no autoscaler serves those). Inspect the episodes
 afterwards with "regiment episodes list --data DIR".
 
@@ -144,10 +146,11 @@ func runSystem(ctx context.Context, w *world, dataDir string, speed float64, log
 	return sum, nil
 }
 
-// summaryBaselines are the policies `regiment run` compares itself with: the
-// Kubernetes HPA teams run today, the oracle (perfect foresight: the limit),
-// and static provisioning for the known peak.
-var summaryBaselines = []string{"hpa", "oracle", "static"}
+// summaryBaselines are the policies `regiment run` compares itself with:
+// its own Soldiers without the Commander (the ablation: what the hierarchy
+// is worth), the Kubernetes HPA teams run today, the oracle (perfect
+// foresight: the limit), and static provisioning for the known peak.
+var summaryBaselines = []string{eval.Independent, "hpa", "oracle", "static"}
 
 func printSummary(out io.Writer, w *world, sum runSummary) {
 	m := sum.metrics
@@ -196,8 +199,29 @@ func printSummary(out io.Writer, w *world, sum runSummary) {
 	row("node churn", func(m sim.Metrics) string { return fmt.Sprintf("%d", m.NodeChurn) })
 	row("pending pod-hours", func(m sim.Metrics) string { return fmt.Sprintf("%.1f", m.PendingPodHours) })
 	tw.Flush()
+	if len(sum.baselines) > 0 && !sum.stopped {
+		in := sum.baselines[0] // summaryBaselines[0], regiment-independent
+		fmt.Fprintf(out, "\nthe hierarchy's worth, regiment x %s: cost %.3f, breaches %s, bad requests %s\n",
+			summaryBaselines[0], ratio(m.CostCoreHours, in.CostCoreHours), ratioText(m.BreachAppMinutes, in.BreachAppMinutes), ratioText(m.BadRequests, in.BadRequests))
+	}
 	printCeilingBound(out, m.CeilingBound, "(regiment sim --json lists them all)")
 	fmt.Fprintf(out, "\n%d episodes, %d steps written to %s; %d replica writes; %d messages rejected\n",
 		sum.Episodes, sum.Steps, sum.DBPath, sum.Writes, sum.Rejected)
 	fmt.Fprintf(out, "inspect: regiment episodes list --data %s\n", filepath.Dir(sum.DBPath))
+}
+
+// ratio is a / b, 0 when b is 0.
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+// ratioText is a / b to two decimals, "n/a" when b is 0.
+func ratioText(a, b float64) string {
+	if b == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f", a/b)
 }

@@ -34,7 +34,7 @@ func TestRunRecordsEveryTick(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("regiment run exited %d: %s", code, errOut.String())
 	}
-	for _, want := range []string{"1h0m0s simulated", "commander policy " + ckpt + ", soldier policy proportional", "SLO compliance", "hpa", "static", "6 episodes, 1860 steps", "0 messages rejected"} {
+	for _, want := range []string{"1h0m0s simulated", "commander policy " + ckpt + ", soldier policy proportional", "SLO compliance", "regiment-independent", "hpa", "static", "the hierarchy's worth, regiment x regiment-independent: cost ", "6 episodes, 1860 steps", "0 messages rejected"} {
 		if !strings.Contains(out.String(), want) {
 			t.Fatalf("summary lacks %q:\n%s", want, out.String())
 		}
