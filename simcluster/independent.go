@@ -2,7 +2,6 @@ package simcluster
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/regimentd/regiment/bus/wire"
@@ -67,12 +66,8 @@ func (p *Policy) decideIndependent(ctx context.Context, now time.Time, t *sim.Te
 		}
 	}
 	p.tick++
-	for i, s := range p.soldiers {
-		p.views[i].t, p.views[i].targets = t, targets
-		if _, err := s.Tick(ctx, now); err != nil {
-			p.err = fmt.Errorf("soldier %s tick: %w", p.cfg.Domains[i].Name, err)
-			return
-		}
+	if p.err = p.tickSoldiers(ctx, now, t, targets); p.err != nil {
+		return
 	}
 	p.hpa.Act(now, t, targets)
 }

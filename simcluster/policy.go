@@ -91,6 +91,18 @@ func NewPolicy(cfg *domains.Config, rec commander.Recorder, srec func(domain str
 // Err is the first error a tick met; a policy that erred stops acting.
 func (p *Policy) Err() error { return p.err }
 
+// tickSoldiers ticks every Soldier on telemetry t, their writes going into
+// targets.
+func (p *Policy) tickSoldiers(ctx context.Context, now time.Time, t *sim.Telemetry, targets []int32) error {
+	for i, s := range p.soldiers {
+		p.views[i].t, p.views[i].targets = t, targets
+		if _, err := s.Tick(ctx, now); err != nil {
+			return fmt.Errorf("soldier %s tick: %w", p.cfg.Domains[i].Name, err)
+		}
+	}
+	return nil
+}
+
 // Decide implements sim.Policy: the Commander ticks when due, then every
 // Soldier observes t, writes its domain's targets and reports; the cluster's
 // own HPAs then scale the apps of recommend-mode domains, whose Soldiers
@@ -114,12 +126,8 @@ func (p *Policy) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 		}
 	}
 	p.tick++
-	for i, s := range p.soldiers {
-		p.views[i].t, p.views[i].targets = t, targets
-		if _, err := s.Tick(ctx, now); err != nil {
-			p.err = fmt.Errorf("soldier %s tick: %w", p.cfg.Domains[i].Name, err)
-			return
-		}
+	if p.err = p.tickSoldiers(ctx, now, t, targets); p.err != nil {
+		return
 	}
 	if first { // once every domain has reported, as commander.Run's first tick
 		if _, err := p.cmd.Tick(ctx, now); err != nil {
