@@ -17,7 +17,8 @@
 //
 // Invariants of every Series returned by Read: Values[i] is the request count
 // in minute i after Start (counts per minute, one value per minute, no gaps),
-// every value is finite and >= 0, and len(Values) >= 1. All Series of one
+// every value is finite, >= 0 and at most MaxCount (1e9 requests a minute;
+// a larger one is refused as a unit mistake), and len(Values) >= 1. All Series of one
 // azure-functions trace have the same length. A timeseries trace spans at most
 // 2^22 minutes (about 8 years).
 //
@@ -25,8 +26,21 @@
 // 1-based line and, where it helps, the column. Reading the other layout by
 // mistake is detected from the header. Quoting follows RFC 4180 only as far as
 // these layouts need: a field may be wrapped in double quotes, but may not
-// contain commas, quotes or line breaks. Blank lines are skipped; CRLF line
-// endings and a UTF-8 byte order mark are accepted.
+// contain commas, quotes or line breaks. Blank lines are skipped. CRLF line
+// endings and a leading UTF-8 byte order mark, as spreadsheet tools on
+// Windows write, are accepted on purpose and dropped: the rows read exactly
+// as with LF endings and no mark.
+//
+// A trace is streamed a line at a time, never read whole, within Limits: at
+// most MaxBytes of text (256 MiB by default, counted after decompression,
+// and of the file too), MaxRows data rows (2^22) and MaxLine bytes a line
+// (1 MiB). The environment variables REGIMENT_TRACE_MAX_BYTES,
+// REGIMENT_TRACE_MAX_ROWS and REGIMENT_TRACE_MAX_LINE raise or lower them
+// for every command (LimitsFromEnv). Crossing one is a *ParseError at the
+// line that crossed it, so /dev/zero behind a link, a sparse file of
+// gigabytes or a gzip bomb costs a few hundred kilobytes and stops at line
+// 1. ReadFile and Load open only regular files (package infile): a FIFO, a
+// device or a directory is refused at once, without blocking.
 //
 // A trace may be gzip-compressed (RFC 1952), as the shipped ones in the
 // repository's traces/ folder are: a stream that opens with gzip's magic
@@ -37,5 +51,5 @@
 // share a file share its Series, so callers must treat Series as read-only.
 //
 // Functions here keep no state and are safe for concurrent use. Package trace
-// imports only the standard library and domains.
+// imports only the standard library, domains and infile.
 package trace

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/regimentd/regiment/domains"
@@ -68,6 +69,68 @@ func FuzzRead(f *testing.F) {
 			}
 			for i, v := range s.Values {
 				if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+					t.Fatalf("series %q value %d = %v", s.Name, i, v)
+				}
+			}
+		}
+	})
+}
+
+// FuzzReadBounded feeds arbitrary bytes, plain or gzip-compressed, to Read
+// within small limits. Read must not panic, and must either fail with a
+// *ParseError located at a line the text has, or return Series within the
+// limits: at most MaxRows rows, every value finite, >= 0 and <= MaxCount.
+func FuzzReadBounded(f *testing.F) {
+	lim := Limits{MaxBytes: 2048, MaxRows: 16, MaxLine: 128}
+	for _, s := range []string{
+		"\xef\xbb\xbfperiod,count\r\n2020-01-01 00:00:00,1\r\n2020-01-01 00:01:00,2\r\n", // BOM and CRLF: accepted
+		"period,count\n2020-01-01 00:00:00,1e300\n",                                      // above MaxCount
+		"period,count\n2020-01-01 00:00:00,NaN\n",                                        // not finite
+		"period,count\n2020-01-01 00:00:00,1000000001\n",                                 // above MaxCount, plain digits
+		"period,count\n" + strings.Repeat("9", 200) + "\n",                               // a line too long
+		string(make([]byte, 300)),                                                        // zeros, as /dev/zero or a sparse file
+		"period,count\n" + strings.Repeat("\n", 2100),                                    // past the byte limit
+		minuteRows(17), // past the row limit
+		"HashFunction,minute_1,minute_2\r\nf,1,1e300\r\n",             // azure, above MaxCount
+		"HashFunction,minute_1\nf," + strings.Repeat("1", 140) + "\n", // azure, a line too long
+	} {
+		for _, gz := range []bool{false, true} {
+			f.Add([]byte(s), false, gz)
+			f.Add([]byte(s), true, gz)
+		}
+	}
+	f.Fuzz(func(t *testing.T, text []byte, azure, compress bool) {
+		format := domains.FormatTimeseries
+		if azure {
+			format = domains.FormatAzureFunctions
+		}
+		data := text
+		if compress {
+			data = gzipBytes(t, bytes.NewReader(text))
+		}
+		got, err := lim.Read(bytes.NewReader(data), "fuzz.csv", format)
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.Line < 1 {
+				t.Fatalf("error %v is not a *ParseError with a line", err)
+			}
+			if lines := bytes.Count(text, []byte{'\n'}) + 2; pe.Line > lines {
+				t.Fatalf("error at line %d of a text of %d lines: %v", pe.Line, lines, err)
+			}
+			if got != nil {
+				t.Fatalf("Read returned series with error %v", err)
+			}
+			return
+		}
+		if len(text) > int(lim.MaxBytes) {
+			t.Fatalf("read %d bytes of text, limit %d", len(text), lim.MaxBytes)
+		}
+		if azure && len(got) > lim.MaxRows {
+			t.Fatalf("%d rows, limit %d", len(got), lim.MaxRows)
+		}
+		for _, s := range got {
+			for i, v := range s.Values {
+				if !(v >= 0 && v <= MaxCount) {
 					t.Fatalf("series %q value %d = %v", s.Name, i, v)
 				}
 			}

@@ -21,6 +21,10 @@ func Load(sc *domains.Scenario) (map[string][]Series, error) {
 	failed := make(map[file]bool)
 	owner := make(map[string]int) // domain -> index of its traffic block
 	out := make(map[string][]Series, len(sc.Traffic))
+	lim, err := LimitsFromEnv()
+	if err != nil {
+		return nil, fmt.Errorf("load traffic: %w", err)
+	}
 	var errs []error
 	for i, tr := range sc.Traffic {
 		if j, dup := owner[tr.Domain]; dup {
@@ -35,7 +39,7 @@ func Load(sc *domains.Scenario) (map[string][]Series, error) {
 		s, ok := read[f]
 		if !ok {
 			var err error
-			if s, err = ReadFile(f.path, f.format); err != nil {
+			if s, err = lim.ReadFile(f.path, f.format); err != nil {
 				failed[f] = true
 				errs = append(errs, fmt.Errorf("load traffic for domain %q: %w", tr.Domain, err))
 				continue

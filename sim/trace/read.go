@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"errors"
@@ -8,13 +9,13 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/infile"
 )
 
 // maxMinutes bounds the span of a timeseries trace (2^22 minutes, about 8
@@ -37,12 +38,23 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("read trace %q: line %d: %s", e.Name, e.Line, e.Msg)
 }
 
-// ReadFile reads the trace at path in the given format; see Read.
+// ReadFile reads the trace at path in the given format, within the limits
+// of LimitsFromEnv; see Limits.Read. path must name a regular file: a FIFO,
+// a device or a directory is refused at once, without reading it.
 func ReadFile(path string, format domains.TraceFormat) ([]Series, error) {
+	lim, err := LimitsFromEnv()
+	if err != nil {
+		return nil, fmt.Errorf("read trace %q: %w", path, err)
+	}
+	return lim.ReadFile(path, format)
+}
+
+// ReadFile reads the trace at path in the given format within l; see Read.
+func (l Limits) ReadFile(path string, format domains.TraceFormat) ([]Series, error) {
 	if err := checkFormat(path, format); err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) && pe.Path == path {
@@ -50,21 +62,36 @@ func ReadFile(path string, format domains.TraceFormat) ([]Series, error) {
 		}
 		return nil, fmt.Errorf("read trace %q: %w", path, err)
 	}
-	return parse(data, path, format)
+	defer f.Close()
+	return l.Read(f, path, format)
 }
 
-// Read reads a whole trace from r in the given format. name labels errors and,
-// for a timeseries trace, names the Series (its base name). A malformed trace
-// returns a *ParseError; nothing is returned for it in part.
+// Read reads a whole trace from r in the given format, within the limits of
+// LimitsFromEnv; see Limits.Read.
 func Read(r io.Reader, name string, format domains.TraceFormat) ([]Series, error) {
-	if err := checkFormat(name, format); err != nil {
-		return nil, err
-	}
-	data, err := io.ReadAll(r)
+	lim, err := LimitsFromEnv()
 	if err != nil {
 		return nil, fmt.Errorf("read trace %q: %w", name, err)
 	}
-	return parse(data, name, format)
+	return lim.Read(r, name, format)
+}
+
+// Read reads a whole trace from r in the given format, streaming it a line
+// at a time within l. name labels errors and, for a timeseries trace, names
+// the Series (its base name). A malformed trace, or one past a limit,
+// returns a *ParseError; nothing is returned for it in part.
+func (l Limits) Read(r io.Reader, name string, format domains.TraceFormat) ([]Series, error) {
+	if err := checkFormat(name, format); err != nil {
+		return nil, err
+	}
+	lr, err := newLineReader(r, name, l.withDefaults())
+	if err != nil {
+		return nil, err
+	}
+	if format == domains.FormatAzureFunctions {
+		return parseAzure(lr, name)
+	}
+	return parseTimeseries(lr, name)
 }
 
 func checkFormat(name string, format domains.TraceFormat) error {
@@ -76,51 +103,11 @@ func checkFormat(name string, format domains.TraceFormat) error {
 		name, format, domains.FormatTimeseries, domains.FormatAzureFunctions)
 }
 
-func parse(data []byte, name string, format domains.TraceFormat) ([]Series, error) {
-	data, err := gunzip(data, name)
-	if err != nil {
-		return nil, err
-	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	if format == domains.FormatAzureFunctions {
-		return parseAzure(data, name)
-	}
-	return parseTimeseries(data, name)
-}
-
-// maxInflated bounds a gzip trace's decompressed size (1 GiB), so that a
-// small crafted file cannot exhaust memory; the largest shipped trace
-// inflates to 4 MB.
-const maxInflated = 1 << 30
-
 // gzipMagic opens every gzip stream (RFC 1952, section 2.3.1).
 var gzipMagic = []byte{0x1f, 0x8b}
 
-// gunzip returns data decompressed when it is a gzip stream, told by its magic
-// bytes and not by name, and data itself otherwise. A corrupt or truncated
-// stream is a *ParseError located at the line the decompressed text had
-// reached, as for a malformed row.
-func gunzip(data []byte, name string) ([]byte, error) {
-	if !bytes.HasPrefix(data, gzipMagic) {
-		return data, nil
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return nil, &ParseError{Name: name, Line: 1, Msg: "corrupt gzip header: " + gzipReason(err)}
-	}
-	var out bytes.Buffer
-	out.Grow(min(4*len(data), maxInflated))
-	n, err := io.Copy(&out, io.LimitReader(zr, maxInflated+1))
-	if err == nil && n > maxInflated {
-		return nil, &ParseError{Name: name, Line: bytes.Count(out.Bytes(), []byte{'\n'}) + 1,
-			Msg: fmt.Sprintf("decompresses to more than %d MiB; a trace is at most that", maxInflated>>20)}
-	}
-	if err != nil {
-		return nil, &ParseError{Name: name, Line: bytes.Count(out.Bytes(), []byte{'\n'}) + 1,
-			Msg: "gzip stream " + gzipReason(err) + "; the compressed file is damaged or cut short (copy it again)"}
-	}
-	return out.Bytes(), nil
-}
+// bom is the UTF-8 byte order mark some tools write at a file's start.
+var bom = []byte("\xef\xbb\xbf")
 
 // gzipReason says what a gzip error means for a trace file.
 func gzipReason(err error) string {
@@ -133,30 +120,148 @@ func gzipReason(err error) string {
 	return "is corrupt (" + err.Error() + ")"
 }
 
-// lineReader yields the non-blank lines of a trace with their line numbers.
+// lineReader streams the non-blank lines of a trace with their line numbers,
+// within its limits: a line, the text and the rows are each bounded, and
+// crossing a bound is a *ParseError at the line that crossed it. The text
+// is the file's bytes, decompressed when it is gzip; a leading byte order
+// mark and the CR of CRLF line endings are dropped.
 type lineReader struct {
-	rest []byte
-	n    int // number of the line last returned
+	name  string
+	lim   Limits
+	br    *bufio.Reader
+	gz    bool   // br reads decompressed gzip
+	buf   []byte // a line longer than br's buffer, assembled
+	n     int    // number of the line last returned
+	text  int64  // bytes of text read so far
+	lines int    // non-blank lines returned so far (the header included)
+	err   error  // why next stopped early: a *ParseError; nil at the end of the text
 }
 
-// next returns the next non-blank line without its line ending, or ok false at
-// the end of the data.
+// readBuf is the size of a lineReader's buffer: lines up to it are
+// returned without copying.
+const readBuf = 64 << 10
+
+func newLineReader(r io.Reader, name string, lim Limits) (*lineReader, error) {
+	// The file itself is bounded too: a gzip stream can be long and
+	// inflate to nothing.
+	raw := &limitedReader{r: r, n: lim.MaxBytes + 1}
+	br := bufio.NewReaderSize(raw, readBuf)
+	lr := &lineReader{name: name, lim: lim, br: br}
+	if magic, _ := br.Peek(len(gzipMagic)); bytes.Equal(magic, gzipMagic) {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, &ParseError{Name: name, Line: 1, Msg: "corrupt gzip header: " + gzipReason(err)}
+		}
+		lr.br, lr.gz = bufio.NewReaderSize(zr, readBuf), true
+	}
+	if b, _ := lr.br.Peek(len(bom)); bytes.Equal(b, bom) {
+		lr.br.Discard(len(bom))
+	}
+	return lr, nil
+}
+
+// limitedReader is io.LimitReader that says when it cut the stream short.
+type limitedReader struct {
+	r   io.Reader
+	n   int64
+	cut bool
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		l.cut = true
+		return 0, errFileTooLarge
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	return n, err
+}
+
+// errFileTooLarge is what limitedReader returns past its limit.
+var errFileTooLarge = errors.New("file past the byte limit")
+
+// next returns the next non-blank line without its line ending, or ok false
+// at the end of the text or at a limit or read error (then l.err is set).
+// The line is valid until the next call.
 func (l *lineReader) next() (line []byte, ok bool) {
-	for len(l.rest) > 0 {
-		l.n++
-		if i := bytes.IndexByte(l.rest, '\n'); i >= 0 {
-			line, l.rest = l.rest[:i], l.rest[i+1:]
-		} else {
-			line, l.rest = l.rest, nil
+	for l.err == nil {
+		line, err := l.readLine()
+		if err != nil {
+			if err != io.EOF || len(line) == 0 {
+				return nil, false
+			}
 		}
 		if n := len(line); n > 0 && line[n-1] == '\r' {
 			line = line[:n-1]
 		}
-		if len(bytes.TrimSpace(line)) > 0 {
-			return line, true
+		if len(bytes.TrimSpace(line)) == 0 {
+			if err == io.EOF {
+				return nil, false
+			}
+			continue
 		}
+		if l.lines++; l.lines > l.lim.MaxRows+1 { // + the header
+			l.err = &ParseError{Name: l.name, Line: l.n,
+				Msg: fmt.Sprintf("more than %d data rows; a trace has at most that many (raise %s to read a larger one)",
+					l.lim.MaxRows, EnvMaxRows)}
+			return nil, false
+		}
+		return line, true
 	}
 	return nil, false
+}
+
+// readLine reads the next line, blank or not, without its '\n', and counts
+// it. It returns io.EOF at the end of the text (with the last line if it
+// had no '\n'), and another error, set in l.err too, at a limit or a read
+// error.
+func (l *lineReader) readLine() ([]byte, error) {
+	l.n++
+	l.buf = l.buf[:0]
+	for {
+		chunk, err := l.br.ReadSlice('\n')
+		l.text += int64(len(chunk))
+		switch {
+		case len(l.buf)+len(chunk) > l.lim.MaxLine+1: // + its '\n'
+			return nil, l.fail(fmt.Sprintf("line longer than %s; a trace line is at most that long (raise %s to read longer ones)",
+				byteSize(int64(l.lim.MaxLine)), EnvMaxLine))
+		case l.text > l.lim.MaxBytes:
+			return nil, l.fail(fmt.Sprintf("the text passes %s; a trace is at most that long (raise %s to read a larger one)",
+				byteSize(l.lim.MaxBytes), EnvMaxBytes))
+		}
+		switch {
+		case err == nil && len(l.buf) == 0:
+			return chunk[:len(chunk)-1], nil
+		case err == nil:
+			l.buf = append(l.buf, chunk...)
+			return l.buf[:len(l.buf)-1], nil
+		case err == bufio.ErrBufferFull:
+			l.buf = append(l.buf, chunk...)
+			continue
+		case err == io.EOF:
+			if len(l.buf) == 0 {
+				return chunk, io.EOF
+			}
+			l.buf = append(l.buf, chunk...)
+			return l.buf, io.EOF
+		case errors.Is(err, errFileTooLarge):
+			return nil, l.fail(fmt.Sprintf("the file passes %s; a trace is at most that long (raise %s to read a larger one)",
+				byteSize(l.lim.MaxBytes), EnvMaxBytes))
+		case l.gz:
+			return nil, l.fail("gzip stream " + gzipReason(err) + "; the compressed file is damaged or cut short (copy it again)")
+		default:
+			return nil, l.fail("read failed: " + err.Error())
+		}
+	}
+}
+
+// fail records why reading stopped, at the line being read, and returns it.
+func (l *lineReader) fail(msg string) error {
+	l.err = &ParseError{Name: l.name, Line: l.n, Msg: msg}
+	return l.err
 }
 
 // header splits a header line into column names, trimmed and unquoted.
@@ -210,7 +315,7 @@ func parseCount(b []byte) (v float64, msg string) {
 			}
 			u = u*10 + uint64(d)
 		}
-		if i == len(b) {
+		if i == len(b) && u <= MaxCount {
 			return float64(u), ""
 		}
 	}
@@ -225,6 +330,8 @@ func parseCount(b []byte) (v float64, msg string) {
 		return 0, fmt.Sprintf("%q is not a finite number", clip(b))
 	case v < 0:
 		return 0, fmt.Sprintf("%q is negative; counts are >= 0", clip(b))
+	case v > MaxCount:
+		return 0, fmt.Sprintf("%q is above %g requests a minute, the most a trace may hold (a unit mistake?)", clip(b), float64(MaxCount))
 	}
 	return v + 0, "" // + 0 turns -0 into 0
 }
@@ -283,13 +390,15 @@ func atoi(b []byte) (int, bool) {
 	return n, true
 }
 
-func parseTimeseries(data []byte, name string) ([]Series, error) {
+func parseTimeseries(lr *lineReader, name string) ([]Series, error) {
 	perr := func(line int, col, format string, args ...any) error {
 		return &ParseError{Name: name, Line: line, Column: col, Msg: fmt.Sprintf(format, args...)}
 	}
-	lr := lineReader{rest: data}
 	hline, ok := lr.next()
 	if !ok {
+		if lr.err != nil {
+			return nil, lr.err
+		}
 		return nil, perr(1, "", "empty trace; want a header line such as period,count, then time,count rows")
 	}
 	hdrLine := lr.n
@@ -304,7 +413,7 @@ func parseTimeseries(data []byte, name string) ([]Series, error) {
 		return nil, perr(hdrLine, "", "header has %s, want 2 (time,count)", plural(len(cols), "column"))
 	}
 
-	vals := make([]float64, 0, min(bytes.Count(lr.rest, []byte{'\n'})+1, maxMinutes))
+	var vals []float64
 	var start, prev int64 // Unix seconds of the first and previous rows
 	prevLine := 0
 	for {
@@ -350,11 +459,18 @@ func parseTimeseries(data []byte, name string) ([]Series, error) {
 		vals = append(vals, v)
 		prev, prevLine = secs, lr.n
 	}
+	if lr.err != nil {
+		return nil, lr.err
+	}
 	if prevLine == 0 {
 		return nil, perr(hdrLine+1, "", "no data rows after the header")
 	}
 	return []Series{{Name: filepath.Base(name), Start: time.Unix(start, 0).UTC(), Values: vals}}, nil
 }
+
+// azureChunk is the most rows of an azure-functions trace whose values are
+// allocated at once; chunks double up to it, so a short trace takes little.
+const azureChunk = 256
 
 // Column roles in an azure-functions header, besides minute indices >= 0.
 const (
@@ -394,14 +510,16 @@ func minuteNumber(c string) (int, bool) {
 	return k, ok
 }
 
-func parseAzure(data []byte, name string) ([]Series, error) {
+func parseAzure(lr *lineReader, name string) ([]Series, error) {
 	perr := func(line int, col, format string, args ...any) error {
 		return &ParseError{Name: name, Line: line, Column: col, Msg: fmt.Sprintf(format, args...)}
 	}
 	const want = "want HashFunction, HashOwner, HashApp and minute_1..minute_N columns"
-	lr := lineReader{rest: data}
 	hline, ok := lr.next()
 	if !ok {
+		if lr.err != nil {
+			return nil, lr.err
+		}
 		return nil, perr(1, "", "empty trace; %s", want)
 	}
 	hdrLine := lr.n
@@ -445,11 +563,9 @@ func parseAzure(data []byte, name string) ([]Series, error) {
 		}
 	}
 
-	// One allocation for all values: a row has at least minutes cells of one
-	// digit and minutes commas, which bounds the row count.
-	rows := min(bytes.Count(lr.rest, []byte{'\n'})+1, len(lr.rest)/(2*minutes)+1)
-	backing := make([]float64, rows*minutes)
-	series := make([]Series, 0, rows)
+	// Values are allocated azureChunk rows at a time.
+	var backing []float64
+	var series []Series
 	for {
 		line, ok := lr.next()
 		if !ok {
@@ -458,8 +574,8 @@ func parseAzure(data []byte, name string) ([]Series, error) {
 		if n := fieldCount(line); n != len(cols) {
 			return nil, perr(lr.n, "", "row has %s, header has %d", plural(n, "field"), len(cols))
 		}
-		if len(backing) < minutes { // unreachable given the bound above; kept for safety
-			backing = make([]float64, minutes)
+		if len(backing) < minutes {
+			backing = make([]float64, min(azureChunk, max(1, len(series)))*minutes)
 		}
 		vals := backing[:minutes:minutes]
 		backing = backing[minutes:]
@@ -479,7 +595,7 @@ func parseAzure(data []byte, name string) ([]Series, error) {
 					}
 					u = u*10 + uint64(d)
 				}
-				if n := p - from; n > 0 && n <= 15 && (p == len(line) || line[p] == ',') {
+				if n := p - from; n > 0 && n <= 15 && u <= MaxCount && (p == len(line) || line[p] == ',') {
 					vals[k] = float64(u)
 					p++
 					continue
@@ -506,6 +622,9 @@ func parseAzure(data []byte, name string) ([]Series, error) {
 			}
 		}
 		series = append(series, Series{Name: fn, Values: vals})
+	}
+	if lr.err != nil {
+		return nil, lr.err
 	}
 	if len(series) == 0 {
 		return nil, perr(hdrLine+1, "", "no data rows after the header")

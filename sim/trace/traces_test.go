@@ -2,6 +2,8 @@ package trace
 
 import (
 	"bytes"
+	"compress/gzip"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -22,11 +24,16 @@ var (
 // are part of the repository: a missing one fails the test.
 func readRepo(tb testing.TB, path string) []byte {
 	tb.Helper()
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	data, err = gunzip(data, path)
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	data, err := io.ReadAll(zr)
 	if err != nil {
 		tb.Fatal(err)
 	}
