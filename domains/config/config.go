@@ -11,7 +11,7 @@ import (
 
 // LoadFile reads, decodes and validates the cluster config at path. See Parse.
 func LoadFile(path string) (*domains.Config, error) {
-	src, err := readLimited(path)
+	src, err := ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("load config: %w", err)
 	}

@@ -28,6 +28,10 @@
 //     automatic fallback off (domains.Fallback.Off).
 //   - Several attributes on one line are not HCL: a one-line block holds at
 //     most one attribute.
+//   - No file can hang the caller: LoadFile, LoadScenarioFile, ReadFile and
+//     ReadPortable open only regular files (package infile), and a FIFO, a
+//     device or a directory is refused at once with its path; a trace path
+//     naming one is an "Invalid trace" diagnostic at its attribute.
 //   - No file can crash the caller: a file over MaxFileSize or nested deeper
 //     than MaxNesting is one diagnostic before the HCL parser (which would
 //     exhaust the stack) runs (limits.go); numbers whose extremes would break

@@ -3,11 +3,12 @@ package config
 import (
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/regimentd/regiment/infile"
 )
 
 // This file bounds what reaches the HCL parser. The parser and the evaluator
@@ -36,15 +37,23 @@ const (
 	maxDiagnostics = 200
 )
 
-// readLimited reads at most MaxFileSize+1 bytes of the file at path, so a
-// huge file (or /dev/zero) costs no more memory than a file just too large.
-func readLimited(path string) ([]byte, error) {
-	f, err := os.Open(path)
+// ReadFile reads the config or scenario file at path for Parse or
+// ParseScenario: at most MaxFileSize+1 bytes of it, so that a huge file
+// costs no more memory than a file just too large (Parse reports it, at
+// the byte where the limit is crossed), and only if it is a regular file: a
+// FIFO, a device or a directory is refused at once, with its path, and
+// never blocks (package infile).
+func ReadFile(path string) ([]byte, error) {
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return b, nil
 }
 
 // checkBounds reports src if it is larger than MaxFileSize or nests deeper

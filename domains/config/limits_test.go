@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // deep is n levels of list brackets.
@@ -182,4 +184,44 @@ func FuzzNestingNeverUnderCounts(f *testing.F) {
 			t.Fatalf("brackets nest %d deep, the scan let it through: %q", deepest, src)
 		}
 	})
+}
+
+// TestLoadRefusesWhatIsNotARegularFile: a config, scenario or trace path
+// naming a FIFO, a device or a directory is refused at once with its path;
+// a FIFO without a writer would block the open for good.
+func TestLoadRefusesWhatIsNotARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "cluster.hcl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []struct{ path, kind string }{
+		{fifo, "a named pipe (FIFO)"},
+		{"/dev/zero", "a character device"},
+		{dir, "a directory"},
+	} {
+		want := p.path + ": is " + p.kind + ", not a regular file"
+		start := time.Now()
+		for name, load := range map[string]func() error{
+			"LoadFile":         func() error { _, err := LoadFile(p.path); return err },
+			"LoadScenarioFile": func() error { _, err := LoadScenarioFile(p.path, nil); return err },
+			"ReadPortable":     func() error { _, err := ReadPortable(p.path); return err },
+		} {
+			if err := load(); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s(%s): got %v, want %q", name, p.path, err, want)
+			}
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("%s took %v", p.path, d)
+		}
+	}
+
+	// A trace that is not a regular file is a diagnostic at its attribute.
+	src := strings.Replace(scenarioBase, `"traces/timeseries.csv"`, `"`+fifo+`"`, 1)
+	_, err := ParseScenario([]byte(src), filepath.Join("testdata", "s.hcl"), nil)
+	ds := diagnostics(t, err)
+	if len(ds) != 1 || ds[0].Summary != "Invalid trace" || ds[0].Line != 4 ||
+		!strings.Contains(ds[0].Hint, fifo+`" is a named pipe (FIFO), not a trace file`) {
+		t.Errorf("a FIFO trace: got %v, want one Invalid trace at line 4", ds)
+	}
 }

@@ -135,7 +135,7 @@ func plainQuotedOK(lit string) bool {
 // paths made absolute (Relocate to ""): a source that can be edited and
 // written anywhere, as tools and tests that template a config do.
 func ReadPortable(path string) ([]byte, error) {
-	src, err := os.ReadFile(path)
+	src, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

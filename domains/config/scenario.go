@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/infile"
 )
 
 // LoadScenarioFile reads, decodes and validates the scenario at path against
@@ -22,7 +23,7 @@ func LoadScenarioFile(path string, cfg *domains.Config) (*domains.Scenario, erro
 const maxExtends = 8
 
 func loadScenario(path string, cfg *domains.Config, depth int) (*domains.Scenario, error) {
-	src, err := readLimited(path)
+	src, err := ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("load scenario: %w", err)
 	}
@@ -415,8 +416,8 @@ func checkTrace(a stringAttr, resolved string, ds *Diagnostics) {
 		ds.add(a.Range, "Trace file not found", "%s: looked for %s (relative paths start at the scenario file's directory)%s", clip(a.V), where, hint)
 	case err != nil:
 		ds.add(a.Range, "Unreadable trace file", "%v", err)
-	case fi.IsDir():
-		ds.add(a.Range, "Invalid trace", "%q is a directory, not a trace file", resolved)
+	case !fi.Mode().IsRegular():
+		ds.add(a.Range, "Invalid trace", "%q is %s, not a trace file (a trace is a regular file)", resolved, infile.Kind(fi.Mode()))
 	}
 }
 

@@ -58,7 +58,8 @@ func TestReadGzip(t *testing.T) {
 	// Each broken file is a *ParseError naming the file and a line, as a
 	// malformed row is.
 	long := "period,count\n" + strings.Repeat("1998-04-30 21:30:00,2\n", 1) // header + 1 row
-	for i := 1; i < 1440; i++ {                                             // one day: the times stay increasing
+	// One day: the times stay increasing.
+	for i := 1; i < 1440; i++ {
 		long += "1998-05-01 " + twoDigits(i/60%24) + ":" + twoDigits(i%60) + ":00,7\n"
 	}
 	whole := gz(t, long)
