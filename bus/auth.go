@@ -4,12 +4,12 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/nats-io/nats.go"
 
 	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/infile"
 )
 
 // TLS secures a connection. The zero value is off (unless the URL says
@@ -60,7 +60,7 @@ func (o *ConnectOptions) authOptions() ([]nats.Option, error) {
 	case countSet(o.TokenFile, o.NkeySeedFile, o.Credentials) > 1:
 		return nil, errors.New("token file, nkey seed file and credentials exclude each other: set one")
 	case o.TokenFile != "":
-		b, err := os.ReadFile(o.TokenFile)
+		b, err := infile.ReadFile(o.TokenFile, maxKeyFile)
 		if err != nil {
 			return nil, fmt.Errorf("nats token_file: %w", err)
 		}
@@ -70,6 +70,9 @@ func (o *ConnectOptions) authOptions() ([]nats.Option, error) {
 		}
 		opts = append(opts, nats.Token(tok))
 	case o.NkeySeedFile != "":
+		if err := readable(o.NkeySeedFile); err != nil {
+			return nil, fmt.Errorf("nats nkey_seed_file: %w", err)
+		}
 		opt, err := nats.NkeyOptionFromSeed(o.NkeySeedFile)
 		if err != nil {
 			return nil, fmt.Errorf("nats nkey_seed_file %q: %w", o.NkeySeedFile, err)
@@ -120,9 +123,15 @@ func countSet(ss ...string) int {
 	return n
 }
 
-// readable checks that path can be opened for reading.
+// maxKeyFile is the largest token, seed or credentials file read, in bytes:
+// an nkey seed is 58, a token or a .creds file a few hundred.
+const maxKeyFile = 64 << 10
+
+// readable checks that path is a regular file that can be opened for
+// reading (package infile): nats.go reads it later, and would block for good
+// on a FIFO.
 func readable(path string) error {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/nats-io/nkeys"
+
+	"github.com/regimentd/regiment/infile"
 )
 
 // SigningSeedFile is the name of the directive signing key's seed in a seeds
@@ -46,7 +48,7 @@ func UserSeeds(dir string, roles []Role) ([]UserSeed, error) {
 // new seed there (mode 0600) when there is none. A seed that is not a
 // user's ("SU...") is an error.
 func EnsureUserSeed(path string) (pub string, created bool, err error) {
-	seed, err := os.ReadFile(path)
+	seed, err := infile.ReadFile(path, maxKeyFile)
 	if errors.Is(err, os.ErrNotExist) {
 		kp, err := nkeys.CreateUser()
 		if err != nil {

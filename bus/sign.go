@@ -4,12 +4,12 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/nats-io/nkeys"
 
 	"github.com/regimentd/regiment/bus/wire"
+	"github.com/regimentd/regiment/infile"
 )
 
 // Signer signs directives with an ed25519 key held as an nkey seed (the
@@ -39,7 +39,7 @@ func NewSigner(seed []byte) (*Signer, error) {
 
 // LoadSigner reads the nkey seed at path.
 func LoadSigner(path string) (*Signer, error) {
-	seed, err := os.ReadFile(path)
+	seed, err := infile.ReadFile(path, maxKeyFile)
 	if err != nil {
 		return nil, fmt.Errorf("directive signing key: %w", err)
 	}

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 
 	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/infile"
 	"github.com/regimentd/regiment/rl"
 )
 
@@ -134,7 +134,7 @@ func NewLearned(p *rl.Policy, cfg *domains.Config) (*Learned, error) {
 // NewLearned). A checkpoint trained for other domains or an older
 // observation layout is an error naming the difference.
 func LoadLearned(path string, cfg *domains.Config) (*Learned, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint %q: %w", path, err)
 	}

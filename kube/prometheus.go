@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/infile"
 )
 
 // Errors a query returns when it has no usable value; callers branch on them
@@ -86,11 +87,15 @@ func NewPrometheus(cfg domains.Prometheus) (*Prometheus, error) {
 	return p, nil
 }
 
+// maxCAFile is the largest CA bundle or bearer token file read, in bytes:
+// a system bundle of every public root is about 220 KB.
+const maxCAFile = 4 << 20
+
 // tlsConfig builds the client TLS config of t, reading its files.
 func tlsConfig(t domains.PrometheusTLS) (*tls.Config, error) {
 	tc := &tls.Config{ServerName: t.ServerName, InsecureSkipVerify: t.InsecureSkipVerify, MinVersion: tls.VersionTLS12}
 	if t.CAFile != "" {
-		pem, err := os.ReadFile(t.CAFile)
+		pem, err := infile.ReadFile(t.CAFile, maxCAFile)
 		if err != nil {
 			return nil, fmt.Errorf("kube: prometheus tls ca_file: %w", err)
 		}
@@ -131,7 +136,7 @@ func (f *tokenFile) get() (string, error) {
 	if f.token != "" && st.ModTime().Equal(f.modTime) && st.Size() == f.size {
 		return f.token, nil
 	}
-	b, err := os.ReadFile(f.path)
+	b, err := infile.ReadFile(f.path, maxCAFile)
 	if err != nil {
 		return "", fmt.Errorf("kube: prometheus bearer_token_file: %w", err)
 	}

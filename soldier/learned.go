@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 
+	"github.com/regimentd/regiment/infile"
 	"github.com/regimentd/regiment/rl"
 )
 
@@ -176,7 +176,7 @@ func NewLearned(p *rl.Policy, cfg Config) (*Learned, error) {
 // and returns the policy for cfg's domain. A checkpoint of another layout
 // version is refused.
 func LoadLearned(path string, cfg Config) (*Learned, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint %q: %w", path, err)
 	}

@@ -70,7 +70,7 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if *configPath == "" || *episodes == "" || fs.NArg() > 0 {
 		return usageFailer("calibrate", fs, stderr)("--config and --episodes are required, and nothing else")
 	}
-	src, err := os.ReadFile(*configPath)
+	src, err := config.ReadFile(*configPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "regiment calibrate: %v\n", err)
 		return 1

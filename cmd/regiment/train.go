@@ -15,6 +15,7 @@ import (
 	"github.com/regimentd/regiment/commander"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/infile"
 	"github.com/regimentd/regiment/rl"
 	"github.com/regimentd/regiment/sim"
 	"github.com/regimentd/regiment/soldier"
@@ -222,7 +223,7 @@ func trainSoldier(ctx context.Context, cfg *domains.Config, scs []sim.Scenario, 
 	var p *rl.Policy
 	var err error
 	if initPath != "" {
-		f, err := os.Open(initPath)
+		f, err := infile.Open(initPath)
 		if err != nil {
 			return fmt.Errorf("load checkpoint %q: %w", initPath, err)
 		}
@@ -425,7 +426,7 @@ func (j jointRun) train(ctx context.Context, cfg *domains.Config, scs []sim.Scen
 // loadPolicy reads the checkpoint at path, whose observation layout must be
 // layout.
 func loadPolicy(path string, layout rl.Layout) (*rl.Policy, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint %q: %w", path, err)
 	}
