@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -192,8 +193,21 @@ type Process interface {
 	Close() error
 }
 
+// reloadWait is how long Serve waits at shutdown for a reload still running
+// (ReloadWait; a variable for tests).
+var reloadWait = ReloadWait
+
+// ReloadWait bounds how long shutdown waits for a config reload still
+// running: reading the file, decoding and applying it take milliseconds,
+// and only a read stuck in the kernel (a hung network file system) takes
+// longer. Past it the daemon closes without the reload, whose read cannot be
+// cancelled, and Serve reports it.
+const ReloadWait = 5 * time.Second
+
 // Serve opens p, runs it until ctx ends, re-reading its config file at every
-// value received on reload (SIGHUP), and closes it, whatever happened.
+// value received on reload (SIGHUP), and closes it, whatever happened. A
+// reload still running when Run returns is waited for at most ReloadWait:
+// a signal always ends the process.
 func Serve(ctx context.Context, p Process, reload <-chan os.Signal) error {
 	if err := p.Open(ctx); err != nil {
 		return errors.Join(err, p.Close())
@@ -202,7 +216,13 @@ func Serve(ctx context.Context, p Process, reload <-chan os.Signal) error {
 	wait := ServeReloads(rctx, reload, p.Reload)
 	err := p.Run(ctx)
 	cancel()
-	wait()
+	done := make(chan struct{})
+	go func() { wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(reloadWait):
+		err = errors.Join(err, fmt.Errorf("shutdown: a config reload still running after %v was abandoned", reloadWait))
+	}
 	return errors.Join(err, p.Close())
 }
 
