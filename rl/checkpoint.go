@@ -173,15 +173,39 @@ func Load(r io.Reader, expect Layout) (*Policy, error) {
 	return p, nil
 }
 
+// errLongLine is readLine's error for a line past its bound.
+var errLongLine = errors.New("line too long")
+
+// readLine reads a line of at most n bytes, its '\n' included, so that a
+// file of one endless line (a sparse file, a corrupt copy) costs n bytes
+// and not its size. A longer line is errLongLine; the line's end without a
+// '\n' is io.EOF with the line read.
+func readLine(br *bufio.Reader, n int) (string, error) {
+	var b []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(b)+len(chunk) > n {
+			return "", errLongLine
+		}
+		b = append(b, chunk...)
+		if err != bufio.ErrBufferFull {
+			return string(b), err
+		}
+	}
+}
+
 func load(r io.Reader, expect Layout) (*Policy, error) {
 	br := bufio.NewReader(r)
-	line, err := br.ReadString('\n')
+	line, err := readLine(br, len(magicLine)+1)
 	if err != nil || strings.TrimSuffix(line, "\n") != magicLine {
 		return nil, fmt.Errorf("not a policy checkpoint (first line %q, want %q)", strings.TrimSpace(line), magicLine)
 	}
 	var js bytes.Buffer
 	for {
-		line, err = br.ReadString('\n')
+		line, err = readLine(br, maxHeader+1)
+		if errors.Is(err, errLongLine) {
+			return nil, fmt.Errorf("header longer than %d bytes", maxHeader)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("header without a %q line: %w", weightsWord, errOrEOF(err))
 		}
