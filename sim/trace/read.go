@@ -160,16 +160,15 @@ func newLineReader(r io.Reader, name string, lim Limits) (*lineReader, error) {
 	return lr, nil
 }
 
-// limitedReader is io.LimitReader that says when it cut the stream short.
+// limitedReader is io.LimitReader that fails, rather than ends, past its
+// limit, so that a file cut short is not taken for a whole one.
 type limitedReader struct {
-	r   io.Reader
-	n   int64
-	cut bool
+	r io.Reader
+	n int64
 }
 
 func (l *limitedReader) Read(p []byte) (int, error) {
 	if l.n <= 0 {
-		l.cut = true
 		return 0, errFileTooLarge
 	}
 	if int64(len(p)) > l.n {
