@@ -60,6 +60,8 @@ func TestReadStopsAtEachLimitWithALocatedError(t *testing.T) {
 		{"rows at the limit are read", strings.NewReader(minuteRows(20)), 0, ""},
 		{"text past the byte limit", strings.NewReader("period,count\n" + strings.Repeat("\n", 5000)), 4085, "the text passes 4 KiB; a trace is at most that long (raise REGIMENT_TRACE_MAX_BYTES"},
 		{"a gzip bomb stops at the byte limit of its text", bytes.NewReader(gzipBytes(t, io.LimitReader(zeros{}, 1<<20))), 1, "line longer than 256 bytes"},
+		{"a gzip file of empty members stops at the byte limit of the file", bytes.NewReader(append(gzipBytes(t, strings.NewReader(minuteRows(2))),
+			bytes.Repeat(gzipBytes(t, strings.NewReader("")), 300)...)), 4, "the file passes 4 KiB; a trace is at most that long"},
 		{"a gzip bomb of blank lines stops at the byte limit", bytes.NewReader(gzipBytes(t, strings.NewReader("period,count\n"+strings.Repeat("\n", 1<<20)))), 4085, "the text passes 4 KiB"},
 	}
 	for _, tt := range tests {
