@@ -13,7 +13,10 @@
 // stop, the steps flush, the episode ends, the store closes last. Reload
 // validates first: a file with problems, or one the running process cannot
 // take without a restart, is refused and the running config kept, with each
-// diagnostic logged (file:line:col).
+// diagnostic logged (file:line:col). The file must be a regular file: a
+// FIFO put in its place is refused at once and never blocks the reload
+// (config.ReadFile). A reload never holds shutdown up: Serve waits at most
+// ReloadWait for one still running, then closes without it.
 //
 // It imports the cores, bus, store, recording, kube, live, prometheus and
 // go-hclog; it holds no global state (metrics go to each process's own
