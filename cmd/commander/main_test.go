@@ -119,6 +119,16 @@ func TestEmbeddedDevMode(t *testing.T) {
 		reload <- syscall.SIGHUP
 		waitLog(t, &stderr, `config reload rejected, keeping the running config:.*`+h.problem)
 	}
+	// A FIFO in the config's place, with nothing writing to it, is refused
+	// at once; opening it used to block the reload, and shutdown after it.
+	if err := os.Remove(cfgPath); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(cfgPath, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	reload <- syscall.SIGHUP
+	waitLog(t, &stderr, `config reload rejected, keeping the running config:.*dev\.hcl: is a named pipe \(FIFO\), not a regular file`)
 	// And it still decides: a directive issued after the hostile reloads.
 	after := time.Now()
 	waitFor(t, &stderr, "a directive after the hostile reloads", func() bool {
