@@ -332,3 +332,11 @@ func (c *Conn) checkReceived(msg, cluster, domain, subjectDomain string) error {
 	}
 	return nil
 }
+
+// ErrMisrouted: a message reached a subscription by a route the subscriber
+// did not make. Its subject is not one the subscription names (a JetStream
+// consumer someone else created delivers a stored message under its stream
+// subject, "$KV.<bucket>.<key>", to any delivery subject), or it carries a
+// reply subject that is not a request's inbox (a consumer's "$JS.ACK..."
+// reply, or any other subject an answer would be aimed at).
+var ErrMisrouted = errors.New("message not delivered by the subscription's own route")

@@ -68,8 +68,11 @@ func (c *Conn) ServeOverrides(domain string, fn func(o wire.Override, err error)
 	if err != nil {
 		return nil, err
 	}
-	return c.subscribe(subject, func(m *nats.Msg) {
-		o, err := wire.DecodeOverride(m.Data)
+	return c.subscribe(subject, true, func(m *nats.Msg, err error) {
+		var o wire.Override
+		if err == nil {
+			o, err = wire.DecodeOverride(m.Data)
+		}
 		if err == nil {
 			err = c.checkReceived("override", o.Cluster, o.Domain, lastToken(m.Subject))
 		}
@@ -77,14 +80,11 @@ func (c *Conn) ServeOverrides(domain string, fn func(o wire.Override, err error)
 			o = wire.Override{}
 		}
 		a, reply := fn(o, err)
-		if !reply || m.Reply == "" {
-			return
-		}
-		if !isInbox(m.Reply) {
-			// A responder may publish to any reply subject the server lets
-			// through; answering only inboxes keeps a requester from
-			// aiming the answer at a directive or report subject.
-			c.log.Warn("override answer not sent: reply subject is not an inbox", "subject", m.Subject, "reply", m.Reply)
+		if !reply || m.Reply == "" || err != nil {
+			// A misrouted message (checkRoute) is not answered: its reply
+			// may be any subject, and answering only inboxes keeps a
+			// requester from aiming the answer at a directive or report
+			// subject.
 			return
 		}
 		a.Reason = wire.Clip(a.Reason, wire.MaxReason)
@@ -143,7 +143,7 @@ func (c *Conn) Overrides(ctx context.Context, domain string) ([]wire.Override, e
 	if err != nil {
 		return nil, fmt.Errorf("bus: list overrides: %w", err)
 	}
-	keys, err := overrideKeys(ctx, kv, domain)
+	keys, err := c.overrideKeys(ctx, kv, domain)
 	if err != nil {
 		return nil, fmt.Errorf("bus: list overrides: %w", err)
 	}
@@ -183,10 +183,12 @@ func (c *Conn) Overrides(ctx context.Context, domain string) ([]wire.Override, e
 }
 
 // overrideKeys lists the keys of domain's pins, or of every pin when domain
-// is "". For one domain it lists only "<domain>.*" and looks up "<domain>"
-// directly, the calls a Soldier's credential allows (Permissions): a listing
-// of the whole bucket would also carry other domains' keys.
-func overrideKeys(ctx context.Context, kv jetstream.KeyValue, domain string) ([]string, error) {
+// is "". For one domain it asks the stream which subjects under
+// "$KV.<overrides>.<domain>.*" hold messages (STREAM.INFO with a subjects
+// filter) and looks up "<domain>" directly: the calls a Soldier's credential
+// allows (Permissions). A Soldier creates no consumer: a consumer may
+// deliver to any subject, the route of issue 34.
+func (c *Conn) overrideKeys(ctx context.Context, kv jetstream.KeyValue, domain string) ([]string, error) {
 	if domain == "" {
 		keys, err := kv.Keys(ctx)
 		if errors.Is(err, jetstream.ErrNoKeysFound) {
@@ -201,16 +203,18 @@ func overrideKeys(ctx context.Context, kv jetstream.KeyValue, domain string) ([]
 	case !errors.Is(err, jetstream.ErrKeyNotFound):
 		return nil, err
 	}
-	l, err := kv.ListKeysFiltered(ctx, domain+".*")
+	bucket := kv.Bucket()
+	s, err := c.js.Stream(ctx, "KV_"+bucket)
 	if err != nil {
 		return nil, err
 	}
-	defer l.Stop()
-	for k := range l.Keys() {
-		keys = append(keys, k)
+	prefix := "$KV." + bucket + "."
+	info, err := s.Info(ctx, jetstream.WithSubjectFilter(prefix+domain+".*"))
+	if err != nil {
+		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err // the listing stopped short
+	for subject := range info.State.Subjects {
+		keys = append(keys, strings.TrimPrefix(subject, prefix)) // deleted ones are skipped by Get
 	}
 	return keys, nil
 }
