@@ -213,7 +213,7 @@ func TestStoredMessagesDeliveredByAForeignConsumerAreRefused(t *testing.T) {
 						}
 						return
 					}
-									for range tg.want {
+					for range tg.want {
 						g := receive(t, got, "the forged delivery")
 						if g.err == nil {
 							t.Errorf("%s accepted %s delivered by %s's consumer %s", g.what, tg.name, attacker.user, name)
