@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -263,4 +264,112 @@ func TestMessagesWithAJetStreamReplyAreRefused(t *testing.T) {
 	if g := receive(t, got, "the plain report"); g.err != nil {
 		t.Fatalf("a plain report was refused: %v", g.err)
 	}
+}
+
+// TestOverridesNeedTheOperatorsSignature: with OverrideKeys, the Commander
+// and a Soldier take a live override only when the operator's key signed it
+// (an unsigned one, one signed by another key, and one altered after
+// signing are refused), and Overrides refuses stored pins that are
+// unsigned (written before overrides were signed) with the reason, while
+// returning the signed ones.
+func TestOverridesNeedTheOperatorsSignature(t *testing.T) {
+	s := startSecured(t, ServerTLS{})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	newSigner := func() *Signer {
+		sg, err := EphemeralSigner()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sg
+	}
+	operatorKey, otherKey := newSigner(), newSigner()
+	trust := func(o *ConnectOptions) { o.OverrideKeys = []string{operatorKey.PublicKey()} }
+	commander := s.as(t, CommanderUser, trust)
+	fraud := s.as(t, SoldierUser("fraud"), trust)
+	if err := commander.EnsureBuckets(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cfn, cgot := collect[wire.Override]()
+	if _, err := commander.SubscribeOverrides("", cfn); err != nil {
+		t.Fatal(err)
+	}
+	ffn, fgot := collect[wire.Override]()
+	if _, err := fraud.SubscribeOverrides("fraud", ffn); err != nil {
+		t.Fatal(err)
+	}
+	flush(t, commander)
+	flush(t, fraud)
+
+	signed := func(sg *Signer, o wire.Override) wire.Override {
+		o, err := sg.SignOverride(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	altered := signed(operatorKey, replicaPin("fraud", "scoring-0", 3))
+	*altered.Replicas = 0
+	operator := s.as(t, OperatorUser)
+	for _, tc := range []struct {
+		name    string
+		o       wire.Override
+		got     chan result[wire.Override]
+		wantErr error
+	}{
+		{"unsigned share pin", sharePin("fraud", 0), cgot, wire.ErrUnsigned},
+		{"share pin signed by another key", signed(otherKey, sharePin("fraud", 0)), cgot, wire.ErrBadSignature},
+		{"replica pin altered after signing", altered, fgot, wire.ErrBadSignature},
+		{"share pin signed by the operator", signed(operatorKey, sharePin("fraud", 0.5)), cgot, nil},
+		{"replica pin signed by the operator", signed(operatorKey, replicaPin("fraud", "scoring-0", 2)), fgot, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := operator.PublishOverride(ctx, tc.o); err != nil {
+				t.Fatal(err)
+			}
+			flush(t, operator)
+			// Both receivers see every override of fraud; the one that
+			// owns it is checked.
+			for _, ch := range []chan result[wire.Override]{cgot, fgot} {
+				r := receive(t, ch, tc.name)
+				if ch != tc.got {
+					continue
+				}
+				if !errors.Is(r.err, tc.wantErr) || (tc.wantErr == nil) != (r.err == nil) {
+					t.Fatalf("got %+v, %v; want error %v", r.v, r.err, tc.wantErr)
+				}
+			}
+		})
+	}
+
+	t.Run("the operator's connection signs what it sends", func(t *testing.T) {
+		signing := s.as(t, OperatorUser, func(o *ConnectOptions) { o.OverrideSigner = operatorKey })
+		if err := signing.PublishOverride(ctx, sharePin("fraud", 0.25)); err != nil {
+			t.Fatal(err)
+		}
+		flush(t, signing)
+		if r := receive(t, cgot, "the signed pin"); r.err != nil || r.v.Signer != operatorKey.PublicKey() {
+			t.Fatalf("got %+v, %v; want it taken, signed by %s", r.v, r.err, operatorKey.PublicKey())
+		}
+		receive(t, fgot, "the signed pin at fraud's soldier")
+	})
+
+	t.Run("stored unsigned pins are refused with the reason", func(t *testing.T) {
+		plain := s.as(t, CommanderUser) // stores as an older Commander did
+		if err := plain.StoreOverride(ctx, replicaPin("fraud", "legacy-0", 1)); err != nil {
+			t.Fatal(err)
+		}
+		if err := commander.StoreOverride(ctx, signed(operatorKey, replicaPin("fraud", "scoring-0", 2))); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []*Conn{commander, fraud} {
+			got, err := c.Overrides(ctx, "fraud")
+			if len(got) != 1 || got[0].App != "fraud/scoring-0" {
+				t.Errorf("stored pins read: %+v; want the signed one only", got)
+			}
+			if !errors.Is(err, wire.ErrUnsigned) || !strings.Contains(err.Error(), "fraud.legacy-0") || !strings.Contains(err.Error(), "re-issue") {
+				t.Errorf("error %v; want the unsigned fraud.legacy-0 named, with the way out", err)
+			}
+		}
+	})
 }

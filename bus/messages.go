@@ -103,7 +103,7 @@ func (c *Conn) SubscribeAllocation(fn func(a wire.Allocation, err error)) (*Subs
 // PublishOverride validates o and publishes it on its domain's override
 // subject.
 func (c *Conn) PublishOverride(ctx context.Context, o wire.Override) error {
-	b, err := c.encodeOwn("publish override", "override", o.Cluster, o.Domain, o.Encode)
+	b, err := c.encodeOwn("publish override", "override", o.Cluster, o.Domain, c.signedOverride(o))
 	if err != nil {
 		return err
 	}

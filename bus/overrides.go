@@ -25,7 +25,7 @@ var ErrNoResponder = errors.New("no responder")
 // serves the subject, or ctx's error when no answer comes before ctx ends.
 // A refusal is a valid answer (Accepted false), not an error.
 func (c *Conn) RequestOverride(ctx context.Context, o wire.Override) (wire.OverrideAck, error) {
-	b, err := c.encodeOwn("request override", "override", o.Cluster, o.Domain, o.Encode)
+	b, err := c.encodeOwn("request override", "override", o.Cluster, o.Domain, c.signedOverride(o))
 	if err != nil {
 		return wire.OverrideAck{}, err
 	}
@@ -75,6 +75,9 @@ func (c *Conn) ServeOverrides(domain string, fn func(o wire.Override, err error)
 		}
 		if err == nil {
 			err = c.checkReceived("override", o.Cluster, o.Domain, lastToken(m.Subject))
+		}
+		if err == nil && c.overrideVerify != nil {
+			err = c.overrideVerify.VerifyOverride(o)
 		}
 		if err != nil {
 			o = wire.Override{}
@@ -168,6 +171,11 @@ func (c *Conn) Overrides(ctx context.Context, domain string) ([]wire.Override, e
 				err = fmt.Errorf("entry does not match its key")
 			} else {
 				err = c.checkOwn("override", o.Cluster, o.Domain)
+			}
+		}
+		if err == nil && c.overrideVerify != nil {
+			if err = c.overrideVerify.VerifyOverride(o); errors.Is(err, wire.ErrUnsigned) {
+				err = fmt.Errorf("%w (stored before overrides were signed: re-issue it with a signing key)", err)
 			}
 		}
 		if err != nil {
@@ -267,4 +275,18 @@ func (c *Conn) createOverrides(ctx context.Context) (jetstream.KeyValue, error) 
 // (InboxPrefix).
 func isInbox(subject string) bool {
 	return strings.HasPrefix(subject, "_INBOX.") || strings.HasPrefix(subject, "_INBOX_")
+}
+
+// signedOverride is o's encoder: signed when the Conn has an
+// OverrideSigner.
+func (c *Conn) signedOverride(o wire.Override) func() ([]byte, error) {
+	return func() ([]byte, error) {
+		if c.overrideSigner != nil {
+			var err error
+			if o, err = c.overrideSigner.SignOverride(o); err != nil {
+				return nil, err
+			}
+		}
+		return o.Encode()
+	}
 }
