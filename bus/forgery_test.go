@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -352,6 +353,23 @@ func TestOverridesNeedTheOperatorsSignature(t *testing.T) {
 			t.Fatalf("got %+v, %v; want it taken, signed by %s", r.v, r.err, operatorKey.PublicKey())
 		}
 		receive(t, fgot, "the signed pin at fraud's soldier")
+	})
+
+	t.Run("an unsigned request is answered with the refusal by its owner", func(t *testing.T) {
+		serving := s.as(t, CommanderUser, trust)
+		var seen atomic.Int32
+		if _, err := serving.ServeOverrides("", answer("commander", true, &seen)); err != nil {
+			t.Fatal(err)
+		}
+		flush(t, serving)
+		rctx, c := context.WithTimeout(ctx, 5*time.Second)
+		defer c()
+		a, err := operator.RequestOverride(rctx, sharePin("fraud", 0))
+		if err != nil || a.Accepted || a.From != "commander" || !strings.Contains(a.Reason, "unsigned") || seen.Load() != 0 {
+			t.Fatalf("answer %+v, %v (handler saw %d); want a refusal naming the missing signature", a, err, seen.Load())
+		}
+		receive(t, cgot, "the unsigned request at the commander")
+		receive(t, fgot, "the unsigned request at fraud's soldier")
 	})
 
 	t.Run("stored unsigned pins are refused with the reason", func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -51,7 +52,10 @@ func (c *Conn) RequestOverride(ctx context.Context, o wire.Override) (wire.Overr
 }
 
 // ServeOverrides calls fn with each override for domain, or for every domain
-// when domain is "". Failures are passed as in SubscribeDirectives. When the
+// when domain is "". Failures are passed as in SubscribeDirectives. With
+// OverrideKeys, an override request that fails its signature check is
+// answered with a refusal naming the reason by its owner (the Commander,
+// serving every domain, for share pins; a Soldier for replica pins). When the
 // override came as a request (RequestOverride) and fn returns true, its
 // OverrideAck is sent back; fn returns false to stay silent and leave the
 // answer to the other party (a Soldier leaves share overrides to the
@@ -76,18 +80,31 @@ func (c *Conn) ServeOverrides(domain string, fn func(o wire.Override, err error)
 		if err == nil {
 			err = c.checkReceived("override", o.Cluster, o.Domain, lastToken(m.Subject))
 		}
+		unsigned := false
 		if err == nil && c.overrideVerify != nil {
-			err = c.overrideVerify.VerifyOverride(o)
+			if err = c.overrideVerify.VerifyOverride(o); err != nil {
+				unsigned = true
+			}
 		}
+		signed := o
 		if err != nil {
 			o = wire.Override{}
 		}
 		a, reply := fn(o, err)
-		if !reply || m.Reply == "" || err != nil {
-			// A misrouted message (checkRoute) is not answered: its reply
-			// may be any subject, and answering only inboxes keeps a
-			// requester from aiming the answer at a directive or report
-			// subject.
+		if unsigned && signed.ForCommander() == (domain == "") {
+			// The override's owner answers a signature refusal itself, so
+			// that the operator hears why instead of waiting out a timeout.
+			a, reply = wire.OverrideAck{Version: wire.Version, Cluster: signed.Cluster, Domain: signed.Domain, App: signed.App,
+				From: map[bool]string{true: "commander", false: "soldier"}[domain == ""], At: time.Now().UTC(),
+				Reason: "refused: " + err.Error()}, true
+		} else if err != nil {
+			// Nothing else failing is answered: a misrouted message's reply
+			// may be any subject (checkRoute answers only inboxes, so that a
+			// requester cannot aim the answer at a directive or report
+			// subject), and a malformed one cannot be attributed.
+			return
+		}
+		if !reply || m.Reply == "" {
 			return
 		}
 		a.Reason = wire.Clip(a.Reason, wire.MaxReason)
