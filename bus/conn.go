@@ -73,6 +73,16 @@ type ConnectOptions struct {
 	// any other with an error wrapping wire.ErrUnsigned or
 	// wire.ErrBadSignature. Empty: directives are not checked.
 	DirectiveKeys []string
+	// OverrideSigner, when set, signs every override RequestOverride and
+	// PublishOverride send (the operator's nats {
+	// override_signing_key_file }). Nil: unsigned.
+	OverrideSigner *Signer
+	// OverrideKeys, when not empty, are the public nkeys whose signature a
+	// received or stored override must carry (the Commander's and Soldiers'
+	// nats { override_keys }): ServeOverrides and Overrides refuse any other
+	// with an error wrapping wire.ErrUnsigned or wire.ErrBadSignature.
+	// Empty: overrides are not checked.
+	OverrideKeys []string
 	// Replicas is how many servers of a NATS cluster hold each key-value
 	// bucket EnsureBuckets creates or updates (KeyValueConfig.Replicas): 1 to
 	// 5 (JetStream's limit), at most the cluster's size. Default 1. Raising it
@@ -93,6 +103,9 @@ type Conn struct {
 
 	signer *Signer   // nil: directives go unsigned
 	verify *Verifier // nil: received directives are not checked
+
+	overrideSigner *Signer   // nil: overrides go unsigned
+	overrideVerify *Verifier // nil: received and stored overrides are not checked
 
 	mu sync.Mutex
 	kv jetstream.KeyValue // the directive bucket; nil until first used
@@ -137,9 +150,16 @@ func Connect(ctx context.Context, opts ConnectOptions) (*Conn, error) {
 		replicas: max(opts.Replicas, 1),
 		closed:   make(chan struct{}),
 		signer:   opts.Signer,
+
+		overrideSigner: opts.OverrideSigner,
 	}
 	if len(opts.DirectiveKeys) > 0 {
 		if c.verify, err = NewVerifier(opts.DirectiveKeys); err != nil {
+			return nil, fmt.Errorf("bus: connect: %w", err)
+		}
+	}
+	if len(opts.OverrideKeys) > 0 {
+		if c.overrideVerify, err = NewOverrideVerifier(opts.OverrideKeys); err != nil {
 			return nil, fmt.Errorf("bus: connect: %w", err)
 		}
 	}
@@ -332,3 +352,11 @@ func (c *Conn) checkReceived(msg, cluster, domain, subjectDomain string) error {
 	}
 	return nil
 }
+
+// ErrMisrouted: a message reached a subscription by a route the subscriber
+// did not make. Its subject is not one the subscription names (a JetStream
+// consumer someone else created delivers a stored message under its stream
+// subject, "$KV.<bucket>.<key>", to any delivery subject), or it carries a
+// reply subject that is not a request's inbox (a consumer's "$JS.ACK..."
+// reply, or any other subject an answer would be aimed at).
+var ErrMisrouted = errors.New("message not delivered by the subscription's own route")

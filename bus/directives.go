@@ -102,7 +102,11 @@ func (c *Conn) SubscribeDirectives(domain string, fn func(d wire.Directive, err 
 	if err != nil {
 		return nil, err
 	}
-	return c.subscribe(subject, func(m *nats.Msg) {
+	return c.subscribe(subject, false, func(m *nats.Msg, err error) {
+		if err != nil {
+			fn(wire.Directive{}, err)
+			return
+		}
 		fn(c.decodeDirective(m.Data, domain))
 	})
 }

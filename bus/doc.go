@@ -38,6 +38,15 @@
 // count it and keep its last good state. A received message must also name
 // the connection's cluster and the domain of its subject (ErrWrongDomain).
 //
+// A message is taken for what it is, never for where it was delivered: a
+// subscription takes only messages whose subject is one it names (token by
+// token) and whose reply is empty, or a request's inbox on an override
+// subject. Anything else reaches the handler as an error wrapping
+// ErrMisrouted: in particular a stored value that a JetStream push consumer
+// (which anyone allowed to create one may aim at any delivery subject)
+// delivers under its stream subject "$KV.<bucket>.<key>" with a "$JS.ACK"
+// reply, the forgery route of issue 34.
+//
 // A Conn reconnects forever: exponential backoff from ReconnectWait to
 // MaxReconnectWait plus up to ReconnectJitter of random delay. Subscriptions
 // are restored on reconnect. Directives and reports are not published while
@@ -62,7 +71,13 @@
 // Commander creates or updates a stream (EnsureBuckets), no role deletes,
 // purges or gets by a body-given subject. A Signer (the Commander's) signs
 // every directive PublishDirective sends; a Verifier built from
-// DirectiveKeys (a Soldier's) refuses directives no trusted key signed. The
+// DirectiveKeys (a Soldier's) refuses directives no trusted key signed.
+// Likewise an OverrideSigner (the operator's) signs every override sent, and
+// a Conn with OverrideKeys (the Commander's, a Soldier's) refuses live and
+// stored overrides no trusted key signed. Soldiers create no JetStream
+// consumer: they find their own pins with stream info. Reports are not
+// signed: a report is taken only on regiment.<cluster>.report.<domain>,
+// which only that domain's Soldier may publish, naming that domain. The
 // embedded server runs without authentication unless given a Token.
 //
 // # Concurrency

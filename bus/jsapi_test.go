@@ -55,9 +55,10 @@ func TestJetStreamAPIPermissionsOnARealServer(t *testing.T) {
 	const api = "$JS.API."
 	dir, ovr := "regiment_prod_directives", "regiment_prod_overrides"
 	// allowed is the table: the subjects of jsAPISubjects each role may send.
-	// A Soldier binds, gets its own keys and lists its own pins; no create,
-	// update, delete or purge of any stream, no get by body-given subject, no
-	// listing with another domain's or every domain's filter.
+	// A Soldier binds and gets its own keys; no create, update, delete or
+	// purge of any stream, no get by body-given subject, and no consumer at
+	// all, not even on its own keys (a consumer delivers wherever its
+	// creator says: issue 34).
 	soldier := func(d string) []string {
 		return []string{
 			api + "STREAM.INFO.KV_" + dir, api + "STREAM.INFO.KV_" + ovr,
@@ -65,9 +66,6 @@ func TestJetStreamAPIPermissionsOnARealServer(t *testing.T) {
 			api + "DIRECT.GET.KV_" + ovr + ".$KV." + ovr + "." + d,
 			api + "DIRECT.GET.KV_" + ovr + ".$KV." + ovr + "." + d + ".*",
 			api + "DIRECT.GET.KV_" + ovr + ".$KV." + ovr + "." + d + map[string]string{"payment": ".checkout-0", "fraud": ".scorer-0"}[d],
-			api + "CONSUMER.CREATE.KV_" + ovr + ".c1.$KV." + ovr + "." + d + ".*",
-			api + "CONSUMER.CREATE.KV_" + ovr + ".c1.$KV." + ovr + "." + d + map[string]string{"payment": ".checkout-0", "fraud": ".scorer-0"}[d],
-			api + "CONSUMER.DELETE.KV_" + ovr + ".c1",
 		}
 	}
 	var everyOverride []string

@@ -40,8 +40,11 @@ func (c *Conn) SubscribeReports(fn func(r wire.DomainReport, err error)) (*Subsc
 	if err != nil {
 		return nil, err
 	}
-	return c.subscribe(subject, func(m *nats.Msg) {
-		r, err := wire.DecodeDomainReport(m.Data)
+	return c.subscribe(subject, false, func(m *nats.Msg, err error) {
+		var r wire.DomainReport
+		if err == nil {
+			r, err = wire.DecodeDomainReport(m.Data)
+		}
 		if err == nil {
 			err = c.checkReceived("report", r.Cluster, r.Domain, lastToken(m.Subject))
 		}
@@ -78,8 +81,11 @@ func (c *Conn) SubscribeAllocation(fn func(a wire.Allocation, err error)) (*Subs
 	if err != nil {
 		return nil, err
 	}
-	return c.subscribe(subject, func(m *nats.Msg) {
-		a, err := wire.DecodeAllocation(m.Data)
+	return c.subscribe(subject, false, func(m *nats.Msg, err error) {
+		var a wire.Allocation
+		if err == nil {
+			a, err = wire.DecodeAllocation(m.Data)
+		}
 		if err == nil {
 			err = c.checkOwn("allocation", a.Cluster, "")
 		}
@@ -97,7 +103,7 @@ func (c *Conn) SubscribeAllocation(fn func(a wire.Allocation, err error)) (*Subs
 // PublishOverride validates o and publishes it on its domain's override
 // subject.
 func (c *Conn) PublishOverride(ctx context.Context, o wire.Override) error {
-	b, err := c.encodeOwn("publish override", "override", o.Cluster, o.Domain, o.Encode)
+	b, err := c.encodeOwn("publish override", "override", o.Cluster, o.Domain, c.signedOverride(o))
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -25,7 +26,7 @@ var ErrNoResponder = errors.New("no responder")
 // serves the subject, or ctx's error when no answer comes before ctx ends.
 // A refusal is a valid answer (Accepted false), not an error.
 func (c *Conn) RequestOverride(ctx context.Context, o wire.Override) (wire.OverrideAck, error) {
-	b, err := c.encodeOwn("request override", "override", o.Cluster, o.Domain, o.Encode)
+	b, err := c.encodeOwn("request override", "override", o.Cluster, o.Domain, c.signedOverride(o))
 	if err != nil {
 		return wire.OverrideAck{}, err
 	}
@@ -51,7 +52,10 @@ func (c *Conn) RequestOverride(ctx context.Context, o wire.Override) (wire.Overr
 }
 
 // ServeOverrides calls fn with each override for domain, or for every domain
-// when domain is "". Failures are passed as in SubscribeDirectives. When the
+// when domain is "". Failures are passed as in SubscribeDirectives. With
+// OverrideKeys, an override request that fails its signature check is
+// answered with a refusal naming the reason by its owner (the Commander,
+// serving every domain, for share pins; a Soldier for replica pins). When the
 // override came as a request (RequestOverride) and fn returns true, its
 // OverrideAck is sent back; fn returns false to stay silent and leave the
 // answer to the other party (a Soldier leaves share overrides to the
@@ -68,23 +72,39 @@ func (c *Conn) ServeOverrides(domain string, fn func(o wire.Override, err error)
 	if err != nil {
 		return nil, err
 	}
-	return c.subscribe(subject, func(m *nats.Msg) {
-		o, err := wire.DecodeOverride(m.Data)
+	return c.subscribe(subject, true, func(m *nats.Msg, err error) {
+		var o wire.Override
+		if err == nil {
+			o, err = wire.DecodeOverride(m.Data)
+		}
 		if err == nil {
 			err = c.checkReceived("override", o.Cluster, o.Domain, lastToken(m.Subject))
 		}
+		unsigned := false
+		if err == nil && c.overrideVerify != nil {
+			if err = c.overrideVerify.VerifyOverride(o); err != nil {
+				unsigned = true
+			}
+		}
+		signed := o
 		if err != nil {
 			o = wire.Override{}
 		}
 		a, reply := fn(o, err)
-		if !reply || m.Reply == "" {
+		if unsigned && signed.ForCommander() == (domain == "") {
+			// The override's owner answers a signature refusal itself, so
+			// that the operator hears why instead of waiting out a timeout.
+			a, reply = wire.OverrideAck{Version: wire.Version, Cluster: signed.Cluster, Domain: signed.Domain, App: signed.App,
+				From: map[bool]string{true: "commander", false: "soldier"}[domain == ""], At: time.Now().UTC(),
+				Reason: "refused: " + err.Error()}, true
+		} else if err != nil {
+			// Nothing else failing is answered: a misrouted message's reply
+			// may be any subject (checkRoute answers only inboxes, so that a
+			// requester cannot aim the answer at a directive or report
+			// subject), and a malformed one cannot be attributed.
 			return
 		}
-		if !isInbox(m.Reply) {
-			// A responder may publish to any reply subject the server lets
-			// through; answering only inboxes keeps a requester from
-			// aiming the answer at a directive or report subject.
-			c.log.Warn("override answer not sent: reply subject is not an inbox", "subject", m.Subject, "reply", m.Reply)
+		if !reply || m.Reply == "" {
 			return
 		}
 		a.Reason = wire.Clip(a.Reason, wire.MaxReason)
@@ -143,7 +163,7 @@ func (c *Conn) Overrides(ctx context.Context, domain string) ([]wire.Override, e
 	if err != nil {
 		return nil, fmt.Errorf("bus: list overrides: %w", err)
 	}
-	keys, err := overrideKeys(ctx, kv, domain)
+	keys, err := c.overrideKeys(ctx, kv, domain)
 	if err != nil {
 		return nil, fmt.Errorf("bus: list overrides: %w", err)
 	}
@@ -170,6 +190,11 @@ func (c *Conn) Overrides(ctx context.Context, domain string) ([]wire.Override, e
 				err = c.checkOwn("override", o.Cluster, o.Domain)
 			}
 		}
+		if err == nil && c.overrideVerify != nil {
+			if err = c.overrideVerify.VerifyOverride(o); errors.Is(err, wire.ErrUnsigned) {
+				err = fmt.Errorf("%w (stored before overrides were signed: re-issue it with a signing key)", err)
+			}
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("override %s: %w", k, err))
 			continue
@@ -183,10 +208,12 @@ func (c *Conn) Overrides(ctx context.Context, domain string) ([]wire.Override, e
 }
 
 // overrideKeys lists the keys of domain's pins, or of every pin when domain
-// is "". For one domain it lists only "<domain>.*" and looks up "<domain>"
-// directly, the calls a Soldier's credential allows (Permissions): a listing
-// of the whole bucket would also carry other domains' keys.
-func overrideKeys(ctx context.Context, kv jetstream.KeyValue, domain string) ([]string, error) {
+// is "". For one domain it asks the stream which subjects under
+// "$KV.<overrides>.<domain>.*" hold messages (STREAM.INFO with a subjects
+// filter) and looks up "<domain>" directly: the calls a Soldier's credential
+// allows (Permissions). A Soldier creates no consumer: a consumer may
+// deliver to any subject, the route of issue 34.
+func (c *Conn) overrideKeys(ctx context.Context, kv jetstream.KeyValue, domain string) ([]string, error) {
 	if domain == "" {
 		keys, err := kv.Keys(ctx)
 		if errors.Is(err, jetstream.ErrNoKeysFound) {
@@ -201,16 +228,18 @@ func overrideKeys(ctx context.Context, kv jetstream.KeyValue, domain string) ([]
 	case !errors.Is(err, jetstream.ErrKeyNotFound):
 		return nil, err
 	}
-	l, err := kv.ListKeysFiltered(ctx, domain+".*")
+	bucket := kv.Bucket()
+	s, err := c.js.Stream(ctx, "KV_"+bucket)
 	if err != nil {
 		return nil, err
 	}
-	defer l.Stop()
-	for k := range l.Keys() {
-		keys = append(keys, k)
+	prefix := "$KV." + bucket + "."
+	info, err := s.Info(ctx, jetstream.WithSubjectFilter(prefix+domain+".*"))
+	if err != nil {
+		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err // the listing stopped short
+	for subject := range info.State.Subjects {
+		keys = append(keys, strings.TrimPrefix(subject, prefix)) // deleted ones are skipped by Get
 	}
 	return keys, nil
 }
@@ -263,4 +292,18 @@ func (c *Conn) createOverrides(ctx context.Context) (jetstream.KeyValue, error) 
 // (InboxPrefix).
 func isInbox(subject string) bool {
 	return strings.HasPrefix(subject, "_INBOX.") || strings.HasPrefix(subject, "_INBOX_")
+}
+
+// signedOverride is o's encoder: signed when the Conn has an
+// OverrideSigner.
+func (c *Conn) signedOverride(o wire.Override) func() ([]byte, error) {
+	return func() ([]byte, error) {
+		if c.overrideSigner != nil {
+			var err error
+			if o, err = c.overrideSigner.SignOverride(o); err != nil {
+				return nil, err
+			}
+		}
+		return o.Encode()
+	}
 }

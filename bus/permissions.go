@@ -67,12 +67,19 @@ func InboxPrefix(cluster, user string) string { return "_INBOX_" + cluster + "_"
 //     add subjects or a republish rule to a bucket, the escalation of issue 16.
 //   - A Soldier binds to a bucket with STREAM.INFO, reads its own keys with
 //     DIRECT.GET of the key's subject, writes only "$KV.<overrides>.<domain>.*"
-//     (its replica pins), and lists its own pins with an ordered consumer
+//     (its replica pins), and finds its own pins with STREAM.INFO and a
+//     subjects filter. It creates no consumer, on any stream, under any API
+//     subject (CONSUMER.CREATE, CONSUMER.DURABLE.CREATE): a push consumer
+//     delivers to whatever subject its creator names, which permissions
+//     cannot restrict, so a consumer on its own keys could deliver them on
+//     another domain's subjects (issue 34). Receivers refuse such
+//     deliveries anyway (ErrMisrouted).
+//   - The Commander and the operator list every pin with an ordered consumer
 //     whose filter subject is in the API subject
-//     (CONSUMER.CREATE.<stream>.<name>.$KV.<overrides>.<domain>.*); the
-//     server refuses a request whose body filter differs from that subject.
-//   - The Commander and the operator list every pin the same way, with the
-//     filter "$KV.<overrides>.>".
+//     (CONSUMER.CREATE.<stream>.<name>.$KV.<overrides>.>); the server
+//     refuses a request whose body filter differs from that subject. Their
+//     consumers could be aimed at any subject too; what they deliver is
+//     refused by every receiver (ErrMisrouted).
 //
 // STREAM.INFO is the one JetStream call that shows a Soldier something of
 // other domains: the bucket's configuration and, when asked with a subjects
@@ -135,7 +142,7 @@ func Permissions(cfg *domains.Config) ([]Role, error) {
 		s.Publish = concat(
 			[]string{root + kindReport + "." + d.Name},
 			bind(db), []string{get(db, d.Name)},
-			bind(ob), list(ob, d.Name+".*"),
+			bind(ob),
 			[]string{"$KV." + ob + "." + d.Name + ".*", get(ob, d.Name), get(ob, d.Name+".*")},
 		)
 		s.Subscribe = []string{root + kindDirective + "." + d.Name, root + kindOverride + "." + d.Name, s.InboxPrefix + ".>"}

@@ -16,6 +16,10 @@ import (
 // directory (`regiment nats-config --seeds`), beside the users' <user>.nk.
 const SigningSeedFile = "directive-signing.nk"
 
+// OverrideSigningSeedFile is the name of the operator's override signing
+// key's seed in a seeds directory (regiment nats-config).
+const OverrideSigningSeedFile = "override-signing.nk"
+
 // UserSeed is a NATS user's nkey seed file and its public key.
 type UserSeed struct {
 	User    string // the role's user, e.g. "soldier-payment"

@@ -37,15 +37,21 @@ func NewSigner(seed []byte) (*Signer, error) {
 	return &Signer{kp: kp, pub: pub}, nil
 }
 
-// LoadSigner reads the nkey seed at path.
-func LoadSigner(path string) (*Signer, error) {
+// LoadSigner reads the directive signing nkey seed at path.
+func LoadSigner(path string) (*Signer, error) { return loadSigner("directive", path) }
+
+// LoadOverrideSigner reads the override signing nkey seed at path (the
+// operator's).
+func LoadOverrideSigner(path string) (*Signer, error) { return loadSigner("override", path) }
+
+func loadSigner(what, path string) (*Signer, error) {
 	seed, err := infile.ReadFile(path, maxKeyFile)
 	if err != nil {
-		return nil, fmt.Errorf("directive signing key: %w", err)
+		return nil, fmt.Errorf("%s signing key: %w", what, err)
 	}
 	s, err := NewSigner(seed)
 	if err != nil {
-		return nil, fmt.Errorf("directive signing key %q: %w", path, err)
+		return nil, fmt.Errorf("%s signing key %q: %w", what, path, err)
 	}
 	return s, nil
 }
@@ -85,15 +91,21 @@ type Verifier struct {
 }
 
 // NewVerifier trusts each public nkey in pubs. At least one is needed.
-func NewVerifier(pubs []string) (*Verifier, error) {
+func NewVerifier(pubs []string) (*Verifier, error) { return newVerifier("directive keys", pubs) }
+
+// NewOverrideVerifier is NewVerifier for the operator's keys, which sign
+// overrides (nats { override_keys }).
+func NewOverrideVerifier(pubs []string) (*Verifier, error) { return newVerifier("override keys", pubs) }
+
+func newVerifier(what string, pubs []string) (*Verifier, error) {
 	if len(pubs) == 0 {
-		return nil, errors.New("directive keys: none given")
+		return nil, fmt.Errorf("%s: none given", what)
 	}
 	v := &Verifier{}
 	for _, p := range pubs {
 		kp, err := nkeys.FromPublicKey(p)
 		if err != nil || strings.HasPrefix(p, "X") {
-			return nil, fmt.Errorf("directive keys: %q is not a public nkey (\"U...\", as `regiment nats-config` prints)", wire.Clip(p, 80))
+			return nil, fmt.Errorf("%s: %q is not a public nkey (\"U...\", as `regiment nats-config` prints)", what, wire.Clip(p, 80))
 		}
 		v.keys = append(v.keys, kp)
 	}
@@ -111,11 +123,43 @@ func (v *Verifier) Verify(d wire.Directive) error {
 	if err != nil {
 		return fmt.Errorf("directive %d.%d: sig: %w", d.Term, d.Seq, wire.ErrBadSignature)
 	}
-	msg := d.SignedBytes()
+	if !v.trusts(d.SignedBytes(), sig) {
+		return fmt.Errorf("directive %d.%d signed by %q: %w", d.Term, d.Seq, wire.Clip(d.Signer, wire.MaxName), wire.ErrBadSignature)
+	}
+	return nil
+}
+
+// trusts reports whether sig is one of the trusted keys' signature of msg.
+func (v *Verifier) trusts(msg, sig []byte) bool {
 	for _, k := range v.keys {
 		if k.Verify(msg, sig) == nil {
-			return nil
+			return true
 		}
 	}
-	return fmt.Errorf("directive %d.%d signed by %q: %w", d.Term, d.Seq, wire.Clip(d.Signer, wire.MaxName), wire.ErrBadSignature)
+	return false
+}
+
+// SignOverride returns o with Signer and Sig set: the operator's CLI signs
+// every override it sends (nats { override_signing_key_file }).
+func (s *Signer) SignOverride(o wire.Override) (wire.Override, error) {
+	sig, err := s.kp.Sign(o.SignedBytes())
+	if err != nil {
+		return wire.Override{}, fmt.Errorf("sign override: %w", err)
+	}
+	o.Signer, o.Sig = s.pub, base64.StdEncoding.EncodeToString(sig)
+	return o, nil
+}
+
+// VerifyOverride returns nil if o carries a signature of one of the trusted
+// keys over its SignedBytes, else an error wrapping wire.ErrUnsigned or
+// wire.ErrBadSignature.
+func (v *Verifier) VerifyOverride(o wire.Override) error {
+	if o.Sig == "" {
+		return fmt.Errorf("override of %s: %w", o.Target(), wire.ErrUnsigned)
+	}
+	sig, err := base64.StdEncoding.DecodeString(o.Sig)
+	if err != nil || !v.trusts(o.SignedBytes(), sig) {
+		return fmt.Errorf("override of %s signed by %q: %w", o.Target(), wire.Clip(o.Signer, wire.MaxName), wire.ErrBadSignature)
+	}
+	return nil
 }

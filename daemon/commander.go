@@ -225,6 +225,7 @@ func (p *Commander) dial(ctx context.Context) error {
 	if err := CommanderSigning(&copts, cfg.NATS, p.log); err != nil {
 		return err
 	}
+	OverrideVerification(&copts, cfg.NATS, p.log)
 	var err error
 	p.conn, err = p.connect(ctx, copts, p.reg, "commander")
 	return err

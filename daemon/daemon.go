@@ -356,6 +356,8 @@ func rejectReason(err error) string {
 		return wire.RejectBadSignature
 	case errors.Is(err, bus.ErrWrongDomain):
 		return wire.RejectWrongDomain
+	case errors.Is(err, bus.ErrMisrouted):
+		return "misrouted"
 	case errors.Is(err, wire.ErrTooLarge):
 		return "oversized"
 	case errors.Is(err, wire.ErrMalformed):

@@ -171,6 +171,9 @@ func ConnectOperator(ctx context.Context, cfg *domains.Config, url, token string
 		KnownDomain: func(d string) bool { return cfg.Domain(d) >= 0 }}
 	opts.SetAuth(cfg.NATS)
 	opts.Token = token
+	if err := OperatorSigning(&opts, cfg.NATS); err != nil {
+		return nil, url, err
+	}
 	conn, err := bus.Connect(cctx, opts)
 	if err != nil {
 		return nil, url, err

@@ -25,6 +25,34 @@ func CommanderSigning(o *bus.ConnectOptions, n domains.NATS, log hclog.Logger) e
 	return nil
 }
 
+// OverrideVerification sets which keys the Commander's or a Soldier's
+// connection requires on overrides, live or stored: those of nats {
+// override_keys }, or none, which is logged at Warn because a pin is then
+// taken from anyone who may send on the override subject.
+func OverrideVerification(o *bus.ConnectOptions, n domains.NATS, log hclog.Logger) {
+	if len(n.OverrideKeys) == 0 {
+		log.Warn("override signatures are not checked: set nats { override_keys } (docs/security.md#signed-overrides)")
+		return
+	}
+	o.OverrideKeys = n.OverrideKeys
+	log.Info("override signatures required", "keys", len(n.OverrideKeys))
+}
+
+// OperatorSigning sets how the operator's connection (regiment override)
+// signs overrides: with the key of nats { override_signing_key_file }, or
+// not at all.
+func OperatorSigning(o *bus.ConnectOptions, n domains.NATS) error {
+	if n.OverrideSigningKey == "" {
+		return nil
+	}
+	s, err := bus.LoadOverrideSigner(n.OverrideSigningKey)
+	if err != nil {
+		return err
+	}
+	o.OverrideSigner = s
+	return nil
+}
+
 // SoldierVerification sets which keys a Soldier's connection requires on
 // directives: those of nats { directive_keys }, or none, which is logged at
 // Warn because anyone who may publish on the directive subject can then

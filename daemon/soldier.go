@@ -294,6 +294,7 @@ func (p *Soldier) dial(ctx context.Context) error {
 		KnownDomain: func(d string) bool { return cfg.Domain(d) >= 0 }, Logger: p.log.Named("bus")}
 	copts.SetAuth(cfg.NATS) // nats { token_file, nkey_seed_file, credentials, tls }; --nats-token wins
 	SoldierVerification(&copts, cfg.NATS, p.log)
+	OverrideVerification(&copts, cfg.NATS, p.log)
 	var err error
 	p.conn, err = p.connect(ctx, copts, p.reg, "soldier")
 	return err

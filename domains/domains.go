@@ -466,6 +466,14 @@ type NATS struct {
 	// requires on every directive; two during a key rollover, at most
 	// MaxDirectiveKeys. Empty: Soldiers accept unsigned directives.
 	DirectiveKeys []string
+	// OverrideSigningKey is the path to a file holding the nkey seed the
+	// operator's CLI (regiment override) signs every override with. Only the
+	// CLI reads it. Empty: overrides go unsigned.
+	OverrideSigningKey string
+	// OverrideKeys are the public nkeys ("U...") whose signature the
+	// Commander and the Soldiers require on every override, live or stored;
+	// at most MaxDirectiveKeys. Empty: overrides are not checked.
+	OverrideKeys []string
 	// Replicas is how many servers of a NATS cluster hold each of the
 	// key-value buckets (directives, overrides) the Commander creates: 1 to
 	// MaxNATSReplicas, at most the cluster's size. Default 1. The Commander's
@@ -477,7 +485,8 @@ type NATS struct {
 func (n NATS) Equal(o NATS) bool {
 	return n.URL == o.URL && n.TokenFile == o.TokenFile && n.NkeySeedFile == o.NkeySeedFile &&
 		n.Credentials == o.Credentials && n.TLS == o.TLS && n.SigningKey == o.SigningKey &&
-		slices.Equal(n.DirectiveKeys, o.DirectiveKeys) && n.Replicas == o.Replicas
+		slices.Equal(n.DirectiveKeys, o.DirectiveKeys) && n.Replicas == o.Replicas &&
+		n.OverrideSigningKey == o.OverrideSigningKey && slices.Equal(n.OverrideKeys, o.OverrideKeys)
 }
 
 // MaxDirectiveKeys is the most directive keys trusted at once.

@@ -66,15 +66,21 @@ func (d Directive) Validate(known func(domain string) bool) error {
 	c.unit("headroom", d.Headroom)
 	c.text("policy", d.Policy, MaxName, false)
 	c.text("reason", d.Reason, MaxReason, false)
-	if d.Signer != "" {
-		c.name("signer", d.Signer)
+	c.signature(d.Signer, d.Sig)
+	return c.result()
+}
+
+// signature checks a signed message's signer and sig fields: a name, and
+// SigSize bytes in standard base64; each may be empty (unsigned).
+func (c *checker) signature(signer, sig string) {
+	if signer != "" {
+		c.name("signer", signer)
 	}
-	if d.Sig != "" {
-		if b, err := base64.StdEncoding.DecodeString(d.Sig); err != nil || len(b) != SigSize {
+	if sig != "" {
+		if b, err := base64.StdEncoding.DecodeString(sig); err != nil || len(b) != SigSize {
 			c.fail("sig", "not %d bytes of standard base64 (an ed25519 signature)", SigSize)
 		}
 	}
-	return c.result()
 }
 
 // Expires is when d stops being valid: IssuedAt + TTL.

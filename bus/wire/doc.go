@@ -39,9 +39,9 @@
 //   - pod counts and replicas: >= 0.
 //   - Allocation: shares + reserve sum to 1 within SumTolerance (1e-6).
 //   - Directive.TTL in (0, MaxTTL]; times non-zero and encodable (years 1-9999).
-//   - Directive.Signer, when set, is a name; Directive.Sig, when set, is
-//     SigSize bytes in standard base64, an ed25519 signature of SignedBytes
-//     (checked by package bus, which holds the keys).
+//   - Directive.Signer and Override.Signer, when set, are names; their Sig,
+//     when set, is SigSize bytes in standard base64, an ed25519 signature of
+//     SignedBytes (checked by package bus, which holds the keys).
 //   - Override: exactly one of share, replicas and cancel; Until - IssuedAt in
 //     (0, MaxOverride] for a pin, Until absent for a cancel.
 //   - free text (policy, reason, by): valid UTF-8, bounded (MaxReason bytes for

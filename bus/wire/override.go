@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -37,6 +38,22 @@ type Override struct {
 	Until  time.Time `json:"until,omitzero"`
 	By     string    `json:"by"`     // who; 1 to MaxName bytes
 	Reason string    `json:"reason"` // why; at most MaxReason bytes
+	// Signer names the key that signed the override (the operator's public
+	// nkey, "U..."), for humans and logs; a verifier tries every key it
+	// trusts. Empty: unsigned. At most MaxName bytes.
+	Signer string `json:"signer,omitempty"`
+	// Sig is the ed25519 signature of SignedBytes, SigSize bytes in standard
+	// base64. Empty: unsigned.
+	Sig string `json:"sig,omitempty"`
+}
+
+// SignedBytes is what an override's signature covers: o encoded without
+// Signer and Sig, deterministic as Directive.SignedBytes. It does not
+// validate o.
+func (o Override) SignedBytes() []byte {
+	o.Signer, o.Sig = "", ""
+	b, _ := json.Marshal(o) // cannot fail: no type here fails to marshal
+	return b
 }
 
 // Validate checks o against the contract. known, when not nil, reports
@@ -87,6 +104,7 @@ func (o Override) Validate(known func(domain string) bool) error {
 	}
 	c.text("by", o.By, MaxName, true)
 	c.text("reason", o.Reason, MaxReason, false)
+	c.signature(o.Signer, o.Sig)
 	return c.result()
 }
 

@@ -28,7 +28,10 @@ nats { nkey_seed_file = ... } in its config (a Kubernetes Secret per role).
 DIR also gets directive-signing.nk, the key the Commander signs directives
 with (nats { directive_signing_key_file }); its public key, printed on
 stderr, goes in every Soldier's nats { directive_keys }
-(docs/security.md#signed-directives).
+(docs/security.md#signed-directives). It also gets override-signing.nk,
+the key the operator's regiment override signs overrides with (nats {
+override_signing_key_file }); its public key goes in the Commander's and
+every Soldier's nats { override_keys } (docs/security.md#signed-overrides).
 
 The server listens on 127.0.0.1 unless --listen says otherwise, with
 monitoring off unless --http; across hosts, listen on the network with
@@ -89,6 +92,10 @@ func runNATSConfig(_ context.Context, args []string, stdout, stderr io.Writer) i
 			fmt.Fprintf(stderr, "regiment nats-config: %v\n", err)
 			return 1
 		}
+		if err := overrideSigningKey(*seeds, stderr); err != nil {
+			fmt.Fprintf(stderr, "regiment nats-config: %v\n", err)
+			return 1
+		}
 	}
 	var b bytes.Buffer
 	if err := bus.WriteServerConfig(&b, roles, sc); err != nil {
@@ -134,5 +141,21 @@ func signingKey(dir string, stderr io.Writer) error {
 		verb = "created"
 	}
 	fmt.Fprintf(stderr, "%s directive signing key %s (%s): the Commander's nats { directive_signing_key_file }; Soldiers trust it with nats { directive_keys = [%q] }\n", verb, path, pub, pub)
+	return nil
+}
+
+// overrideSigningKey creates the override signing key in dir if missing and
+// prints its public key with where it goes.
+func overrideSigningKey(dir string, stderr io.Writer) error {
+	path := filepath.Join(dir, bus.OverrideSigningSeedFile)
+	pub, created, err := bus.EnsureUserSeed(path)
+	if err != nil {
+		return err
+	}
+	verb := "using"
+	if created {
+		verb = "created"
+	}
+	fmt.Fprintf(stderr, "%s override signing key %s (%s): the operator's nats { override_signing_key_file }; the Commander and Soldiers trust it with nats { override_keys = [%q] }\n", verb, path, pub, pub)
 	return nil
 }

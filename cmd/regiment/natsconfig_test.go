@@ -78,6 +78,24 @@ func TestNATSConfigRendersOneUserPerRole(t *testing.T) {
 		}
 	})
 
+	t.Run("an override signing key is made and its public key printed", func(t *testing.T) {
+		seed, err := os.ReadFile(filepath.Join(seeds, "override-signing.nk"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		kp, err := nkeys.FromSeed(bytes.TrimSpace(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pub, _ := kp.PublicKey()
+		if !strings.Contains(created, `override_keys = ["`+pub+`"]`) {
+			t.Fatalf("stderr does not give the daemons' override_keys:\n%s", created)
+		}
+		if strings.Contains(first, pub) {
+			t.Fatal("the signing key is a server user")
+		}
+	})
+
 	t.Run("seeds are reused, so the output is stable", func(t *testing.T) {
 		second, created := run()
 		if second != first || strings.Contains(created, "created ") {

@@ -23,6 +23,8 @@ import (
 //	  }
 //	  directive_signing_key_file = "/etc/regiment/directive/seed"   # the Commander's
 //	  directive_keys             = ["UD5K..."]                      # what Soldiers trust
+//	  override_signing_key_file  = "/etc/regiment/override/seed"    # the operator's CLI
+//	  override_keys              = ["UAB3..."]                      # what the daemons trust
 //	  replicas                   = 3   # of the key-value buckets, in a NATS cluster of 3
 //	}
 //
@@ -38,6 +40,8 @@ type natsHCL struct {
 	TLS          natsTLSHCL
 	SigningKey   stringAttr `hcl:"directive_signing_key_file"` // directive_signing_key_file
 	Keys         listAttr   `hcl:"directive_keys"`             // directive_keys
+	OverrideKey  stringAttr `hcl:"override_signing_key_file"`  // override_signing_key_file
+	OverrideKeys listAttr   `hcl:"override_keys"`              // override_keys
 	Replicas     intAttr    `hcl:"replicas"`
 }
 
@@ -71,13 +75,15 @@ func (n *natsHCL) translate() domains.NATS {
 	}
 	t := &n.TLS
 	return domains.NATS{
-		URL:           n.URL.V,
-		TokenFile:     path(n.TokenFile),
-		NkeySeedFile:  path(n.NkeySeedFile),
-		Credentials:   path(n.Credentials),
-		SigningKey:    path(n.SigningKey),
-		DirectiveKeys: n.Keys.V,
-		Replicas:      n.Replicas.V,
+		URL:                n.URL.V,
+		TokenFile:          path(n.TokenFile),
+		NkeySeedFile:       path(n.NkeySeedFile),
+		Credentials:        path(n.Credentials),
+		SigningKey:         path(n.SigningKey),
+		DirectiveKeys:      n.Keys.V,
+		OverrideSigningKey: path(n.OverrideKey),
+		OverrideKeys:       n.OverrideKeys.V,
+		Replicas:           n.Replicas.V,
 		TLS: domains.NATSTLS{
 			Enabled:    t.Def != (hcl.Range{}),
 			CAFile:     path(t.CAFile),
@@ -120,13 +126,19 @@ func validateNATS(n *natsHCL, cfg domains.NATS, c checker) {
 	for _, a := range auths[min(1, len(auths)):] {
 		ds.add(a.Range, "Conflicting NATS authentication", "%s and %s exclude each other: a connection authenticates one way (the first is at line %d)", auths[0].Name, a.Name, auths[0].Range.Start.Line)
 	}
-	if n.Keys.ok() {
-		if len(n.Keys.V) > domains.MaxDirectiveKeys {
-			ds.add(n.Keys.Range, "Too many directive keys", "%d keys; at most %d are trusted at once (the old and the new during a rollover)", len(n.Keys.V), domains.MaxDirectiveKeys)
+	for _, keys := range []struct {
+		a    *listAttr
+		what string
+	}{{&n.Keys, "directive"}, {&n.OverrideKeys, "override"}} {
+		if !keys.a.ok() {
+			continue
 		}
-		for i, k := range n.Keys.V {
+		if len(keys.a.V) > domains.MaxDirectiveKeys {
+			ds.add(keys.a.Range, fmt.Sprintf("Too many %s keys", keys.what), "%d keys; at most %d are trusted at once (the old and the new during a rollover)", len(keys.a.V), domains.MaxDirectiveKeys)
+		}
+		for i, k := range keys.a.V {
 			if !nkeys.IsValidPublicKey(k) || strings.HasPrefix(k, "X") {
-				ds.add(n.Keys.Ranges[i], "Invalid directive key", "%s is not a public nkey (example: \"UD5K...\", as `regiment nats-config` prints for the directive signing key)", clip(k))
+				ds.add(keys.a.Ranges[i], fmt.Sprintf("Invalid %s key", keys.what), "%s is not a public nkey (example: \"UD5K...\", as `regiment nats-config` prints for the %s signing key)", clip(k), keys.what)
 			}
 		}
 	}

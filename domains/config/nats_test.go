@@ -40,6 +40,12 @@ func TestNATSBlockRules(t *testing.T) {
 		{name: "at most four directive keys",
 			add:  "nats {\n  directive_keys = [\"" + strings.Repeat(testDirectiveKey+"\", \"", 4) + testDirectiveKey + "\"]\n}\n",
 			line: 13, col: 20, summary: "Too many directive keys", hint: "at most 4"},
+		{name: "an override key must be a public nkey",
+			add:  "nats {\n  override_keys = [\"" + testDirectiveKey + "\", \"SUAJUNK\"]\n}\n",
+			line: 13, col: 80, summary: "Invalid override key", hint: "for the override signing key"},
+		{name: "at most four override keys",
+			add:  "nats {\n  override_keys = [\"" + strings.Repeat(testDirectiveKey+"\", \"", 4) + testDirectiveKey + "\"]\n}\n",
+			line: 13, col: 19, summary: "Too many override keys", hint: "at most 4"},
 		{name: "replicas above JetStream's five are refused",
 			add:  "nats {\n  replicas = 7\n}\n",
 			line: 13, col: 14, summary: "Invalid replicas", hint: "replicas must be in [1, 5], got 7"},
@@ -62,6 +68,8 @@ func TestNATSBlockTranslatesPathsRelativeToTheConfigFile(t *testing.T) {
   nkey_seed_file = "secrets/soldier.nk"
   directive_signing_key_file = "secrets/directive.nk"
   directive_keys = ["` + testDirectiveKey + `"]
+  override_signing_key_file = "secrets/override.nk"
+  override_keys  = ["` + testDirectiveKey + `"]
   replicas       = 3
   tls {
     ca_file     = "/etc/regiment/ca.crt"
@@ -78,11 +86,13 @@ func TestNATSBlockTranslatesPathsRelativeToTheConfigFile(t *testing.T) {
 	}
 	dir := filepath.Join("deploy", "conf")
 	want := domains.NATS{
-		URL:           "tls://nats.regiment:4222",
-		NkeySeedFile:  filepath.Join(dir, "secrets", "soldier.nk"),
-		SigningKey:    filepath.Join(dir, "secrets", "directive.nk"),
-		DirectiveKeys: []string{testDirectiveKey},
-		Replicas:      3,
+		URL:                "tls://nats.regiment:4222",
+		NkeySeedFile:       filepath.Join(dir, "secrets", "soldier.nk"),
+		SigningKey:         filepath.Join(dir, "secrets", "directive.nk"),
+		DirectiveKeys:      []string{testDirectiveKey},
+		OverrideSigningKey: filepath.Join(dir, "secrets", "override.nk"),
+		OverrideKeys:       []string{testDirectiveKey},
+		Replicas:           3,
 		TLS: domains.NATSTLS{
 			Enabled:    true,
 			CAFile:     "/etc/regiment/ca.crt",
