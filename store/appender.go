@@ -196,7 +196,7 @@ func (s *Store) writeSteps(b *batch) error {
 		}
 		return bytes.Compare(x.key[:], y.key[:])
 	})
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		steps := tx.Bucket(bucketSteps)
 		var bucket *bolt.Bucket
 		var cur string
