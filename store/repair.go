@@ -243,4 +243,3 @@ func guarded(fn func()) (err error) {
 	fn()
 	return nil
 }
-
