@@ -32,7 +32,8 @@ type OverrideRequest struct {
 // ("share", "replicas" or "cancel"), into an override issued at now,
 // checking names against cfg. Its errors name the command's flags.
 func BuildOverride(cfg *domains.Config, sub string, f OverrideRequest, now time.Time) (wire.Override, error) {
-	o := wire.Override{Version: wire.Version, Cluster: cfg.Cluster.Name, IssuedAt: now, By: f.By, Reason: f.Reason}
+	o := wire.Override{Version: wire.Version, Cluster: cfg.Cluster.Name, IssuedAt: now,
+		By: wire.CleanText(f.By, wire.MaxName), Reason: wire.CleanText(f.Reason, wire.MaxReason)}
 	if f.App != "" {
 		app, err := resolveApp(cfg, f.Domain, f.App)
 		if err != nil {
