@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -227,4 +228,51 @@ func TestSoldierRefusesADamagedStore(t *testing.T) {
 	if !errors.Is(err, store.ErrDamaged) || !strings.Contains(err.Error(), path) {
 		t.Fatalf("err = %v, want ErrDamaged naming %s", err, path)
 	}
+}
+
+// TestProbeServerClosesIdleConnections opens a connection, makes one
+// request and then stays idle, and a second connection that sends nothing:
+// the server closes both after its idle and header timeouts (shortened here).
+func TestProbeServerClosesIdleConnections(t *testing.T) {
+	to := probeTimeouts{readHeader: 200 * time.Millisecond, read: 4 * time.Second, write: 4 * time.Second, idle: 300 * time.Millisecond}
+	p, err := serveProbes("127.0.0.1:0", prometheus.NewRegistry(), func() string { return "" }, hclog.NewNullLogger(), to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if to.idle >= ProbeIdleTimeout || defaultProbeTimeouts.idle == 0 || defaultProbeTimeouts.read == 0 || defaultProbeTimeouts.write == 0 {
+		t.Fatal("the production timeouts are not all set")
+	}
+	addr := p.ln.Addr().String()
+	closedWithin := func(c net.Conn, limit time.Duration) time.Duration {
+		start := time.Now()
+		_ = c.SetReadDeadline(start.Add(limit))
+		buf := make([]byte, 4096)
+		for {
+			if _, err := c.Read(buf); err != nil {
+				var ne net.Error
+				if errors.As(err, &ne) && ne.Timeout() {
+					t.Fatalf("the connection was still open after %s", limit)
+				}
+				return time.Since(start)
+			}
+		}
+	}
+	idle, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	if _, err := io.WriteString(idle, "GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	if d := closedWithin(idle, 2*time.Second); d < to.idle/2 {
+		t.Fatalf("closed after %s, before the idle timeout %s", d, to.idle)
+	}
+	silent, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	closedWithin(silent, 2*time.Second)
 }
