@@ -58,8 +58,31 @@
 // a file no daemon holds, and fails with ErrLocked (after Options.Timeout)
 // while one does.
 //
+// # Damaged files
+//
+// Open checks a file before bbolt maps it (checkFile) and refuses, with an
+// error wrapping ErrDamaged that names the file, the damage and what to do:
+// an empty file, one not a whole number of pages or smaller than the four
+// pages of a new bbolt file, one without a valid meta page, one shorter than
+// its meta page's high water mark (truncated: bbolt would fault, an
+// unrecoverable crash, on the first read past its end). It then runs bbolt's
+// consistency check (Check) on every file it opens. Every transaction runs
+// behind a recover that turns a panic bbolt raises on a page it cannot make
+// sense of into an ErrDamaged error: no damaged file panics the process.
+// bbolt does not checksum values, so bytes overwritten inside a value pass
+// both checks and surface as a decode error where the value is read.
+//
+// Repair copies what is readable of a damaged file into a new one and
+// reports what it skipped; it never writes to the damaged file.
+//
+// An Appender batch that cannot be written is lost: its error is a
+// *WriteError carrying how many steps, and OnWrite reports every batch's
+// outcome, so that a daemon counts and shows lost steps.
+//
 // # Caveats
 //
+//   - Open reads every page for the consistency check: about a second per
+//     few hundred MB at a daemon's start.
 //   - Prune frees pages but never shrinks the file (bbolt reuses free pages);
 //     compact a copy with "bbolt compact" to reclaim disk space.
 //   - Steps buffered in an Appender are lost if the process dies before the
