@@ -95,6 +95,19 @@ func checkFile(path string) error {
 	if !fi.Mode().IsRegular() {
 		return fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
 	}
+	// A file another process writes is not read here (it may grow under
+	// the check); bbolt's Open then waits for the lock and reports it.
+	held, unlock, err := shareLock(f)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if !held {
+		return nil
+	}
+	if fi, err = f.Stat(); err != nil { // its size now that no writer can grow it
+		return err
+	}
 	size := fi.Size()
 	if size == 0 {
 		return fmt.Errorf("%w: the file is empty (0 bytes), not a bbolt file; remove it to start an empty store", ErrDamaged)
