@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	bolt "go.etcd.io/bbolt"
@@ -182,13 +183,17 @@ func guard(err *error, path string) {
 	}
 }
 
-// view and update run bbolt transactions behind guard.
+// view and update run bbolt transactions behind guard, with a memory fault
+// (a read through a damaged page past the mapped file) turned into a panic
+// that guard recovers instead of a crash.
 func (s *Store) view(fn func(*bolt.Tx) error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer guard(&err, s.path)
 	return s.db.View(fn)
 }
 
 func (s *Store) update(fn func(*bolt.Tx) error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer guard(&err, s.path)
 	return s.db.Update(fn)
 }
