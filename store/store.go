@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"sync"
@@ -69,7 +70,8 @@ func Open(path string, opts Options) (*Store, error) {
 	if err := checkFile(path); err != nil {
 		return nil, fmt.Errorf("open store %q: %w", path, err)
 	}
-	db, err := openBolt(path, &bolt.Options{Timeout: timeout, ReadOnly: opts.ReadOnly})
+	// The freelist is read here, not in the goroutine of the first check.
+	db, err := openBolt(path, &bolt.Options{Timeout: timeout, ReadOnly: opts.ReadOnly, PreLoadFreelist: true})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("open store %q: %w (waited %s)", path, ErrLocked, timeout)
 	}
@@ -90,6 +92,7 @@ func Open(path string, opts Options) (*Store, error) {
 
 // openBolt is bolt.Open behind guard.
 func openBolt(path string, o *bolt.Options) (db *bolt.DB, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer guard(&err, path)
 	return bolt.Open(path, 0o600, o)
 }

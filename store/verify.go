@@ -42,9 +42,10 @@ const (
 
 // meta is the part of a bbolt meta page the file check needs.
 type meta struct {
-	pageSize uint32
-	pgid     uint64
-	txid     uint64
+	pageSize       uint32
+	root, freelist uint64 // page ids
+	pgid           uint64
+	txid           uint64
 }
 
 // readMeta decodes the meta page at buf (a whole page or at least its
@@ -70,6 +71,7 @@ func readMeta(buf []byte) (meta, error) {
 		return meta{}, fmt.Errorf("page size %d is not a power of two in [1 KiB, 1 MiB]", ps)
 	}
 	return meta{pageSize: ps, pgid: binary.LittleEndian.Uint64(m[metaOffPgid:]),
+		root: binary.LittleEndian.Uint64(m[metaOffRoot:]), freelist: binary.LittleEndian.Uint64(m[metaOffFree:]),
 		txid: binary.LittleEndian.Uint64(m[metaOffTxid:])}, nil
 }
 
@@ -170,6 +172,9 @@ func checkFile(path string) error {
 			return fmt.Errorf("%w: the file is %d bytes but meta page %d says %d pages of %d bytes (%d bytes): truncated; %s",
 				ErrDamaged, size, i, mm.m.pgid, ps, int64(mm.m.pgid)*ps, repairHint)
 		}
+	}
+	if err := walkPages(f, m, m.root, m.freelist, size); err != nil {
+		return fmt.Errorf("%w: %w; %s", ErrDamaged, err, repairHint)
 	}
 	return nil
 }

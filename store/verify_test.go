@@ -13,8 +13,11 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
+// sampleSteps is how many steps each Soldier episode of writeSample has.
+const sampleSteps = 400 // enough that the live pages fill the second half of the file
+
 // writeSample writes a real store to dir/regiment.db: two Soldier episodes
-// of 400 steps each (each steps bucket has a branch root over leaf pages),
+// of sampleSteps steps each (each steps bucket has a branch root over leaf pages),
 // a Commander episode and a state value. It returns the path and the page
 // ids of one steps bucket's branch root and of its first leaf.
 func writeSample(t testing.TB, dir string) (path string, branch, leaf uint64) {
@@ -30,7 +33,7 @@ func writeSample(t testing.TB, dir string) (path string, branch, leaf uint64) {
 		}
 	}
 	a := s.NewAppender(100, 0)
-	for i := range 400 {
+	for i := range sampleSteps {
 		for _, id := range []string{"sol-checkout", "sol-search"} {
 			if err := a.Append(soldierStep(id, i)); err != nil {
 				t.Fatal(err)
@@ -258,7 +261,7 @@ func TestRepairCopiesWhatIsReadable(t *testing.T) {
 			if n == 0 {
 				t.Fatal("no step of the undamaged episode came back")
 			}
-			if d.name == "truncated mid-page" && (n != 400 || len(rep.Skipped) != 0) {
+			if d.name == "truncated mid-page" && (n != sampleSteps || len(rep.Skipped) != 0) {
 				t.Fatalf("a file missing only its unused tail lost data: %d steps, skipped %q", n, rep.Skipped)
 			}
 			if d.name != "truncated mid-page" && len(rep.Skipped) == 0 {
@@ -274,4 +277,36 @@ func TestRepairRefusesAnExistingOutput(t *testing.T) {
 	if _, err := Repair(path, path); err == nil {
 		t.Fatal("Repair overwrote its input")
 	}
+}
+
+// FuzzOpenPatched overwrites bytes of a real store past its two meta pages
+// (which bbolt checksums, so that FuzzOpen's mutations mostly stop there):
+// the pages the consistency check and every read walk. Open must refuse or
+// open, never panic or crash, and every read of a file it opened returns.
+func FuzzOpenPatched(f *testing.F) {
+	path, branch, leaf := writeSample(f, f.TempDir())
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(uint32(branch*4096+16), []byte{0xff, 0xff, 0xff, 0xff})
+	f.Add(uint32(leaf*4096+10), []byte{0xff, 0xff})                  // the element count
+	f.Add(uint32(leaf*4096+8), []byte{0x01})                         // leaf flagged branch
+	f.Add(uint32(branch*4096+24), []byte{0, 0, 0, 0, 0, 0, 0, 0x7f}) // a child far out
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, off uint32, patch []byte) {
+		b := append([]byte(nil), raw...)
+		at := 2*4096 + int(off)%(len(b)-2*4096)
+		copy(b[at:], patch)
+		p := filepath.Join(dir, "fuzz.db")
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(p, Options{ReadOnly: true})
+		if err != nil {
+			return
+		}
+		exercise(s)
+		_ = s.Close()
+	})
 }
