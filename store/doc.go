@@ -65,7 +65,11 @@
 // an empty file, one not a whole number of pages or smaller than the four
 // pages of a new bbolt file, one without a valid meta page, one shorter than
 // its meta page's high water mark (truncated: bbolt would fault, an
-// unrecoverable crash, on the first read past its end). It then runs bbolt's
+// unrecoverable crash, on the first read past its end), or one with a
+// reachable page, or an element of one, outside the file (pages.go reads
+// every reachable page with ReadAt, because bbolt's check reads them through
+// its map in a goroutine of its own, where a fault cannot be recovered).
+// Reads and writes run with debug.SetPanicOnFault. It then runs bbolt's
 // consistency check (Check) on every file it opens. Every transaction runs
 // behind a recover that turns a panic bbolt raises on a page it cannot make
 // sense of into an ErrDamaged error: no damaged file panics the process.
@@ -81,8 +85,8 @@
 //
 // # Caveats
 //
-//   - Open reads every page for the consistency check: about a second per
-//     few hundred MB at a daemon's start.
+//   - Open reads every page twice (the page walk, then bbolt's check): about
+//     a second per few hundred MB at a daemon's start.
 //   - Prune frees pages but never shrinks the file (bbolt reuses free pages);
 //     compact a copy with "bbolt compact" to reclaim disk space.
 //   - Steps buffered in an Appender are lost if the process dies before the
