@@ -85,8 +85,8 @@
 //
 // # Caveats
 //
-//   - Open reads every page twice (the page walk, then bbolt's check): about
-//     a second per few hundred MB at a daemon's start.
+//   - Open reads every page twice (the page walk, then bbolt's check): 45 ms
+//     for 100,000 steps (34 MB), about 1.3 s per GB (BenchmarkOpen).
 //   - Prune frees pages but never shrinks the file (bbolt reuses free pages);
 //     compact a copy with "bbolt compact" to reclaim disk space.
 //   - Steps buffered in an Appender are lost if the process dies before the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -309,4 +310,44 @@ func FuzzOpenPatched(f *testing.F) {
 		exercise(s)
 		_ = s.Close()
 	})
+}
+
+// BenchmarkOpen is Open's cost with its checks (the page walk and bbolt's
+// consistency check) on a store of n Soldier steps: what a daemon's start
+// pays.
+func BenchmarkOpen(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("steps=%d", n), func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "regiment.db")
+			s, err := Open(path, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := s.BeginEpisode(soldierEpisode("checkout", t0)); err != nil {
+				b.Fatal(err)
+			}
+			a := s.NewAppender(1000, 0)
+			for i := range n {
+				if err := a.Append(soldierStep("sol-checkout", i)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := a.Close(); err != nil {
+				b.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				s, err := Open(path, Options{ReadOnly: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				_ = s.Close()
+			}
+			fi, _ := os.Stat(path)
+			b.ReportMetric(float64(fi.Size())/1e6, "file_MB")
+		})
+	}
 }
