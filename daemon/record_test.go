@@ -276,3 +276,26 @@ func TestProbeServerClosesIdleConnections(t *testing.T) {
 	defer silent.Close()
 	closedWithin(silent, 2*time.Second)
 }
+
+func TestBothDaemonsExportTheirRecordFailures(t *testing.T) {
+	cfg, err := config.LoadFile("../examples/small.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, reg := range map[string]*prometheus.Registry{
+		"regiment_commander_record_failures_total": NewCommander(cfg, CommanderOptions{}, Deps{}, hclog.NewNullLogger()).reg,
+		"regiment_soldier_record_failures_total":   NewSoldier(cfg, SoldierOptions{Domain: "payment"}, Deps{}, nil, hclog.NewNullLogger()).reg,
+	} {
+		mfs, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, mf := range mfs {
+			found = found || mf.GetName() == name
+		}
+		if !found {
+			t.Errorf("%s is not exported before the first failure", name)
+		}
+	}
+}
