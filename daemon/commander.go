@@ -94,7 +94,7 @@ func NewCommander(cfg *domains.Config, o CommanderOptions, d Deps, log hclog.Log
 		o.EmbeddedPort = DefaultEmbeddedPort
 	}
 	reg := NewRegistry()
-	return &Commander{Lifecycle: Lifecycle{Log: log}, opts: o, deps: d, cfg: cfg, log: log, reg: reg, metrics: NewMetrics(reg, "commander")}
+	return &Commander{Lifecycle: Lifecycle{Log: log, rec: newRecordHealth(reg, "commander", log.Named("record"))}, opts: o, deps: d, cfg: cfg, log: log, reg: reg, metrics: NewMetrics(reg, "commander")}
 }
 
 // Open builds the process: its policy, store, probes, NATS connection (or
@@ -141,9 +141,8 @@ func (p *Commander) Open(ctx context.Context) error {
 	for i, d := range cfg.Domains {
 		names[i] = d.Name
 	}
-	recErr := func(err error) { p.log.Warn("record step failed", "error", err) }
 	p.cmd = commander.New(cfg, policy, cfg.Commander.Policy, p.conn,
-		&recording.Commander{Episode: p.ep.ID, Domains: names, Out: steps, Ledger: p.st.AppendLedger, Err: recErr}, p.term, p.seq0)
+		&recording.Commander{Episode: p.ep.ID, Domains: names, Out: p.rec.follow(steps, p.deps.Store == nil), Ledger: p.st.AppendLedger, Err: p.rec.fail}, p.term, p.seq0)
 	if p.deps.Pool != nil {
 		p.cmd.SetPool(p.deps.Pool)
 	}

@@ -18,6 +18,15 @@
 // (config.ReadFile). A reload never holds shutdown up: Serve waits at most
 // ReloadWait for one still running, then closes without it.
 //
+// Lost data shows: every step or ledger entry the store did not take is
+// counted (regiment_<component>_record_failures_total), a failure streak is
+// logged once at its start, once when it makes /readyz 503 "degraded"
+// (RecordFailuresDegraded failed writes in a row) and once at its end, and
+// a Soldier whose saved decision state could not be read says so (Warn,
+// regiment_soldier_state_restore_failed). Operator text is cleaned
+// (wire.CleanText) before it is sent or stored. The probe server closes
+// idle connections (ProbeIdleTimeout) and bounds reads and writes.
+//
 // It imports the cores, bus, store, recording, kube, live, prometheus and
 // go-hclog; it holds no global state (metrics go to each process's own
 // registry) and never exits the process or handles signals.

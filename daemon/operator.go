@@ -32,7 +32,8 @@ type OverrideRequest struct {
 // ("share", "replicas" or "cancel"), into an override issued at now,
 // checking names against cfg. Its errors name the command's flags.
 func BuildOverride(cfg *domains.Config, sub string, f OverrideRequest, now time.Time) (wire.Override, error) {
-	o := wire.Override{Version: wire.Version, Cluster: cfg.Cluster.Name, IssuedAt: now, By: f.By, Reason: f.Reason}
+	o := wire.Override{Version: wire.Version, Cluster: cfg.Cluster.Name, IssuedAt: now,
+		By: wire.CleanText(f.By, 0), Reason: wire.CleanText(f.Reason, 0)} // cleaned, not clipped: too long is refused
 	if f.App != "" {
 		app, err := resolveApp(cfg, f.Domain, f.App)
 		if err != nil {

@@ -3,11 +3,21 @@ package daemon
 import (
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/regimentd/regiment/soldier"
 )
 
 // stateKey is where a Soldier keeps its decision state in its store.
 func stateKey(domain string) string { return "soldier/" + domain }
+
+// newRestoreFailed is regiment_soldier_state_restore_failed.
+func newRestoreFailed(reg prometheus.Registerer) prometheus.Gauge {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "regiment_soldier_state_restore_failed",
+		Help: "1 when the decision state saved in the store could not be read at start (damaged or unreadable): the Soldier started fresh. 0 otherwise, also when there was none to restore."})
+	reg.MustRegister(g)
+	return g
+}
 
 // restoreState gives the Soldier the decision state its last run saved in
 // its store (cooldowns, stabilisation windows, the ladder, the automatic
@@ -20,13 +30,15 @@ func (p *Soldier) restoreState() {
 	raw, err := p.st.State(stateKey(p.opts.Domain))
 	if err != nil || raw == nil {
 		if err != nil {
-			p.log.Warn("decision state not restored", "error", err)
+			p.restoreFailed.Set(1)
+			p.log.Warn("decision state not restored: starting fresh", "error", err)
 		}
 		return
 	}
 	snap, err := soldier.DecodeSnapshot(raw)
 	if err != nil {
-		p.log.Warn("decision state not restored", "error", err)
+		p.restoreFailed.Set(1)
+		p.log.Warn("decision state not restored: starting fresh", "error", err)
 		return
 	}
 	if ok, why := p.sd.Restore(snap, p.deps.Clock()); ok {

@@ -23,9 +23,30 @@ type Probes struct {
 	done chan struct{}
 }
 
+// Timeouts of the probe server: a client gets ProbeReadTimeout to send its
+// request (ProbeReadHeaderTimeout of it for the headers) and
+// ProbeWriteTimeout to take the answer; a kept-alive connection idle for
+// ProbeIdleTimeout is closed, so idle clients cannot hold connections (and
+// file descriptors) without bound.
+const (
+	ProbeReadHeaderTimeout = 5 * time.Second
+	ProbeReadTimeout       = 10 * time.Second
+	ProbeWriteTimeout      = 30 * time.Second // a /metrics scrape of a big registry
+	ProbeIdleTimeout       = 60 * time.Second
+)
+
+// probeTimeouts are the server's timeouts; tests shorten them.
+type probeTimeouts struct{ readHeader, read, write, idle time.Duration }
+
+var defaultProbeTimeouts = probeTimeouts{ProbeReadHeaderTimeout, ProbeReadTimeout, ProbeWriteTimeout, ProbeIdleTimeout}
+
 // ServeProbes listens on addr and serves in the background; not live until
 // told.
 func ServeProbes(addr string, reg *prometheus.Registry, ready func() string, log hclog.Logger) (*Probes, error) {
+	return serveProbes(addr, reg, ready, log, defaultProbeTimeouts)
+}
+
+func serveProbes(addr string, reg *prometheus.Registry, ready func() string, log hclog.Logger, to probeTimeouts) (*Probes, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
@@ -47,7 +68,8 @@ func ServeProbes(addr string, reg *prometheus.Registry, ready func() string, log
 		}
 		fmt.Fprintln(w, "ok")
 	})
-	p.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	p.srv = &http.Server{Handler: mux, ReadHeaderTimeout: to.readHeader, ReadTimeout: to.read,
+		WriteTimeout: to.write, IdleTimeout: to.idle}
 	go func() {
 		defer close(p.done)
 		if err := p.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -26,6 +26,7 @@ type Lifecycle struct {
 	Log      hclog.Logger
 	conn     atomic.Pointer[bus.Conn]
 	stopping atomic.Bool
+	rec      *recordHealth // the store's writes; nil: not followed
 
 	closeMu  sync.Mutex
 	closers  []func() error // run last added first
@@ -122,7 +123,7 @@ func (l *Lifecycle) Connected(c *bus.Conn) { l.conn.Store(c) }
 func (l *Lifecycle) Stopping() { l.stopping.Store(true) }
 
 // Ready is /readyz's answer: "" once connected to NATS and until shutdown,
-// else why not.
+// while the store takes writes (RecordFailuresDegraded), else why not.
 func (l *Lifecycle) Ready() string {
 	c := l.conn.Load()
 	switch {
@@ -132,6 +133,9 @@ func (l *Lifecycle) Ready() string {
 		return "not connected to nats yet"
 	case !c.Connected():
 		return "nats disconnected, reconnecting"
+	}
+	if l.rec != nil {
+		return l.rec.degraded()
 	}
 	return ""
 }

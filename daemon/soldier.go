@@ -65,6 +65,7 @@ type Cluster interface {
 // more actuation), NATS drains, the probes stop, the steps flush, the
 // episode ends, the store closes.
 type Soldier struct {
+	restoreFailed prometheus.Gauge // regiment_soldier_state_restore_failed
 	Lifecycle
 	opts    SoldierOptions
 	deps    Deps
@@ -109,7 +110,7 @@ func NewSoldier(cfg *domains.Config, o SoldierOptions, d Deps, view Cluster, log
 	leader := prometheus.NewGauge(prometheus.GaugeOpts{Name: "regiment_soldier_leader",
 		Help: "1 while this Soldier holds its domain's lease and acts (always, off Kubernetes); 0 while it waits."})
 	reg.MustRegister(leader)
-	return &Soldier{Lifecycle: Lifecycle{Log: log}, opts: o, deps: d, cfg: cfg, log: log, view: view,
+	return &Soldier{restoreFailed: newRestoreFailed(reg), Lifecycle: Lifecycle{Log: log, rec: newRecordHealth(reg, "soldier", log.Named("record"))}, opts: o, deps: d, cfg: cfg, log: log, view: view,
 		reg: reg, metrics: NewMetrics(reg, "soldier"), leader: leader}
 }
 
@@ -167,9 +168,8 @@ func (p *Soldier) Open(ctx context.Context) (err error) {
 	if err := p.dial(ctx); err != nil {
 		return err
 	}
-	recErr := func(err error) { p.log.Warn("record step failed", "error", err) }
 	p.sd = soldier.New(p.scfg, policy, p.view, p.view, p.conn,
-		&recording.Soldier{Episode: p.ep.ID, Out: steps, Ledger: p.st.AppendLedger, Err: recErr})
+		&recording.Soldier{Episode: p.ep.ID, Out: p.rec.follow(steps, p.deps.Store == nil), Ledger: p.st.AppendLedger, Err: p.rec.fail})
 	p.restoreState()
 	cctx, cancel := context.WithTimeout(ctx, connectTimeout)
 	defer cancel()

@@ -258,6 +258,49 @@ spec:
                           action: {type: string}
 `
 
+// prometheusRuleCRD is a minimal CustomResourceDefinition of the Prometheus
+// Operator's PrometheusRule (monitoring.coreos.com/v1): the fields the chart
+// sets, with their types.
+const prometheusRuleCRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: prometheusrules.monitoring.coreos.com
+spec:
+  group: monitoring.coreos.com
+  scope: Namespaced
+  names: {kind: PrometheusRule, listKind: PrometheusRuleList, plural: prometheusrules, singular: prometheusrule}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              groups:
+                type: array
+                items:
+                  type: object
+                  required: [name]
+                  properties:
+                    name: {type: string}
+                    rules:
+                      type: array
+                      items:
+                        type: object
+                        required: [expr]
+                        properties:
+                          alert: {type: string}
+                          expr: {type: string}
+                          for: {type: string}
+                          labels: {type: object, additionalProperties: {type: string}}
+                          annotations: {type: object, additionalProperties: {type: string}}
+`
+
 // TestChartOnTheAPIServer installs each case's objects into a namespace
 // that enforces Pod Security "restricted" (server-side apply, strict field
 // validation) and fails on any error or warning; each workload's pod is
@@ -265,8 +308,10 @@ spec:
 func TestChartOnTheAPIServer(t *testing.T) {
 	a := newAPIServer(t)
 	crd := decodeManifests(t, "ServiceMonitor CRD", serviceMonitorCRD)
+	crd = append(crd, decodeManifests(t, "PrometheusRule CRD", prometheusRuleCRD)...)
 	a.applyAll(crd, false)
 	a.waitEstablished("servicemonitors.monitoring.coreos.com")
+	a.waitEstablished("prometheusrules.monitoring.coreos.com")
 	for _, c := range chartCases {
 		t.Run(c.name, func(t *testing.T) {
 			a.t = t
@@ -318,6 +363,9 @@ func TestChartRenders(t *testing.T) {
 			checkRestoreHook(t, objs, vals, c.namespace)
 			if sm := find(objs, "ServiceMonitor", "regiment"); (sm != nil) != vals["serviceMonitor"].(map[string]any)["enabled"].(bool) {
 				t.Errorf("ServiceMonitor present %v, serviceMonitor.enabled %v", sm != nil, vals["serviceMonitor"].(map[string]any)["enabled"])
+			}
+			if pr := find(objs, "PrometheusRule", "regiment"); (pr != nil) != vals["prometheusRule"].(map[string]any)["enabled"].(bool) {
+				t.Errorf("PrometheusRule present %v, prometheusRule.enabled %v", pr != nil, vals["prometheusRule"].(map[string]any)["enabled"])
 			}
 			dash := find(objs, "ConfigMap", "regiment-dashboard")
 			if dash == nil || dash.GetLabels()["grafana_dashboard"] != "1" || !strings.Contains(str(dash.Object, "data", "regiment.json"), `"uid": "regiment"`) {

@@ -10,7 +10,8 @@
 // ParseTime and ParseDuration take what the flags take: RFC 3339, relative
 // to now ("-5m", "-1d") or "now".
 //
-// It imports store, recording (the step keys), domains and calibrate (the
+// It imports store, recording (the step keys), bus/wire (CleanText, for the
+// operator text it prints), domains and calibrate (the
 // run type it fills); it opens stores read-only except for Prune, and never
 // writes elsewhere but Export's file.
 package episodes

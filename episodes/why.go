@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/regimentd/regiment/bus/wire"
 	"github.com/regimentd/regiment/recording"
 	"github.com/regimentd/regiment/store"
 )
@@ -200,7 +201,7 @@ func ledger(stdout io.Writer, s *store.Store, domain string, at time.Time, windo
 		if len(e.Values) > 0 {
 			vals = summary(e.Values, nil, 6)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", formatTime(e.At), dash(e.Domain), e.Kind, e.Detail, vals)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", formatTime(e.At), dash(e.Domain), e.Kind, wire.CleanText(e.Detail, 0), vals)
 		return nil
 	})
 	if err != nil {
@@ -246,7 +247,7 @@ func printNotWritten(w io.Writer, gs []store.Guard) {
 	fmt.Fprintln(w, "apps not written (target -> replicas kept):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, g := range failed {
-		fmt.Fprintf(tw, "  %s\t%s -> %s\t%s\n", g.Target, num(g.Before), num(g.After), g.Reason)
+		fmt.Fprintf(tw, "  %s\t%s -> %s\t%s\n", g.Target, num(g.Before), num(g.After), wire.CleanText(g.Reason, 0))
 	}
 	tw.Flush()
 }
@@ -307,7 +308,7 @@ func printGuards(w io.Writer, gs []store.Guard, keep func(store.Guard) bool) {
 	fmt.Fprintln(w, "guards that changed it:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, g := range changed {
-		fmt.Fprintf(tw, "  %s\t%s\t%s -> %s\t%s\n", g.Name, g.Target, num(g.Before), num(g.After), g.Reason)
+		fmt.Fprintf(tw, "  %s\t%s\t%s -> %s\t%s\n", g.Name, g.Target, num(g.Before), num(g.After), wire.CleanText(g.Reason, 0))
 	}
 	tw.Flush()
 }

@@ -42,7 +42,10 @@ func overrideEntry(ledger Ledger, errf func(error), at time.Time, kind string, o
 	if ledger == nil {
 		return
 	}
-	target, by := o.Target(), o.By
+	// Operator text is cleaned before it is stored: a client other than
+	// "regiment override" may have sent newlines or terminal escapes.
+	target, by := o.Target(), wire.CleanText(o.By, wire.MaxName)
+	reason = wire.CleanText(reason, wire.MaxReason)
 	if target == "" {
 		target = "(undecodable)"
 	}

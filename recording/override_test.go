@@ -76,3 +76,40 @@ func TestOverrideEventsReachTheLedger(t *testing.T) {
 		}
 	}
 }
+
+// TestOperatorTextIsCleanedBeforeItIsStored sends an override whose by and
+// reason carry a newline and terminal escapes, as a client other than
+// "regiment override" can: the ledger keeps them as spaces, on one line.
+func TestOperatorTextIsCleanedBeforeItIsStored(t *testing.T) {
+	st, err := store.Open(filepath.Join(t.TempDir(), "ledger.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	n := 3
+	pin := wire.Override{Version: wire.Version, Cluster: "c", Domain: "payment", App: "payment/checkout-0", Replicas: &n,
+		IssuedAt: t0, Until: t0.Add(time.Minute), By: "mallory\n2026-01-01 accepted by root", Reason: "x\x1b[2J\x1b]0;owned\x07"}
+	sr := &Soldier{Ledger: st.AppendLedger}
+	sr.RecordOverride(soldier.OverrideEvent{At: t0, Kind: soldier.OverrideAccepted, Override: pin, Replicas: 3,
+		Reason: "pinned " + strings.Repeat("a", 2*wire.MaxReason) + "\r\n"})
+	var got []store.LedgerEntry
+	if err := st.Ledger(time.Time{}, time.Time{}, "", func(e store.LedgerEntry) error { got = append(got, e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 {
+		t.Fatalf("%d entries, want 1", len(got))
+	}
+	d := got[0].Detail
+	for _, bad := range []string{"\n", "\r", "\x1b", "\x07"} {
+		if strings.Contains(d, bad) {
+			t.Fatalf("stored detail carries %q: %q", bad, d)
+		}
+	}
+	if !strings.HasPrefix(d, "accepted payment/checkout-0 by mallory 2026-01-01 accepted by root: pinned aaa") {
+		t.Fatalf("detail %q", d)
+	}
+	if len(d) > 2*wire.MaxName+wire.MaxReason+64 {
+		t.Fatalf("detail of %d bytes: the reason was not bounded", len(d))
+	}
+}

@@ -34,6 +34,18 @@ type Appender struct {
 	timer  *time.Timer
 	err    error // from a timed flush, not yet reported
 	closed bool
+
+	onWrite func(steps int, err error) // after every batch written or lost
+}
+
+// OnWrite sets fn to be called after each batch is written (err nil) or
+// lost (err the write's error), with its number of steps, from the
+// goroutine that wrote it (a timed flush's own). Set it before the first
+// Append; fn must not call the Appender.
+func (a *Appender) OnWrite(fn func(steps int, err error)) {
+	a.mu.Lock()
+	a.onWrite = fn
+	a.mu.Unlock()
 }
 
 // batch is the steps of one transaction, encoded into one buffer.
@@ -138,7 +150,13 @@ func (a *Appender) Close() error {
 func (a *Appender) timedFlush() {
 	if err := a.flush(1); err != nil {
 		a.mu.Lock()
-		if a.err == nil {
+		var prev *WriteError
+		if a.err != nil && errors.As(a.err, &prev) {
+			var we *WriteError
+			if errors.As(err, &we) {
+				prev.Steps += we.Steps // every lost step is reported
+			}
+		} else if a.err == nil {
 			a.err = err
 		}
 		a.mu.Unlock()
@@ -180,12 +198,30 @@ func (a *Appender) flush(least int) error {
 	b.steps, b.data = b.steps[:0], b.data[:0]
 	a.mu.Lock()
 	a.spare = b
+	onWrite := a.onWrite
 	a.mu.Unlock()
+	if onWrite != nil {
+		onWrite(n, err)
+	}
 	if err != nil {
-		return fmt.Errorf("write batch of %d steps: %w", n, err)
+		return &WriteError{Steps: n, Err: err}
 	}
 	return nil
 }
+
+// WriteError is a batch of steps that could not be written: they are lost.
+// A timed flush's WriteError, reported by the next call, counts the steps of
+// every timed flush that failed since the last report.
+type WriteError struct {
+	Steps int   // steps lost
+	Err   error // why the write failed
+}
+
+func (e *WriteError) Error() string {
+	return fmt.Sprintf("write batch of %d steps: %v", e.Steps, e.Err)
+}
+
+func (e *WriteError) Unwrap() error { return e.Err }
 
 // writeSteps puts a batch in one read-write transaction, grouped by episode
 // and in key order so that pages fill sequentially.
@@ -196,7 +232,7 @@ func (s *Store) writeSteps(b *batch) error {
 		}
 		return bytes.Compare(x.key[:], y.key[:])
 	})
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		steps := tx.Bucket(bucketSteps)
 		var bucket *bolt.Bucket
 		var cur string

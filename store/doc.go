@@ -58,8 +58,35 @@
 // a file no daemon holds, and fails with ErrLocked (after Options.Timeout)
 // while one does.
 //
+// # Damaged files
+//
+// Open checks a file before bbolt maps it (checkFile) and refuses, with an
+// error wrapping ErrDamaged that names the file, the damage and what to do:
+// an empty file, one not a whole number of pages or smaller than the four
+// pages of a new bbolt file, one without a valid meta page, one shorter than
+// its meta page's high water mark (truncated: bbolt would fault, an
+// unrecoverable crash, on the first read past its end), or one with a
+// reachable page, or an element of one, outside the file (pages.go reads
+// every reachable page with ReadAt, because bbolt's check reads them through
+// its map in a goroutine of its own, where a fault cannot be recovered).
+// Reads and writes run with debug.SetPanicOnFault. It then runs bbolt's
+// consistency check (Check) on every file it opens. Every transaction runs
+// behind a recover that turns a panic bbolt raises on a page it cannot make
+// sense of into an ErrDamaged error: no damaged file panics the process.
+// bbolt does not checksum values, so bytes overwritten inside a value pass
+// both checks and surface as a decode error where the value is read.
+//
+// Repair copies what is readable of a damaged file into a new one and
+// reports what it skipped; it never writes to the damaged file.
+//
+// An Appender batch that cannot be written is lost: its error is a
+// *WriteError carrying how many steps, and OnWrite reports every batch's
+// outcome, so that a daemon counts and shows lost steps.
+//
 // # Caveats
 //
+//   - Open reads every page twice (the page walk, then bbolt's check): 45 ms
+//     for 100,000 steps (34 MB), about 1.3 s per GB (BenchmarkOpen).
 //   - Prune frees pages but never shrinks the file (bbolt reuses free pages);
 //     compact a copy with "bbolt compact" to reclaim disk space.
 //   - Steps buffered in an Appender are lost if the process dies before the

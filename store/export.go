@@ -78,7 +78,7 @@ func eachFiltered(tx *bolt.Tx, f Filter, fn func(Episode, Step) error) error {
 func (s *Store) ExportJSONL(w io.Writer, f Filter) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		return eachFiltered(tx, f, func(e Episode, st Step) error {
 			return enc.Encode(exportRecord{
 				Episode: e.ID, Level: e.Level, Domain: e.Domain, ObsVersion: e.ObsVersion,
@@ -109,7 +109,7 @@ func (s *Store) ExportJSONL(w io.Writer, f Filter) error {
 // RFC 3339 UTC with nanoseconds. It reads the selection twice (columns,
 // then rows) in one read transaction.
 func (s *Store) ExportCSV(w io.Writer, f Filter) error {
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		cols := newColumns()
 		err := eachFiltered(tx, f, func(e Episode, st Step) error {
 			cols.add(e, st)

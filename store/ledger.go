@@ -37,7 +37,7 @@ func (s *Store) AppendLedger(e LedgerEntry) error {
 	if err != nil {
 		return fmt.Errorf("append ledger %s: %w", e.Kind, err)
 	}
-	err = s.db.Update(func(tx *bolt.Tx) error {
+	err = s.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketLedger)
 		n, err := b.NextSequence()
 		if err != nil {
@@ -56,7 +56,7 @@ func (s *Store) AppendLedger(e LedgerEntry) error {
 // time order; a non-empty domain keeps only that domain's entries. It stops
 // at fn's first error and returns it.
 func (s *Store) Ledger(from, to time.Time, domain string, fn func(LedgerEntry) error) error {
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketLedger)
 		if b == nil {
 			return nil

@@ -23,7 +23,7 @@ func (s *Store) Prune(before time.Time) (removed int, err error) {
 	}
 	for {
 		n := 0
-		err := s.db.Update(func(tx *bolt.Tx) error {
+		err := s.update(func(tx *bolt.Tx) error {
 			var err error
 			n, err = deleteBefore(tx.Bucket(bucketLedger), end, pruneChunk)
 			if err != nil {
@@ -51,7 +51,7 @@ func (s *Store) Prune(before time.Time) (removed int, err error) {
 		}
 	}
 	var dropped []string
-	err = s.db.Update(func(tx *bolt.Tx) error {
+	err = s.update(func(tx *bolt.Tx) error {
 		dropped = dropped[:0]
 		eps, err := allEpisodes(tx)
 		if err != nil {

@@ -17,7 +17,7 @@ func (s *Store) PutState(key string, value []byte) error {
 	if key == "" {
 		return errors.New("put state: empty key")
 	}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		b, err := tx.CreateBucketIfNotExists(bucketState)
 		if err != nil {
 			return err
@@ -34,7 +34,7 @@ func (s *Store) PutState(key string, value []byte) error {
 // before the state bucket existed).
 func (s *Store) State(key string) ([]byte, error) {
 	var out []byte
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		if b := tx.Bucket(bucketState); b != nil {
 			if v := b.Get([]byte(key)); v != nil {
 				out = append([]byte(nil), v...)

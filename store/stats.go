@@ -44,7 +44,7 @@ type stepSummary struct {
 // Stats scans the whole store in one read transaction.
 func (s *Store) Stats() (Stats, error) {
 	st := Stats{StepsByLevel: map[string]int{}, StepsByDomain: map[string]int{}}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		eps, err := allEpisodes(tx)
 		if err != nil {
 			return err

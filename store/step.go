@@ -135,7 +135,7 @@ func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 // order; a zero from or to leaves that end open. It stops at fn's first
 // error and returns it.
 func (s *Store) Steps(id string, from, to time.Time, fn func(Step) error) error {
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b := stepBucket(tx, id)
 		if b == nil {
 			return ErrNotFound
@@ -180,7 +180,7 @@ func scan(b *bolt.Bucket, from, to time.Time, fn func(k, v []byte) error) error 
 // StepAt returns the last step of episode id at or before at: the decision
 // in effect at that instant. ok is false when the episode has no such step.
 func (s *Store) StepAt(id string, at time.Time) (st Step, ok bool, err error) {
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.view(func(tx *bolt.Tx) error {
 		b := stepBucket(tx, id)
 		if b == nil {
 			return ErrNotFound

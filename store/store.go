@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"sync"
@@ -66,7 +67,11 @@ func Open(path string, opts Options) (*Store, error) {
 			return nil, fmt.Errorf("open store %q: %w", path, err)
 		}
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, ReadOnly: opts.ReadOnly})
+	if err := checkFile(path); err != nil {
+		return nil, fmt.Errorf("open store %q: %w", path, err)
+	}
+	// The freelist is read here, not in the goroutine of the first check.
+	db, err := openBolt(path, &bolt.Options{Timeout: timeout, ReadOnly: opts.ReadOnly, PreLoadFreelist: true})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("open store %q: %w (waited %s)", path, ErrLocked, timeout)
 	}
@@ -74,11 +79,22 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open store %q: %w", path, err)
 	}
 	s := &Store{db: db, path: path, readOnly: opts.ReadOnly, known: map[string]int{}}
+	if err := s.Check(); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open store: %w", err)
+	}
 	if err := s.prepare(); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("open store %q: %w", path, err)
 	}
 	return s, nil
+}
+
+// openBolt is bolt.Open behind guard.
+func openBolt(path string, o *bolt.Options) (db *bolt.DB, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer guard(&err, path)
+	return bolt.Open(path, 0o600, o)
 }
 
 // prepare checks the schema version and, when writable, creates the buckets.
@@ -102,9 +118,9 @@ func (s *Store) prepare() error {
 		return nil
 	}
 	if s.readOnly {
-		return s.db.View(check)
+		return s.view(check)
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		if err := check(tx); err != nil {
 			return err
 		}
@@ -152,7 +168,7 @@ const EpisodeIDLayout = "20060102T150405.000Z"
 func (s *Store) NewEpisodeID(prefix string, at time.Time) (string, error) {
 	base := prefix + at.UTC().Format(EpisodeIDLayout)
 	id := base
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketEpisodes)
 		if b == nil {
 			return nil
@@ -183,7 +199,7 @@ func (s *Store) BeginEpisode(e Episode) error {
 	if err != nil {
 		return fmt.Errorf("begin episode %q: %w", e.ID, err)
 	}
-	err = s.db.Update(func(tx *bolt.Tx) error {
+	err = s.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketEpisodes)
 		if b.Get([]byte(e.ID)) != nil {
 			return errors.New("already exists")
@@ -207,7 +223,7 @@ func (s *Store) EndEpisode(id string, at time.Time) error {
 	if err := checkTime(at); err != nil {
 		return fmt.Errorf("end episode %q: %w", id, err)
 	}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketEpisodes)
 		e, err := getEpisode(b, id)
 		if err != nil {
@@ -230,7 +246,7 @@ func (s *Store) EndEpisode(id string, at time.Time) error {
 // ErrNotFound.
 func (s *Store) Episode(id string) (Episode, error) {
 	var e Episode
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketEpisodes)
 		if b == nil {
 			return ErrNotFound
@@ -248,7 +264,7 @@ func (s *Store) Episode(id string) (Episode, error) {
 // Episodes returns all episodes sorted by Started, then ID.
 func (s *Store) Episodes() ([]Episode, error) {
 	var out []Episode
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		var err error
 		out, err = allEpisodes(tx)
 		return err
@@ -263,7 +279,7 @@ func (s *Store) Episodes() ([]Episode, error) {
 // decoding them.
 func (s *Store) StepCount(id string) (int, error) {
 	var n int
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b := stepBucket(tx, id)
 		if b == nil {
 			return ErrNotFound
@@ -277,9 +293,11 @@ func (s *Store) StepCount(id string) (int, error) {
 	return n, nil
 }
 
-// Check runs bbolt's consistency check over the whole file and returns every
-// problem it finds, joined.
-func (s *Store) Check() error {
+// Check runs bbolt's consistency check over the whole file and returns the
+// first few problems it finds, joined, in an error wrapping ErrDamaged. Open
+// runs it on every file it opens.
+func (s *Store) Check() (err error) {
+	defer guard(&err, s.path)
 	var errs []error
 	run := func(tx *bolt.Tx) error {
 		for err := range tx.Check() {
@@ -287,9 +305,8 @@ func (s *Store) Check() error {
 		}
 		return nil
 	}
-	var err error
 	if s.readOnly {
-		err = s.db.View(run)
+		err = s.view(run)
 	} else {
 		// A read-write transaction (rolled back) keeps writers out while
 		// the check walks the pages, as bbolt requires.
@@ -304,7 +321,7 @@ func (s *Store) Check() error {
 		return fmt.Errorf("check %q: %w", s.path, err)
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("check %q: %w", s.path, errors.Join(errs...))
+		return fmt.Errorf("check %q: %w: %w; %s", s.path, ErrDamaged, checkErrors(errs), repairHint)
 	}
 	return nil
 }

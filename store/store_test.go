@@ -70,7 +70,7 @@ func collect(t *testing.T, s *Store, id string, from, to time.Time) []Step {
 func txID(t *testing.T, s *Store) int {
 	t.Helper()
 	var id int
-	if err := s.db.View(func(tx *bolt.Tx) error { id = tx.ID(); return nil }); err != nil {
+	if err := s.view(func(tx *bolt.Tx) error { id = tx.ID(); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return id

@@ -42,7 +42,10 @@ replicas can run side by side), and while leading reverts the HPAs of
 Soldiers whose lease lapsed to their safe bounds.
 
 HTTP on --listen: /metrics (Prometheus), /healthz (200 while the tick loop
-runs), /readyz (200 while connected to NATS; 503 with the reason otherwise).
+runs), /readyz (200 while connected to NATS and while the store takes
+writes; 503 with the reason otherwise, "degraded" after 3 failed writes in
+a row). A damaged store is refused at start (exit 1; "regiment episodes
+repair" copies what is readable).
 
 Signals: SIGTERM or SIGINT drain NATS, flush the store and exit 0; SIGHUP
 re-reads the config file: a file with problems is rejected (each logged with

@@ -27,6 +27,7 @@ Subcommands:
   export   steps as JSON lines or CSV, for notebooks and retraining
   stats    counts, time span, file size, guarded steps, reward mean
   prune    delete steps and ledger entries older than a retention
+  repair   copy what is readable of a damaged store into a new file
 
 The store is DIR/regiment.db (--data DIR, default "data") or --db FILE. Reads
 open it read-only; a running commander, soldier or "regiment run" holds it
@@ -47,6 +48,7 @@ func runEpisodes(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	subs := map[string]func(context.Context, []string, io.Writer, io.Writer) int{
 		"list": epList, "show": epShow, "why": epWhy, "export": epExport, "stats": epStats, "prune": epPrune,
+		"repair": epRepair,
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
@@ -340,4 +342,45 @@ func epPrune(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return c.run(true, func(s *store.Store) error { return episodes.Prune(stdout, s, cutoff) })
+}
+
+const epRepairHelp = `Usage: regiment episodes repair [--data DIR | --in FILE] [--out FILE]
+
+Copies every bucket and key that can still be read from a damaged store (one
+that a daemon or "regiment episodes" refuses as damaged: truncated, pages
+overwritten) into a new file, and lists what it had to skip. It never writes
+to the damaged file. --out defaults to DIR/regiment.repaired.db and must not
+exist. Stop the daemon first; then move the damaged file aside and the
+repaired one into its place (docs/operations.md).
+
+Examples:
+  regiment episodes repair --data /var/lib/regiment
+  regiment episodes repair --in regiment.db --out regiment.repaired.db
+`
+
+func epRepair(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newEpCmd("repair", epRepairHelp, stderr)
+	c.fs.StringVar(&c.db, "in", "", "damaged store `file` (overrides --data)")
+	out := c.fs.String("out", "", "new store `file` to write (default DIR/regiment.repaired.db)")
+	if code, ok := c.parse(args, stdout); !ok {
+		return code
+	}
+	dst := *out
+	if dst == "" {
+		dst = filepath.Join(filepath.Dir(c.path()), "regiment.repaired.db")
+	}
+	rep, err := store.Repair(c.path(), dst)
+	if err != nil {
+		return c.fail(err)
+	}
+	fmt.Fprintf(stdout, "wrote %s: %d keys in %d buckets\n", dst, rep.Keys, rep.Buckets)
+	if len(rep.Skipped) == 0 {
+		fmt.Fprintln(stdout, "skipped nothing: every page read back")
+		return 0
+	}
+	fmt.Fprintf(stdout, "skipped %d damaged parts:\n", len(rep.Skipped))
+	for _, sk := range rep.Skipped {
+		fmt.Fprintf(stdout, "  %s\n", sk)
+	}
+	return 0
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/regimentd/regiment/store"
+	bolt "go.etcd.io/bbolt"
 )
 
 var epT0 = time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -319,4 +320,113 @@ func TestEpisodesWhySaysWhichAppsWereNotWritten(t *testing.T) {
 		"apps whose sizing wants more than their max_replicas (raise it before they breach): payment/auth (wants 46), payment/checkout (wants 12)",
 		"2024-05-01T12:00:30Z payment write_failed payment/cart not written (denied)",
 	)
+}
+
+// damagedFixture is epFixture with 600 more payment steps (so its steps
+// bucket has a branch root over leaf pages), hurt by damage.
+func damagedFixture(t *testing.T, damage string) string {
+	t.Helper()
+	dir := epFixture(t)
+	path := filepath.Join(dir, "regiment.db")
+	s, err := store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := s.NewAppender(100, 0)
+	for i := range 600 {
+		st := store.Step{Episode: "sol-payment", Seq: uint64(10 + i), At: epT0.Add(time.Duration(30+i) * time.Second),
+			Obs: []float64{100, 0.5, 0.9}, Action: map[string]float64{"replicas/checkout": 4}, Reward: map[string]float64{"total": 0.5}}
+		if err := a.Append(st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var root uint64
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = db.View(func(tx *bolt.Tx) error {
+		root = uint64(tx.Bucket([]byte("steps")).Bucket([]byte("sol-payment")).Root())
+		return nil
+	})
+	_ = db.Close()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch damage {
+	case "truncated to half":
+		raw = raw[:len(raw)/2]
+	case "zero-length":
+		raw = nil
+	case "garbage":
+		for i := range raw {
+			raw[i] = byte(i*7919 + i>>8)
+		}
+	case "branch page overwritten":
+		for i := 16; i < 4096; i++ {
+			raw[int(root)*4096+i] = byte(i * 31)
+		}
+	default:
+		t.Fatalf("unknown damage %q", damage)
+	}
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestEpisodesDamagedStoreExitsOneWithoutPanic(t *testing.T) {
+	for _, damage := range []string{"truncated to half", "zero-length", "garbage", "branch page overwritten"} {
+		for _, sub := range []string{"list", "stats", "show", "export"} {
+			t.Run(damage+"/"+sub, func(t *testing.T) {
+				dir := damagedFixture(t, damage)
+				args := []string{sub, "--data", dir}
+				if sub == "show" {
+					args = append(args, "--episode", "sol-payment")
+				}
+				code, _, errOut := runEp(t, args...)
+				if code != 1 {
+					t.Fatalf("exit %d, want 1; stderr:\n%s", code, errOut)
+				}
+				hint := "regiment episodes repair"
+				if damage == "zero-length" {
+					hint = "remove it to start an empty store"
+				}
+				if !strings.Contains(errOut, "damaged") || !strings.Contains(errOut, hint) {
+					t.Fatalf("stderr does not say the store is damaged and what to do:\n%s", errOut)
+				}
+			})
+		}
+	}
+}
+
+func TestEpisodesRepairBringsBackTheReadableEpisodes(t *testing.T) {
+	dir := damagedFixture(t, "branch page overwritten")
+	damaged, err := os.ReadFile(filepath.Join(dir, "regiment.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := mustRun(t, "repair", "--data", dir)
+	if !strings.Contains(out, "skipped 1 damaged parts") || !strings.Contains(out, "/steps/sol-payment") {
+		t.Fatalf("repair does not report the damaged steps bucket:\n%s", out)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "regiment.db")); !bytes.Equal(after, damaged) {
+		t.Fatal("repair wrote to the damaged file")
+	}
+	repaired := filepath.Join(dir, "regiment.repaired.db")
+	list := mustRun(t, "list", "--db", repaired)
+	wantLines(t, list, "cmd-1 commander", "sol-payment soldier payment", "sol-fraud soldier fraud")
+	if got := mustRun(t, "show", "--db", repaired, "--episode", "sol-fraud"); !strings.Contains(got, "replicas/scoring") {
+		t.Fatalf("the undamaged episode's steps did not come back:\n%s", got)
+	}
+	if code, _, errOut := runEp(t, "repair", "--data", dir); code != 1 || !strings.Contains(errOut, "exists") {
+		t.Fatalf("a second repair onto the same output: exit %d, stderr %q", code, errOut)
+	}
 }

@@ -169,10 +169,10 @@ func sendOverride(ctx context.Context, cfg *domains.Config, f overrideFlags, o w
 		from += " " + a.Domain
 	}
 	if !a.Accepted {
-		fmt.Fprintf(stderr, "regiment override: refused by %s: %s\n", from, a.Reason)
+		fmt.Fprintf(stderr, "regiment override: refused by %s: %s\n", from, wire.CleanText(a.Reason, wire.MaxReason))
 		return 1
 	}
-	fmt.Fprintf(stdout, "applied by %s from its next tick: %s\n", from, a.Reason)
+	fmt.Fprintf(stdout, "applied by %s from its next tick: %s\n", from, wire.CleanText(a.Reason, wire.MaxReason))
 	return 0
 }
 
@@ -205,7 +205,7 @@ func listOverrides(ctx context.Context, cfg *domains.Config, f overrideFlags, st
 			pin = fmt.Sprintf("%d replicas", *o.Replicas)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", o.Target(), pin, o.Until.UTC().Format(time.RFC3339),
-			o.Until.Sub(now).Round(time.Second), o.By, o.Reason)
+			o.Until.Sub(now).Round(time.Second), wire.CleanText(o.By, wire.MaxName), wire.CleanText(o.Reason, wire.MaxReason))
 		n++
 	}
 	tw.Flush()

@@ -332,3 +332,31 @@ func TestOverrideShareEndToEnd(t *testing.T) {
 		t.Fatalf("list: exit %d\n%s", code, out)
 	}
 }
+
+// TestOverrideTextIsCleanedBeforeItIsStoredOrPrinted pins with a --by and a
+// --reason carrying a newline and terminal escapes: the pin kept in NATS,
+// the ledger and `override list` hold them as spaces, one line per pin.
+func TestOverrideTextIsCleanedBeforeItIsStoredOrPrinted(t *testing.T) {
+	r := newOverrideRig(t)
+	r.tick(t, time.Now())
+	code, out, errOut := r.override(t, "replicas", "--app", "payment/checkout-0", "--replicas", "5", "--for", "15m",
+		"--by", "mallory\n2026-01-01 accepted by root", "--reason", "x\x1b[2J\x1b]0;owned\x07 y")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	code, out, errOut = r.override(t, "list")
+	if code != 0 {
+		t.Fatalf("list: exit %d\nstderr: %s", code, errOut)
+	}
+	if strings.ContainsAny(out, "\x1b\x07") || len(strings.Split(strings.TrimSpace(out), "\n")) != 2 {
+		t.Fatalf("list printed raw operator text:\n%q", out)
+	}
+	if !strings.Contains(out, "mallory 2026-01-01 accepted by root") {
+		t.Fatalf("list:\n%s", out)
+	}
+	for _, e := range r.ledger(t) {
+		if strings.ContainsAny(e, "\n\x1b\x07") {
+			t.Fatalf("ledger holds raw operator text: %q", e)
+		}
+	}
+}

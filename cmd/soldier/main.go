@@ -53,8 +53,10 @@ cooldown and error veto, until the pin lapses. Accepted pins are kept in the
 bus's override bucket and restored at start; every event goes to the ledger.
 
 HTTP on --listen: /metrics (Prometheus), /healthz (200 while the tick loop
-runs), /readyz (200 once connected to NATS and after the first tick; 503
-with the reason otherwise).
+runs), /readyz (200 once connected to NATS and after the first tick, while
+the store takes writes; 503 with the reason otherwise, "degraded" after 3
+failed writes in a row). A damaged store is refused at start (exit 1;
+"regiment episodes repair" copies what is readable).
 
 Signals: SIGTERM or SIGINT stop actuating, drain NATS, flush the store and
 exit 0; SIGHUP re-reads the config file: a file with problems is rejected

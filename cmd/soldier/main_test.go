@@ -16,6 +16,7 @@ import (
 
 	"github.com/regimentd/regiment/bus"
 	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/store"
 )
 
 const (
@@ -184,4 +185,56 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestDamagedStoreExitsOneWithoutPanic starts the Soldier on a store that
+// is a real one cut to half its size, one that is empty and one of garbage:
+// exit 1 with an error naming the file as damaged, not a crash.
+func TestDamagedStoreExitsOneWithoutPanic(t *testing.T) {
+	// A real store of a Soldier run, to damage.
+	good := t.TempDir()
+	st, err := store.Open(filepath.Join(good, "soldier-payment.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := store.Episode{ID: "e", Level: "soldier", Domain: "payment", Started: time.Unix(1e9, 0)}
+	if err := st.BeginEpisode(ep); err != nil {
+		t.Fatal(err)
+	}
+	a := st.NewAppender(50, 0)
+	for i := range 500 {
+		if err := a.Append(store.Step{Episode: "e", Seq: uint64(i), At: time.Unix(1e9+int64(i), 0), Action: map[string]float64{"replicas/checkout-0": 4}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(good, "soldier-payment.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{
+		{"truncated to half", raw[:len(raw)/2]},
+		{"zero-length", nil},
+		{"garbage", bytes.Repeat([]byte("regiment"), 8192)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "soldier-payment.db")
+			writeFile(t, path, string(tc.data))
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), []string{"--config", smallConfig, "--domain", "payment", "--scenario", sampleScen,
+				"--data", dir, "--listen", "127.0.0.1:0", "--nats", "nats://127.0.0.1:1"}, &stdout, &stderr, nil)
+			if code != 1 || !strings.Contains(stderr.String(), "store file is damaged") || !strings.Contains(stderr.String(), path) {
+				t.Fatalf("exit %d, stderr:\n%s", code, stderr.String())
+			}
+		})
+	}
 }
