@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/regimentd/regiment/infile"
 )
 
 // RepairReport is what Repair copied and what it had to leave behind.
@@ -86,7 +88,7 @@ func Repair(in, out string) (RepairReport, error) {
 // paddedCopy copies path into a temporary file in dir, zero-padded to a
 // whole number of pages and to its meta page's high water mark.
 func paddedCopy(path, dir string) (string, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return "", err
 	}

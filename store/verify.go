@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/regimentd/regiment/infile"
 )
 
 // ErrDamaged means the store file is damaged: truncated, its pages
@@ -83,7 +85,7 @@ func readMeta(buf []byte) (meta, error) {
 // than its meta page's high water mark. A missing file is fine (Open
 // creates it, or reports it when read-only).
 func checkFile(path string) error {
-	f, err := os.Open(path)
+	f, err := infile.Open(path) // a FIFO must not block the check
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -349,5 +351,30 @@ func BenchmarkOpen(b *testing.B) {
 			fi, _ := os.Stat(path)
 			b.ReportMetric(float64(fi.Size())/1e6, "file_MB")
 		})
+	}
+}
+
+// A store path naming a FIFO is refused at once: the check before bbolt
+// must not block waiting for a writer.
+func TestAFIFOIsRefusedWithoutBlocking(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "regiment.db")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		s, err := Open(path, Options{})
+		if err == nil {
+			s.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "named pipe") {
+			t.Fatalf("Open of a FIFO: %v, want it refused as a named pipe", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Open of a FIFO still blocked after 5 s")
 	}
 }
