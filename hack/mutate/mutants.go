@@ -48,7 +48,7 @@ var mutants = []mutant{
 	},
 	{
 		Name: "the HPA's whole-percent floor -> round",
-		File: "baseline/hpa.go", Pkg: "./baseline",
+		File: "baseline/hpa.go", Pkg: "./baseline", Run: "TestRecommend$",
 		Original: "util := int64(math.Floor(in.Utilisation*100 + 1e-9))", Mutated: "util := int64(math.Round(in.Utilisation * 100))",
 	},
 	{
