@@ -2,8 +2,8 @@
 // each mutation of its list, one at a time, to a temporary copy of the tree,
 // runs the tests of the mutation's package there with -count=1, and expects
 // them to fail. It prints one line per mutant, killed or survived, and exits
-// 1 if any survived (or 2 if a mutation no longer applies: its original text
-// must occur exactly once in its file). The working tree is never modified.
+// 1 if any survived, 2 if the list is wrong: a mutation's original text
+// must occur exactly once in its file, and the mutated package must build. The working tree is never modified.
 //
 // Usage, from the repository's root:
 //
@@ -106,8 +106,8 @@ func run(only string, timeout time.Duration) error {
 }
 
 // try applies m in the copy at dir, runs its tests and restores the file.
-// A failing test run (any exit but 0) kills the mutant, a build failure too;
-// a run that times out counts as killed, as go test reports it failed.
+// A failing test run kills the mutant (a run that times out fails); a
+// mutant that does not build is an error of the list, not a kill.
 func try(dir string, m mutant, timeout time.Duration) (killed bool, out string, err error) {
 	path := filepath.Join(dir, m.File)
 	orig, err := os.ReadFile(path)
@@ -132,6 +132,9 @@ func try(dir string, m mutant, timeout time.Duration) (killed bool, out string, 
 	var exit *exec.ExitError
 	if runErr != nil && !errors.As(runErr, &exit) {
 		return false, string(b), fmt.Errorf("mutant %q: go %s: %w", m.Name, strings.Join(args, " "), runErr)
+	}
+	if strings.Contains(string(b), "[build failed]") || strings.Contains(string(b), "[setup failed]") {
+		return false, string(b), fmt.Errorf("mutant %q does not build, so no test can kill it:\n%s", m.Name, b)
 	}
 	return runErr != nil, string(b), nil
 }

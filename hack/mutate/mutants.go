@@ -7,7 +7,7 @@ package main
 var mutants = []mutant{
 	{
 		Name: "enter forgets the executor's targets on every active tick",
-		File: "soldier/decide.go", Pkg: "./soldier",
+		File: "soldier/decide.go", Pkg: "./soldier", Run: "TestDecide",
 		Original: "if mode.Writes() && st.last != \"\" && !st.last.Writes() {",
 		Mutated:  "if mode.Writes() && st.last != \"\" {",
 	},
@@ -43,7 +43,7 @@ var mutants = []mutant{
 	},
 	{
 		Name: "counterfactual's cur >= 0 -> cur > 0",
-		File: "soldier/decide.go", Pkg: "./soldier",
+		File: "soldier/decide.go", Pkg: "./soldier", Run: "TestRecommend",
 		Original: "if cur := st.exec.Current(i); cur >= 0 {", Mutated: "if cur := st.exec.Current(i); cur > 0 {",
 	},
 	{
@@ -60,5 +60,37 @@ var mutants = []mutant{
 		Name: "negligibleWait 1e-9 -> 1e-4",
 		File: "sim/queue.go", Pkg: "./sim", Run: "TestQuantile",
 		Original: "const negligibleWait = 1e-9", Mutated: "const negligibleWait = 1e-4",
+	},
+
+	// Caught before issue 36.
+	{
+		Name: "DomainGrowth takes a zero last level as a rise",
+		File: "soldier/stabilise.go", Pkg: "./soldier", Run: "TestDomainGrowth",
+		Original: "if before <= 0 || math.IsInf(before, 0)", Mutated: "if before < 0 || math.IsInf(before, 0)",
+	},
+	{
+		Name: "RiseFloor lowers the need",
+		File: "soldier/stabilise.go", Pkg: "./soldier", Run: "TestRiseFloor",
+		Original: "if f := past * growth; f > need {", Mutated: "if f := past * growth; f < need {",
+	},
+	{
+		Name: "the scale-down cooldown inverted",
+		File: "soldier/executor.go", Pkg: "./soldier",
+		Original: "case now.Sub(lastUp[i]) < e.cfg.ScaleDownCooldown:", Mutated: "case now.Sub(lastUp[i]) > e.cfg.ScaleDownCooldown:",
+	},
+	{
+		Name: "UtilisationDeviation scaled by the nearer edge",
+		File: "reward/blocks.go", Pkg: "./reward",
+		Original: "s := math.Max(target, 1-target)", Mutated: "s := math.Min(target, 1-target)",
+	},
+	{
+		Name: "a NaN reward term scores the best",
+		File: "reward/term.go", Pkg: "./reward",
+		Original: "case math.IsNaN(x):\n\t\treturn lo", Mutated: "case math.IsNaN(x):\n\t\treturn hi",
+	},
+	{
+		Name: "the HPA scales up at its target",
+		File: "baseline/hpa.go", Pkg: "./baseline",
+		Original: "above := util > target", Mutated: "above := util >= target",
 	},
 }
