@@ -102,6 +102,15 @@ func TestRecommend(t *testing.T) {
 			x.Target, x.NotReady = 0.5, 2
 			return x
 		}, 8, ReasonRatio},
+		// Upstream counts unready pods only when the ready pods' ratio is
+		// above 1 (scaleUpWithUnready: usageRatio > 1.0): exactly at the
+		// target they stay out and the ratio 1 keeps the count, where at 0%
+		// they would make it 25/50 and halve the replicas.
+		{"AD: at exactly the target, not-yet-ready pods change nothing", func() HPAInput {
+			x := in(8, 4, 0.5)
+			x.Target, x.NotReady = 0.5, 4
+			return x
+		}, 8, ReasonTolerance},
 		{"AD: not-yet-ready pods are left out on a scale-down", func() HPAInput {
 			x := in(8, 4, 0.35)
 			x.NotReady = 4
