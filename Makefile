@@ -5,7 +5,7 @@ BIN     ?= bin
 GOFLAGS ?=
 export GOFLAGS
 
-.PHONY: all build run test test-short bench fuzz vet fmt clean image
+.PHONY: all build run test test-short bench fuzz vet fmt clean image mutate
 
 all: build
 
@@ -70,6 +70,12 @@ fuzz:
 	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$dir; \
 	  done; \
 	done
+
+# The mutation check: each mutant in hack/mutate/mutants.go applied alone to a
+# temporary copy of the tree must fail its package's tests. Minutes; not part
+# of `make test`. Exits 1 if any mutant survived.
+mutate:
+	$(GO) run ./hack/mutate
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

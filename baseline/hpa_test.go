@@ -63,6 +63,15 @@ func TestRecommend(t *testing.T) {
 			return x
 		}, 3, ReasonRatio},
 		{"AD: utilisation is whole percent: 76.9% over 70% is within tolerance", func() HPAInput { return in(10, 10, 0.7699) }, 10, ReasonTolerance},
+		// Upstream sums milli-cores and divides in integers: 10 pods of 1000m
+		// using 907m each are 9070 x 100 / 10000 = 90%, truncated, not 91%;
+		// over 50% that is a ratio of 1.8 and ceil(1.8 x 10) = 18 (91% would
+		// give ceil(18.2) = 19).
+		{"AD: utilisation is truncated to whole percent, not rounded: 90.7% over 50% is 18 pods", func() HPAInput {
+			x := in(10, 10, 0.907)
+			x.Target = 0.5
+			return x
+		}, 18, ReasonRatio},
 		{"AD: missing metrics assumed 0% on scale-up can cancel it", func() HPAInput {
 			x := in(6, 4, 0.8) // ratio 80/70; with 2 pods at 0%: 53/70, a scale-down
 			x.Missing = 2
@@ -93,6 +102,15 @@ func TestRecommend(t *testing.T) {
 			x.Target, x.NotReady = 0.5, 2
 			return x
 		}, 8, ReasonRatio},
+		// Upstream counts unready pods only when the ready pods' ratio is
+		// above 1 (scaleUpWithUnready: usageRatio > 1.0): exactly at the
+		// target they stay out and the ratio 1 keeps the count, where at 0%
+		// they would make it 25/50 and halve the replicas.
+		{"AD: at exactly the target, not-yet-ready pods change nothing", func() HPAInput {
+			x := in(8, 4, 0.5)
+			x.Target, x.NotReady = 0.5, 4
+			return x
+		}, 8, ReasonTolerance},
 		{"AD: not-yet-ready pods are left out on a scale-down", func() HPAInput {
 			x := in(8, 4, 0.35)
 			x.NotReady = 4

@@ -41,6 +41,11 @@ func TestSoldierTerms(t *testing.T) {
 		{"a full budget is a small penalty", soldierWith(func(in *SoldierInput) { in.UsedCores = 100 }), "utilisation", -(0.15 / 0.85) * (0.15 / 0.85)},
 		{"no budget, nothing used scores 0", soldierWith(func(in *SoldierInput) { in.BudgetCores, in.UsedCores = 0, 0 }), "utilisation", 0},
 		{"no budget, something used scores -1", soldierWith(func(in *SoldierInput) { in.BudgetCores = 0 }), "utilisation", -1},
+		// A NaN budget is a broken input, not "no budget": it scores the
+		// worst even with nothing used, never the 0 of an idle, unbudgeted
+		// Soldier.
+		{"a NaN budget, nothing used scores -1", soldierWith(func(in *SoldierInput) { in.BudgetCores, in.UsedCores = math.NaN(), 0 }), "utilisation", -1},
+		{"a NaN budget, something used scores -1", soldierWith(func(in *SoldierInput) { in.BudgetCores = math.NaN() }), "utilisation", -1},
 
 		{"a followed directive aligns fully", calm(), "alignment", 1},
 		{"half the directive aligns half", soldierWith(func(in *SoldierInput) { in.Actual = []float64{20, 15, 7.5} }), "alignment", 0.5},

@@ -141,3 +141,64 @@ func (greedy) Decide(_ Input, out []int32) string {
 	}
 	return "greedy"
 }
+
+// A write is in force from the tick it is made: a cluster whose observation
+// lags the write by one tick is not written again, however many ticks the
+// domain stays active. Two apps at 4 replicas go to greedy's 20 once (2
+// writes); the next tick still observes 4 and writes nothing, as does the
+// tick that observes 20. Forgetting the targets in force on an active tick
+// after an active tick would write both apps again: 4 writes.
+func TestDecideDoesNotRewriteWhileTheClusterLags(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	st := NewState(decideConfig(domains.ModeActive), greedy{}, false)
+	d := directive(1, 100, now)
+	lagging := decideObservation(0.05)
+	caught := decideObservation(0.05)
+	for i := range caught.Apps {
+		caught.Apps[i].Replicas, caught.Apps[i].Ready = 20, 20
+	}
+	writes := 0
+	for k, obs := range []*Observation{lagging, lagging, caught} {
+		dec := Decide(st, obs, &d, now.Add(time.Duration(k)*10*time.Second))
+		writes += len(dec.Writes)
+		t.Logf("tick %d: writes %v", k, dec.Writes)
+	}
+	if writes != 2 {
+		t.Fatalf("%d writes in 3 ticks with the cluster one write behind, want 2 (each app once)", writes)
+	}
+}
+
+// script proposes its targets in turn, one slice per tick.
+type script struct {
+	ticks [][]int32
+	k     int
+}
+
+func (s *script) Decide(_ Input, out []int32) string {
+	copy(out, s.ticks[s.k])
+	s.k++
+	return "script"
+}
+
+// In recommend mode the stabiliser holds the recommendations against the
+// targets they would have put in force, a recommended 0 included: an app
+// (min 0) with no load recommended down to 0 from the 4 it runs would then
+// run 0, so a proposal of 6 the next tick is recommended as it is (Hold
+// takes any proposal over an unknown or zero target), not held at the live
+// 4 (a need of 0 is within the tolerance of 4).
+func TestRecommendHoldsAgainstARecommendedZero(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	cfg := decideConfig(domains.ModeRecommend)
+	for i := range cfg.Apps {
+		cfg.Apps[i].Min = 0
+	}
+	st := NewState(cfg, &script{ticks: [][]int32{{0, 4}, {6, 4}}}, false)
+	d := directive(1, 100, now)
+	idle := &Observation{P99: 0.05, Apps: []AppObservation{{P99: 0.05, Ready: 4, Replicas: 4}, {P99: 0.05, Ready: 4, Replicas: 4}}}
+	if dec := Decide(st, idle, &d, now); dec.Apps[0].Target != 0 {
+		t.Fatalf("tick 0: app 0 recommended %d, want 0 (reason %q)", dec.Apps[0].Target, dec.Reason)
+	}
+	if dec := Decide(st, idle, &d, now.Add(10*time.Second)); dec.Apps[0].Target != 6 || dec.Apps[0].Held {
+		t.Fatalf("tick 1: app 0 recommended %d (held %v), want 6 as proposed over the recommended 0 (reason %q)", dec.Apps[0].Target, dec.Apps[0].Held, dec.Reason)
+	}
+}

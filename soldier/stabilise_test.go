@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 func TestHold(t *testing.T) {
@@ -27,6 +28,15 @@ func TestHold(t *testing.T) {
 				t.Errorf("Hold(%d, %d, %d, %g, 0.15) = %d, want %d", tt.n, tt.most, tt.cur, tt.need, got, tt.want)
 			}
 		})
+	}
+	// The tolerance's edges are inside it, as the HPA's (|ratio - 1| <=
+	// tolerance keeps the count): with tol 0.25 (exact in binary), a need of
+	// exactly 8 x 1.25 = 10 and a window peak of exactly 8 x 0.75 = 6 hold 8.
+	if got := Hold(11, 11, 8, 10, 0.25); got != 8 {
+		t.Errorf("a scale-up whose need is exactly at the tolerance's edge is held; got %d, want 8", got)
+	}
+	if got := Hold(5, 6, 8, 5, 0.25); got != 8 {
+		t.Errorf("a scale-down whose window peak is exactly at the tolerance's edge is held; got %d, want 8", got)
 	}
 	if got := Hold(11, 11, 10, 10.5, 0); got != 11 {
 		t.Errorf("no tolerance: a scale-up goes at once; got %d", got)
@@ -64,9 +74,17 @@ func TestStabiliserWritesLittle(t *testing.T) {
 	if cur != 100 {
 		t.Fatalf("a dip shorter than the window shrank the app to %d", cur)
 	}
-	for range stabilisationTicks {
+	// The window is the HPA's 5 minutes at the 10 s tick, 30 ticks: low
+	// for 290 s, the window still holds a full-load tick; at 300 s it holds
+	// none.
+	const window = int((5 * time.Minute) / (10 * time.Second))
+	for range window - 1 - 10 {
 		tick(3500)
 	}
+	if changes != 0 || cur != 100 {
+		t.Fatalf("low for %d ticks, shorter than the 5-minute window: %d changes, %d replicas; want none, 100", window-1, changes, cur)
+	}
+	tick(3500)
 	if changes != 1 || cur != 50 {
 		t.Fatalf("a lasting drop to half: %d changes, %d replicas; want one change to 50", changes, cur)
 	}
@@ -207,6 +225,16 @@ func TestStabiliserPassesACoherentRise(t *testing.T) {
 	}
 	if got, raised := run(113); got[0] != 100 || raised != 0 {
 		t.Errorf("flat domain: app 0 at %d, %d raised; want held at 100, none", got[0], raised)
+	}
+	// The threshold is 2% in a tick, on both sides: the rest at 116.3 is a
+	// growth of (339 + 7 x 116.3) / 1130 = 1.02044, a floor of 115.31 over the
+	// tolerance's 115; the rest at 116.1 is 1.01920, whose floor 115.17
+	// would also pass had it applied.
+	if got, raised := run(116.3); got[0] != 116 || raised != 2 {
+		t.Errorf("a rise just over 2%%: app 0 at %d, %d raised; want floored to 116, 2", got[0], raised)
+	}
+	if got, raised := run(116.1); got[0] != 100 || raised != 0 {
+		t.Errorf("a rise just under 2%%: app 0 at %d, %d raised; want held at 100, none", got[0], raised)
 	}
 	// The rest at 115: growth 1.012, below the threshold.
 	if got, raised := run(115); got[0] != 100 || raised != 0 {
