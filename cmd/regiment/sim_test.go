@@ -92,7 +92,7 @@ func TestSimPrintsTheScoreboard(t *testing.T) {
 		"cost_core_hours":     fmt.Sprintf("%.1f  (cost %.2f)", m.CostCoreHours, m.Cost),
 		"slo_compliance":      fmt.Sprintf("%.4f", m.SLOCompliance),
 		"breach_app_minutes":  fmt.Sprintf("%.1f  (%.1f of them", m.BreachAppMinutes, m.BreachAppMinutesAtMax),
-		"bad_requests":        fmt.Sprintf("%.4g  (bad_request_ratio %.5f of %.4g requests", m.BadRequests, m.BadRequestRatio, m.Requests),
+		"bad_requests":        fmt.Sprintf("%.4g  (bad_request_ratio %.5f of %.4g requests:", m.BadRequests, m.BadRequestRatio, m.Requests),
 		"energy_kwh":          fmt.Sprintf("%.4g", m.EnergyKWh),
 		"scaling_actions":     fmt.Sprintf("%d", m.ScalingActions),
 		"max_scale_ups_30s":   fmt.Sprintf("%d", m.MaxScaleUps30s),
