@@ -67,6 +67,20 @@ func TestSeedScaleWorldReproducesTheSeed(t *testing.T) {
 			if m.MaxScaleUps30s < tc.scaleUps30sLo {
 				t.Errorf("at most %d HPAs fired within 30 s, want at least %d", m.MaxScaleUps30s, tc.scaleUps30sLo)
 			}
+			// The bands are the seed's claims; the page prints the figures
+			// themselves, pinned to the digit (the seed scale's by
+			// TestSeedScaleDocFigures, the tenth's here).
+			if tc.name == "a tenth" {
+				doc, err := os.ReadFile("../docs/seed-scale.md")
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := fmt.Sprintf("under `hpa`: %s pods at the peak, %d nodes, %.1f%% CPU usage, floors %.1f%% of the core-hours, %d apps scaling up within 30 s",
+					commas(int(m.PeakPods)), m.PeakNodes, 100*m.AvgCPUUtilisation, 100*floor, m.MaxScaleUps30s)
+				if !strings.Contains(strings.Join(strings.Fields(string(doc)), " "), want) {
+					t.Errorf("docs/seed-scale.md does not say %q", want)
+				}
+			}
 		})
 	}
 }

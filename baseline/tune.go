@@ -37,7 +37,7 @@ func (t HPATuning) apply(set HPASettings) HPASettings {
 // over target utilisations {0.6, 0.625, ..., 0.75, 0.8} x scale-down
 // stabilisation windows {60 s, 120 s, 300 s}, at the default tolerance 0.1.
 // Objective: the lowest cost_core_hours whose slo_compliance is at least the
-// default HPA's (target 0.7, window 300 s: 0.99951), ties to fewer
+// default HPA's (target 0.7, window 300 s: 0.99964), ties to fewer
 // breach_app_minutes. In the first run a coarser grid (0.5 to 0.9 in steps of
 // 0.1) picked the default itself: the default lay on that grid's
 // cost/compliance frontier, and only a slightly lower target with a shorter
@@ -46,40 +46,42 @@ func (t HPATuning) apply(set HPASettings) HPASettings {
 //
 //	REGIMENT_TUNE=1 go test ./baseline -run TestTuneHPA/paymentscale -v -timeout 30m
 //
-// which prints this table (56 s wall on the shared 2-core machine) and fails
+// which prints this table (83 s wall on the shared 2-core machine) and fails
 // if the search no longer picks these constants:
 //
 //	target  window  tolerance  cost_core_hours  slo_compliance  breach_app_minutes  scaling_actions
-//	0.600   1m0s    0.10       53656.7          0.99964         551.7               8124
-//	0.600   2m0s    0.10       53775.6          0.99964         543.3               6561
-//	0.600   5m0s    0.10       54012.6          0.99967         504.8               5595
-//	0.625   1m0s    0.10       53357.6          0.99960         609.0               7886
-//	0.625   2m0s    0.10       53440.7          0.99964         554.8               6270
-//	0.625   5m0s    0.10       53640.1          0.99963         561.2               5296
-//	0.650   1m0s    0.10       53155.6          0.99953         712.0               7503
-//	0.650   2m0s    0.10       53262.3          0.99954         703.8               6035
-//	0.650   5m0s    0.10       53444.5          0.99956         668.7               5125
-//	0.675   1m0s    0.10       52852.7          0.99952         728.8               7291             chosen
-//	0.675   2m0s    0.10       52943.4          0.99955         688.5               5783
-//	0.675   5m0s    0.10       53129.7          0.99958         638.5               4888
-//	0.700   1m0s    0.10       52626.9          0.99941         905.7               6412             below the default's compliance
-//	0.700   2m0s    0.10       52688.9          0.99946         832.2               5197             below
-//	0.700   5m0s    0.10       52901.2          0.99951         752.8               4530             the default HPA
-//	0.725   1m0s    0.10       52368.7          0.99912         1346.2              6000             below
-//	0.725   2m0s    0.10       52457.1          0.99917         1270.7              4936             below
-//	0.725   5m0s    0.10       52619.6          0.99920         1224.2              4289             below
-//	0.750   1m0s    0.10       52228.0          0.99885         1757.2              6179             below
-//	0.750   2m0s    0.10       52299.0          0.99897         1572.5              4928             below
-//	0.750   5m0s    0.10       52466.3          0.99907         1416.8              4225             below
-//	0.800   1m0s    0.10       51802.0          0.99742         3939.3              5257             below
-//	0.800   2m0s    0.10       51890.6          0.99776         3421.7              4316             below
-//	0.800   5m0s    0.10       52049.0          0.99804         2992.2              3768             below
+//	0.600   1m0s    0.10       53802.9          0.99978         341.3               8089
+//	0.600   2m0s    0.10       53926.5          0.99979         327.8               6553
+//	0.600   5m0s    0.10       54168.2          0.99982         282.3               5586
+//	0.625   1m0s    0.10       53486.2          0.99975         379.8               7840
+//	0.625   2m0s    0.10       53576.6          0.99976         359.7               6260
+//	0.625   5m0s    0.10       53777.8          0.99979         318.5               5285
+//	0.650   1m0s    0.10       53285.2          0.99973         410.5               7502
+//	0.650   2m0s    0.10       53387.1          0.99974         401.0               6030
+//	0.650   5m0s    0.10       53582.1          0.99977         346.2               5123
+//	0.675   1m0s    0.10       52971.5          0.99968         492.3               7251             chosen
+//	0.675   2m0s    0.10       53059.4          0.99970         462.7               5770
+//	0.675   5m0s    0.10       53256.4          0.99973         415.2               4881
+//	0.700   1m0s    0.10       52735.1          0.99960         611.5               6383             below the default's compliance
+//	0.700   2m0s    0.10       52809.7          0.99962         585.7               5190             below
+//	0.700   5m0s    0.10       53015.6          0.99964         543.0               4523             the default HPA
+//	0.725   1m0s    0.10       52470.1          0.99937         965.3               6003             below
+//	0.725   2m0s    0.10       52564.3          0.99941         901.5               4943             below
+//	0.725   5m0s    0.10       52728.1          0.99945         836.3               4289             below
+//	0.750   1m0s    0.10       52324.1          0.99909         1385.8              6150             below
+//	0.750   2m0s    0.10       52399.8          0.99921         1214.0              4920             below
+//	0.750   5m0s    0.10       52565.7          0.99928         1102.0              4214             below
+//	0.800   1m0s    0.10       51889.1          0.99758         3694.2              5247             below
+//	0.800   2m0s    0.10       51978.8          0.99797         3104.7              4308             below
+//	0.800   5m0s    0.10       52133.2          0.99826         2655.2              3767             below
 //
-// The chosen HPA costs 0.09% less than the default with 3% fewer breach
+// The chosen HPA costs 0.08% less than the default with 9% fewer breach
 // app-minutes and 1.6x its scaling actions on the training day. (Rerun on
-// 2026-12-03 with the HPA reading CPURequestUtil and the per-HPA tolerances:
-// the same pick; the figures moved from the first run's, which had 0.19%
-// and 21%.)
+// 2026-12-03 with the HPA reading CPURequestUtil and the per-HPA tolerances,
+// and on 2026-12-04 after the simulator's changes since: the same pick each
+// time; the figures moved from the first run's, which had 0.19% and 21%.
+// TestTunedHPAChoicesHold pins the pick's, its neighbours' and the
+// default's rows in every full test run.)
 const (
 	tunedTarget     = 0.675
 	tunedDownWindow = 60 * time.Second

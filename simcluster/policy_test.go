@@ -48,11 +48,25 @@ func TestRegimentPolicyIsDeterministicAndServes(t *testing.T) {
 		return m
 	}
 	a, b := run(), run()
-	if a.CostCoreHours != b.CostCoreHours || a.BreachAppMinutes != b.BreachAppMinutes || a.ScalingActions != b.ScalingActions {
+	if !reflect.DeepEqual(a, b) {
 		t.Fatalf("two runs differ:\n%+v\n%+v", a, b)
 	}
 	if a.SLOCompliance < 0.95 || a.ScalingActions == 0 {
 		t.Fatalf("regiment on the small example: compliance %.4f, %d actions", a.SLOCompliance, a.ScalingActions)
+	}
+	// Provisioning for the peak: the static baseline on the same world.
+	s, err := sim.New(cfg, sc, traces)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := baseline.New("static", cfg, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peak := s.Run(st)
+	t.Logf("regiment %.1f core-hours, compliance %.4f; static %.1f core-hours", a.CostCoreHours, a.SLOCompliance, peak.CostCoreHours)
+	if !(a.CostCoreHours > 0) || a.CostCoreHours >= peak.CostCoreHours {
+		t.Fatalf("regiment costs %.1f core-hours, provisioning for the peak (static) %.1f: want less", a.CostCoreHours, peak.CostCoreHours)
 	}
 }
 

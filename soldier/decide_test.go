@@ -1,6 +1,7 @@
 package soldier
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -121,14 +122,35 @@ func TestDecideIsDeterministic(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	a := NewState(decideConfig(domains.ModeActive), &Proportional{}, false)
 	b := NewState(decideConfig(domains.ModeActive), &Proportional{}, false)
-	d := directive(1, 25, now)
+	writes, targets := 0, map[int32]bool{}
 	for k := range 20 {
 		at := now.Add(time.Duration(k) * 10 * time.Second)
+		// The budget and one app's traffic move, so targets rise and fall.
+		d := directive(uint64(k+1), 10+3*float64(k%7), at)
 		obs := decideObservation(0.05 + 0.02*float64(k%5))
+		obs.Apps[0].RPS = 600 + 300*float64(k%4)
 		da, db := Decide(a, obs, &d, at), Decide(b, obs, &d, at)
-		if da.Reason != db.Reason || len(da.Writes) != len(db.Writes) {
-			t.Fatalf("tick %d: %q %v vs %q %v", k, da.Reason, da.Writes, db.Reason, db.Writes)
+		if da.Reason != db.Reason {
+			t.Fatalf("tick %d: reasons %q vs %q", k, da.Reason, db.Reason)
 		}
+		if !reflect.DeepEqual(da.Writes, db.Writes) {
+			t.Fatalf("tick %d: writes %v vs %v", k, da.Writes, db.Writes)
+		}
+		if !reflect.DeepEqual(da.Apps, db.Apps) {
+			t.Fatalf("tick %d: per-app targets %+v vs %+v", k, da.Apps, db.Apps)
+		}
+		if !reflect.DeepEqual(da.Guards, db.Guards) {
+			t.Fatalf("tick %d: guards %+v vs %+v", k, da.Guards, db.Guards)
+		}
+		writes += len(da.Writes)
+		for _, app := range da.Apps {
+			targets[app.Target] = true
+		}
+	}
+	// The ticks must exercise the decision: writes happen and targets move,
+	// so equal decisions are not two empty ones.
+	if writes == 0 || len(targets) < 2 {
+		t.Fatalf("20 ticks wrote %d replica changes over %d distinct targets: the test decides nothing", writes, len(targets))
 	}
 }
 

@@ -3,11 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/regimentd/regiment/eval"
 )
 
 func TestEvalRejectsBadUsage(t *testing.T) {
@@ -58,11 +64,96 @@ func TestEvalWritesReport(t *testing.T) {
 	if errOut.Len() != 0 {
 		t.Errorf("progress written to a non-terminal: %q", errOut.String())
 	}
-	for _, name := range []string{"report.json", "report.md", "series.csv", "cost-vs-slo.png", "small-sample-payment.png", "small-sample-breaches.png"} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
-			t.Error(err)
+	checkEvalReport(t, dir, []string{"hpa", "static", "regiment", "regiment-independent"}, 2)
+}
+
+// checkEvalReport checks what eval wrote to dir holds its figures: report.json
+// parses with one run per policy and seed, each with a provisioned cost;
+// report.md has the scenario's table and the whole set's, a row per policy;
+// series.csv has a header and samples; and every PNG decodes to a plot of
+// non-trivial size.
+func checkEvalReport(t *testing.T, dir string, policies []string, seeds int) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep eval.Report
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatalf("report.json: %v", err)
+	}
+	if rep.Seeds != seeds || len(rep.Runs) != len(policies)*seeds {
+		t.Errorf("report.json: %d seeds, %d runs; want %d seeds, %d runs", rep.Seeds, len(rep.Runs), seeds, len(policies)*seeds)
+	}
+	have := map[string]bool{}
+	for _, r := range rep.Runs {
+		have[fmt.Sprintf("%s/%d", r.Policy, r.SeedIndex)] = true
+		if r.Scenario != "small-sample" || !(r.CostCoreHours > 0) || r.SimSeconds <= 0 {
+			t.Errorf("report.json run %s/%s/%d: cost %.1f core-hours over %.0f simulated seconds", r.Scenario, r.Policy, r.SeedIndex, r.CostCoreHours, r.SimSeconds)
 		}
 	}
+	for _, p := range policies {
+		for k := range seeds {
+			if !have[fmt.Sprintf("%s/%d", p, k)] {
+				t.Errorf("report.json has no run of %s at seed index %d", p, k)
+			}
+		}
+	}
+	if len(rep.Totals) != len(policies) {
+		t.Errorf("report.json: %d totals, want one per policy (%d)", len(rep.Totals), len(policies))
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# Evaluation: cluster ", "\n## small-sample\n", "\n## All scenarios\n"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md has no %q", want)
+		}
+	}
+	for _, p := range policies {
+		if !regexp.MustCompile(`(?m)^\| *` + regexp.QuoteMeta(p) + ` *\|`).Match(md) {
+			t.Errorf("report.md has no table row for %s", p)
+		}
+	}
+	csv, err := os.ReadFile(filepath.Join(dir, "series.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(csv), "\n"); n < 2 {
+		t.Errorf("series.csv has %d lines, want a header and samples", n)
+	}
+	for _, name := range []string{"cost-vs-slo.png", "small-sample-payment.png", "small-sample-breaches.png"} {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		img, err := png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		b := img.Bounds()
+		if b.Dx() < 200 || b.Dy() < 100 || plainImage(img) {
+			t.Errorf("%s: a %dx%d image of one colour, want a plot", name, b.Dx(), b.Dy())
+		}
+	}
+}
+
+// plainImage reports whether every pixel of img is one colour.
+func plainImage(img image.Image) bool {
+	b := img.Bounds()
+	r0, g0, b0, a0 := img.At(b.Min.X, b.Min.Y).RGBA()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if r, g, bb, a := img.At(x, y).RGBA(); r != r0 || g != g0 || bb != b0 || a != a0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func TestEvalAblationCanBeLeftOut(t *testing.T) {

@@ -71,6 +71,61 @@ func TestSimPrintsTheScoreboard(t *testing.T) {
 			t.Errorf("regiment sim prints no %q:\n%s", want, out.String())
 		}
 	}
+	// The figures are the run's: the same world and policy simulated here.
+	w, err := loadWorld("../../examples/small.hcl", "testdata/small-sample.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := w.newSimFor("hpa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := w.newPolicy("hpa", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := s.Run(p)
+	if m.CostCoreHours <= 0 || m.ScalingActions == 0 || m.PeakPods == 0 {
+		t.Fatalf("the in-process run did nothing: %+v", m)
+	}
+	rows := map[string]string{
+		"cost_core_hours":     fmt.Sprintf("%.1f  (cost %.2f)", m.CostCoreHours, m.Cost),
+		"slo_compliance":      fmt.Sprintf("%.4f", m.SLOCompliance),
+		"breach_app_minutes":  fmt.Sprintf("%.1f  (%.1f of them", m.BreachAppMinutes, m.BreachAppMinutesAtMax),
+		"bad_requests":        fmt.Sprintf("%.4g  (bad_request_ratio %.5f of %.4g requests:", m.BadRequests, m.BadRequestRatio, m.Requests),
+		"energy_kwh":          fmt.Sprintf("%.4g", m.EnergyKWh),
+		"scaling_actions":     fmt.Sprintf("%d", m.ScalingActions),
+		"max_scale_ups_30s":   fmt.Sprintf("%d", m.MaxScaleUps30s),
+		"peak_nodes":          fmt.Sprintf("%d", m.PeakNodes),
+		"node_churn":          fmt.Sprintf("%d  (%d provisions, %d removals; node_churn_per_hour %.2f)", m.NodeChurn, m.NodeProvisions, m.NodeRemovals, m.NodeChurnPerHour),
+		"avg_cpu_utilisation": fmt.Sprintf("%.3f", m.AvgCPUUtilisation),
+		"peak_pods":           fmt.Sprintf("%d", m.PeakPods),
+		"floor_core_hours":    fmt.Sprintf("%.1f", m.FloorCoreHours),
+		"pending_pod_hours":   fmt.Sprintf("%.1f", m.PendingPodHours),
+		"priority_inversions": fmt.Sprintf("%d  (%d of P3 while P0 waits; %d preemptions)", m.PriorityInversions, m.P3WhileP0Waits, m.Preemptions),
+		"sim_seconds":         fmt.Sprintf("%.0f", m.SimSeconds),
+	}
+	printed := map[string]string{}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 1 {
+			printed[f[0]] = strings.TrimSpace(strings.TrimPrefix(line, f[0]))
+		}
+	}
+	for row, want := range rows {
+		// Whole fields: 14 must not pass as 140.
+		if got := strings.Join(strings.Fields(printed[row]), " "); !strings.HasPrefix(got+" ", strings.Join(strings.Fields(want), " ")+" ") {
+			t.Errorf("regiment sim's %s row is %q, the run's figure %q", row, got, want)
+		}
+	}
+	if len(m.Domains) == 0 {
+		t.Fatal("the in-process run has no domains")
+	}
+	for _, d := range m.Domains {
+		want := fmt.Sprintf("P%d  %.1f  %.4f  %.1f", d.Priority, d.CoreHours, d.SLOCompliance, d.BreachAppMinutes)
+		if got := strings.Join(strings.Fields(printed[d.Name]), "  "); !strings.HasPrefix(got+"  ", want+"  ") {
+			t.Errorf("regiment sim's domain row %s is %q, the run's figures %q", d.Name, got, want)
+		}
+	}
 }
 
 // The ceiling-bound apps are listed most first, at most maxCeilingRows of
