@@ -20,7 +20,7 @@ run: build
 # packages that start goroutines (RACE_PKGS) run under the race detector; the
 # rest run without it. REGIMENT_K8S_REQUIRED=1 makes absent control-plane
 # binaries a failure, never a skip (kube/testenv.Main).
-RACE_PKGS ?= ./soldier/ ./commander/ ./bus/... ./daemon/ ./store/
+RACE_PKGS ?= ./soldier/ ./commander/ ./bus/... ./daemon/ ./store/ ./baseline/ ./eval/ ./train/
 test: export REGIMENT_K8S_REQUIRED = 1
 test: vet k8s-env
 	$(GO) test -race -count=1 $(RACE_PKGS)

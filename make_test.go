@@ -16,9 +16,6 @@ import (
 // without the race detector, each with why. Each is a gap to close when CI's
 // time allows (issue 36): move it to RACE_PKGS and measure.
 var raceExempt = map[string]string{
-	"baseline":     "tune.go's worker pool over pure simulations; its tests are CPU-bound and not yet measured under -race within CI's time",
-	"eval":         "eval.go's per-episode workers over pure simulations; CPU-bound tests not yet measured under -race",
-	"train":        "trainer.go's rollout workers; CPU-bound tests not yet measured under -race",
 	"kube":         "its tests need a real control plane (~3 min without -race); -race on client-go not yet measured within CI's 90 min",
 	"kube/testenv": "starts and waits on the control-plane processes; exercised only by the kube, deploy, e2e and cmd/regiment tests",
 }
