@@ -15,10 +15,16 @@ build:
 run: build
 	$(BIN)/regiment run
 
-# The whole suite: unit tests, real embedded NATS and bbolt tests, and short
-# fuzz runs of the decoders.
+# The whole suite: unit tests, real embedded NATS and bbolt tests, the
+# Kubernetes integration tests, and short fuzz runs of the decoders. The
+# packages that start goroutines (RACE_PKGS) run under the race detector; the
+# rest run without it. REGIMENT_K8S_REQUIRED=1 makes absent control-plane
+# binaries a failure, never a skip (kube/testenv.Main).
+RACE_PKGS ?= ./soldier/ ./commander/ ./bus/... ./daemon/ ./store/ ./baseline/ ./eval/ ./train/
+test: export REGIMENT_K8S_REQUIRED = 1
 test: vet k8s-env
-	$(GO) test -count=1 ./...
+	$(GO) test -race -count=1 $(RACE_PKGS)
+	$(GO) test -count=1 $$($(GO) list ./... | grep -vxF "$$($(GO) list $(RACE_PKGS))")
 	$(MAKE) fuzz FUZZTIME=20000x
 
 # Kubernetes control-plane binaries (etcd, kube-apiserver, kube-controller-manager,
@@ -49,6 +55,8 @@ image:
 	  --epoch $(SOURCE_DATE_EPOCH) --version $(VERSION) --revision '$(REVISION)' --tag $(IMAGE):$(VERSION) \
 	  --layout $(BIN)/regiment-oci --tar $(BIN)/regiment-image.tar
 
+# The fast suite: -short, no Kubernetes control plane (those tests skip and
+# say so), no race detector.
 test-short:
 	$(GO) test -short ./...
 

@@ -199,6 +199,10 @@ func TestReloadOfTheTickResetsRun(t *testing.T) {
 	})
 }
 
+// TestReloadIsSafeDuringTicks runs Reload and Tick from two goroutines. It
+// pins the lock only under the race detector, which make test runs on this
+// package (RACE_PKGS in the Makefile): with Commander.Reload without mu, go test -race
+// reports the data races and fails it; plain go test passes either way.
 func TestReloadIsSafeDuringTicks(t *testing.T) {
 	cfg := reloadConfig()
 	c := New(cfg, &Forecast{ReserveMin: cfg.Commander.ReserveMin}, "forecast", &reloadPublisher{}, nil, 1, 0)

@@ -23,8 +23,9 @@ import (
 )
 
 // openTestSoldier opens the payment Soldier of examples/small.hcl on dir,
-// serving its probes on a random port, with its log in logs.
-func openTestSoldier(t *testing.T, dir string, logs *bytes.Buffer) (*Soldier, error) {
+// serving its probes on a random port, with its log in logs (locked: the
+// Appender's timed flush logs from its own goroutine).
+func openTestSoldier(t *testing.T, dir string, logs *lockedBuffer) (*Soldier, error) {
 	t.Helper()
 	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{StoreDir: t.TempDir()})
 	if err != nil {
@@ -65,7 +66,7 @@ func get(t *testing.T, p *Soldier, path string) (int, string) {
 // failure is logged once for the streak, and /readyz answers 503
 // "degraded" after RecordFailuresDegraded failed writes.
 func TestLostStepsAreCountedAndMakeTheSoldierDegraded(t *testing.T) {
-	var logs bytes.Buffer
+	var logs lockedBuffer
 	p, err := openTestSoldier(t, t.TempDir(), &logs)
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +185,7 @@ func TestUnreadableStateIsLoggedAndExported(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	var logs bytes.Buffer
+	var logs lockedBuffer
 	p, err := openTestSoldier(t, dir, &logs)
 	if err != nil {
 		t.Fatal(err)
@@ -202,7 +203,7 @@ func TestUnreadableStateIsLoggedAndExported(t *testing.T) {
 // nothing panics.
 func TestSoldierRefusesADamagedStore(t *testing.T) {
 	dir := t.TempDir()
-	var logs bytes.Buffer
+	var logs lockedBuffer
 	p, err := openTestSoldier(t, dir, &logs)
 	if err != nil {
 		t.Fatal(err)

@@ -238,6 +238,10 @@ func TestReloadOfTheTickResetsRun(t *testing.T) {
 	})
 }
 
+// TestReloadIsSafeDuringTicks runs Reload and Tick from two goroutines. It
+// pins the lock only under the race detector, which make test runs on this
+// package (RACE_PKGS in the Makefile): with Soldier.Reload without tickMu, go test -race
+// reports the data races and fails it; plain go test passes either way.
 func TestReloadIsSafeDuringTicks(t *testing.T) {
 	s, _ := newReloadSoldier(t, reloadConfig())
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)

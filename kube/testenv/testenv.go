@@ -9,9 +9,11 @@
 // their own control plane. Start it once per test binary, from TestMain (see
 // Main), and share it between tests by giving each test its own namespace.
 //
-// When the binaries are absent, Main lets the tests run and Require skips
-// them with a message saying how to build the binaries; with CI=true it fails
-// instead, so CI never passes by skipping.
+// When the binaries are absent and the tests are required (RequiredEnv=1,
+// which `make test` exports, or CI=true), Main fails the test binary, naming
+// the missing binaries, so the suite never passes by skipping. Otherwise
+// (plain `go test`, `make test-short`) Require skips them, and Main says so
+// on stderr even without -v, naming RequiredEnv and `make k8s-env`.
 package testenv
 
 import (
@@ -507,9 +509,17 @@ func writeKeyPair(dir string) error {
 	return nil
 }
 
+// RequiredEnv names the variable that makes absent control-plane binaries a
+// failure rather than a skip. `make test` exports it as 1.
+const RequiredEnv = "REGIMENT_K8S_REQUIRED"
+
 // CI reports whether the tests run in CI (CI=true), where integration tests
 // must run rather than skip.
 func CI() bool { v := os.Getenv("CI"); return v == "true" || v == "1" }
+
+// Required reports whether the Kubernetes tests must run rather than skip:
+// RequiredEnv=1 (make test) or CI=true.
+func Required() bool { v := os.Getenv(RequiredEnv); return v == "1" || v == "true" || CI() }
 
 // shared is the control plane Main started, or nil.
 var (
@@ -518,28 +528,68 @@ var (
 	fullSkip   string // why it runs without the controllers
 )
 
-var howToBuild = "missing from " + Assets() + "; run `make k8s-env` (builds them from the Go module proxy once, ~15 min cold) or set REGIMENT_K8S_ASSETS; CI=true makes this a failure"
+// howToBuild ends every skip and failure message about absent binaries.
+func howToBuild(dir string) string {
+	return "missing from " + dir + "; run `make k8s-env` (builds them from the Go module proxy once, ~15 min cold) or set REGIMENT_K8S_ASSETS"
+}
+
+// plan is what Main does before the tests run: start a control plane with
+// opts, or not and skip (skip), or fail the test binary (fail). fullSkip is
+// set when it starts without the controllers that RequireFull needs.
+type plan struct {
+	start    bool
+	full     bool // start with Options.Full
+	skip     string
+	fullSkip string
+	fail     string
+}
+
+// decide is Main's rule. short is -short; required is Required();
+// missingFull and missingBasic are Missing for the options asked for and
+// for etcd and kube-apiserver alone; dir is where they were looked for.
+// -short always skips. Otherwise absent binaries fail when required and
+// skip, naming RequiredEnv, when not; with only the controllers absent an
+// unrequired run starts the basic control plane and skips RequireFull.
+func decide(short, required, wantFull bool, missingFull, missingBasic []string, dir string) plan {
+	switch {
+	case short:
+		return plan{skip: "-short: no Kubernetes control plane (make test runs these tests)"}
+	case len(missingFull) == 0:
+		return plan{start: true, full: wantFull}
+	case required:
+		return plan{fail: fmt.Sprintf("testenv: the Kubernetes tests are required (%s=1, set by make test, or CI=true) but %s: %s",
+			RequiredEnv, strings.Join(missingFull, ", "), howToBuild(dir))}
+	}
+	notRequired := fmt.Sprintf("; SKIPPED because %s is not set (make test sets it and fails instead)", RequiredEnv)
+	if wantFull && len(missingBasic) == 0 {
+		return plan{start: true, fullSkip: fmt.Sprintf("%s: %s%s", strings.Join(missingFull, ", "), howToBuild(dir), notRequired)}
+	}
+	return plan{skip: fmt.Sprintf("%s: %s%s", strings.Join(missingFull, ", "), howToBuild(dir), notRequired)}
+}
 
 // Main starts a control plane for the test binary, runs m and stops it. With
-// -short, or when the binaries are absent outside CI, it runs m without one
-// and Require skips the tests that need it (RequireFull, when only the
-// controllers are absent). In CI (CI=true) absent binaries fail the run. It
-// returns the exit code.
+// -short, or when the binaries are absent and Required is false, it runs m
+// without one and Require skips the tests that need it (RequireFull, when
+// only the controllers are absent), saying so on stderr. When Required,
+// absent binaries fail the run before any test. It returns the exit code.
 func Main(m *testing.M, o Options) int {
 	flag.Parse() // testing.Short needs the flags; m.Run does not parse twice
 	// client-go's klog output (leader election, reflectors) would drown the
 	// test output; failures are reported by the tests themselves.
 	klog.SetLogger(logr.Discard())
-	basic := Options{Dir: o.Dir}
-	switch {
-	case testing.Short():
-		skipReason = "-short: no Kubernetes control plane"
-	case CI() || len(Missing(o)) == 0:
-	case o.Full && len(Missing(basic)) == 0:
-		fullSkip = fmt.Sprintf("%s: %s", strings.Join(Missing(o), ", "), howToBuild)
-		o = basic
-	default:
-		skipReason = fmt.Sprintf("%s: %s", strings.Join(Missing(o), ", "), howToBuild)
+	p := decide(testing.Short(), Required(), o.Full, Missing(o), Missing(Options{Dir: o.Dir}), Assets())
+	if p.fail != "" {
+		fmt.Fprintln(os.Stderr, p.fail)
+		return 1
+	}
+	skipReason, fullSkip = p.skip, p.fullSkip
+	if p.start {
+		o.Full = p.full
+	} else if !testing.Short() {
+		fmt.Fprintf(os.Stderr, "testenv: SKIPPING every Kubernetes test: %s\n", p.skip)
+	}
+	if fullSkip != "" {
+		fmt.Fprintf(os.Stderr, "testenv: SKIPPING the Kubernetes tests that need the controllers: %s\n", fullSkip)
 	}
 	if skipReason == "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
