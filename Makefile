@@ -23,7 +23,7 @@ run: build
 RACE_PKGS ?= ./soldier/ ./commander/ ./bus/... ./daemon/ ./store/ ./baseline/ ./eval/ ./train/
 test: export REGIMENT_K8S_REQUIRED = 1
 test: vet k8s-env
-	$(GO) test -race -count=1 $(RACE_PKGS)
+	$(GO) test -race -count=1 -timeout 30m $(RACE_PKGS)
 	$(GO) test -count=1 $$($(GO) list ./... | grep -vxF "$$($(GO) list $(RACE_PKGS))")
 	$(MAKE) fuzz FUZZTIME=20000x
 
