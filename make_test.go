@@ -57,7 +57,7 @@ func racePkgs(t *testing.T) []string {
 	if m == nil {
 		t.Fatal("Makefile: no RACE_PKGS ?= line")
 	}
-	if !regexp.MustCompile(`(?m)^\t\$\(GO\) test -race -count=1 \$\(RACE_PKGS\)$`).Match(b) {
+	if !regexp.MustCompile(`(?m)^\t\$\(GO\) test -race -count=1 (-timeout \S+ )?\$\(RACE_PKGS\)$`).Match(b) {
 		t.Fatal("Makefile: the test target does not run $(GO) test -race -count=1 $(RACE_PKGS)")
 	}
 	return strings.Fields(string(m[1]))
