@@ -5,18 +5,18 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"net/http"
-	"net/url"
-	"os"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	promapi "github.com/prometheus/client_golang/api"
+	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	promconfig "github.com/prometheus/common/config"
+	"github.com/prometheus/common/model"
 
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/infile"
@@ -29,16 +29,14 @@ var (
 	ErrNotFinite = errors.New("query returned NaN or an infinity")
 )
 
-// Prometheus is a client of the Prometheus HTTP API (instant queries,
-// /api/v1/query): TLS from the config's tls block, a bearer token re-read
-// from its file when the file changes, and extra headers on every request.
-// It is safe for concurrent use.
+// Prometheus is a client of the Prometheus HTTP API's instant queries
+// (client_golang's api/prometheus/v1 over an http.Client that
+// prometheus/common/config builds: TLS from the config's tls block, the bearer
+// token re-read from its file on every request, so a rotated token is used
+// at once, and extra headers). It is safe for concurrent use.
 type Prometheus struct {
-	base    string
-	hc      *http.Client
+	api     promv1.API
 	timeout time.Duration
-	headers http.Header
-	token   *tokenFile // nil: no Authorization header
 }
 
 // Metric names the signals an app has, in domains.Signals order.
@@ -67,85 +65,75 @@ func NewPrometheus(cfg domains.Prometheus) (*Prometheus, error) {
 	if cfg.URL == "" {
 		return nil, errors.New("kube: prometheus: no url")
 	}
-	tc, err := tlsConfig(cfg.TLS)
-	if err != nil {
+	if err := checkFiles(cfg); err != nil {
 		return nil, err
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.TLSClientConfig = tc
-	p := &Prometheus{base: strings.TrimSuffix(cfg.URL, "/"), hc: &http.Client{Transport: tr}, timeout: cfg.Timeout,
-		headers: http.Header{}}
-	for k, v := range cfg.Headers {
-		p.headers.Set(k, v)
+	hc := promconfig.HTTPClientConfig{
+		TLSConfig: promconfig.TLSConfig{
+			CAFile: cfg.TLS.CAFile, CertFile: cfg.TLS.CertFile, KeyFile: cfg.TLS.KeyFile,
+			ServerName: cfg.TLS.ServerName, InsecureSkipVerify: cfg.TLS.InsecureSkipVerify,
+			MinVersion: promconfig.TLSVersion(tls.VersionTLS12),
+		},
+		FollowRedirects: true,
+		EnableHTTP2:     true,
 	}
 	if cfg.BearerTokenFile != "" {
-		p.token = &tokenFile{path: cfg.BearerTokenFile}
-		if _, err := p.token.get(); err != nil {
-			return nil, err
+		hc.Authorization = &promconfig.Authorization{Type: "Bearer", CredentialsFile: cfg.BearerTokenFile}
+	}
+	if len(cfg.Headers) > 0 {
+		hc.HTTPHeaders = &promconfig.Headers{Headers: map[string]promconfig.Header{}}
+		for k, v := range cfg.Headers {
+			hc.HTTPHeaders.Headers[k] = promconfig.Header{Values: []string{v}}
 		}
 	}
-	return p, nil
+	if err := hc.Validate(); err != nil {
+		return nil, fmt.Errorf("kube: prometheus: %w", err)
+	}
+	client, err := promconfig.NewClientFromConfig(hc, "regiment")
+	if err != nil {
+		return nil, fmt.Errorf("kube: prometheus tls: %w", err)
+	}
+	ac, err := promapi.NewClient(promapi.Config{Address: cfg.URL, Client: client})
+	if err != nil {
+		return nil, fmt.Errorf("kube: prometheus url: %w", err)
+	}
+	return &Prometheus{api: promv1.NewAPI(shortGets{ac}), timeout: cfg.Timeout}, nil
 }
 
 // maxCAFile is the largest CA bundle or bearer token file read, in bytes:
 // a system bundle of every public root is about 220 KB.
 const maxCAFile = 4 << 20
 
-// tlsConfig builds the client TLS config of t, reading its files.
-func tlsConfig(t domains.PrometheusTLS) (*tls.Config, error) {
-	tc := &tls.Config{ServerName: t.ServerName, InsecureSkipVerify: t.InsecureSkipVerify, MinVersion: tls.VersionTLS12}
+// checkFiles reads the CA bundle, the client key pair and the bearer token
+// of cfg once, through infile (regular files only, bounded), so that a
+// missing, empty or malformed file is an error naming it at start rather
+// than a failed query later.
+func checkFiles(cfg domains.Prometheus) error {
+	t := cfg.TLS
 	if t.CAFile != "" {
 		pem, err := infile.ReadFile(t.CAFile, maxCAFile)
 		if err != nil {
-			return nil, fmt.Errorf("kube: prometheus tls ca_file: %w", err)
+			return fmt.Errorf("kube: prometheus tls ca_file: %w", err)
 		}
-		tc.RootCAs = x509.NewCertPool()
-		if !tc.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("kube: prometheus tls ca_file %s: no PEM certificate in it", t.CAFile)
+		if !x509.NewCertPool().AppendCertsFromPEM(pem) {
+			return fmt.Errorf("kube: prometheus tls ca_file %s: no PEM certificate in it", t.CAFile)
 		}
 	}
 	if t.CertFile != "" || t.KeyFile != "" {
-		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
-		if err != nil {
-			return nil, fmt.Errorf("kube: prometheus tls cert_file and key_file: %w", err)
+		if _, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile); err != nil {
+			return fmt.Errorf("kube: prometheus tls cert_file and key_file: %w", err)
 		}
-		tc.Certificates = []tls.Certificate{cert}
 	}
-	return tc, nil
-}
-
-// tokenFile is a bearer token kept in a file that may be replaced (a
-// projected ServiceAccount token is rotated by the kubelet): it is read
-// again whenever the file's modification time or size changes.
-type tokenFile struct {
-	path    string
-	mu      sync.Mutex
-	modTime time.Time
-	size    int64
-	token   string
-}
-
-// get returns the token, reading the file if it changed since the last read.
-func (f *tokenFile) get() (string, error) {
-	st, err := os.Stat(f.path)
-	if err != nil {
-		return "", fmt.Errorf("kube: prometheus bearer_token_file: %w", err)
+	if cfg.BearerTokenFile != "" {
+		b, err := infile.ReadFile(cfg.BearerTokenFile, maxCAFile)
+		if err != nil {
+			return fmt.Errorf("kube: prometheus bearer_token_file: %w", err)
+		}
+		if len(bytes.TrimSpace(b)) == 0 {
+			return fmt.Errorf("kube: prometheus bearer_token_file %s is empty", cfg.BearerTokenFile)
+		}
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.token != "" && st.ModTime().Equal(f.modTime) && st.Size() == f.size {
-		return f.token, nil
-	}
-	b, err := infile.ReadFile(f.path, maxCAFile)
-	if err != nil {
-		return "", fmt.Errorf("kube: prometheus bearer_token_file: %w", err)
-	}
-	tok := string(bytes.TrimSpace(b))
-	if tok == "" {
-		return "", fmt.Errorf("kube: prometheus bearer_token_file %s is empty", f.path)
-	}
-	f.token, f.modTime, f.size = tok, st.ModTime(), st.Size()
-	return tok, nil
+	return nil
 }
 
 // Series is one series of an instant vector: its labels and value (NaN and
@@ -185,114 +173,71 @@ func finite(v float64) (float64, error) {
 // QueryVector runs an instant query and returns every series of its result;
 // a scalar result is one series without labels.
 func (p *Prometheus) QueryVector(ctx context.Context, query string) ([]Series, error) {
-	body, status, err := p.get(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	var r struct {
-		Status    string `json:"status"`
-		ErrorType string `json:"errorType"`
-		Error     string `json:"error"`
-		Data      struct {
-			ResultType string          `json:"resultType"`
-			Result     json.RawMessage `json:"result"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, fmt.Errorf("kube: prometheus query: %s: undecodable response: %w", status, err)
-	}
-	if r.Status != "success" {
-		return nil, fmt.Errorf("kube: prometheus query %q: %s: %s", query, r.ErrorType, r.Error)
-	}
-	switch r.Data.ResultType {
-	case "scalar":
-		var sample [2]any // [unix seconds, "value"]
-		if err := json.Unmarshal(r.Data.Result, &sample); err != nil {
-			return nil, fmt.Errorf("kube: prometheus query: scalar: %w", err)
-		}
-		v, err := parseValue(sample[1])
-		return []Series{{Value: v}}, err
-	case "vector":
-		var vec []struct {
-			Metric map[string]string `json:"metric"`
-			Value  [2]any            `json:"value"`
-		}
-		if err := json.Unmarshal(r.Data.Result, &vec); err != nil {
-			return nil, fmt.Errorf("kube: prometheus query: vector: %w", err)
-		}
-		out := make([]Series, len(vec))
-		for i, s := range vec {
-			v, err := parseValue(s.Value[1])
-			if err != nil {
-				return nil, err
-			}
-			out[i] = Series{Labels: s.Metric, Value: v}
-		}
-		return out, nil
-	default:
-		return nil, fmt.Errorf("kube: prometheus query %q: result type %q, want vector or scalar", query, r.Data.ResultType)
-	}
-}
-
-func parseValue(raw any) (float64, error) {
-	s, _ := raw.(string)
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return 0, fmt.Errorf("kube: prometheus query: value %v: %w", raw, err)
-	}
-	return v, nil
-}
-
-// get sends one instant query with the configured headers and token and
-// returns the response body (at most 16 MiB) and status.
-func (p *Prometheus) get(ctx context.Context, query string) ([]byte, string, error) {
 	if p.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, p.timeout)
 		defer cancel()
 	}
-	req, err := p.request(ctx, query)
+	val, _, _, err := p.api.Query(ctx, query, time.Time{})
 	if err != nil {
-		return nil, "", fmt.Errorf("kube: prometheus: %w", err)
-	}
-	for k, v := range p.headers {
-		req.Header[k] = v
-	}
-	if p.token != nil {
-		tok, err := p.token.get()
-		if err != nil {
-			return nil, "", err
+		var perr *promv1.Error
+		if !errors.As(err, &perr) {
+			return nil, fmt.Errorf("kube: prometheus query: %w", err)
 		}
-		req.Header.Set("Authorization", "Bearer "+tok)
+		msg := perr.Msg
+		if (perr.Type == promv1.ErrServer || perr.Type == promv1.ErrClient) && perr.Detail != "" {
+			// Only the status code is in Msg: the body says what failed
+			// (Prometheus's error, or a proxy's refusal).
+			msg += ": " + strings.TrimSpace(perr.Detail[:min(len(perr.Detail), maxErrorBody)])
+		}
+		return nil, fmt.Errorf("kube: prometheus query %q: %s: %s", query, perr.Type, msg)
 	}
-	resp, err := p.hc.Do(req)
-	if err != nil {
-		return nil, "", fmt.Errorf("kube: prometheus query: %w", err)
+	switch v := val.(type) {
+	case *model.Scalar:
+		return []Series{{Value: float64(v.Value)}}, nil
+	case model.Vector:
+		out := make([]Series, len(v))
+		for i, s := range v {
+			labels := make(map[string]string, len(s.Metric))
+			for k, l := range s.Metric {
+				labels[string(k)] = string(l)
+			}
+			out[i] = Series{Labels: labels, Value: float64(s.Value)}
+		}
+		return out, nil
+	default:
+		return nil, fmt.Errorf("kube: prometheus query %q: result type %q, want vector or scalar", query, val.Type())
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return nil, "", fmt.Errorf("kube: prometheus query: %w", err)
-	}
-	return body, resp.Status, nil
 }
 
 // maxGetURL is the longest query URL sent with GET, in bytes; longer ones
 // are POSTed, form-encoded. A batched query names every app of the domain
 // (23 KB for 500 apps), more than proxies in front of Thanos or Mimir accept
 // in a URL (nginx: 8 KiB); short ones stay GETs, which read-only proxies
-// (kube-rbac-proxy: verb get) allow.
+// (kube-rbac-proxy: verb get) allow without a refused POST first.
 const maxGetURL = 4096
 
-func (p *Prometheus) request(ctx context.Context, query string) (*http.Request, error) {
-	form := url.Values{"query": {query}}.Encode()
-	u := p.base + "/api/v1/query"
-	if len(u)+1+len(form) <= maxGetURL {
-		return http.NewRequestWithContext(ctx, http.MethodGet, u+"?"+form, nil)
+// maxErrorBody is how much of a failed response's body an error quotes, in bytes.
+const maxErrorBody = 512
+
+// shortGets sends the form-encoded POSTs of client_golang's API as GETs when
+// the URL stays within maxGetURL.
+type shortGets struct{ promapi.Client }
+
+func (c shortGets) Do(ctx context.Context, req *http.Request) (*http.Response, []byte, error) {
+	if req.Method == http.MethodPost && req.GetBody != nil {
+		if body, err := req.GetBody(); err == nil {
+			form, err := io.ReadAll(io.LimitReader(body, maxGetURL+1))
+			body.Close()
+			if err == nil && len(req.URL.String())+1+len(form) <= maxGetURL {
+				u := *req.URL
+				u.RawQuery = string(form)
+				get, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+				if err == nil {
+					return c.Client.Do(ctx, get)
+				}
+			}
+		}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(form))
-	if err == nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
-	return req, err
+	return c.Client.Do(ctx, req)
 }
