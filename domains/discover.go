@@ -67,9 +67,13 @@ type FoundWorkload struct {
 // one app per workload of found that the domain's Discover selects, and
 // why any selected workload is not an app. c is not changed. An app set
 // written in the config wins: a workload that any written app maps to (by
-// kind, namespace and name) is not discovered. A discovered app is named
-// after its workload ("." becomes "_"), or "<namespace>-<name>" when
-// workloads of several namespaces share the name. Its CPUPerReplica is the
+// kind, namespace and name) is not discovered. A discovered app's name is
+// a function of its workload and the config alone (AppName), never of the
+// other workloads found, so its history keeps one name. Two workloads
+// whose names would clash (a Deployment and a StatefulSet of one name and
+// namespace, or a workload named like a written app of the domain) are
+// not both apps: the written app, else the workload first in kind order,
+// keeps the name, and the problem names both. Its CPUPerReplica is the
 // pods' CPU request. The result is in namespace, name, kind order, so the
 // same workloads give the same apps. c must have Defaults applied.
 func (c *Config) WithDiscovered(di int, found []FoundWorkload) (*Config, []string) {
@@ -78,7 +82,6 @@ func (c *Config) WithDiscovered(di int, found []FoundWorkload) (*Config, []strin
 		return c, nil
 	}
 	written := map[WorkloadRef]bool{}
-	names := map[string]bool{}
 	for _, a := range c.Apps() {
 		if !a.AppSet.Discovered {
 			r := c.Workload(a)
@@ -86,41 +89,55 @@ func (c *Config) WithDiscovered(di int, found []FoundWorkload) (*Config, []strin
 		}
 	}
 	sets := slices.DeleteFunc(slices.Clone(d.AppSets), func(s AppSet) bool { return s.Discovered })
-	for _, s := range sets {
-		names[s.Name] = true
+	owner := map[string]string{} // app name -> who holds it, for a clash's problem
+	for _, a := range c.Apps() {
+		if a.Domain == di && !a.AppSet.Discovered {
+			r := c.Workload(a)
+			owner[strings.TrimPrefix(a.Name, d.Name+"/")] = fmt.Sprintf("the written app %s (%s %s/%s)", a.Name, r.Kind, r.Namespace, r.Name)
+		}
 	}
 	var problems []string
 	var picked []FoundWorkload
-	perName := map[string]int{}
 	for _, w := range found {
 		if d.Discover.selects(w) && !written[WorkloadRef{Kind: w.Kind, Namespace: w.Namespace, Name: w.Name}] {
 			picked = append(picked, w)
-			perName[w.Name]++
 		}
 	}
 	slices.SortFunc(picked, func(a, b FoundWorkload) int {
 		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Kind, b.Kind))
 	})
 	for _, w := range picked {
-		name := strings.ReplaceAll(w.Name, ".", "_")
-		if perName[w.Name] > 1 {
-			name = w.Namespace + "-" + name
-		}
+		name := d.Discover.AppName(w.Namespace, w.Name)
 		s, why := d.Discover.app(w, name)
-		if why == "" && names[name] {
-			why = "another app of the domain has its name " + strconv.Quote(name)
+		if o, ok := owner[name]; why == "" && ok {
+			why = fmt.Sprintf("its app name %q is %s's: rename one, or list this one in an apps block with a workload block", name, o)
 		}
 		if why != "" {
 			problems = append(problems, fmt.Sprintf("%s %s/%s: %s", w.Kind, w.Namespace, w.Name, why))
 			continue
 		}
-		names[name] = true
+		owner[name] = fmt.Sprintf("%s %s/%s", w.Kind, w.Namespace, w.Name)
 		sets = append(sets, s)
 	}
 	out := *c
 	out.Domains = slices.Clone(c.Domains)
 	out.Domains[di].AppSets = sets
 	return &out, problems
+}
+
+// AppName is the name of the app discovered for the workload called name
+// in namespace ns: the workload's name ("." becomes "_") when d searches
+// one namespace, else "<namespace>_<name>", in every namespace from the
+// start. A namespace has no "_", so no two workloads of different
+// namespaces share an app name, and the name does not depend on which
+// other workloads exist; listing a second namespace renames the apps of
+// the first.
+func (d *Discover) AppName(ns, name string) string {
+	name = strings.ReplaceAll(name, ".", "_")
+	if len(slices.Compact(slices.Sorted(slices.Values(d.Namespaces)))) > 1 {
+		return ns + "_" + name
+	}
+	return name
 }
 
 // selects reports whether d selects w.

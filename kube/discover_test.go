@@ -87,7 +87,8 @@ domain "shop" {
 		}
 		return strings.Join(out, "; ")
 	}
-	want := "shop/api 1 3-7; shop/web 0.5 1-20; shop/auth 0.2 1-20"
+	// Searching two namespaces, a discovered app is "<namespace>_<name>".
+	want := fmt.Sprintf("shop/api 1 3-7; shop/%s_web 0.5 1-20; shop/%s_auth 0.2 1-20", a, b)
 	if got := apps(); got != want {
 		t.Fatalf("apps at open:\n got %s\nwant %s", got, want)
 	}
@@ -96,7 +97,7 @@ domain "shop" {
 	if err := env.Client.AppsV1().Deployments(a).Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	want = "shop/api 1 3-7; shop/auth 0.2 1-20; shop/pay 0.25 1-20"
+	want = fmt.Sprintf("shop/api 1 3-7; shop/%[1]s_auth 0.2 1-20; shop/%[1]s_pay 0.25 1-20", b)
 	deadline := time.Now().Add(10 * time.Second)
 	for apps() != want && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
