@@ -25,11 +25,12 @@ type Discover struct {
 	// Kinds are the workload kinds searched. Default [Deployment].
 	Kinds []WorkloadKind
 	// App holds every discovered app's attributes: MinReplicas,
-	// MaxReplicas, ServiceTime (required), Concurrency, StartupTime,
-	// Timeout and CPULimitRatio, with AppSet's defaults; annotations on a
-	// workload override some (AnnotationMinReplicas, ...). Its
-	// CPUPerReplica is only for workloads whose pods request no CPU; 0
-	// (the default) skips those.
+	// MaxReplicas, ServiceTime, Concurrency, StartupTime, Timeout and
+	// CPULimitRatio, with AppSet's defaults; annotations on a workload
+	// override some (AnnotationMinReplicas, ...). Its CPUPerReplica is only
+	// for workloads whose pods request no CPU; 0 (the default) skips those.
+	// A ServiceTime of 0 (not set) is learned: every app whose annotations
+	// set none has Learn, and PriorServiceTime until its Soldier learned it.
 	App AppSet
 }
 
@@ -43,11 +44,19 @@ const (
 	AnnotationHPA         = "regiment.io/hpa"          // the app's HPA; default the workload's name
 )
 
+// PriorServiceTime is the service time of an app whose service time is
+// learned (AppSet.Learn) until its Soldier has observed enough load to
+// learn it (soldier.Learning).
+const PriorServiceTime = 50 * time.Millisecond
+
 func (d *Discover) defaults() {
 	if len(d.Kinds) == 0 {
 		d.Kinds = []WorkloadKind{KindDeployment}
 	}
 	d.App.sizeDefaults()
+	if d.App.ServiceTime == 0 {
+		d.App.ServiceTime, d.App.Learn = PriorServiceTime, true
+	}
 }
 
 // FoundWorkload is one workload as discovery sees it.
@@ -198,7 +207,7 @@ func (d *Discover) app(w FoundWorkload, name string) (AppSet, string) {
 		if err != nil || st <= 0 {
 			return s, fmt.Sprintf("annotation %s=%q is not a positive duration (example: \"25ms\")", AnnotationServiceTime, v)
 		}
-		s.ServiceTime = st
+		s.ServiceTime, s.Learn = st, false
 	}
 	if s.MinReplicas > s.MaxReplicas {
 		return s, fmt.Sprintf("min replicas %d is above max replicas %d", s.MinReplicas, s.MaxReplicas)
