@@ -209,3 +209,24 @@ func TestDiscoveredAppNamesAreStable(t *testing.T) {
 		t.Errorf("pay/checkout named %q alone and %q among others, want pay_checkout both times", a, b)
 	}
 }
+
+func TestDiscoveredAppWithoutServiceTimeLearnsIt(t *testing.T) {
+	c := discoverConfig()
+	c.Domains[0].Discover.App.ServiceTime = 0
+	c.Defaults()
+	got, problems := c.WithDiscovered(0, []FoundWorkload{found("shop", "web", 1), found("pay", "auth", 1, AnnotationServiceTime+"=40ms")})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	apps := got.Apps()
+	checkout, auth, web := apps[0], apps[1], apps[2]
+	if !web.Learn || web.ServiceTime != PriorServiceTime {
+		t.Errorf("web: learn %v, service time %s; want learned from the prior %s", web.Learn, web.ServiceTime, PriorServiceTime)
+	}
+	if auth.Learn || auth.ServiceTime != 40*time.Millisecond {
+		t.Errorf("auth: learn %v, service time %s; want its annotation's 40ms, not learned", auth.Learn, auth.ServiceTime)
+	}
+	if checkout.Learn {
+		t.Errorf("checkout, written with its service time, learns")
+	}
+}
