@@ -177,6 +177,10 @@ type TickResult struct {
 	// Recommendation is what a recommend-mode tick recommended; nil in
 	// other modes.
 	Recommendation *Recommendation
+	// Learned is what the Soldier learned of each app whose service time
+	// it learns (App.Learn), in domain order; nil when none does. It
+	// belongs to the Soldier and holds until its next tick.
+	Learned []LearnedApp
 }
 
 // Tick runs one control step at now: observe, decide (Decide), actuate,
@@ -226,7 +230,7 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 	}
 	res := TickResult{Writes: len(s.writes), Guards: len(dec.Guards), Fallback: dec.Fallback, Rung: dec.Rung,
 		AutoFallback: dec.AutoFallback, Switch: dec.Switch, Report: r, SLOSeconds: s.cfg.SLO, Failing: s.failing,
-		AppsAtRisk: atRisk, AppsBreaching: breaching, BreachingAtMax: s.atMax, LimitedByMax: s.limited}
+		AppsAtRisk: atRisk, AppsBreaching: breaching, BreachingAtMax: s.atMax, LimitedByMax: s.limited, Learned: s.learned}
 	if dec.Mode.Recommends() {
 		res.Recommendation = &Recommendation{Apps: s.cfg.Apps, Recommended: dec.PolicyTargets, Baseline: dec.BaselineTargets, Live: s.obs.Apps}
 	}
