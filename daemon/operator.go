@@ -107,7 +107,9 @@ var overrideFlagOf = map[string]string{
 }
 
 // resolveApp checks app ("domain/app", or "app" with domain) against cfg and
-// returns its full name.
+// returns its full name. An app the config does not list is refused unless
+// its domain discovers apps: only the domain's running Soldier knows those,
+// and it refuses an app it does not run (soldier.Pins.OnOverride).
 func resolveApp(cfg *domains.Config, domain, app string) (string, error) {
 	if !strings.Contains(app, "/") {
 		if domain == "" {
@@ -130,6 +132,9 @@ func resolveApp(cfg *domains.Config, domain, app string) (string, error) {
 		if strings.HasPrefix(a.Name, d+"/") {
 			names = append(names, a.Name)
 		}
+	}
+	if cfg.Domains[cfg.Domain(d)].Discover != nil {
+		return app, nil // the Soldier checks it against the apps it discovered
 	}
 	return "", fmt.Errorf("--app: %q is not an app of %s%s", app, d, hint(app, names))
 }

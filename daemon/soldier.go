@@ -96,7 +96,9 @@ type Soldier struct {
 	// warnedLimited tells when to log an app whose sizing wants more than
 	// its ceiling (limited).
 	warnedLimited soldier.Reminder
-	ended         bool // the scenario of sim ended
+	// learned is the service time last logged per learning app (learnedTimes).
+	learned map[string]float64
+	ended   bool // the scenario of sim ended
 }
 
 // NewSoldier returns the Soldier process of o.Domain in cfg with o's
@@ -353,6 +355,7 @@ func (p *Soldier) observe(ctx context.Context, res soldier.TickResult, err error
 		p.failures(res.Failing)
 		p.atMax(res)
 		p.limited(res)
+		p.learnedTimes(res.Learned)
 	}
 	switch {
 	case err != nil && ctx.Err() == nil:

@@ -25,11 +25,12 @@ type Discover struct {
 	// Kinds are the workload kinds searched. Default [Deployment].
 	Kinds []WorkloadKind
 	// App holds every discovered app's attributes: MinReplicas,
-	// MaxReplicas, ServiceTime (required), Concurrency, StartupTime,
-	// Timeout and CPULimitRatio, with AppSet's defaults; annotations on a
-	// workload override some (AnnotationMinReplicas, ...). Its
-	// CPUPerReplica is only for workloads whose pods request no CPU; 0
-	// (the default) skips those.
+	// MaxReplicas, ServiceTime, Concurrency, StartupTime, Timeout and
+	// CPULimitRatio, with AppSet's defaults; annotations on a workload
+	// override some (AnnotationMinReplicas, ...). Its CPUPerReplica is only
+	// for workloads whose pods request no CPU; 0 (the default) skips those.
+	// A ServiceTime of 0 (not set) is learned: every app whose annotations
+	// set none has Learn, and PriorServiceTime until its Soldier learned it.
 	App AppSet
 }
 
@@ -43,11 +44,19 @@ const (
 	AnnotationHPA         = "regiment.io/hpa"          // the app's HPA; default the workload's name
 )
 
+// PriorServiceTime is the service time of an app whose service time is
+// learned (AppSet.Learn) until its Soldier has observed enough load to
+// learn it (soldier.Learning).
+const PriorServiceTime = 50 * time.Millisecond
+
 func (d *Discover) defaults() {
 	if len(d.Kinds) == 0 {
 		d.Kinds = []WorkloadKind{KindDeployment}
 	}
 	d.App.sizeDefaults()
+	if d.App.ServiceTime == 0 {
+		d.App.ServiceTime, d.App.Learn = PriorServiceTime, true
+	}
 }
 
 // FoundWorkload is one workload as discovery sees it.
@@ -67,9 +76,13 @@ type FoundWorkload struct {
 // one app per workload of found that the domain's Discover selects, and
 // why any selected workload is not an app. c is not changed. An app set
 // written in the config wins: a workload that any written app maps to (by
-// kind, namespace and name) is not discovered. A discovered app is named
-// after its workload ("." becomes "_"), or "<namespace>-<name>" when
-// workloads of several namespaces share the name. Its CPUPerReplica is the
+// kind, namespace and name) is not discovered. A discovered app's name is
+// a function of its workload and the config alone (AppName), never of the
+// other workloads found, so its history keeps one name. Two workloads
+// whose names would clash (a Deployment and a StatefulSet of one name and
+// namespace, or a workload named like a written app of the domain) are
+// not both apps: the written app, else the workload first in kind order,
+// keeps the name, and the problem names both. Its CPUPerReplica is the
 // pods' CPU request. The result is in namespace, name, kind order, so the
 // same workloads give the same apps. c must have Defaults applied.
 func (c *Config) WithDiscovered(di int, found []FoundWorkload) (*Config, []string) {
@@ -78,7 +91,6 @@ func (c *Config) WithDiscovered(di int, found []FoundWorkload) (*Config, []strin
 		return c, nil
 	}
 	written := map[WorkloadRef]bool{}
-	names := map[string]bool{}
 	for _, a := range c.Apps() {
 		if !a.AppSet.Discovered {
 			r := c.Workload(a)
@@ -86,41 +98,55 @@ func (c *Config) WithDiscovered(di int, found []FoundWorkload) (*Config, []strin
 		}
 	}
 	sets := slices.DeleteFunc(slices.Clone(d.AppSets), func(s AppSet) bool { return s.Discovered })
-	for _, s := range sets {
-		names[s.Name] = true
+	owner := map[string]string{} // app name -> who holds it, for a clash's problem
+	for _, a := range c.Apps() {
+		if a.Domain == di && !a.AppSet.Discovered {
+			r := c.Workload(a)
+			owner[strings.TrimPrefix(a.Name, d.Name+"/")] = fmt.Sprintf("the written app %s (%s %s/%s)", a.Name, r.Kind, r.Namespace, r.Name)
+		}
 	}
 	var problems []string
 	var picked []FoundWorkload
-	perName := map[string]int{}
 	for _, w := range found {
 		if d.Discover.selects(w) && !written[WorkloadRef{Kind: w.Kind, Namespace: w.Namespace, Name: w.Name}] {
 			picked = append(picked, w)
-			perName[w.Name]++
 		}
 	}
 	slices.SortFunc(picked, func(a, b FoundWorkload) int {
 		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Kind, b.Kind))
 	})
 	for _, w := range picked {
-		name := strings.ReplaceAll(w.Name, ".", "_")
-		if perName[w.Name] > 1 {
-			name = w.Namespace + "-" + name
-		}
+		name := d.Discover.AppName(w.Namespace, w.Name)
 		s, why := d.Discover.app(w, name)
-		if why == "" && names[name] {
-			why = "another app of the domain has its name " + strconv.Quote(name)
+		if o, ok := owner[name]; why == "" && ok {
+			why = fmt.Sprintf("its app name %q is %s's: rename one, or list this one in an apps block with a workload block", name, o)
 		}
 		if why != "" {
 			problems = append(problems, fmt.Sprintf("%s %s/%s: %s", w.Kind, w.Namespace, w.Name, why))
 			continue
 		}
-		names[name] = true
+		owner[name] = fmt.Sprintf("%s %s/%s", w.Kind, w.Namespace, w.Name)
 		sets = append(sets, s)
 	}
 	out := *c
 	out.Domains = slices.Clone(c.Domains)
 	out.Domains[di].AppSets = sets
 	return &out, problems
+}
+
+// AppName is the name of the app discovered for the workload called name
+// in namespace ns: the workload's name ("." becomes "_") when d searches
+// one namespace, else "<namespace>_<name>", in every namespace from the
+// start. A namespace has no "_", so no two workloads of different
+// namespaces share an app name, and the name does not depend on which
+// other workloads exist; listing a second namespace renames the apps of
+// the first.
+func (d *Discover) AppName(ns, name string) string {
+	name = strings.ReplaceAll(name, ".", "_")
+	if len(slices.Compact(slices.Sorted(slices.Values(d.Namespaces)))) > 1 {
+		return ns + "_" + name
+	}
+	return name
 }
 
 // selects reports whether d selects w.
@@ -181,7 +207,7 @@ func (d *Discover) app(w FoundWorkload, name string) (AppSet, string) {
 		if err != nil || st <= 0 {
 			return s, fmt.Sprintf("annotation %s=%q is not a positive duration (example: \"25ms\")", AnnotationServiceTime, v)
 		}
-		s.ServiceTime = st
+		s.ServiceTime, s.Learn = st, false
 	}
 	if s.MinReplicas > s.MaxReplicas {
 		return s, fmt.Sprintf("min replicas %d is above max replicas %d", s.MinReplicas, s.MaxReplicas)

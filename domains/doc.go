@@ -9,6 +9,11 @@
 // 1 <= MinReplicas <= MaxReplicas; dependencies name existing app sets and form
 // no cycle. Defaults documents every optional field's default.
 //
+// Discovered apps (Discover, Config.WithDiscovered): an app's name is a
+// function of its workload and the discover block alone, never of the other
+// workloads found, so its history keeps one name; a set with Learn has its
+// service time learned by its Soldier, ServiceTime being the prior.
+//
 // The types are plain Go values: nothing here knows about HCL, files or the
 // network. Package domains imports only the standard library.
 package domains

@@ -365,6 +365,11 @@ type AppSet struct {
 	// Discovered says the set is one workload found by its domain's
 	// Discover, not written in the config.
 	Discovered bool
+	// Learn says the set's service time and startup time are learned from
+	// what its Soldier observes (soldier.Learning): a discovered app whose
+	// discover block and annotations set no service_time. ServiceTime and
+	// StartupTime are then the priors used until then.
+	Learn bool
 	// Queries override the prometheus block's queries for the set's apps,
 	// those with a Template; see Config.Queries.
 	Queries PrometheusQueries

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -152,6 +153,7 @@ func Why(ctx context.Context, w io.Writer, s *store.Store, domain string, at tim
 	printNotWritten(stdout, st.Guards)
 	printAtMax(stdout, st.Outcome)
 	printLimited(stdout, st.Outcome)
+	printLearned(stdout, st.Outcome)
 	fmt.Fprintln(stdout, "\nreward terms:")
 	table(stdout, st.Reward, []string{"total"})
 	fmt.Fprintln(stdout, "\noutcome:")
@@ -309,6 +311,42 @@ func printGuards(w io.Writer, gs []store.Guard, keep func(store.Guard) bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, g := range changed {
 		fmt.Fprintf(tw, "  %s\t%s\t%s -> %s\t%s\n", g.Name, g.Target, num(g.Before), num(g.After), wire.CleanText(g.Reason, 0))
+	}
+	tw.Flush()
+}
+
+// printLearned prints the service and startup times the Soldier learned of
+// the apps whose config sets no service time (recording.AppServiceTime,
+// AppStartupTime), sorted by app; nothing when the step has none.
+func printLearned(w io.Writer, outcome map[string]float64) {
+	learned := map[string][2]float64{}
+	for k, v := range outcome {
+		m, app, ok := recording.SplitAppKey(k)
+		if !ok || (m != recording.AppServiceTime && m != recording.AppStartupTime) {
+			continue
+		}
+		l := learned[app]
+		if m == recording.AppServiceTime {
+			l[0] = v
+		} else {
+			l[1] = v
+		}
+		learned[app] = l
+	}
+	if len(learned) == 0 {
+		return
+	}
+	seconds := func(v float64) string {
+		if v <= 0 {
+			return "-"
+		}
+		return time.Duration(v * float64(time.Second)).Round(10 * time.Microsecond).String()
+	}
+	fmt.Fprintln(w, "learned from observations (apps whose config sets no service_time):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  APP\tSERVICE TIME\tSTARTUP")
+	for _, app := range slices.Sorted(maps.Keys(learned)) {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", app, seconds(learned[app][0]), seconds(learned[app][1]))
 	}
 	tw.Flush()
 }

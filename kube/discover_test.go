@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/regimentd/regiment/bus/wire"
 	"github.com/regimentd/regiment/daemon"
 	"github.com/regimentd/regiment/kube/testenv"
 )
@@ -87,7 +88,8 @@ domain "shop" {
 		}
 		return strings.Join(out, "; ")
 	}
-	want := "shop/api 1 3-7; shop/web 0.5 1-20; shop/auth 0.2 1-20"
+	// Searching two namespaces, a discovered app is "<namespace>_<name>".
+	want := fmt.Sprintf("shop/api 1 3-7; shop/%s_web 0.5 1-20; shop/%s_auth 0.2 1-20", a, b)
 	if got := apps(); got != want {
 		t.Fatalf("apps at open:\n got %s\nwant %s", got, want)
 	}
@@ -96,7 +98,7 @@ domain "shop" {
 	if err := env.Client.AppsV1().Deployments(a).Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	want = "shop/api 1 3-7; shop/auth 0.2 1-20; shop/pay 0.25 1-20"
+	want = fmt.Sprintf("shop/api 1 3-7; shop/%[1]s_auth 0.2 1-20; shop/%[1]s_pay 0.25 1-20", b)
 	deadline := time.Now().Add(10 * time.Second)
 	for apps() != want && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
@@ -157,4 +159,93 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// An operator's replica pin on an app the Soldier found by label, sent as
+// `regiment override replicas` sends it (the config it reads lists no such
+// app), is taken by the running Soldier and written to the workload; a pin
+// on an app the Soldier does not run is refused by the Soldier, which
+// names it.
+func TestOverridePinsDiscoveredApp(t *testing.T) {
+	env := testenv.Require(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ns := testNamespace(t, env.Client, "disc-pin")
+	createDeployment(t, env.Client, ns, "cart", map[string]string{"regiment.io/domain": "shop"}, "100m")
+	src := fmt.Sprintf(`cluster "k" {
+  capacity_cores = 100
+}
+soldier {
+  tick      = "200ms"
+  actuation = "replicas"
+}
+kubernetes {
+  namespace       = %[1]q
+  lease_namespace = %[1]q
+}
+domain "shop" {
+  slo { latency_p99 = "200ms" }
+  discover {
+    namespaces   = [%[1]q]
+    selector     = "regiment.io/domain=shop"
+    service_time = "50ms"
+    max_replicas = 20
+  }
+}
+`, ns)
+	cfg := parseConfig(t, src)
+	srv := startBus(t)
+	var logs syncBuffer
+	log := hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info})
+	p := daemon.NewSoldier(cfg, daemon.SoldierOptions{Domain: "shop", Kubeconfig: env.Kubeconfig, DataDir: t.TempDir(),
+		NATSURL: srv.ClientURL()}, daemon.Deps{}, nil, log)
+	if err := p.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { p.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done; p.Close() }()
+	if apps := p.Apps(); len(apps) != 1 || apps[0].Name != "shop/cart" {
+		t.Fatalf("apps %+v, want shop/cart discovered", apps)
+	}
+
+	pin := func(app string) wire.OverrideAck {
+		t.Helper()
+		o, err := daemon.BuildOverride(cfg, "replicas", daemon.OverrideRequest{App: app, Replicas: 4, For: 10 * time.Minute,
+			Reason: "INC-1: hold", By: "alice", Share: -1}, time.Now().UTC())
+		if err != nil {
+			t.Fatalf("build the override of %s from a config without it: %v", app, err)
+		}
+		conn, _, err := daemon.ConnectOperator(ctx, cfg, srv.ClientURL(), "", 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		rctx, rcancel := context.WithTimeout(ctx, 10*time.Second)
+		defer rcancel()
+		a, err := conn.RequestOverride(rctx, o)
+		if err != nil {
+			t.Fatalf("pin %s: %v", app, err)
+		}
+		return a
+	}
+	if a := pin("shop/cart"); !a.Accepted || a.From != "soldier" {
+		t.Fatalf("pin of the discovered shop/cart: %+v, want accepted by the Soldier\nlog:\n%s", a, logs.String())
+	}
+	if a := pin("shop/nope"); a.Accepted || !strings.Contains(a.Reason, "shop/nope is not an app of domain shop") {
+		t.Errorf("pin of an app the Soldier does not run: %+v, want refused by the Soldier naming it", a)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	var replicas int32
+	for time.Now().Before(deadline) {
+		d, err := env.Client.AppsV1().Deployments(ns).Get(ctx, "cart", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if replicas = *d.Spec.Replicas; replicas == 4 {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("cart has %d replicas, want the pinned 4\nlog:\n%s", replicas, logs.String())
 }

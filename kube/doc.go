@@ -72,7 +72,12 @@
 // (Found: pod selector's match labels, pods' summed CPU requests);
 // domains.Config.WithDiscovered turns the list into the domain's apps, and
 // Adapter.SetApps moves the Observer and the Actuator (SetTargets, by app
-// name) to them between two Soldier ticks.
+// name) to them between two Soldier ticks. A discovered app's name depends
+// on its workload and the discover block only (domains.Discover.AppName).
+// The Observer also reports each app's pod startup (creation to Ready, the
+// median over its ready pods), from which with its CPU, load and p99 the
+// Soldier learns the service time of an app whose config sets none
+// (soldier.Learning).
 //
 // Pool capacity (Capacity, PoolWatcher): the contested pool's cores are its
 // ready and coming schedulable nodes' allocatable cores less the CPU requests

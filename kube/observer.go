@@ -115,7 +115,8 @@ func (s AppStatus) Stale() bool {
 // Per app: Replicas from the workload or its HPA (see ObserverConfig);
 // Ready counts pods whose Ready condition is true, Starting pods scheduled
 // but not ready, Pending pods not scheduled (terminating and finished pods
-// are not counted); RPS, P99, ErrorRate, CPUUtil, MemUtil and RestartRate
+// are not counted); StartupSeconds is the median, over the ready pods, of
+// the time from a pod's creation to its Ready condition's last transition; RPS, P99, ErrorRate, CPUUtil, MemUtil and RestartRate
 // from Prometheus, one request per query of the plan (planQueries). The
 // domain's P99 is the largest app P99 (an upper bound of the merged p99) and
 // its ErrorRate the request-weighted mean.
@@ -149,6 +150,7 @@ type Observer struct {
 	plan   []request            // the queries of a tick (planQueries)
 	calls  []request            // the callers' request rate queries of a tick
 	last   [][numMetrics]sample // last good value per app and metric
+	starts []float64            // scratch: one app's pods' startup seconds
 	mu     sync.Mutex
 	status []AppStatus
 }
@@ -348,6 +350,7 @@ func (o *Observer) observeObjects(t *Target, a *soldier.AppObservation, st *AppS
 		return fmt.Errorf("kube: observe pods of %s/%s: %w", t.Namespace, t.Name, err)
 	}
 	a.Ready, a.Starting, a.Pending = 0, 0, 0
+	o.starts = o.starts[:0]
 	for _, p := range pods {
 		if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			continue
@@ -358,12 +361,16 @@ func (o *Observer) observeObjects(t *Target, a *soldier.AppObservation, st *AppS
 		switch {
 		case podReady(p):
 			a.Ready++
+			if d, ok := podStartup(p); ok {
+				o.starts = append(o.starts, d)
+			}
 		case p.Spec.NodeName != "":
 			a.Starting++
 		default:
 			a.Pending++
 		}
 	}
+	a.StartupSeconds = median(o.starts)
 	return nil
 }
 
@@ -401,6 +408,30 @@ func (o *Observer) workloadReplicas(t *Target) (int32, bool, error) {
 		return 0, false, fmt.Errorf("kube: observe %s %s/%s: %w", t.Kind, t.Namespace, t.Name, err)
 	}
 	return minOf(spec), true, nil
+}
+
+// podStartup is the seconds ready pod p took from its creation to its
+// Ready condition's last transition, false when either is unset.
+func podStartup(p *corev1.Pod) (float64, bool) {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady && !c.LastTransitionTime.IsZero() && !p.CreationTimestamp.IsZero() {
+			d := c.LastTransitionTime.Sub(p.CreationTimestamp.Time).Seconds()
+			return d, d >= 0
+		}
+	}
+	return 0, false
+}
+
+// median is the median of xs, which it sorts; 0 for none.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	slices.Sort(xs)
+	if n := len(xs); n%2 == 0 {
+		return (xs[n/2-1] + xs[n/2]) / 2
+	}
+	return xs[len(xs)/2]
 }
 
 func podReady(p *corev1.Pod) bool {

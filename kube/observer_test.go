@@ -178,3 +178,54 @@ func TestObserverReadsCallersCalls(t *testing.T) {
 		t.Errorf("without callers: %+v", o.Apps)
 	}
 }
+
+// readyAfter sets ready pod name's Ready condition to have turned true d
+// after the pod's creation.
+func readyAfter(t *testing.T, c kubernetes.Interface, ns, name string, d time.Duration) {
+	t.Helper()
+	ctx := context.Background()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		p, err := c.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		for i := range p.Status.Conditions {
+			if p.Status.Conditions[i].Type == corev1.PodReady {
+				p.Status.Conditions[i].LastTransitionTime = metav1.NewTime(p.CreationTimestamp.Add(d))
+			}
+		}
+		_, err = c.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestObserverMeasuresPodStartup: an app's StartupSeconds is the median,
+// over its ready pods, of creation to ready; pods not ready do not count.
+func TestObserverMeasuresPodStartup(t *testing.T) {
+	env := testenv.Require(t)
+	ns := namespace(t, env.Client)
+	deployment(t, env.Client, ns, "web", 0, false)
+	deployment(t, env.Client, ns, "api", 0, false)
+	for name, d := range map[string]time.Duration{"web-a": 10 * time.Second, "web-b": 30 * time.Second, "web-c": 14 * time.Second} {
+		pod(t, env.Client, ns, name, "web", "node-x", corev1.PodRunning, true, 0)
+		readyAfter(t, env.Client, ns, name, d)
+	}
+	pod(t, env.Client, ns, "web-d", "web", "node-x", corev1.PodRunning, false, 0) // starting: no startup yet
+	pod(t, env.Client, ns, "api-a", "api", "node-x", corev1.PodRunning, false, 0)
+	targets := []Target{target(0, ns, "web", domains.KindDeployment, 1, 50), target(1, ns, "api", domains.KindDeployment, 1, 50)}
+	obs := NewObserver(env.Client, ObserverConfig{Actuation: domains.ActuateReplicas, Targets: targets, MaxAge: time.Minute, TargetUtilisation: 0.5})
+	runObserver(t, obs)
+	o := &soldier.Observation{Apps: make([]soldier.AppObservation, 2)}
+	eventually(t, 10*time.Second, func() (bool, string) {
+		if err := obs.Observe(context.Background(), o); err != nil {
+			return false, err.Error()
+		}
+		return o.Apps[0].Ready == 3 && o.Apps[0].StartupSeconds == 14, fmt.Sprintf("%+v", o.Apps[0])
+	})
+	if s := o.Apps[1].StartupSeconds; s != 0 {
+		t.Errorf("api, no pod ready, has startup %g s, want 0 (unknown)", s)
+	}
+}

@@ -32,6 +32,10 @@
 // 1: its ceiling, not the autoscaler, held it. An app whose sizing wanted
 // more replicas than its ceiling (soldier.Record.LimitedByMax), breaching
 // or not yet, has "limited_by_max/<app>" = the replicas it wanted.
+//
+// An app whose config sets no service time (a discovered app) has the
+// outcomes "service_time/<app>" and "startup_time/<app>", in seconds, once
+// its Soldier learned them (soldier.Record.Learned).
 package recording
 
 import (
@@ -143,6 +147,12 @@ const (
 	// AppLimited is the replicas the app's sizing wanted when that was more
 	// than its ceiling (soldier.Record.LimitedByMax); absent otherwise.
 	AppLimited = "limited_by_max"
+	// AppServiceTime and AppStartupTime are the service time and startup
+	// time, in seconds, the Soldier learned of an app whose config sets no
+	// service time (soldier.Record.Learned); absent for other apps and
+	// before a value is learned.
+	AppServiceTime = "service_time"
+	AppStartupTime = "startup_time"
 )
 
 // OutcomeRecommend is the Outcome key set to 1 on the steps of a Soldier in
@@ -215,6 +225,14 @@ func (s *Soldier) Record(r soldier.Record) {
 	}
 	for _, l := range r.LimitedByMax {
 		step.Outcome[AppKey(AppLimited, l.App)] = float64(l.Wanted)
+	}
+	for _, l := range r.Learned {
+		if l.ServiceTime > 0 {
+			step.Outcome[AppKey(AppServiceTime, l.App)] = l.ServiceTime
+		}
+		if l.Startup > 0 {
+			step.Outcome[AppKey(AppStartupTime, l.App)] = l.Startup
+		}
 	}
 	step.Reward = terms(r.Reward.AppendTerms(nil), r.Reward.Total)
 	s.autoFallback(&r, &step) // before Append: it adds keys to the step

@@ -141,3 +141,25 @@ func TestSoldierRecordsAppsNotWritten(t *testing.T) {
 		t.Errorf("ledger entry %q does not say which app and why", ledger[1].Detail)
 	}
 }
+
+// TestSoldierRecordsLearnedTimes pins the record of what a Soldier learned
+// of an app: service_time and startup_time in seconds, absent before a
+// value and for apps that do not learn.
+func TestSoldierRecordsLearnedTimes(t *testing.T) {
+	out := &steps{}
+	rec := &Soldier{Episode: "e", Out: out}
+	apps := []soldier.NamedObservation{{App: "d/a"}, {App: "d/b"}}
+	for seq := range 3 {
+		rec.Record(soldier.Record{Seq: uint64(seq), Domain: "d", Apps: apps,
+			Learned: []soldier.LearnedApp{{App: "d/b", ServiceTime: 0.01 * float64(seq), Startup: 12, Samples: 6 * seq}}})
+	}
+	for seq, want := range []float64{0, 0.01, 0.02} {
+		got, ok := out.got[seq].Outcome["service_time/d/b"]
+		if got != want || ok != (want > 0) || out.got[seq].Outcome["startup_time/d/b"] != 12 {
+			t.Errorf("step %d: service_time/d/b %v (%v), startup_time/d/b %v; want %v and 12", seq, got, ok, out.got[seq].Outcome["startup_time/d/b"], want)
+		}
+		if _, ok := out.got[seq].Outcome["service_time/d/a"]; ok {
+			t.Errorf("step %d: d/a, not learning, has a service time", seq)
+		}
+	}
+}

@@ -48,6 +48,10 @@ type AppResult struct {
 	Name              string
 	Live, Recommended Figures
 	HPAMin, HPAMax    float64 // the live HPA's bounds; 0 when not observed
+	// ServiceTime is the service time the estimates used, seconds: the
+	// learned one (Learned) when the Soldier recorded one, else the config's.
+	ServiceTime float64
+	Learned     bool
 }
 
 // DomainResult compares one domain both ways; Apps are sorted by the
@@ -91,7 +95,7 @@ func Estimate(rec *Recorded) []DomainResult {
 			if a.LimitedSteps > 0 {
 				r.LimitedApps++
 			}
-			ar := AppResult{Name: a.Name, HPAMin: a.HPAMin, HPAMax: a.HPAMax,
+			ar := AppResult{Name: a.Name, HPAMin: a.HPAMin, HPAMax: a.HPAMax, ServiceTime: a.serviceTime(), Learned: a.LearnedServiceTime > 0,
 				Live:        figures(a, a.Live, d.SLO, tickHours, tickMinutes),
 				Recommended: figures(a, a.Recommended, d.SLO, tickHours, tickMinutes)}
 			r.Live.add(ar.Live)
@@ -120,7 +124,7 @@ func figures(a *App, replicas []float64, slo, tickHours, tickMinutes float64) Fi
 			continue
 		}
 		f.CoreHours += n * a.CPU * tickHours
-		if rps := a.RPS[k]; !math.IsNaN(rps) && P99(rps, n, a.ServiceTime, a.Concurrency) > slo {
+		if rps := a.RPS[k]; !math.IsNaN(rps) && P99(rps, n, a.serviceTime(), a.Concurrency) > slo {
 			f.BreachMinutes += tickMinutes
 		}
 		if !math.IsNaN(last) && n != last {
@@ -130,6 +134,15 @@ func figures(a *App, replicas []float64, slo, tickHours, tickMinutes float64) Fi
 	}
 	f.MeanReplicas, f.PeakReplicas = meanPeak(replicas)
 	return f
+}
+
+// serviceTime is a's learned service time when recorded, else its
+// config's, seconds.
+func (a *App) serviceTime() float64 {
+	if a.LearnedServiceTime > 0 {
+		return a.LearnedServiceTime
+	}
+	return a.ServiceTime
 }
 
 // add sums g's totals into f (not its mean and peak).

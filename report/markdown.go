@@ -41,14 +41,14 @@ func WriteMarkdown(w io.Writer, rec *Recorded, results []DomainResult, top int) 
 		n := min(top, len(r.Apps))
 		fmt.Fprintf(&b, "\n## %s: the %d apps that differ most\n\n", r.Name, n)
 		fmt.Fprintf(&b, "From %s to %s, by the difference in core-hours.\n\n", r.From.UTC().Format(time.RFC3339), r.To.UTC().Format(time.RFC3339))
-		b.WriteString("| app | live HPA bounds | replicas live mean / peak | replicas regiment mean / peak | core-hours live | core-hours regiment | breach app-min live (est.) | breach app-min regiment (est.) |\n")
-		b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|\n")
+		b.WriteString("| app | service time | live HPA bounds | replicas live mean / peak | replicas regiment mean / peak | core-hours live | core-hours regiment | breach app-min live (est.) | breach app-min regiment (est.) |\n")
+		b.WriteString("|---|---:|---|---:|---:|---:|---:|---:|---:|\n")
 		for _, a := range r.Apps[:n] {
 			bounds := "not observed"
 			if a.HPAMax > 0 {
 				bounds = fmt.Sprintf("[%.0f, %.0f]", a.HPAMin, a.HPAMax)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %.1f / %.0f | %.1f / %.0f | %.2f | %.2f | %.1f | %.1f |\n", a.Name, bounds,
+			fmt.Fprintf(&b, "| %s | %s | %s | %.1f / %.0f | %.1f / %.0f | %.2f | %.2f | %.1f | %.1f |\n", a.Name, serviceTime(a), bounds,
 				a.Live.MeanReplicas, a.Live.PeakReplicas, a.Recommended.MeanReplicas, a.Recommended.PeakReplicas,
 				a.Live.CoreHours, a.Recommended.CoreHours, a.Live.BreachMinutes, a.Recommended.BreachMinutes)
 		}
@@ -124,4 +124,14 @@ func change(a, b float64) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%+.1f%%", 100*(b-a)/a)
+}
+
+// serviceTime is a's service time for the app table: "12.5ms learned" when
+// the Soldier learned it, else the config's.
+func serviceTime(a AppResult) string {
+	st := time.Duration(a.ServiceTime * float64(time.Second)).Round(10 * time.Microsecond).String()
+	if a.Learned {
+		return st + " learned"
+	}
+	return st
 }

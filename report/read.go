@@ -38,6 +38,11 @@ type App struct {
 	// MostWanted is the most it wanted at any of them (0: never).
 	LimitedSteps int
 	MostWanted   float64
+	// LearnedServiceTime is the service time, seconds, its Soldier last
+	// learned of an app whose config sets none (recording.AppServiceTime);
+	// 0 when none was recorded. The estimates use it over ServiceTime.
+	LearnedServiceTime float64
+	learnedAt          time.Time
 }
 
 // Domain is one domain's recommend-mode steps, in time order.
@@ -165,6 +170,9 @@ func (d *Domain) add(s store.Step) {
 		if v, ok := s.Outcome[recording.AppKey(recording.AppLimited, a.Name)]; ok {
 			a.LimitedSteps++
 			a.MostWanted = max(a.MostWanted, v)
+		}
+		if v, ok := s.Outcome[recording.AppKey(recording.AppServiceTime, a.Name)]; ok && !s.At.Before(a.learnedAt) {
+			a.LearnedServiceTime, a.learnedAt = v, s.At
 		}
 		if v, ok := s.Outcome[recording.AppKey(recording.AppHPAMax, a.Name)]; ok {
 			a.HPAMin, a.HPAMax = s.Outcome[recording.AppKey(recording.AppHPAMin, a.Name)], v

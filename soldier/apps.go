@@ -11,7 +11,7 @@ import (
 // ReloadApps is Reload for a config whose domain may have another set of
 // apps (discovery found workloads, or lost some): an app kept, by name,
 // keeps its target in force, its scale-up cooldown, its stabilisation
-// window and its operator pin; a new app starts as at the Soldier's first
+// window, its operator pin and what was learned of its service time; a new app starts as at the Soldier's first
 // tick (its target taken from the observation); the state of a removed app
 // goes. Domain-wide state (directive, ladder rung, automatic fallback
 // window) stays. swap runs under the same lock, after the checks and before
@@ -77,6 +77,13 @@ func (s *Soldier) setApps(apps []App) {
 	st.unheld, st.apps = make([]int32, n), make([]AppDecision, n)
 	st.need, st.want, st.risky, st.recip = make([]float64, n), make([]int32, n), make([]bool, n), recipConcurrency(apps)
 	s.obs.Apps = make([]AppObservation, n)
+	learning := newLearning(apps)
+	for i, j := range from {
+		if learning != nil && j >= 0 && s.learning != nil {
+			learning[i] = s.learning[j]
+		}
+	}
+	s.learning = learning
 	s.mu.Lock()
 	s.ov.pins.remap(apps)
 	s.mu.Unlock()

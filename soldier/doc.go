@@ -63,6 +63,15 @@
 // app name, and its swap moves the caller's Observer and Actuator under the
 // same lock, so an Observe never sees another set of apps than Decide.
 //
+// Learned service times (estimator.go): an app whose config sets no
+// service time (App.Learn: a discovered app) is sized from the median of
+// its busy ticks' service-time samples, concurrency x CPUUtil x Ready /
+// RPS clipped to its p99 (ServiceTimeSample), once there are
+// EstimateMinSamples; the prior's Capacity until then. Record.Learned
+// carries the values, and its pods' startup, every tick. Apps that set a
+// service time are never touched. The estimates are kept across ReloadApps
+// by app name, not across a restart.
+//
 // Restarts: Snapshot and Restore (persist.go) carry the decision state a
 // restart must keep (each app's last scale-up and stabilisation window by
 // app name, the ladder, the automatic fallback, the last mode) through a

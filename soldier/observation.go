@@ -17,6 +17,9 @@ type App struct {
 	// Group is the index of the app's apps block in its domain
 	// (domains.App.Set): apps of a group share their shape and traffic.
 	Group int
+	// Learn says the app's service time is learned from its observations
+	// (domains.AppSet.Learn, learn.go): Capacity is the prior's until then.
+	Learn bool
 }
 
 // Apps describes the apps of domain di of cfg, in config order.
@@ -29,7 +32,7 @@ func Apps(cfg *domains.Config, di int) []App {
 		out = append(out, App{
 			Index: len(out), Name: a.Name, CPU: a.CPUPerReplica,
 			Min: int32(a.MinReplicas), Max: int32(a.MaxReplicas),
-			Capacity: float64(a.Concurrency) / a.ServiceTime.Seconds(), Concurrency: float64(a.Concurrency), Group: a.Set,
+			Capacity: float64(a.Concurrency) / a.ServiceTime.Seconds(), Concurrency: float64(a.Concurrency), Group: a.Set, Learn: a.Learn,
 		})
 	}
 	return out
@@ -94,10 +97,14 @@ type AppObservation struct {
 	MemUtil float64
 	// RestartRate is the app's container restarts per minute, >= 0.
 	RestartRate float64
-	Ready       int32
-	Starting    int32
-	Pending     int32
-	Replicas    int32 // desired replicas currently set on the workload
+	// StartupSeconds is the median time the app's ready pods took from
+	// creation to ready, seconds; 0 when unknown (no ready pod observed, or
+	// an observer that does not see pods).
+	StartupSeconds float64
+	Ready          int32
+	Starting       int32
+	Pending        int32
+	Replicas       int32 // desired replicas currently set on the workload
 	// Blind says the app's metrics could not be read (the observer reports
 	// stand-ins): the executor holds its target rather than size it blind.
 	Blind bool

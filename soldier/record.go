@@ -46,6 +46,9 @@ type Record struct {
 	// LimitedByMax is the apps whose sizing wanted more replicas than their
 	// ceiling at this tick (TickResult.LimitedByMax), in domain order.
 	LimitedByMax []NamedLimited
+	// Learned is what the Soldier learned of each app whose service time
+	// it learns (App.Learn), in domain order; nil when none does.
+	Learned []LearnedApp
 
 	// AutoFallback is true while the automatic fallback holds the domain on
 	// the baseline; Switch is its switch at this tick (Reason "" if none).

@@ -98,9 +98,14 @@ type Soldier struct {
 	// leaves and one enters each tick: RPSP95 is then an index.
 	rpsSorted []float64
 	utilP75   nearKth // the report's CPUUtilP75, near the last tick's
-	scratch   []float64
-	weights   reward.SoldierWeights
-	one, two  [1]float64 // alignment inputs, domain level
+	// learning is each app's learned service and startup times, indexed
+	// like the apps; nil when no app learns (estimator.go). learned is what the
+	// last tick learned, one entry per learning app.
+	learning []Learning
+	learned  []LearnedApp
+	scratch  []float64
+	weights  reward.SoldierWeights
+	one, two [1]float64 // alignment inputs, domain level
 }
 
 // New returns a Soldier for cfg acting through act, observing through obs,
@@ -114,7 +119,7 @@ func New(cfg Config, policy Policy, observer Observer, act Actuator, pub Publish
 	return &Soldier{
 		state: NewState(cfg, policy, rec == nil),
 		obs:   Observation{Apps: make([]AppObservation, n)},
-		act:   act, observer: observer, pub: pub, rec: rec, ov: newOverrides(cfg),
+		act:   act, observer: observer, pub: pub, rec: rec, ov: newOverrides(cfg), learning: newLearning(cfg.Apps),
 		intake:  wire.Intake{Domain: cfg.Domain, MaxSkew: time.Minute, Bounds: cfg.Intake},
 		rpsHist: make([]float64, 0, hist), rpsSorted: make([]float64, 0, hist),
 		utilP75: nearKth{buf: make([]float64, n)},
@@ -172,6 +177,10 @@ type TickResult struct {
 	// Recommendation is what a recommend-mode tick recommended; nil in
 	// other modes.
 	Recommendation *Recommendation
+	// Learned is what the Soldier learned of each app whose service time
+	// it learns (App.Learn), in domain order; nil when none does. It
+	// belongs to the Soldier and holds until its next tick.
+	Learned []LearnedApp
 }
 
 // Tick runs one control step at now: observe, decide (Decide), actuate,
@@ -185,6 +194,7 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 	if err := s.observer.Observe(ctx, &s.obs); err != nil {
 		return TickResult{}, fmt.Errorf("observe: %w", err)
 	}
+	s.learn() // learned service times size their apps from this tick on
 	d, have := s.Directive()
 	valid := have && !d.Expired(now)
 	inForce := &d
@@ -211,6 +221,7 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 	if s.rec != nil {
 		rec := s.record(now, d, valid, r, dec.Reason, dec.Fallback)
 		rec.Rung = dec.Rung
+		rec.Learned = slices.Clone(s.learned)
 		rec.AutoFallback, rec.Switch = dec.AutoFallback, dec.Switch
 		if dec.PolicyTargets != nil {
 			rec.PolicyTargets, rec.BaselineTargets = slices.Clone(dec.PolicyTargets), slices.Clone(dec.BaselineTargets)
@@ -219,7 +230,7 @@ func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 	}
 	res := TickResult{Writes: len(s.writes), Guards: len(dec.Guards), Fallback: dec.Fallback, Rung: dec.Rung,
 		AutoFallback: dec.AutoFallback, Switch: dec.Switch, Report: r, SLOSeconds: s.cfg.SLO, Failing: s.failing,
-		AppsAtRisk: atRisk, AppsBreaching: breaching, BreachingAtMax: s.atMax, LimitedByMax: s.limited}
+		AppsAtRisk: atRisk, AppsBreaching: breaching, BreachingAtMax: s.atMax, LimitedByMax: s.limited, Learned: s.learned}
 	if dec.Mode.Recommends() {
 		res.Recommendation = &Recommendation{Apps: s.cfg.Apps, Recommended: dec.PolicyTargets, Baseline: dec.BaselineTargets, Live: s.obs.Apps}
 	}

@@ -36,6 +36,8 @@ in the answering daemon's ledger (regiment episodes why ...).
             D's Soldier holds the app at N replicas (within its min and max
             replicas) from its next tick, above the policy, the fallback, the
             rollback ladder, the budget, the cooldown and the error veto.
+            An app of a domain with a discover block is checked by the
+            running Soldier, the only one that knows what it found.
   cancel    --domain D [--app D/APP] [--reason TEXT]
             Lifts D's share pin, or the app's replica pin.
   list      [--domain D]

@@ -53,6 +53,8 @@ func TestOverrideUsage(t *testing.T) {
 		{"a share out of range is refused", []string{"share", "--config", overrideConfig, "--domain", "payment", "--share", "1.5", "--for", "1m", "--reason", "r"}, 2, `^$`, `--share is required, a fraction of the pool in \[0,1\] \(got 1.5\)`},
 		{"a share pin takes no app", []string{"share", "--config", overrideConfig, "--app", "payment/checkout-0", "--share", "0.3", "--for", "1m", "--reason", "r"}, 2, `^$`, `use --domain, not --app`},
 		{"a long operator name names its flag", []string{"cancel", "--config", overrideConfig, "--domain", "payment", "--by", strings.Repeat("x", 65)}, 2, `^$`, `--by: by is 65 bytes, limit 64`},
+		{"an app of a discovering domain is left to its Soldier, which alone knows it",
+			[]string{"replicas", "--config", "../../examples/staging-discover.hcl", "--app", "payment/cart", "--replicas", "3", "--for", "1m", "--reason", "r", "--nats", "nats://127.0.0.1:1", "--timeout", "500ms"}, 1, `^$`, `127\.0\.0\.1:1`},
 		{"nobody listening is a clear failure", []string{"cancel", "--config", overrideConfig, "--domain", "payment", "--nats", "nats://127.0.0.1:1", "--timeout", "500ms"}, 1, `^$`, `127\.0\.0\.1:1`},
 	}
 	for _, tt := range tests {

@@ -17,7 +17,7 @@ import (
 //	    selector     = "regiment.io/domain=payment"   # workload labels
 //	    annotation   = "regiment.io/domain=payment"   # and/or one workload annotation
 //	    kinds        = ["Deployment", "StatefulSet"]  # default ["Deployment"]
-//	    service_time = "25ms"                         # required
+//	    service_time = "25ms"                         # default: learned
 //	    min_replicas = 2
 //	    max_replicas = 50
 //	  }
@@ -100,7 +100,6 @@ func validateDiscover(d *domains.Domain, hd *domainHCL, c checker) {
 		c.oneOf(&one, k, kinds)
 	}
 	a := &disc.App
-	c.required(&h.ServiceTime.attr, `service_time = "25ms"`)
 	c.duration(&h.ServiceTime, a.ServiceTime, positive)
 	c.number(&h.CPUPerReplica, a.CPUPerReplica, cpuPerReplicas)
 	c.integer(&h.MinReplicas, a.MinReplicas, replicaCounts)

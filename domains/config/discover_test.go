@@ -38,9 +38,9 @@ func TestParseDiscoverRules(t *testing.T) {
 		{name: "kinds are Deployment or StatefulSet",
 			add:  discoverDomain(ok + "    kinds        = [\"Deployment\", \"CronJob\"]\n"),
 			line: 18, col: 35, summary: "Invalid kinds", hint: "is not one of"},
-		{name: "discover needs a service_time",
-			add:  discoverDomain("    namespaces   = [\"shop\"]\n    selector     = \"a=b\"\n"),
-			line: 14, col: 3, summary: "Missing service_time"},
+		{name: "a set service_time is positive",
+			add:  discoverDomain("    namespaces   = [\"shop\"]\n    selector     = \"a=b\"\n    service_time = \"0s\"\n"),
+			line: 17, col: 20, summary: "Invalid service_time"},
 		{name: "min_replicas above max_replicas",
 			add:  discoverDomain(ok + "    min_replicas = 20\n    max_replicas = 10\n"),
 			line: 18, col: 20, summary: "Invalid min_replicas", hint: "above max_replicas 10"},
@@ -83,5 +83,24 @@ func TestStagingExampleDiscovers(t *testing.T) {
 	}
 	if cfg.Kubernetes.PoolNodeSelector != "pool=general" {
 		t.Errorf("pool_node_selector %q", cfg.Kubernetes.PoolNodeSelector)
+	}
+}
+
+func TestDiscoverWithoutServiceTimeLearnsIt(t *testing.T) {
+	src := base + discoverDomain("    namespaces   = [\"shop\"]\n    selector     = \"regiment.io/domain=d\"\n")
+	cfg, err := Parse([]byte(src), "cluster.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := cfg.Domains[1].Discover.App
+	if !a.Learn || a.ServiceTime != domains.PriorServiceTime {
+		t.Errorf("discover without service_time: learn %v, service time %s; want learned from the prior %s", a.Learn, a.ServiceTime, domains.PriorServiceTime)
+	}
+	src = base + discoverDomain("    namespaces   = [\"shop\"]\n    selector     = \"regiment.io/domain=d\"\n    service_time = \"20ms\"\n")
+	if cfg, err = Parse([]byte(src), "cluster.hcl"); err != nil {
+		t.Fatal(err)
+	}
+	if a := cfg.Domains[1].Discover.App; a.Learn || a.ServiceTime != 20*time.Millisecond {
+		t.Errorf("discover with service_time 20ms: learn %v, service time %s", a.Learn, a.ServiceTime)
 	}
 }
