@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/regimentd/regiment/calibrate"
 	"github.com/regimentd/regiment/domains"
@@ -90,19 +89,7 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return 1
 	}
 	if *out != "" {
-		patched, err := calibrate.PatchHCL(src, *configPath, res.Sets)
-		if err == nil {
-			// Checkpoint paths are relative to the config's directory.
-			patched, err = config.Relocate(patched, *configPath, *out)
-		}
-		if err == nil {
-			// What is written must load: check it before replacing anything.
-			_, err = config.Parse(patched, *out)
-		}
-		if err == nil {
-			err = os.WriteFile(*out, patched, 0o644)
-		}
-		if err != nil {
+		if err := calibrate.WriteConfig(src, *configPath, *out, res.Sets); err != nil {
 			fmt.Fprintf(stderr, "regiment calibrate: write calibrated config: %v\n", err)
 			return 1
 		}
