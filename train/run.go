@@ -53,20 +53,23 @@ type Options struct {
 // and checks' verdicts go to out, a progress line per update to progress.
 // Training is deterministic for a seed and a number of environments.
 func RunStage(ctx context.Context, o Options, out, progress io.Writer) error {
+	var run func(context.Context, Options, io.Writer, io.Writer, io.Writer) error
+	switch o.Stage {
+	case StageSoldier:
+		run = runSoldier
+	case StageCommander:
+		run = runCommander
+	case StageJoint:
+		run = runJoint
+	default:
+		return fmt.Errorf("unknown stage %q (want soldier, commander or joint)", o.Stage)
+	}
 	csv, err := os.Create(filepath.Join(o.Out, "train.csv"))
 	if err != nil {
 		return err
 	}
 	defer csv.Close()
-	switch o.Stage {
-	case StageSoldier:
-		return runSoldier(ctx, o, csv, out, progress)
-	case StageCommander:
-		return runCommander(ctx, o, csv, out, progress)
-	case StageJoint:
-		return runJoint(ctx, o, csv, out, progress)
-	}
-	return fmt.Errorf("unknown stage %q (want soldier, commander or joint)", o.Stage)
+	return run(ctx, o, csv, out, progress)
 }
 
 // JointStart is where the joint stage starts: the checkpoints given, else
