@@ -45,6 +45,7 @@ Flags:
 // runEval runs policies side by side on scenarios and writes the report
 // (package eval). Usage errors exit 2, failures 1.
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fail := failer("eval", stderr)
 	known := eval.Policies()
 	fs := newFlagSet("eval", fmt.Sprintf(evalUsage, strings.Join(known, ", "), strings.Join(known, ",")), stderr)
 	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
@@ -84,13 +85,11 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	cfg, err := config.LoadFile(*configPath)
 	if err != nil {
-		fmt.Fprintf(stderr, "regiment eval: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	opts := eval.Options{Config: cfg, Policies: pols, Seeds: *seeds, Workers: *workers, Duration: *duration}
 	if opts.Scenarios, err = scenario.LoadAll(cfg, splitList(*scenarios)); err != nil {
-		fmt.Fprintf(stderr, "regiment eval: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	if err := opts.Validate(); err != nil {
 		return usage("%v", err)
@@ -102,6 +101,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // evaluate runs opts with a progress bar on stderr, writes the report into
 // out and returns the exit code.
 func evaluate(ctx context.Context, opts eval.Options, out string, stdout, stderr io.Writer) int {
+	fail := failer("eval", stderr)
 	bar := newProgress(stderr)
 	total := len(opts.Scenarios) * len(opts.Policies) * opts.Seeds
 	bar.update(true, "evaluating: %s 0/%d runs on %d workers", barCells(0, total), total, min(opts.Workers, total))
@@ -118,15 +118,13 @@ func evaluate(ctx context.Context, opts eval.Options, out string, stdout, stderr
 			fmt.Fprintln(stderr, "regiment eval: interrupted")
 			return 1
 		}
-		fmt.Fprintf(stderr, "regiment eval: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	bar.update(true, "writing the report and plots to %s", out)
 	paths, err := report.Write(out)
 	bar.done()
 	if err != nil {
-		fmt.Fprintf(stderr, "regiment eval: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	plots := 0
 	for _, p := range paths {

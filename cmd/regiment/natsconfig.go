@@ -53,6 +53,7 @@ Flags:
 // stable across runs. Exit 1 on a bad config or an I/O failure, 2 on a usage
 // error.
 func runNATSConfig(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	fail := failer("nats-config", stderr)
 	fs := newFlagSet("nats-config", natsConfigUsage, stderr)
 	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
 	seeds := fs.String("seeds", "", "`dir`ectory of the users' nkey seeds, <user>.nk; missing ones are created (mode 0600); required without --nkey-env")
@@ -79,19 +80,16 @@ func runNATSConfig(_ context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	roles, err := bus.Permissions(cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "regiment nats-config: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	if !sc.NkeyEnv {
 		if sc.Nkeys, err = bus.EnsureSeeds(*seeds, roles, stderr); err != nil {
-			fmt.Fprintf(stderr, "regiment nats-config: %v\n", err)
-			return 1
+			return fail(err)
 		}
 	}
 	var b bytes.Buffer
 	if err := bus.WriteServerConfig(&b, roles, sc); err != nil {
-		fmt.Fprintf(stderr, "regiment nats-config: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	if *out == "" {
 		_, err = stdout.Write(b.Bytes())

@@ -39,6 +39,7 @@ Flags:
 `
 
 func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fail := failer("sim", stderr)
 	fs := newFlagSet("sim", simUsage, stderr)
 	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
 	scenarioPath := fs.String("scenario", "", "scenario `file` (HCL); required")
@@ -54,8 +55,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	w, err := loadWorld(*configPath, *scenarioPath)
 	if err != nil {
-		fmt.Fprintf(stderr, "regiment sim: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	if *seed != 0 {
 		w.sc.Seed = *seed
@@ -69,8 +69,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	s, err := w.newSimFor(*policy)
 	if err != nil {
-		fmt.Fprintf(stderr, "regiment sim: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	p, err := w.newPolicy(*policy, s)
 	if err != nil {

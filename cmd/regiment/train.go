@@ -115,10 +115,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if why := f.problem(fs.NArg()); why != "" {
 		return usage("%s", why)
 	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "regiment train: %v\n", err)
-		return 1
-	}
+	fail := failer("train", stderr)
 	cfg, err := config.LoadFile(f.configPath)
 	if err != nil {
 		return fail(err)

@@ -97,3 +97,12 @@ func (p *progress) done() {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
 }
+
+// failer returns a func that prints err as regiment name's failure on
+// stderr and returns exit code 1.
+func failer(name string, stderr io.Writer) func(error) int {
+	return func(err error) int {
+		fmt.Fprintf(stderr, "regiment %s: %v\n", name, err)
+		return 1
+	}
+}
