@@ -28,7 +28,8 @@ const (
 // scenarios are loaded.
 type Options struct {
 	Config *domains.Config
-	// Scenarios, the first the base; each must outlast Episode.
+	// Scenarios, the first the base; each must outlast Episode (regiment
+	// train refuses one that does not).
 	Scenarios []sim.Scenario
 	Stage     string        // StageSoldier, StageCommander or StageJoint
 	Steps     int64         // environment steps (agent decisions); the joint stage splits them over rounds and levels
