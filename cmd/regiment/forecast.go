@@ -70,12 +70,7 @@ func runForecast(_ context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		return fail(err)
 	}
-	demand := make([]float64, len(series[0].Values))
-	for _, s := range series {
-		for i, v := range s.Values {
-			demand[i] += v
-		}
-	}
+	demand := trace.Sum(series)
 	steps := int(warmup / time.Minute)
 	if steps >= len(demand) {
 		fmt.Fprintf(stderr, "regiment forecast: the warm-up (%s, %d minutes) leaves nothing of the trace's %d minutes to score: shorten --warmup\n",
