@@ -63,6 +63,9 @@
 // NaN in a series marks a tick without a step. Fit never modifies its input
 // config: the calibrated config is a copy with its own Domains and AppSets.
 //
-// calibrate imports domains, sim and the HCL writer; not store, soldier or
-// recording.
+// WriteConfig writes the calibrated copy of a config file (regiment
+// calibrate --out), checked to load with domains/config first.
+//
+// calibrate imports domains, domains/config, sim and the HCL writer; not
+// store, soldier or recording.
 package calibrate

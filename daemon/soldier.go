@@ -17,12 +17,11 @@ import (
 
 	"github.com/regimentd/regiment/bus"
 	"github.com/regimentd/regiment/domains"
-	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/kube"
 	"github.com/regimentd/regiment/live"
 	"github.com/regimentd/regiment/recording"
 	"github.com/regimentd/regiment/sim"
-	"github.com/regimentd/regiment/sim/trace"
+	"github.com/regimentd/regiment/sim/scenario"
 	"github.com/regimentd/regiment/soldier"
 	"github.com/regimentd/regiment/store"
 )
@@ -219,17 +218,13 @@ func (p *Soldier) openCluster(ctx context.Context) error {
 // newCluster builds the simulated cluster: the whole config replaying the
 // scenario, stepping max(soldier tick, minSimStep) per tick.
 func (p *Soldier) newCluster() (*live.Cluster, error) {
-	sc, err := config.LoadScenarioFile(p.opts.ScenarioPath, p.cfg)
-	if err != nil {
-		return nil, err
-	}
-	traces, err := trace.Load(sc)
+	sc, err := scenario.Read(p.cfg, p.opts.ScenarioPath)
 	if err != nil {
 		return nil, err
 	}
 	simCfg := *p.cfg
 	simCfg.Soldier.Tick = max(simCfg.Soldier.Tick, minSimStep)
-	s, err := sim.New(&simCfg, sc, traces)
+	s, err := sim.New(&simCfg, sc.Scenario, sc.Traces)
 	if err != nil {
 		return nil, fmt.Errorf("simulate %s: %w", p.opts.ScenarioPath, err)
 	}

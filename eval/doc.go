@@ -3,6 +3,8 @@
 // Report.WriteMarkdown, Report.WriteSeries and Report.WritePlots write
 // report.json, report.md, series.csv and PNG plots (Report.Write writes all of
 // them into a directory). `regiment eval` is the shell around it.
+// WriteMetrics, WriteCeilingBound and Report.WriteTotalsText write the
+// plain-text tables `regiment sim`, `run` and `eval` print.
 //
 // # Same traffic for every policy
 //

@@ -21,9 +21,16 @@
 // (SLO compliance, cost) over those episodes and flags terms that move with
 // the reward but not with any outcome (reward gaming).
 //
+// RunStage is one `regiment train` run from a plain Options: it trains the
+// stage, writes the checkpoints, gate.json, check.json and train.csv into
+// the output directory and prints the verdicts; the command only parses
+// flags, loads the config and scenarios (sim/scenario) and maps errors to
+// exit codes.
+//
 // Units: durations are simulated time; costs are core-hours; compliance is
 // a share of app-ticks in [0, 1].
 //
 // train imports rl, sim, soldier, reward and domains; it never imports
-// NATS, bbolt, client-go or HCL (scenarios come in decoded).
+// NATS, bbolt, client-go or HCL (scenarios come in decoded, loaded by
+// sim/scenario).
 package train

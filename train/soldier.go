@@ -11,18 +11,8 @@ import (
 	"github.com/regimentd/regiment/reward"
 	"github.com/regimentd/regiment/rl"
 	"github.com/regimentd/regiment/sim"
-	"github.com/regimentd/regiment/sim/trace"
 	"github.com/regimentd/regiment/soldier"
 )
-
-// LoadScenario loads sc's traces.
-func LoadScenario(sc *domains.Scenario) (sim.Scenario, error) {
-	t, err := trace.Load(sc)
-	if err != nil {
-		return sim.Scenario{}, fmt.Errorf("scenario %q: %w", sc.Name, err)
-	}
-	return sim.Scenario{Scenario: sc, Traces: t}, nil
-}
 
 // SoldierEnvConfig configures the Soldier stage's environment.
 type SoldierEnvConfig struct {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/sim"
+	"github.com/regimentd/regiment/sim/scenario"
 	"github.com/regimentd/regiment/soldier"
 )
 
@@ -31,11 +32,7 @@ func smallEnv(t testing.TB, domains []string, randomise bool, scenarios ...strin
 	}
 	ec := SoldierEnvConfig{Cluster: cfg, Domains: domains, Episode: 30 * time.Minute, Randomise: randomise}
 	for _, name := range scenarios {
-		sc, err := config.LoadScenarioFile("../examples/scenarios/train/"+name, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := LoadScenario(sc)
+		s, err := scenario.Load(cfg, "../examples/scenarios/train/"+name)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/regimentd/regiment/calibrate"
 	"github.com/regimentd/regiment/domains"
@@ -57,6 +56,7 @@ Flags:
 `
 
 func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fail := failer("calibrate", stderr)
 	fs := newFlagSet("calibrate", calibrateUsage, stderr)
 	configPath := fs.String("config", "", "cluster config `file` (HCL) to calibrate; required")
 	episodes := fs.String("episodes", "", "store `dir`ectory (every *.db in it), a bbolt file, or a comma-separated list; required")
@@ -72,37 +72,21 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	src, err := config.ReadFile(*configPath)
 	if err != nil {
-		fmt.Fprintf(stderr, "regiment calibrate: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	cfg, err := config.Parse(src, *configPath)
 	if err != nil {
-		fmt.Fprintf(stderr, "regiment calibrate: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	res, err := CalibrateWith(ctx, cfg, *episodes, stderr, calibrate.Options{Target: *target, MinSamples: *minSamples})
 	if err != nil {
-		fmt.Fprintf(stderr, "regiment calibrate: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	if err := calibrate.WriteReport(stdout, res); err != nil {
-		fmt.Fprintf(stderr, "regiment calibrate: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	if *out != "" {
-		patched, err := calibrate.PatchHCL(src, *configPath, res.Sets)
-		if err == nil {
-			// Checkpoint paths are relative to the config's directory.
-			patched, err = config.Relocate(patched, *configPath, *out)
-		}
-		if err == nil {
-			// What is written must load: check it before replacing anything.
-			_, err = config.Parse(patched, *out)
-		}
-		if err == nil {
-			err = os.WriteFile(*out, patched, 0o644)
-		}
-		if err != nil {
+		if err := calibrate.WriteConfig(src, *configPath, *out, res.Sets); err != nil {
 			fmt.Fprintf(stderr, "regiment calibrate: write calibrated config: %v\n", err)
 			return 1
 		}
@@ -110,8 +94,7 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if *jsonOut != "" {
 		if err := writeJSON(*jsonOut, res); err != nil {
-			fmt.Fprintf(stderr, "regiment calibrate: %v\n", err)
-			return 1
+			return fail(err)
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", *jsonOut)
 	}

@@ -8,12 +8,12 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/regimentd/regiment/baseline"
 	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/eval"
+	"github.com/regimentd/regiment/sim/scenario"
 )
 
 // evalUsage is what `regiment eval --help` prints before the flags; its
@@ -45,6 +45,7 @@ Flags:
 // runEval runs policies side by side on scenarios and writes the report
 // (package eval). Usage errors exit 2, failures 1.
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fail := failer("eval", stderr)
 	known := eval.Policies()
 	fs := newFlagSet("eval", fmt.Sprintf(evalUsage, strings.Join(known, ", "), strings.Join(known, ",")), stderr)
 	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
@@ -84,13 +85,11 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	cfg, err := config.LoadFile(*configPath)
 	if err != nil {
-		fmt.Fprintf(stderr, "regiment eval: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	opts := eval.Options{Config: cfg, Policies: pols, Seeds: *seeds, Workers: *workers, Duration: *duration}
-	if opts.Scenarios, err = loadScenarios(cfg, *scenarios); err != nil {
-		fmt.Fprintf(stderr, "regiment eval: %v\n", err)
-		return 1
+	if opts.Scenarios, err = scenario.LoadAll(cfg, splitList(*scenarios)); err != nil {
+		return fail(err)
 	}
 	if err := opts.Validate(); err != nil {
 		return usage("%v", err)
@@ -102,6 +101,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // evaluate runs opts with a progress bar on stderr, writes the report into
 // out and returns the exit code.
 func evaluate(ctx context.Context, opts eval.Options, out string, stdout, stderr io.Writer) int {
+	fail := failer("eval", stderr)
 	bar := newProgress(stderr)
 	total := len(opts.Scenarios) * len(opts.Policies) * opts.Seeds
 	bar.update(true, "evaluating: %s 0/%d runs on %d workers", barCells(0, total), total, min(opts.Workers, total))
@@ -118,15 +118,13 @@ func evaluate(ctx context.Context, opts eval.Options, out string, stdout, stderr
 			fmt.Fprintln(stderr, "regiment eval: interrupted")
 			return 1
 		}
-		fmt.Fprintf(stderr, "regiment eval: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	bar.update(true, "writing the report and plots to %s", out)
 	paths, err := report.Write(out)
 	bar.done()
 	if err != nil {
-		fmt.Fprintf(stderr, "regiment eval: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	plots := 0
 	for _, p := range paths {
@@ -137,46 +135,10 @@ func evaluate(ctx context.Context, opts eval.Options, out string, stdout, stderr
 	fmt.Fprintf(stdout, "%d runs (%s x %s x %s) in %s on %d workers\n", len(report.Runs),
 		eval.Count(len(opts.Scenarios), "scenario", "scenarios"), eval.Count(len(opts.Policies), "policy", "policies"), eval.Count(opts.Seeds, "seed", "seeds"),
 		time.Duration(report.WallSeconds*float64(time.Second)).Round(100*time.Millisecond), min(opts.Workers, total))
-	printTotals(stdout, report)
+	report.WriteTotalsText(stdout)
 	fmt.Fprintf(stdout, "wrote %s, %s, %s and %d plots\n", filepath.Join(out, "report.json"),
 		filepath.Join(out, "report.md"), filepath.Join(out, "series.csv"), plots)
 	return 0
-}
-
-// printTotals prints every policy's figures over the whole set as ratios to
-// hpa's (report.md's "All scenarios" table); nothing when hpa did not run.
-func printTotals(w io.Writer, r *eval.Report) {
-	hpa := r.Total("hpa")
-	if hpa == nil {
-		return
-	}
-	top := ""
-	if len(r.Tiers) > 0 {
-		top = fmt.Sprintf("P%d breaches", r.Tiers[0].Tier)
-	}
-	fmt.Fprintf(w, "\nover the whole set (%s), sums of the means over seeds, x hpa:\n", eval.Count(len(r.Scenarios), "scenario", "scenarios"))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "policy\tcost\tbreaches\t%s\tbelow max\tbad requests\tenergy\tactions\tnode churn\tpending pods\t\n", top)
-	ratio := eval.TotalRatio
-	for _, t := range r.Totals {
-		p0 := ""
-		if top != "" {
-			p0 = ratio(t.Tiers[0].BreachAppMinutes, hpa.Tiers[0].BreachAppMinutes)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", t.Policy, ratio(t.CostCoreHours, hpa.CostCoreHours),
-			ratio(t.BreachAppMinutes, hpa.BreachAppMinutes), p0,
-			ratio(t.BreachAppMinutes-t.BreachAppMinutesAtMax, hpa.BreachAppMinutes-hpa.BreachAppMinutesAtMax),
-			ratio(t.BadRequests, hpa.BadRequests), ratio(t.EnergyKWh, hpa.EnergyKWh),
-			ratio(t.ScalingActions, hpa.ScalingActions),
-			ratio(t.NodeChurn, hpa.NodeChurn), ratio(t.PendingPodHours, hpa.PendingPodHours))
-	}
-	tw.Flush()
-	if reg, ind := r.Total(eval.Regiment), r.Total(eval.Independent); reg != nil && ind != nil {
-		fmt.Fprintf(w, "\nthe hierarchy's worth, %s x %s: cost %s, breaches %s, bad requests %s, energy %s\n", eval.Regiment, eval.Independent,
-			ratio(reg.CostCoreHours, ind.CostCoreHours), ratio(reg.BreachAppMinutes, ind.BreachAppMinutes),
-			ratio(reg.BadRequests, ind.BadRequests), ratio(reg.EnergyKWh, ind.EnergyKWh))
-	}
-	fmt.Fprintln(w)
 }
 
 // splitList splits a comma-separated flag value, dropping empty items.

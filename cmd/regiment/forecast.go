@@ -44,6 +44,7 @@ Flags:
 // calibrated, 1 when it is not or the trace cannot be read, 2 on a usage
 // error.
 func runForecast(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	fail := failer("forecast", stderr)
 	fs := newFlagSet("forecast", forecastUsage, stderr)
 	tracePath := fs.String("trace", "", "demand trace `file` (CSV); required")
 	format := fs.String("format", string(domains.FormatTimeseries), "trace `format`: timeseries or azure-functions")
@@ -67,15 +68,9 @@ func runForecast(_ context.Context, args []string, stdout, stderr io.Writer) int
 
 	series, err := trace.ReadFile(*tracePath, tf)
 	if err != nil {
-		fmt.Fprintf(stderr, "regiment forecast: %v\n", err)
-		return 1
+		return fail(err)
 	}
-	demand := make([]float64, len(series[0].Values))
-	for _, s := range series {
-		for i, v := range s.Values {
-			demand[i] += v
-		}
-	}
+	demand := trace.Sum(series)
 	steps := int(warmup / time.Minute)
 	if steps >= len(demand) {
 		fmt.Fprintf(stderr, "regiment forecast: the warm-up (%s, %d minutes) leaves nothing of the trace's %d minutes to score: shorten --warmup\n",
@@ -88,8 +83,7 @@ func runForecast(_ context.Context, args []string, stdout, stderr io.Writer) int
 	ok := rep.WriteVerdict(stdout)
 	if *jsonOut != "" {
 		if err := writeJSON(*jsonOut, rep); err != nil {
-			fmt.Fprintf(stderr, "regiment forecast: %v\n", err)
-			return 1
+			return fail(err)
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", *jsonOut)
 	}

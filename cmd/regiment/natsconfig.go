@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/regimentd/regiment/bus"
 	"github.com/regimentd/regiment/domains/config"
@@ -54,6 +53,7 @@ Flags:
 // stable across runs. Exit 1 on a bad config or an I/O failure, 2 on a usage
 // error.
 func runNATSConfig(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	fail := failer("nats-config", stderr)
 	fs := newFlagSet("nats-config", natsConfigUsage, stderr)
 	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
 	seeds := fs.String("seeds", "", "`dir`ectory of the users' nkey seeds, <user>.nk; missing ones are created (mode 0600); required without --nkey-env")
@@ -80,27 +80,16 @@ func runNATSConfig(_ context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	roles, err := bus.Permissions(cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "regiment nats-config: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	if !sc.NkeyEnv {
-		if sc.Nkeys, err = seedKeys(*seeds, roles, stderr); err != nil {
-			fmt.Fprintf(stderr, "regiment nats-config: %v\n", err)
-			return 1
-		}
-		if err := signingKey(*seeds, stderr); err != nil {
-			fmt.Fprintf(stderr, "regiment nats-config: %v\n", err)
-			return 1
-		}
-		if err := overrideSigningKey(*seeds, stderr); err != nil {
-			fmt.Fprintf(stderr, "regiment nats-config: %v\n", err)
-			return 1
+		if sc.Nkeys, err = bus.EnsureSeeds(*seeds, roles, stderr); err != nil {
+			return fail(err)
 		}
 	}
 	var b bytes.Buffer
 	if err := bus.WriteServerConfig(&b, roles, sc); err != nil {
-		fmt.Fprintf(stderr, "regiment nats-config: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	if *out == "" {
 		_, err = stdout.Write(b.Bytes())
@@ -112,50 +101,4 @@ func runNATSConfig(_ context.Context, args []string, stdout, stderr io.Writer) i
 		return 1
 	}
 	return 0
-}
-
-// seedKeys returns the public key of each role's user from its seed in dir,
-// creating the seeds that are missing and naming them on stderr.
-func seedKeys(dir string, roles []bus.Role, stderr io.Writer) (map[string]string, error) {
-	seeds, err := bus.UserSeeds(dir, roles)
-	keys := map[string]string{}
-	for _, s := range seeds {
-		if s.Created {
-			fmt.Fprintf(stderr, "created %s (%s)\n", s.Path, s.Public)
-		}
-		keys[s.User] = s.Public
-	}
-	return keys, err
-}
-
-// signingKey creates the directive signing key in dir if missing and prints
-// its public key with where it goes.
-func signingKey(dir string, stderr io.Writer) error {
-	path := filepath.Join(dir, bus.SigningSeedFile)
-	pub, created, err := bus.EnsureUserSeed(path)
-	if err != nil {
-		return err
-	}
-	verb := "using"
-	if created {
-		verb = "created"
-	}
-	fmt.Fprintf(stderr, "%s directive signing key %s (%s): the Commander's nats { directive_signing_key_file }; Soldiers trust it with nats { directive_keys = [%q] }\n", verb, path, pub, pub)
-	return nil
-}
-
-// overrideSigningKey creates the override signing key in dir if missing and
-// prints its public key with where it goes.
-func overrideSigningKey(dir string, stderr io.Writer) error {
-	path := filepath.Join(dir, bus.OverrideSigningSeedFile)
-	pub, created, err := bus.EnsureUserSeed(path)
-	if err != nil {
-		return err
-	}
-	verb := "using"
-	if created {
-		verb = "created"
-	}
-	fmt.Fprintf(stderr, "%s override signing key %s (%s): the operator's nats { override_signing_key_file }; the Commander and Soldiers trust it with nats { override_keys = [%q] }\n", verb, path, pub, pub)
-	return nil
 }

@@ -77,6 +77,7 @@ func TestTrainRefusesBadInvocations(t *testing.T) {
 		{"missing stage is a usage error", base, 2, "required"},
 		{"joint stage needs both checkpoints", append([]string{"--stage", "joint", "--init-soldier", "../../models/soldier.ckpt"}, base...), 2, "needs a Soldier and a Commander checkpoint"},
 		{"joint stage refuses --init", append([]string{"--stage", "joint", "--init", "../../models/soldier.ckpt"}, base...), 2, "--init is for the soldier stage"},
+		{"commander stage refuses --init", append([]string{"--stage", "commander", "--init", "../../models/soldier.ckpt"}, base...), 2, "the commander stage starts from the Forecast heuristic"},
 		{"joint init flags are refused by other stages", append([]string{"--stage", "soldier", "--init-commander", "../../models/commander.ckpt"}, base...), 2, "are for the joint stage"},
 		{"rounds must be positive", append([]string{"--stage", "joint", "--rounds", "0"}, base...), 2, "--rounds must be at least 1"},
 		{"joint steps must cover every round and level", append([]string{"--stage", "joint", "--rounds", "3", "--steps", "5"}, base...), 2, "at least 2 x --rounds"},

@@ -9,11 +9,10 @@ import (
 
 	"github.com/regimentd/regiment/baseline"
 	"github.com/regimentd/regiment/domains"
-	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/eval"
 	"github.com/regimentd/regiment/sim"
+	"github.com/regimentd/regiment/sim/scenario"
 	"github.com/regimentd/regiment/sim/trace"
-	"github.com/regimentd/regiment/simcluster"
 )
 
 // world is a loaded config and scenario with their traces: everything a
@@ -25,63 +24,17 @@ type world struct {
 }
 
 // loadWorld reads and validates a config and a scenario and reads the
-// scenario's traces.
+// scenario's traces (scenario.LoadWorld).
 func loadWorld(configPath, scenarioPath string) (*world, error) {
-	cfg, err := config.LoadFile(configPath)
+	w, err := scenario.LoadWorld(configPath, scenarioPath)
 	if err != nil {
 		return nil, err
 	}
-	sc, err := loadScenario(cfg, scenarioPath)
-	if err != nil {
-		return nil, err
-	}
-	return &world{cfg: cfg, sc: sc.Scenario, traces: sc.Traces}, nil
+	return &world{cfg: w.Config, sc: w.Scenario.Scenario, traces: w.Traces}, nil
 }
 
-// loadScenarios loads the comma-separated scenario files of list for cfg,
-// each with its traces.
-func loadScenarios(cfg *domains.Config, list string) ([]sim.Scenario, error) {
-	var scs []sim.Scenario
-	for _, path := range splitList(list) {
-		sc, err := loadScenario(cfg, path)
-		if err != nil {
-			return nil, err
-		}
-		scs = append(scs, sc)
-	}
-	return scs, nil
-}
-
-// loadScenario loads the scenario file at path for cfg, with its traces,
-// checked as a simulation would (loadTraffic).
-func loadScenario(cfg *domains.Config, path string) (sim.Scenario, error) {
-	sc, err := config.LoadScenarioFile(path, cfg)
-	if err != nil {
-		return sim.Scenario{}, err
-	}
-	traces, err := loadTraffic(cfg, sc)
-	if err != nil {
-		return sim.Scenario{}, err
-	}
-	return sim.Scenario{Scenario: sc, Traces: traces}, nil
-}
-
-// loadTraffic reads every trace sc names and checks them against the
-// scenario as a simulation would (with cfg; nil skips that): the one loader
-// of sim, run, eval, train and validate, so that they report the same errors, each trace
-// error with its file and line.
-func loadTraffic(cfg *domains.Config, sc *domains.Scenario) (map[string][]trace.Series, error) {
-	traces, err := trace.Load(sc)
-	if err != nil {
-		return nil, err
-	}
-	if cfg != nil {
-		if err := sim.CheckTraffic(cfg, sc, traces); err != nil {
-			return nil, err
-		}
-	}
-	return traces, nil
-}
+// loadTraffic is validate's trace check, the loader's (scenario.Traffic).
+var loadTraffic = scenario.Traffic
 
 // newSim builds a fresh simulation of the world.
 func (w *world) newSim() (*sim.Sim, error) { return sim.New(w.cfg, w.sc, w.traces) }
@@ -102,16 +55,10 @@ var (
 // newPolicy builds the named sim policy for s, a simulation from
 // newSimFor(name).
 func (w *world) newPolicy(name string, s *sim.Sim) (sim.Policy, error) {
-	switch name {
-	case eval.Regiment:
-		return simcluster.NewPolicy(w.cfg, nil, nil, simcluster.WithPool(s))
-	case eval.Independent:
-		return simcluster.NewIndependent(w.cfg, nil)
-	}
-	if !baseline.Known(name) {
+	if name != eval.Regiment && name != eval.Independent && !baseline.Known(name) {
 		return nil, eval.UnknownPolicy(name, policyList)
 	}
-	return baseline.New(name, baseline.World(name, w.cfg), s)
+	return eval.NewPolicy(name, baseline.World(name, w.cfg), s)
 }
 
 // progress draws a live progress line on a terminal, at most every 200 ms.
@@ -148,5 +95,14 @@ func (p *progress) update(force bool, format string, args ...any) {
 func (p *progress) done() {
 	if p.on {
 		fmt.Fprint(p.w, "\r\033[K")
+	}
+}
+
+// failer returns a func that prints err as regiment name's failure on
+// stderr and returns exit code 1.
+func failer(name string, stderr io.Writer) func(error) int {
+	return func(err error) int {
+		fmt.Fprintf(stderr, "regiment %s: %v\n", name, err)
+		return 1
 	}
 }

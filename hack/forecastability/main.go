@@ -54,15 +54,7 @@ func run(path string, format domains.TraceFormat, from, hs string) error {
 	if err != nil {
 		return err
 	}
-	y := make([]float64, 0)
-	for _, s := range series { // every series summed per minute, as a domain's demand
-		for i, v := range s.Values {
-			if i == len(y) {
-				y = append(y, 0)
-			}
-			y[i] += v
-		}
-	}
+	y := trace.Sum(series) // every series summed per minute, as a domain's demand
 	start, err := minutes(from)
 	if err != nil || start < first || start >= len(y)-1 {
 		return fmt.Errorf("--from %q: want a minute in [%d, %d) (an hour of history first)", from, first, len(y)-1)

@@ -1,7 +1,7 @@
 // Package simtest builds simulations of the repository's shipped worlds for
 // tests and benchmarks: one call instead of loading a config, a scenario and
-// its traces by hand in every package. It imports sim, sim/trace and
-// domains/config; only tests import it.
+// its traces by hand in every package. It loads them with sim/scenario, the
+// loader every caller uses; only tests import it.
 package simtest
 
 import (
@@ -11,7 +11,7 @@ import (
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/sim"
-	"github.com/regimentd/regiment/sim/trace"
+	"github.com/regimentd/regiment/sim/scenario"
 )
 
 // World loads the cluster config at configPath and the scenario at
@@ -40,18 +40,14 @@ func WorldOf(tb testing.TB, configPath, scenarioPath string, duration time.Durat
 	if of != nil {
 		cfg = of(cfg)
 	}
-	sc, err := config.LoadScenarioFile(scenarioPath, cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	traces, err := trace.Load(sc)
+	sc, err := scenario.Read(cfg, scenarioPath)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	if duration > 0 {
 		sc.Duration = duration
 	}
-	s, err := sim.New(cfg, sc, traces)
+	s, err := sim.New(cfg, sc.Scenario, sc.Traces)
 	if err != nil {
 		tb.Fatal(err)
 	}
