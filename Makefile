@@ -29,7 +29,8 @@ test: vet k8s-env
 
 # Kubernetes control-plane binaries (etcd, kube-apiserver, kube-controller-manager,
 # kube-scheduler, kwok) for the kube integration tests: built once from the Go
-# module proxy (~15 min cold on 2 cores) and cached outside the repository by
+# module proxy (15-20 min cold on 2 cores: 897 s idle, 20 min loaded; see
+# docs/kubernetes.md#test-environment) and cached outside the repository by
 # version, in $$REGIMENT_K8S_CACHE or ~/.cache/regiment/k8s/<version>; a no-op
 # when they are there. The tests start them themselves, on loopback.
 .PHONY: k8s-env
