@@ -4,9 +4,10 @@
 // (Suggest, FlagError), so that every binary answers them alike.
 //
 // Invariants: Version never fails (a binary built without build info says
-// "unknown"); Suggest proposes only a candidate within a small edit
-// distance of the input (at most 2, and under half its length), so a word
-// unlike every candidate gets no suggestion; FlagError rewrites only the
+// "(devel)" and "revision unknown"); Suggest proposes only a candidate
+// within max(2, len/3) edits of the input, ignoring case, so a word unlike
+// every candidate gets no suggestion, and config files' hints follow the
+// same rule (domains/config uses it); FlagError rewrites only the
 // flag package's "not defined" error and keeps every other as it was.
 //
 // Concurrency: every function is safe for concurrent use.

@@ -6,53 +6,50 @@ import (
 	"strings"
 )
 
-// Suggest is the candidate closest to s by edit distance (Levenshtein:
-// insertions, deletions and substitutions, each 1, and a transposition of
-// neighbours, 1), when one is close enough to be a misspelling: at most 2
-// edits, and fewer than half of s's length. Ties go to the earlier
-// candidate. An exact match is not a suggestion.
+// Suggest is the candidate closest to s by edit distance (Distance,
+// ignoring case), when one is close enough to be a misspelling: at most
+// max(2, len(s)/3) edits. Ties go to the earlier candidate. A candidate
+// equal to s is not a suggestion. It is the one rule of every "did you
+// mean" in Regiment: the command lines' and the config files'
+// (config.DidYouMean).
 func Suggest(s string, candidates []string) (string, bool) {
 	best, bestD := "", -1
 	for _, c := range candidates {
 		if c == s {
 			return "", false
 		}
-		d := distance(s, c)
+		d := Distance(strings.ToLower(s), strings.ToLower(c))
 		if bestD < 0 || d < bestD {
 			best, bestD = c, d
 		}
 	}
-	if bestD < 0 || bestD > 2 || 2*bestD >= len(s) {
+	if bestD < 0 || bestD > max(2, len(s)/3) {
 		return "", false
 	}
 	return best, true
 }
 
-// distance is the optimal string alignment distance between a and b, in
-// bytes: Levenshtein with transpositions of adjacent bytes.
-func distance(a, b string) int {
-	// d[i][j] is the distance between a[:i] and b[:j]; three rows suffice.
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+// Distance is the Levenshtein distance between a and b, in runes:
+// insertions, deletions and substitutions, each 1.
+func Distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
 	for j := range prev {
 		prev[j] = j
 	}
-	for i := 1; i <= len(a); i++ {
+	for i := 1; i <= len(ra); i++ {
 		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
+		for j := 1; j <= len(rb); j++ {
+			sub := prev[j-1]
+			if ra[i-1] != rb[j-1] {
+				sub++
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, sub)
 		}
-		prev2, prev, cur = prev, cur, prev2
+		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return prev[len(rb)]
 }
 
 // Flags is the names of fs's flags.
