@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/regimentd/regiment/calibrate"
+	"github.com/regimentd/regiment/cli"
 	"github.com/regimentd/regiment/commander"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/domains/config"
@@ -82,6 +83,9 @@ func (f *trainFlags) problem(args int) string {
 	case f.configPath == "" || f.scenarios == "" || f.out == "" || f.stage == "" || args > 0:
 		return "--config, --scenario, --stage and --out are required, and nothing else"
 	case f.stage != "soldier" && f.stage != "commander" && f.stage != "joint":
+		if s, ok := cli.Suggest(f.stage, []string{"soldier", "commander", "joint"}); ok {
+			return fmt.Sprintf("unknown stage %q; did you mean %s?", f.stage, s)
+		}
 		return fmt.Sprintf("unknown stage %q (want soldier, commander or joint)", f.stage)
 	case f.steps < 1:
 		return "--steps must be at least 1"
