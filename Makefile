@@ -42,7 +42,9 @@ export REGIMENT_K8S_ASSETS ?= $(shell hack/k8s-testenv.sh dir)
 # container engine: commander, soldier and regiment built static
 # (CGO_ENABLED=0, -trimpath) and models/ on an empty base, run as 65532,
 # written as an OCI layout (bin/regiment-oci) and a tarball
-# (bin/regiment-image.tar); prints the digest. Reproducible: every mtime is
+# (bin/regiment-image.tar); prints the digest. The binaries' --version says
+# VERSION and REVISION (set at link time: -buildvcs=false keeps the build
+# reproducible). Reproducible: every mtime is
 # SOURCE_DATE_EPOCH (default: the last commit's time), so one commit and one
 # toolchain give one digest.
 IMAGE             ?= ghcr.io/regimentd/regiment
@@ -51,9 +53,10 @@ REVISION          ?= $(shell git rev-parse HEAD 2>/dev/null)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 GOARCH_IMAGE      ?= $(shell $(GO) env GOARCH)
 image:
-	CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH_IMAGE) $(GO) build -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o $(BIN)/image/ ./cmd/...
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH_IMAGE) $(GO) build -trimpath -buildvcs=false -o $(BIN)/image/ \
+	  -ldflags='-s -w -buildid= -X github.com/regimentd/regiment/cli.release=$(VERSION) -X github.com/regimentd/regiment/cli.revision=$(REVISION)' ./cmd/...
 	$(GO) run ./deploy/image --bin $(BIN)/image --models models --arch $(GOARCH_IMAGE) \
-	  --epoch $(SOURCE_DATE_EPOCH) --version $(VERSION) --revision '$(REVISION)' --tag $(IMAGE):$(VERSION) \
+	  --epoch $(SOURCE_DATE_EPOCH) --image-version $(VERSION) --revision '$(REVISION)' --tag $(IMAGE):$(VERSION) \
 	  --layout $(BIN)/regiment-oci --tar $(BIN)/regiment-image.tar
 
 # The fast suite: -short, no Kubernetes control plane (those tests skip and
