@@ -9,8 +9,10 @@ export GOFLAGS
 
 all: build
 
+# --version says VERSION and REVISION (below), also where the build has no
+# VCS information (a git worktree, -buildvcs=false).
 build:
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build -ldflags='$(VERSION_LDFLAGS)' -o $(BIN)/ ./cmd/...
 
 run: build
 	$(BIN)/regiment run
@@ -52,9 +54,10 @@ VERSION           ?= $(shell git describe --tags --always --dirty 2>/dev/null ||
 REVISION          ?= $(shell git rev-parse HEAD 2>/dev/null)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 GOARCH_IMAGE      ?= $(shell $(GO) env GOARCH)
+VERSION_LDFLAGS    = -X github.com/regimentd/regiment/cli.release=$(VERSION) -X github.com/regimentd/regiment/cli.revision=$(REVISION)
 image:
 	CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH_IMAGE) $(GO) build -trimpath -buildvcs=false -o $(BIN)/image/ \
-	  -ldflags='-s -w -buildid= -X github.com/regimentd/regiment/cli.release=$(VERSION) -X github.com/regimentd/regiment/cli.revision=$(REVISION)' ./cmd/...
+	  -ldflags='-s -w -buildid= $(VERSION_LDFLAGS)' ./cmd/...
 	$(GO) run ./deploy/image --bin $(BIN)/image --models models --arch $(GOARCH_IMAGE) \
 	  --epoch $(SOURCE_DATE_EPOCH) --image-version $(VERSION) --revision '$(REVISION)' --tag $(IMAGE):$(VERSION) \
 	  --layout $(BIN)/regiment-oci --tar $(BIN)/regiment-image.tar

@@ -17,7 +17,8 @@ import (
 	"github.com/regimentd/regiment/daemon"
 )
 
-const usage = `Usage: commander --config F [--nats URL] [--kubeconfig F] [--data DIR] [--listen ADDR] [--log-level L]
+const usage = `Usage: commander --config F [--nats URL] [--kubeconfig F] [--data DIR] [--listen ADDR] [--log-level L] [--log-format text|json]
+       commander --version
 
 Runs the Commander: every commander.tick of the config it shares the
 contested pool between the domains and publishes one directive per domain

@@ -23,7 +23,8 @@ import (
 	"github.com/regimentd/regiment/daemon"
 )
 
-const usage = `Usage: soldier --config F --domain NAME (--scenario F | --kubeconfig F) [--nats URL] [--data DIR] [--listen ADDR] [--log-level L]
+const usage = `Usage: soldier --config F --domain NAME (--scenario F | --kubeconfig F) [--nats URL] [--data DIR] [--listen ADDR] [--log-level L] [--log-format text|json]
+       soldier --version
 
 Runs the Soldier of one domain: every soldier.tick of the config it sizes
 the domain's apps within the budget of the Commander's latest directive
