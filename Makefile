@@ -9,8 +9,10 @@ export GOFLAGS
 
 all: build
 
+# --version says VERSION and REVISION (below), also where the build has no
+# VCS information (a git worktree, -buildvcs=false).
 build:
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build -ldflags='$(VERSION_LDFLAGS)' -o $(BIN)/ ./cmd/...
 
 run: build
 	$(BIN)/regiment run
@@ -29,7 +31,8 @@ test: vet k8s-env
 
 # Kubernetes control-plane binaries (etcd, kube-apiserver, kube-controller-manager,
 # kube-scheduler, kwok) for the kube integration tests: built once from the Go
-# module proxy (~15 min cold on 2 cores) and cached outside the repository by
+# module proxy (15-20 min cold on 2 cores: 897 s idle, 20 min loaded; see
+# docs/kubernetes.md#test-environment) and cached outside the repository by
 # version, in $$REGIMENT_K8S_CACHE or ~/.cache/regiment/k8s/<version>; a no-op
 # when they are there. The tests start them themselves, on loopback.
 .PHONY: k8s-env
@@ -41,7 +44,9 @@ export REGIMENT_K8S_ASSETS ?= $(shell hack/k8s-testenv.sh dir)
 # container engine: commander, soldier and regiment built static
 # (CGO_ENABLED=0, -trimpath) and models/ on an empty base, run as 65532,
 # written as an OCI layout (bin/regiment-oci) and a tarball
-# (bin/regiment-image.tar); prints the digest. Reproducible: every mtime is
+# (bin/regiment-image.tar); prints the digest. The binaries' --version says
+# VERSION and REVISION (set at link time: -buildvcs=false keeps the build
+# reproducible). Reproducible: every mtime is
 # SOURCE_DATE_EPOCH (default: the last commit's time), so one commit and one
 # toolchain give one digest.
 IMAGE             ?= ghcr.io/regimentd/regiment
@@ -49,10 +54,12 @@ VERSION           ?= $(shell git describe --tags --always --dirty 2>/dev/null ||
 REVISION          ?= $(shell git rev-parse HEAD 2>/dev/null)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 GOARCH_IMAGE      ?= $(shell $(GO) env GOARCH)
+VERSION_LDFLAGS    = -X github.com/regimentd/regiment/cli.release=$(VERSION) -X github.com/regimentd/regiment/cli.revision=$(REVISION)
 image:
-	CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH_IMAGE) $(GO) build -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o $(BIN)/image/ ./cmd/...
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH_IMAGE) $(GO) build -trimpath -buildvcs=false -o $(BIN)/image/ \
+	  -ldflags='-s -w -buildid= $(VERSION_LDFLAGS)' ./cmd/...
 	$(GO) run ./deploy/image --bin $(BIN)/image --models models --arch $(GOARCH_IMAGE) \
-	  --epoch $(SOURCE_DATE_EPOCH) --version $(VERSION) --revision '$(REVISION)' --tag $(IMAGE):$(VERSION) \
+	  --epoch $(SOURCE_DATE_EPOCH) --image-version $(VERSION) --revision '$(REVISION)' --tag $(IMAGE):$(VERSION) \
 	  --layout $(BIN)/regiment-oci --tar $(BIN)/regiment-image.tar
 
 # The fast suite: -short, no Kubernetes control plane (those tests skip and

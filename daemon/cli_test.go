@@ -2,10 +2,10 @@ package daemon
 
 import (
 	"bytes"
-	"flag"
-	"io"
 	"strings"
 	"testing"
+
+	"github.com/regimentd/regiment/bus/wire"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -18,14 +18,15 @@ func TestParseFlags(t *testing.T) {
 	}{
 		{"flags parse", []string{"--config", "c.hcl"}, 0, true, "", ""},
 		{"help prints usage and defaults to stdout", []string{"--help"}, 0, false, "Usage: d\n", ""},
-		{"an unknown flag is a usage error", []string{"--bogus"}, 2, false, "", "d: flag provided but not defined: -bogus\nRun 'd --help' for usage.\n"},
+		{"an unknown flag is a usage error", []string{"--bogus"}, 2, false, "", "d: flag provided but not defined: --bogus\nRun 'd --help' for usage.\n"},
+		{"a misspelt flag names the closest", []string{"--confg", "c.hcl"}, 2, false, "", "d: flag provided but not defined: --confg; did you mean --config?\n"},
+		{"version prints the build and the contract to stdout", []string{"--version"}, 0, false, "d ", ""},
 		{"a stray argument is a usage error", []string{"extra"}, 2, false, "", `d: unexpected argument "extra"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.rule, func(t *testing.T) {
-			fs := flag.NewFlagSet("d", flag.ContinueOnError)
-			fs.SetOutput(io.Discard)
-			fs.String("config", "", "config `file`")
+			var config string
+			fs, _ := NewFlagSet("d", &config)
 			var stdout, stderr bytes.Buffer
 			code, ok := ParseFlags(fs, tt.args, "d", "Usage: d\n", &stdout, &stderr)
 			if code != tt.code || ok != tt.ok {
@@ -37,15 +38,9 @@ func TestParseFlags(t *testing.T) {
 			if tt.rule == "help prints usage and defaults to stdout" && !strings.Contains(stdout.String(), "-config file") {
 				t.Errorf("help lacks the flags' defaults: %q", stdout.String())
 			}
+			if tt.rule == "version prints the build and the contract to stdout" && !strings.Contains(stdout.String(), "\nwire contract "+wire.ContractVersion()+"\n") {
+				t.Errorf("version lacks the wire contract: %q", stdout.String())
+			}
 		})
-	}
-}
-
-func TestLogLevelRefusesUnknownLevels(t *testing.T) {
-	if _, err := LogLevel("debug"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := LogLevel("loud"); err == nil || !strings.Contains(err.Error(), `unknown level "loud"`) {
-		t.Fatalf("err = %v, want an unknown level error", err)
 	}
 }

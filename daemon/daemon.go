@@ -371,6 +371,8 @@ func rejectReason(err error) string {
 		return "oversized"
 	case errors.Is(err, wire.ErrMalformed):
 		return "malformed"
+	case wire.IsVersion(err):
+		return wire.RejectVersion
 	case errors.Is(err, wire.ErrInvalid):
 		return wire.RejectInvalid
 	}

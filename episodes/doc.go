@@ -10,8 +10,14 @@
 // ParseTime and ParseDuration take what the flags take: RFC 3339, relative
 // to now ("-5m", "-1d") or "now".
 //
+// WhyApp restricts Why to one app (its keys are "<metric>/<domain>/<app>")
+// and warns when the step it answers from is more than max(window,
+// FarStep) before T. A domain or app close to a recorded one but not it
+// is an error wrapping ErrUnknown, naming the closest (cli.Suggest): the
+// command makes it a usage error.
+//
 // It imports store, recording (the step keys), bus/wire (CleanText, for the
-// operator text it prints), domains and calibrate (the
+// operator text it prints), cli (Suggest), domains and calibrate (the
 // run type it fills); it opens stores read-only except for Prune, and never
 // writes elsewhere but Export's file.
 package episodes

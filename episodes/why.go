@@ -3,6 +3,7 @@ package episodes
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/regimentd/regiment/bus/wire"
+	"github.com/regimentd/regiment/cli"
 	"github.com/regimentd/regiment/recording"
 	"github.com/regimentd/regiment/store"
 )
@@ -121,8 +123,67 @@ func inputs(ctx context.Context, w io.Writer, s *store.Store, e store.Episode, s
 // Why explains the decision in effect for domain at time at: the Soldier
 // step at or before it, the inputs that mattered, the output acted on, the
 // guards that changed it, the reward terms and outcome, the Commander's
-// outputs for the domain, and the ledger entries within window of at.
+// outputs for the domain, and the ledger entries within window of at. It
+// is WhyApp for every app.
 func Why(ctx context.Context, w io.Writer, s *store.Store, domain string, at time.Time, window time.Duration) error {
+	return WhyApp(ctx, w, s, domain, "", at, window)
+}
+
+// ErrUnknown is wrapped by the error for a domain or app the store has
+// not recorded but a close one (a misspelling): a usage error, whose
+// message suggests the closest name.
+var ErrUnknown = errors.New("not recorded")
+
+// unknownName is the error for name, not one of known: ErrUnknown when one
+// is close (cli.Suggest), else a plain error listing them.
+func unknownName(what, name string, known []string) error {
+	err := cli.UnknownName(what, name, "the store", known)
+	if _, ok := cli.Suggest(name, known); ok {
+		return unknownError{err}
+	}
+	return err
+}
+
+// unknownError is an error that is ErrUnknown, with its own message.
+type unknownError struct{ error }
+
+func (unknownError) Is(target error) bool { return target == ErrUnknown }
+
+// CheckDomain returns an error wrapping ErrUnknown, naming the closest
+// recorded domain, when the store has no episode of domain but one of a
+// domain close to it (a misspelling); else nil, and the caller goes on to
+// find nothing.
+func CheckDomain(s *store.Store, domain string) error {
+	eps, err := s.Episodes()
+	if err != nil {
+		return err
+	}
+	var known []string
+	for _, e := range eps {
+		if e.Domain == domain {
+			return nil
+		}
+		if e.Domain != "" && !slices.Contains(known, e.Domain) {
+			known = append(known, e.Domain)
+		}
+	}
+	if _, ok := cli.Suggest(domain, known); !ok {
+		return nil
+	}
+	return unknownName("domain", domain, known)
+}
+
+// FarStep is how far before T the step Why explains may be before it warns
+// that the episode has no step near T, unless the window is longer.
+const FarStep = 5 * time.Minute
+
+// WhyApp is Why restricted to one app of the domain when app is not empty:
+// the step's domain-wide values and those of app ("domain/app", or app
+// within the domain), no other app's. An app the step does not know is an
+// error, wrapping ErrUnknown and naming the closest when one is close. When the step is more
+// than max(window, FarStep) before at, it warns first: the episode has no
+// step near T, and the answer is about another time.
+func WhyApp(ctx context.Context, w io.Writer, s *store.Store, domain, app string, at time.Time, window time.Duration) error {
 	stdout := w
 	eps, err := s.Episodes()
 	if err != nil {
@@ -130,6 +191,9 @@ func Why(ctx context.Context, w io.Writer, s *store.Store, domain string, at tim
 	}
 	sol, ok := pick(eps, "soldier", domain, "", at)
 	if !ok {
+		if err := CheckDomain(s, domain); err != nil {
+			return err
+		}
 		return fmt.Errorf("no soldier episode for domain %q started at or before %s (see: regiment episodes list --domain %s)", domain, formatTime(at), domain)
 	}
 	st, ok, err := s.StepAt(sol.ID, at)
@@ -139,25 +203,38 @@ func Why(ctx context.Context, w io.Writer, s *store.Store, domain string, at tim
 	if !ok {
 		return fmt.Errorf("soldier episode %s has no step at or before %s", sol.ID, formatTime(at))
 	}
+	only, err := appsOf(st, domain).only(app)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "decision for domain %s at %s\n", domain, at.UTC().Format(time.RFC3339Nano))
-	fmt.Fprintf(stdout, "soldier episode %s (policy %s, cluster %s), step %d at %s (%s before)\n\n",
+	if gap := at.Sub(st.At); gap > max(window, FarStep) {
+		fmt.Fprintf(stdout, "warning: the nearest step is %s before T, more than %s: the episode has no step near T, and what follows is about %s (see: regiment episodes list --domain %s)\n",
+			span(gap), max(window, FarStep), formatTime(st.At), domain)
+	}
+	fmt.Fprintf(stdout, "soldier episode %s (policy %s, cluster %s), step %d at %s (%s before)\n",
 		sol.ID, dash(sol.Policy), dash(sol.Cluster), st.Seq, formatTime(st.At), at.Sub(st.At).Round(time.Millisecond))
+	if only.app != "" {
+		fmt.Fprintf(stdout, "app %s only (and the domain's own values)\n", only.app)
+	}
+	fmt.Fprintln(stdout)
 
 	if err := inputs(ctx, stdout, s, sol, st, at); err != nil {
 		return err
 	}
 
+	action, outcome, guards := only.values(st.Action), only.values(st.Outcome), only.guards(st.Guards)
 	fmt.Fprintln(stdout, "\npolicy output (acted on):")
-	table(stdout, st.Action, nil)
-	printGuards(stdout, st.Guards, func(g store.Guard) bool { return g.Name != guardWriteFailed })
-	printNotWritten(stdout, st.Guards)
-	printAtMax(stdout, st.Outcome)
-	printLimited(stdout, st.Outcome)
-	printLearned(stdout, st.Outcome)
+	table(stdout, action, nil)
+	printGuards(stdout, guards, func(g store.Guard) bool { return g.Name != guardWriteFailed })
+	printNotWritten(stdout, guards)
+	printAtMax(stdout, outcome)
+	printLimited(stdout, outcome)
+	printLearned(stdout, outcome)
 	fmt.Fprintln(stdout, "\nreward terms:")
 	table(stdout, st.Reward, []string{"total"})
 	fmt.Fprintln(stdout, "\noutcome:")
-	table(stdout, st.Outcome, keyOutcomes)
+	table(stdout, outcome, keyOutcomes)
 
 	if cmd, ok := pick(eps, "commander", "", sol.Cluster, at); ok {
 		cst, ok, err := s.StepAt(cmd.ID, at)
@@ -349,4 +426,104 @@ func printLearned(w io.Writer, outcome map[string]float64) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", app, seconds(learned[app][0]), seconds(learned[app][1]))
 	}
 	tw.Flush()
+}
+
+// stepApps is the apps a Soldier step has values for: the part after the
+// metric of its replica actions and per-app outcomes ("replicas/<app>",
+// "target/<app>"), with the one WhyApp keeps (empty: all).
+type stepApps struct {
+	apps map[string]bool
+	app  string
+}
+
+// appsOf collects the apps of st.
+func appsOf(st store.Step, domain string) stepApps {
+	a := stepApps{apps: map[string]bool{}}
+	for _, m := range []map[string]float64{st.Action, st.Outcome} {
+		for k := range m {
+			if metric, app, ok := recording.SplitAppKey(k); ok && (metric == "replicas" || metric == recording.AppTarget) {
+				a.apps[app] = true
+			}
+		}
+	}
+	return a
+}
+
+// only returns a keeping app alone: app itself or "<domain>/<app>" when the
+// step has it; empty keeps every app.
+func (a stepApps) only(app string) (stepApps, error) {
+	if app == "" {
+		return a, nil
+	}
+	names := make([]string, 0, len(a.apps))
+	for n := range a.apps {
+		if n == app {
+			a.app = n
+			return a, nil
+		}
+		names = append(names, n)
+	}
+	for n := range a.apps {
+		if _, short, ok := strings.Cut(n, "/"); ok && short == app {
+			a.app = n
+			return a, nil
+		}
+	}
+	slices.Sort(names)
+	return a, unknownName("app", app, names)
+}
+
+// appOf is the app a key or guard target is for, "" for a domain-wide one:
+// the key itself or its part after the metric, when an app of the step.
+func (a stepApps) appOf(key string) string {
+	if a.apps[key] {
+		return key
+	}
+	if _, rest, ok := strings.Cut(key, "/"); ok && a.apps[rest] {
+		return rest
+	}
+	return ""
+}
+
+// keep reports whether a key or guard target belongs in the output.
+func (a stepApps) keep(key string) bool {
+	app := a.appOf(key)
+	return a.app == "" || app == "" || app == a.app
+}
+
+// values is m without the other apps' keys.
+func (a stepApps) values(m map[string]float64) map[string]float64 {
+	if a.app == "" {
+		return m
+	}
+	out := make(map[string]float64, len(m))
+	for k, v := range m {
+		if a.keep(k) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// guards is gs without the other apps' guards.
+func (a stepApps) guards(gs []store.Guard) []store.Guard {
+	if a.app == "" {
+		return gs
+	}
+	var out []store.Guard
+	for _, g := range gs {
+		if a.keep(g.Target) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// span is d for a human: whole days beyond two days, else rounded to the
+// second.
+func span(d time.Duration) string {
+	if d > 48*time.Hour {
+		return fmt.Sprintf("%d days", int64(d/(24*time.Hour)))
+	}
+	return d.Round(time.Second).String()
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/regimentd/regiment/baseline"
+	"github.com/regimentd/regiment/cli"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/sim"
 	"github.com/regimentd/regiment/simcluster"
@@ -78,7 +79,11 @@ func UnknownPolicy(name string, known []string) error {
 	if err := baseline.Malformed(name); err != nil {
 		return err
 	}
-	return fmt.Errorf("unknown policy %q (known: %s; for experiments, the bounds %s)", name, strings.Join(known, ", "), baseline.Bounds)
+	hint := ""
+	if s, ok := cli.Suggest(name, known); ok {
+		hint = "; did you mean " + s + "?"
+	}
+	return fmt.Errorf("unknown policy %q%s (known: %s; for experiments, the bounds %s)", name, hint, strings.Join(known, ", "), baseline.Bounds)
 }
 
 // Validate reports every problem with the options at once.

@@ -22,8 +22,10 @@
 # random loopback ports, once per test binary; start is for humans.
 #
 # Measured on 2 cores, Go 1.26: cold build (empty module and build caches)
-# ~11 min for etcd + kube-apiserver, ~15.5 min with FULL=1; warm build cache
-# 20-90 s; binaries present: 0 s. kube-apiserver needs ~2.5 GB RSS to build.
+# ~11 min for etcd + kube-apiserver, 897 s (~15 min) with FULL=1 on an idle
+# machine and 20 min on one loaded by other builds (the build is CPU-bound);
+# warm build cache 20-90 s; binaries present: 0 s. kube-apiserver needs
+# ~2.5 GB RSS to build.
 #
 # Why wrapper modules: `go install k8s.io/kubernetes/cmd/kube-apiserver@vX` and
 # `go install go.etcd.io/etcd/server/v3@vX` fail (their go.mod has replace

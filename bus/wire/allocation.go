@@ -11,6 +11,7 @@ import (
 // tick: a share per domain plus the reserve kept for uncertainty.
 type Allocation struct {
 	Version  int                `json:"version"`
+	Minor    int                `json:"minor,omitempty"` // the contract's minor version; see Minor
 	Cluster  string             `json:"cluster"`
 	Term     uint64             `json:"term"` // as in Directive
 	Seq      uint64             `json:"seq"`  // as in Directive; the directives of a tick share it
@@ -27,7 +28,7 @@ type Allocation struct {
 // domain name is configured.
 func (a Allocation) Validate(known func(domain string) bool) error {
 	c := checker{msg: "allocation"}
-	c.version(a.Version)
+	c.version(a.Version, a.Minor)
 	c.name("cluster", a.Cluster)
 	c.time("issued_at", a.IssuedAt)
 	if len(a.Shares) > MaxDomains {

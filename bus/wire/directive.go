@@ -9,9 +9,10 @@ import (
 // Directive is the Commander's order to one domain's Soldier for the next
 // ticks: its share of the contested pool and what that share means in cores.
 type Directive struct {
-	Version int    `json:"version"` // Version
-	Cluster string `json:"cluster"` // cluster name
-	Domain  string `json:"domain"`  // the domain this directive is for
+	Version int    `json:"version"`         // the contract's major version, Version
+	Minor   int    `json:"minor,omitempty"` // the contract's minor version: Minor-1 or Minor; absent is 0
+	Cluster string `json:"cluster"`         // cluster name
+	Domain  string `json:"domain"`          // the domain this directive is for
 	// Term is the Commander's term (epoch): it increases whenever a new
 	// Commander process or leader starts issuing, so Seq restarts are detected.
 	Term uint64 `json:"term"`
@@ -53,7 +54,7 @@ func (d Directive) SignedBytes() []byte {
 // whether a domain name is configured.
 func (d Directive) Validate(known func(domain string) bool) error {
 	c := checker{msg: "directive"}
-	c.version(d.Version)
+	c.version(d.Version, d.Minor)
 	c.name("cluster", d.Cluster)
 	c.domain("domain", d.Domain, known)
 	c.time("issued_at", d.IssuedAt)

@@ -30,7 +30,7 @@
 //
 // # Invariants (checked by Validate)
 //
-//   - version == Version.
+//   - version == Version, minor in [Minor-1, Minor] (see Versioning).
 //   - cluster and domain names: 1-64 bytes of [A-Za-z0-9_-] (they become NATS
 //     subject tokens and KV keys); a domain must be known when Validate is given
 //     a lookup.
@@ -54,13 +54,31 @@
 //
 // # Versioning
 //
-// Version is the version of the whole contract, carried by every message.
-// Because decoding rejects unknown fields, any change to any message's field
-// set, a field's meaning, unit or range is incompatible and bumps Version.
-// Readers accept exactly one version; a payload with another version fails
-// with a *FieldError on "version" before strict decoding, so mixed-version
-// traffic is counted as such rather than as malformed. Roll out a new version
-// readers first, keeping both decoders for one release.
+// Every message carries the contract's version: "version", the major
+// (Version), and "minor" (absent when 0). The rule:
+//
+//   - The major must equal Version. A change to a field's meaning, unit or
+//     range, or a removed or renamed field, is a new major: daemons of two
+//     majors do not interoperate, so a major needs a stop-the-world upgrade.
+//   - A reader accepts minors Minor-1 and Minor. A minor may only add
+//     fields, each optional ("omitempty"), its zero value meaning what the
+//     previous minor did; so a message of minor Minor-1 decodes here with
+//     the new fields zero, and encodes to the same bytes (its signature still
+//     verifies: SignedBytes re-encodes the decoded message).
+//   - Unknown fields are still refused (ErrMalformed), and a minor outside
+//     the window is refused as a version (IsVersion) before strict
+//     decoding. A reader never ignores a field: a signature covers only the
+//     fields the verifier re-encodes, and an ignored field could change
+//     what a message means to a newer reader.
+//   - Writers stamp WriteMinor. The release that raises Minor still writes
+//     Minor-1, which the release before it reads; the release after it
+//     writes Minor. So the daemons of any two adjacent releases read each
+//     other during a rolling upgrade, in both directions, in any order.
+//
+// This build reads 1.0 and 1.1 and writes 1.0: 1.1 adds the minor field
+// itself, which release 1.0 (strict, no minor field) would refuse. Messages
+// of a version this build does not read are counted with the reason
+// RejectVersion. ContractVersion says all this for --version.
 //
 // # Concurrency
 //

@@ -23,6 +23,9 @@ const (
 	// Rejected before Intake, by the bus (a Soldier with directive keys).
 	RejectUnsigned     = "unsigned"      // no signature, ErrUnsigned
 	RejectBadSignature = "bad_signature" // not signed by a trusted key, ErrBadSignature
+	// RejectVersion: a contract version this build does not read (IsVersion):
+	// a sender more than one minor, or a major, apart.
+	RejectVersion = "version"
 )
 
 // SeqSlack is how many more sequence numbers than Commander ticks a

@@ -22,6 +22,7 @@ const MaxOverrideSkew = time.Minute
 // App is set, before its deadline.
 type Override struct {
 	Version int    `json:"version"`
+	Minor   int    `json:"minor,omitempty"` // the contract's minor version; see Minor
 	Cluster string `json:"cluster"`
 	Domain  string `json:"domain"`
 	// App is "domain/app" for a replica pin or its cancel; empty for a share
@@ -60,7 +61,7 @@ func (o Override) SignedBytes() []byte {
 // whether a domain name is configured.
 func (o Override) Validate(known func(domain string) bool) error {
 	c := checker{msg: "override"}
-	c.version(o.Version)
+	c.version(o.Version, o.Minor)
 	c.name("cluster", o.Cluster)
 	c.domain("domain", o.Domain, known)
 	if o.App != "" {
@@ -164,6 +165,7 @@ func DecodeOverride(b []byte) (Override, error) { return decodeValid("override",
 // whether it was accepted, and why not.
 type OverrideAck struct {
 	Version int    `json:"version"`
+	Minor   int    `json:"minor,omitempty"` // the contract's minor version; see Minor
 	Cluster string `json:"cluster"`
 	Domain  string `json:"domain"`
 	App     string `json:"app,omitempty"` // the override's App
@@ -177,7 +179,7 @@ type OverrideAck struct {
 // Validate checks a against the contract.
 func (a OverrideAck) Validate() error {
 	c := checker{msg: "override_ack"}
-	c.version(a.Version)
+	c.version(a.Version, a.Minor)
 	c.name("cluster", a.Cluster)
 	c.name("domain", a.Domain)
 	if a.App != "" {

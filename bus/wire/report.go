@@ -14,6 +14,7 @@ const (
 // every Soldier tick.
 type DomainReport struct {
 	Version int       `json:"version"`
+	Minor   int       `json:"minor,omitempty"` // the contract's minor version; see Minor
 	Cluster string    `json:"cluster"`
 	Domain  string    `json:"domain"`
 	Seq     uint64    `json:"seq"`     // increasing per Soldier process
@@ -50,7 +51,7 @@ type DomainReport struct {
 // whether a domain name is configured.
 func (r DomainReport) Validate(known func(domain string) bool) error {
 	c := checker{msg: "report"}
-	c.version(r.Version)
+	c.version(r.Version, r.Minor)
 	c.name("cluster", r.Cluster)
 	c.domain("domain", r.Domain, known)
 	c.time("sent_at", r.SentAt)

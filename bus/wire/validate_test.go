@@ -44,7 +44,7 @@ func TestDirectiveValidate(t *testing.T) {
 		msg    string
 	}{
 		{"example is valid", func(*Directive) {}, onlyPayment, "", ""},
-		{"wrong version", func(d *Directive) { d.Version = 2 }, nil, "version", "directive: version 2 not supported (want 1)"},
+		{"wrong version", func(d *Directive) { d.Version = 2 }, nil, "version", "directive: version 2 not supported (this build reads 1.0-1.1)"},
 		{"empty cluster", func(d *Directive) { d.Cluster = "" }, nil, "cluster", "directive: cluster is empty"},
 		{"cluster with a dot", func(d *Directive) { d.Cluster = "prod.eu" }, nil, "cluster", ""},
 		{"empty domain", func(d *Directive) { d.Domain = "" }, nil, "domain", "directive: domain is empty"},

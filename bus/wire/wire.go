@@ -11,8 +11,46 @@ import (
 	"unicode/utf8"
 )
 
-// Version is the version of the wire contract every message carries.
-const Version = 1
+// The contract's version, carried by every message as "version" (the major)
+// and "minor" (absent when 0). See the package doc's Versioning.
+const (
+	// Version is the major version: a reader accepts only its own.
+	Version = 1
+	// Minor is the newest minor version this build reads; it reads Minor-1
+	// too, so that daemons of two adjacent releases interoperate.
+	Minor = 1
+	// WriteMinor is the minor version this build's daemons stamp on what
+	// they send: Minor-1 in the release that raises Minor, so the release
+	// before it (reading at most Minor-1) reads everything a new daemon
+	// sends during a rolling upgrade; Minor from the release after.
+	WriteMinor = 0
+)
+
+// ContractVersion describes the contract this build speaks, for --version:
+// "1.1 (reads 1.0-1.1, writes 1.0)".
+func ContractVersion() string {
+	return fmt.Sprintf("%d.%d (reads %d.%d-%d.%d, writes %d.%d)", Version, Minor, Version, Minor-1, Version, Minor, Version, WriteMinor)
+}
+
+// versionProblem is what is wrong with a message's (major, minor) version,
+// "" when this build reads it.
+func versionProblem(major, minor int) (field, problem string) {
+	switch {
+	case major != Version:
+		return "version", fmt.Sprintf("%d not supported (this build reads %d.%d-%d.%d)", major, Version, Minor-1, Version, Minor)
+	case minor < Minor-1 || minor > Minor:
+		return "minor", fmt.Sprintf("%d.%d not supported (this build reads %d.%d-%d.%d)", major, minor, Version, Minor-1, Version, Minor)
+	}
+	return "", ""
+}
+
+// IsVersion reports whether err is a message of a contract version this
+// build does not read (a *FieldError on "version" or "minor"): the sign of
+// a daemon two releases apart, counted apart from invalid messages.
+func IsVersion(err error) bool {
+	var fe *FieldError
+	return errors.As(err, &fe) && (fe.Field == "version" || fe.Field == "minor")
+}
 
 // Limits of the contract.
 const (
@@ -110,12 +148,13 @@ func decode(msg string, b []byte, v any) error {
 	// reported as such and not as an unknown field.
 	var head struct {
 		Version int `json:"version"`
+		Minor   int `json:"minor"`
 	}
 	if err := json.Unmarshal(b, &head); err != nil {
 		return fmt.Errorf("%s: %w: %v", msg, ErrMalformed, err)
 	}
-	if head.Version != Version {
-		return &FieldError{msg, "version", fmt.Sprintf("%d not supported (want %d)", head.Version, Version)}
+	if field, problem := versionProblem(head.Version, head.Minor); field != "" {
+		return &FieldError{msg, field, problem}
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -186,9 +225,9 @@ func (c *checker) result() error {
 	return c.err
 }
 
-func (c *checker) version(v int) {
-	if v != Version {
-		c.fail("version", "%d not supported (want %d)", v, Version)
+func (c *checker) version(major, minor int) {
+	if field, problem := versionProblem(major, minor); field != "" {
+		c.fail(field, "%s", problem)
 	}
 }
 

@@ -242,8 +242,8 @@ func TestDecodeRejects(t *testing.T) {
 		{"wrong type", bytes.Replace(good, []byte(`"seq":1042`), []byte(`"seq":"1042"`), 1), ErrMalformed, ""},
 		{"negative seq", bytes.Replace(good, []byte(`"seq":1042`), []byte(`"seq":-1`), 1), ErrMalformed, ""},
 		{"ttl as a number", bytes.Replace(good, []byte(`"ttl":"3m0s"`), []byte(`"ttl":180`), 1), ErrMalformed, ""},
-		{"other version, even with new fields", []byte(`{"version":2,"future_field":true}`), ErrInvalid, "directive: version 2 not supported (want 1)"},
-		{"missing version", []byte(`{"domain":"payment"}`), ErrInvalid, "directive: version 0 not supported (want 1)"},
+		{"other version, even with new fields", []byte(`{"version":2,"future_field":true}`), ErrInvalid, "directive: version 2 not supported (this build reads 1.0-1.1)"},
+		{"missing version", []byte(`{"domain":"payment"}`), ErrInvalid, "directive: version 0 not supported (this build reads 1.0-1.1)"},
 		{"null", []byte(`null`), ErrMalformed, "directive: malformed payload: not a JSON object"},
 		{"decodes but out of range", bytes.Replace(good, []byte(`"share":0.3125`), []byte(`"share":1.3`), 1), ErrInvalid, "directive: share 1.3 out of range [0,1]"},
 	}

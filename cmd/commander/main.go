@@ -17,7 +17,8 @@ import (
 	"github.com/regimentd/regiment/daemon"
 )
 
-const usage = `Usage: commander --config F [--nats URL] [--kubeconfig F] [--data DIR] [--listen ADDR] [--log-level L]
+const usage = `Usage: commander --config F [--nats URL] [--kubeconfig F] [--data DIR] [--listen ADDR] [--log-level L] [--log-format text|json]
+       commander --version
 
 Runs the Commander: every commander.tick of the config it shares the
 contested pool between the domains and publishes one directive per domain
@@ -81,7 +82,7 @@ var embeddedPort = daemon.DefaultEmbeddedPort
 // code. Each value on reload re-reads the config file.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-chan os.Signal) int {
 	o := daemon.CommanderOptions{EmbeddedPort: embeddedPort}
-	fs, level := daemon.NewFlagSet("commander", &o.ConfigPath)
+	fs, logging := daemon.NewFlagSet("commander", &o.ConfigPath)
 	fs.StringVar(&o.NATSURL, "nats", "", "NATS server `URL`, e.g. nats://127.0.0.1:4222; default: nats.url of the config, else an embedded server")
 	fs.StringVar(&o.NATSToken, "nats-token", "", "NATS authentication `token` (default $REGIMENT_NATS_TOKEN), instead of the config's nats authentication; for the embedded server, the token clients must present")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig `file`, or \"in-cluster\": publish only while leading (leader election)")
@@ -90,7 +91,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-
 	if code, ok := daemon.ParseFlags(fs, args, "commander", usage, stdout, stderr); !ok {
 		return code
 	}
-	cfg, log, code, ok := daemon.Setup("commander", o.ConfigPath, *level, &o.NATSToken, stderr)
+	cfg, log, code, ok := daemon.Setup("commander", o.ConfigPath, *logging, &o.NATSToken, stderr)
 	if !ok {
 		return code
 	}

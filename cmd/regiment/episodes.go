@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/regimentd/regiment/cli"
 	"github.com/regimentd/regiment/episodes"
 	"github.com/regimentd/regiment/store"
 )
@@ -57,8 +58,7 @@ func runEpisodes(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	run, ok := subs[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "regiment episodes: unknown subcommand %q\n\n%s", args[0], episodesUsage)
-		return 2
+		return unknownSubcommand(stderr, "regiment episodes", args[0], []string{"list", "show", "why", "export", "stats", "prune", "repair"})
 	}
 	return run(ctx, args[1:], stdout, stderr)
 }
@@ -91,7 +91,7 @@ func (c *epCmd) parse(args []string, stdout io.Writer) (code int, ok bool) {
 		return 0, false
 	}
 	if err != nil {
-		return c.usageError("%v", err), false
+		return c.usageError("%v", cli.FlagError(c.fs, err)), false
 	}
 	if c.fs.NArg() > 0 {
 		return c.usageError("unexpected argument %q", c.fs.Arg(0)), false
@@ -127,7 +127,9 @@ func (c *epCmd) path() string {
 }
 
 // run opens the store, read-only unless write, runs f on it and returns the
-// exit code: 0, or 1 after reporting f's error.
+// exit code: 0, 2 after reporting a domain or app the store has not
+// recorded (episodes.ErrUnknown, with the closest), or 1 after reporting
+// f's error.
 func (c *epCmd) run(write bool, f func(s *store.Store) error) int {
 	s, err := episodes.Open(c.path(), write)
 	if err != nil {
@@ -135,9 +137,25 @@ func (c *epCmd) run(write bool, f func(s *store.Store) error) int {
 	}
 	defer s.Close()
 	if err := f(s); err != nil {
+		if errors.Is(err, episodes.ErrUnknown) {
+			return c.usageError("%v", err)
+		}
 		return c.fail(err)
 	}
 	return 0
+}
+
+// domainThen is f after checking that the store has recorded domain (when
+// set): a misspelt --domain is a usage error naming the closest.
+func domainThen(domain string, f func(s *store.Store) error) func(s *store.Store) error {
+	return func(s *store.Store) error {
+		if domain != "" {
+			if err := episodes.CheckDomain(s, domain); err != nil {
+				return err
+			}
+		}
+		return f(s)
+	}
 }
 
 const epListHelp = `Usage: regiment episodes list [--data DIR | --db FILE] [--level L] [--domain D]
@@ -157,7 +175,7 @@ func epList(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if code, ok := c.parse(args, stdout); !ok {
 		return code
 	}
-	return c.run(false, func(s *store.Store) error { return episodes.List(stdout, s, c.path(), *level, *domain) })
+	return c.run(false, domainThen(*domain, func(s *store.Store) error { return episodes.List(stdout, s, c.path(), *level, *domain) }))
 }
 
 const epShowHelp = `Usage: regiment episodes show --episode ID [--from T] [--to T] [--limit N]
@@ -196,7 +214,7 @@ func epShow(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return c.run(false, func(s *store.Store) error { return episodes.Show(ctx, stdout, s, *id, from, to, *limit) })
 }
 
-const epWhyHelp = `Usage: regiment episodes why --domain D [--at T] [--window D]
+const epWhyHelp = `Usage: regiment episodes why --domain D [--app A] [--at T] [--window D]
 
 Explains the decision in effect for a domain at time T: the Soldier step at
 or before T, with
@@ -208,16 +226,22 @@ or before T, with
   - the Commander's step for the same cluster at T, restricted to outputs
     named for the domain (e.g. share/payment, cores/payment),
   - ledger entries for the domain (and cluster-wide ones) within --window of T.
-T is RFC 3339 (2024-05-01T12:00:00Z), relative to now (-5m) or "now".
+T is RFC 3339 (2024-05-01T12:00:00Z), relative to now (-5m) or "now". With
+--app, only that app's outputs, guards and outcomes are shown, with the
+domain's own. When the step is further before T than --window (at least
+5m), a warning says the episode has no step near T. A misspelt domain or
+app (close to a recorded one) is a usage error (exit 2) naming it.
 
 Examples:
   regiment episodes why --domain payment --at -5m
+  regiment episodes why --domain payment --app checkout --at -5m
   regiment episodes why --domain fraud --at 1998-06-10T14:20:00Z --data runs/worldcup
 `
 
 func epWhy(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newEpCmd("why", epWhyHelp, stderr)
 	domain := c.fs.String("domain", "", "domain `name`; required")
+	app := c.fs.String("app", "", "only this `app` (domain/app, or app within --domain) and the domain's own values")
 	atS := c.fs.String("at", "now", "decision `time`: RFC 3339 or relative to now (-5m)")
 	window := c.fs.Duration("window", 5*time.Minute, "show ledger entries within this `duration` of T")
 	if code, ok := c.parse(args, stdout); !ok {
@@ -230,7 +254,7 @@ func epWhy(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.usageError("--at: %v", err)
 	}
-	return c.run(false, func(s *store.Store) error { return episodes.Why(ctx, stdout, s, *domain, at, *window) })
+	return c.run(false, func(s *store.Store) error { return episodes.WhyApp(ctx, stdout, s, *domain, *app, at, *window) })
 }
 
 const epExportHelp = `Usage: regiment episodes export [--episode ID] [--domain D] [--level L]
@@ -275,7 +299,7 @@ func epExport(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if *format != "jsonl" && *format != "csv" {
 		return c.usageError("--format %q: want jsonl or csv", *format)
 	}
-	code := c.run(false, func(s *store.Store) error { return episodes.Export(stdout, s, f, *format, *out) })
+	code := c.run(false, domainThen(f.Domain, func(s *store.Store) error { return episodes.Export(stdout, s, f, *format, *out) }))
 	if code == 0 && *out != "" {
 		fmt.Fprintf(stderr, "wrote %s\n", *out)
 	}

@@ -245,7 +245,7 @@ func TestEpisodesUsageAndFailures(t *testing.T) {
 		{"unknown subcommand is a usage error", []string{"replay"}, 2, "", `unknown subcommand "replay"`},
 		{"show needs an episode", []string{"show", "--data", dir}, 2, "", "--episode is required"},
 		{"bad time is a usage error", []string{"why", "--data", dir, "--domain", "payment", "--at", "yesterday"}, 2, "", `bad time "yesterday"`},
-		{"unknown flag is a usage error", []string{"list", "--bogus"}, 2, "", "flag provided but not defined: -bogus"},
+		{"unknown flag is a usage error", []string{"list", "--bogus"}, 2, "", "flag provided but not defined: --bogus"},
 		{"prune needs a cutoff", []string{"prune", "--data", dir}, 2, "", "exactly one of --older-than and --before"},
 		{"missing store fails", []string{"list", "--data", t.TempDir()}, 1, "", "no store at"},
 		{"unknown episode fails", []string{"show", "--data", dir, "--episode", "nope"}, 1, "", "episode not found"},

@@ -5,12 +5,18 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/regimentd/regiment/cli"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/kube"
 )
@@ -73,14 +79,14 @@ func runKube(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "restore":
 	default:
-		return kubeUsageError(stderr, "unknown subcommand %q: want restore", sub)
+		return unknownSubcommand(stderr, "regiment kube", sub, []string{"restore"})
 	}
 	if err := fs.Parse(args[1:]); err != nil {
 		if err == flag.ErrHelp {
 			usage(stdout)
 			return 0
 		}
-		return kubeUsageError(stderr, "%v", err)
+		return kubeUsageError(stderr, "%v", cli.FlagError(fs, err))
 	}
 	switch {
 	case fs.NArg() > 0:
@@ -104,6 +110,25 @@ func restore(ctx context.Context, f kubeFlags, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "regiment kube restore: %v\n", err)
 		return 1
 	}
+	var nss []string
+	for ns := range strings.SplitSeq(f.namespaces, ",") {
+		if ns = strings.TrimSpace(ns); ns != "" {
+			nss = append(nss, ns)
+		}
+	}
+	if f.domain != "" {
+		marked, err := markedDomains(ctx, client, nss)
+		if err != nil {
+			fmt.Fprintf(stderr, "regiment kube restore: %v\n", err)
+			return 1
+		}
+		if !slices.Contains(marked, f.domain) {
+			if _, close := cli.Suggest(f.domain, marked); close {
+				return kubeUsageError(stderr, "--domain: no object is marked for %v", cli.UnknownName("domain", f.domain, "the marked objects", marked))
+			}
+			fmt.Fprintf(stderr, "regiment kube restore: no object is marked for domain %q (marked: %s)\n", f.domain, orNone(marked))
+		}
+	}
 	if f.stopSoldiers != "" {
 		n, err := kube.StopSoldiers(ctx, client, f.stopSoldiers, kube.SoldierSelector, time.Second)
 		if err != nil {
@@ -111,12 +136,6 @@ func restore(ctx context.Context, f kubeFlags, stdout, stderr io.Writer) int {
 			return 1
 		}
 		fmt.Fprintf(stdout, "stopped %d soldiers in %s\n", n, f.stopSoldiers)
-	}
-	var nss []string
-	for ns := range strings.SplitSeq(f.namespaces, ",") {
-		if ns = strings.TrimSpace(ns); ns != "" {
-			nss = append(nss, ns)
-		}
 	}
 	done, err := kube.NewRestorer(client, nss).Restore(ctx, f.domain)
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
@@ -135,6 +154,50 @@ func restore(ctx context.Context, f kubeFlags, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// markedDomains is the domains whose Soldiers marked an HPA, Deployment or
+// StatefulSet (kube.LabelManagedBy) in nss (empty: every namespace),
+// sorted.
+func markedDomains(ctx context.Context, client kubernetes.Interface, nss []string) ([]string, error) {
+	if len(nss) == 0 {
+		nss = []string{metav1.NamespaceAll}
+	}
+	seen := map[string]bool{}
+	opts := metav1.ListOptions{LabelSelector: kube.LabelManagedBy}
+	for _, ns := range nss {
+		hpas, err := client.AutoscalingV2().HorizontalPodAutoscalers(ns).List(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list marked HPAs: %w", err)
+		}
+		for _, o := range hpas.Items {
+			seen[o.Labels[kube.LabelManagedBy]] = true
+		}
+		deps, err := client.AppsV1().Deployments(ns).List(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list marked Deployments: %w", err)
+		}
+		for _, o := range deps.Items {
+			seen[o.Labels[kube.LabelManagedBy]] = true
+		}
+		sts, err := client.AppsV1().StatefulSets(ns).List(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list marked StatefulSets: %w", err)
+		}
+		for _, o := range sts.Items {
+			seen[o.Labels[kube.LabelManagedBy]] = true
+		}
+	}
+	delete(seen, "")
+	return slices.Sorted(maps.Keys(seen)), nil
+}
+
+// orNone is names joined by ", ", or "none".
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }
 
 func kubeUsageError(stderr io.Writer, format string, args ...any) int {

@@ -11,7 +11,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+
+	"github.com/regimentd/regiment/cli"
 )
 
 // command is one subcommand: it parses args and returns the exit code.
@@ -55,13 +58,33 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		return 0
 	}
-	for _, c := range commands {
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "version" {
+		fmt.Fprint(stdout, cli.Version("regiment"))
+		return 0
+	}
+	names := make([]string, len(commands))
+	for i, c := range commands {
 		if c.name == args[0] {
 			return c.run(ctx, args[1:], stdout, stderr)
 		}
+		names[i] = c.name
 	}
-	fmt.Fprintf(stderr, "regiment: unknown command %q\n\n", args[0])
-	usage(stderr)
+	return unknownSubcommand(stderr, "regiment", args[0], names)
+}
+
+// unknownSubcommand reports that sub is not one of subs of command cmd
+// ("regiment", "regiment episodes"), suggesting the closest, and returns
+// exit code 2.
+func unknownSubcommand(stderr io.Writer, cmd, sub string, subs []string) int {
+	hint := ": want " + strings.Join(subs, ", ")
+	if s, ok := cli.Suggest(sub, subs); ok {
+		hint = "; did you mean " + s + "?"
+	}
+	what := "subcommand"
+	if cmd == "regiment" {
+		what = "command"
+	}
+	fmt.Fprintf(stderr, "%s: unknown %s %q%s\nRun '%s --help' for usage.\n", cmd, what, sub, hint, cmd)
 	return 2
 }
 
@@ -88,13 +111,21 @@ func usageFailer(name string, fs *flag.FlagSet, stderr io.Writer) func(format st
 }
 
 // parseFlags parses args into fs. done means the command returns code now:
-// 0 after --help, 2 on a usage error (fs has printed its usage).
+// 0 after --help (fs has printed its usage), 2 on a usage error (printed).
+// A misspelt flag names the closest (cli.FlagError) instead of the usage.
 func parseFlags(fs *flag.FlagSet, args []string) (code int, done bool) {
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
 	err := fs.Parse(args)
+	fs.Usage = usage
+	fs.SetOutput(out)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
+		usage()
 		return 0, true
 	case err != nil:
+		fmt.Fprintf(out, "regiment %s: %v\nRun 'regiment %s --help' for usage.\n", fs.Name(), cli.FlagError(fs, err), fs.Name())
 		return 2, true
 	}
 	return 0, false
@@ -102,7 +133,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (code int, done bool) {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "Regiment: hierarchical multi-agent autoscaling for shared Kubernetes clusters.")
-	fmt.Fprintln(w, "\nUsage: regiment <command> [flags]   (regiment <command> --help for its flags)")
+	fmt.Fprintln(w, "\nUsage: regiment <command> [flags]   (regiment <command> --help for its flags; regiment --version)")
 	fmt.Fprintln(w, "\nCommands:")
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)

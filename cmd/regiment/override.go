@@ -12,6 +12,7 @@ import (
 
 	"github.com/regimentd/regiment/bus"
 	"github.com/regimentd/regiment/bus/wire"
+	"github.com/regimentd/regiment/cli"
 	"github.com/regimentd/regiment/daemon"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/domains/config"
@@ -94,7 +95,7 @@ func runOverride(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			usage(stdout)
 			return 0
 		}
-		return overrideUsageError(stderr, "%v", err)
+		return overrideUsageError(stderr, "%v", cli.FlagError(fs, err))
 	}
 	if fs.NArg() > 0 {
 		return overrideUsageError(stderr, "unexpected argument %q", fs.Arg(0))
@@ -102,7 +103,7 @@ func runOverride(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	switch sub {
 	case "share", "replicas", "cancel", "list":
 	default:
-		return overrideUsageError(stderr, "unknown subcommand %q: want share, replicas, cancel or list", sub)
+		return unknownSubcommand(stderr, "regiment override", sub, []string{"share", "replicas", "cancel", "list"})
 	}
 	if f.configPath == "" {
 		return overrideUsageError(stderr, "--config is required: it names the cluster and its NATS server")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/regimentd/regiment/cli"
 	"github.com/regimentd/regiment/commander"
 	"github.com/regimentd/regiment/daemon"
 	"github.com/regimentd/regiment/eval"
@@ -29,6 +30,7 @@ const (
 
 // runUsage is what `regiment run --help` prints before the flags.
 const runUsage = `Usage: regiment run [--config F] [--scenario F] [--speed N] [--duration D] [--data DIR]
+                    [--log-level L] [--log-format text|json] [--progress-every D]
 
 Runs the whole system on one machine: an embedded NATS server, the Commander,
 one Soldier per domain and a simulated cluster replaying the scenario's
@@ -39,6 +41,9 @@ hierarchy is worth), the Kubernetes HPA, the perfect-foresight oracle (the
 limit) and static provisioning on the same traffic, and the apps that breached with their
 max_replicas ready (no autoscaler serves those). Inspect the episodes
 afterwards with "regiment episodes list --data DIR".
+
+Progress: on a terminal a live line on stderr; otherwise (a pod, CI, a
+pipe) a log line "progress" every --progress-every (30s), in --log-format.
 
 Examples:
   regiment run                                   # a tenth of the seed-scale world, 24 h
@@ -55,7 +60,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	speed := fs.Float64("speed", 0, "simulated seconds per wall second; 0: as fast as possible")
 	duration := fs.Duration("duration", 0, "override the scenario's duration, e.g. 6h")
 	dataDir := fs.String("data", "data", "`dir`ectory for the episode store (regiment.db), kept across runs; the embedded NATS server keeps its JetStream in a temporary directory of the run's own")
-	logLevel := fs.String("log-level", "warn", "log level: trace, debug, info, warn, error")
+	logLevel := fs.String("log-level", "warn", "log `level`: trace, debug, info, warn, error")
+	logFormat := fs.String("log-format", cli.LogText, cli.LogFormatUsage)
+	every := fs.Duration("progress-every", progressEvery, "when stderr is not a terminal (a pod, CI), log a progress line this often; 0: never")
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
@@ -63,7 +70,10 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "regiment run: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	log := hclog.New(&hclog.LoggerOptions{Name: "regiment", Level: hclog.LevelFromString(*logLevel), Output: stderr})
+	log, err := cli.NewLogger("regiment", *logLevel, *logFormat, stderr)
+	if err != nil {
+		return usageFailer("run", fs, stderr)("%v", err)
+	}
 	w, err := loadWorld(*configPath, *scenarioPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "regiment run: %v\n", err)
@@ -79,7 +89,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	sum, err := runSystem(ctx, w, *dataDir, *speed, log, newProgress(stderr))
+	sum, err := runSystem(ctx, w, *dataDir, *speed, log, newProgressLog(stderr, *logFormat, *every))
 	if err != nil {
 		fmt.Fprintf(stderr, "regiment run: %v\n", err)
 		return 1

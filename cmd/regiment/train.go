@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/regimentd/regiment/calibrate"
+	"github.com/regimentd/regiment/cli"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/domains/config"
 	"github.com/regimentd/regiment/sim"
@@ -79,6 +80,10 @@ func (f *trainFlags) problem(args int) string {
 	case f.configPath == "" || f.scenarios == "" || f.Out == "" || f.Stage == "" || args > 0:
 		return "--config, --scenario, --stage and --out are required, and nothing else"
 	case f.Stage != train.StageSoldier && f.Stage != train.StageCommander && f.Stage != train.StageJoint:
+		stages := []string{train.StageSoldier, train.StageCommander, train.StageJoint}
+		if s, ok := cli.Suggest(f.Stage, stages); ok {
+			return fmt.Sprintf("unknown stage %q; did you mean %s?", f.Stage, s)
+		}
 		return fmt.Sprintf("unknown stage %q (want soldier, commander or joint)", f.Stage)
 	case f.Steps < 1:
 		return "--steps must be at least 1"

@@ -137,7 +137,7 @@ func TestRunValidate(t *testing.T) {
 		{name: "no --config is a usage error",
 			args: nil, code: 2, stderrHave: []string{"--config is required", "Usage: regiment validate"}},
 		{name: "an unknown flag is a usage error",
-			args: []string{"--confg", "x"}, code: 2, stderrHave: []string{"flag provided but not defined: -confg"}},
+			args: []string{"--confg", "x"}, code: 2, stderrHave: []string{"flag provided but not defined: --confg; did you mean --config?"}},
 		{name: "--help explains with an example",
 			args: []string{"--help"}, code: 0, stderrHave: []string{"Example:", "regiment validate --config"}},
 	}

@@ -7,7 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/regimentd/regiment/baseline"
+	"github.com/regimentd/regiment/cli"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/eval"
 	"github.com/regimentd/regiment/sim"
@@ -61,31 +64,61 @@ func (w *world) newPolicy(name string, s *sim.Sim) (sim.Policy, error) {
 	return eval.NewPolicy(name, baseline.World(name, w.cfg), s)
 }
 
-// progress draws a live progress line on a terminal, at most every 200 ms.
+// progressEvery is how often a progress line is logged when stderr is not
+// a terminal (a pod's log, CI): the default of regiment run's
+// --progress-every, and the period of sim, eval and calibrate.
+const progressEvery = 30 * time.Second
+
+// progress shows how far a long command is. On a terminal it draws a live
+// line, redrawn at most every 200 ms. When the output is a file or a pipe
+// (a pod, CI, "2> log") it logs a plain line (go-hclog, at Info, in the
+// --log-format) at once and then at most every period, so that something
+// shows in the log while the command runs. Into anything else (a buffer in
+// a test) it writes nothing.
 type progress struct {
-	w     io.Writer
-	on    bool
-	last  time.Time
-	start time.Time
+	w       io.Writer
+	on      bool         // a terminal: the live line
+	log     hclog.Logger // not a terminal: the periodic line; nil: none
+	every   time.Duration
+	last    time.Time
+	lastLog time.Time
+	start   time.Time
 }
 
-func newProgress(w io.Writer) *progress {
+// newProgress is newProgressLog in text, every progressEvery.
+func newProgress(w io.Writer) *progress { return newProgressLog(w, cli.LogText, progressEvery) }
+
+// newProgressLog is the progress of a command writing to w, logging in
+// format every period when w is a file or pipe (every <= 0: never).
+func newProgressLog(w io.Writer, format string, every time.Duration) *progress {
+	p := &progress{w: w, every: every, start: time.Now()}
 	f, ok := w.(*os.File)
-	on := false
-	if ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			on = true
-		}
+	if !ok {
+		return p
 	}
-	return &progress{w: w, on: on, start: time.Now()}
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+	case st.Mode()&os.ModeCharDevice != 0:
+		p.on = true
+	case every > 0:
+		p.log, _ = cli.NewLogger("regiment", "info", format, w) // format is checked by the caller
+	}
+	return p
 }
 
-// update redraws the line if it is due; format and args make the line.
+// update redraws the line if it is due, or logs it when the period has
+// passed since the last; format and args make the line.
 func (p *progress) update(force bool, format string, args ...any) {
+	now := time.Now()
+	if p.log != nil && (p.lastLog.IsZero() || now.Sub(p.lastLog) >= p.every) {
+		p.lastLog = now
+		p.log.Info("progress", "status", fmt.Sprintf(format, args...), "elapsed", now.Sub(p.start).Round(time.Second).String())
+	}
 	if !p.on {
 		return
 	}
-	if now := time.Now(); force || now.Sub(p.last) >= 200*time.Millisecond {
+	if force || now.Sub(p.last) >= 200*time.Millisecond {
 		p.last = now
 		fmt.Fprintf(p.w, "\r\033[K"+format, args...)
 	}

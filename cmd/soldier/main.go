@@ -17,13 +17,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
+	"github.com/regimentd/regiment/cli"
 	"github.com/regimentd/regiment/daemon"
 )
 
-const usage = `Usage: soldier --config F --domain NAME (--scenario F | --kubeconfig F) [--nats URL] [--data DIR] [--listen ADDR] [--log-level L]
+const usage = `Usage: soldier --config F --domain NAME (--scenario F | --kubeconfig F) [--nats URL] [--data DIR] [--listen ADDR] [--log-level L] [--log-format text|json]
+       soldier --version
 
 Runs the Soldier of one domain: every soldier.tick of the config it sizes
 the domain's apps within the budget of the Commander's latest directive
@@ -89,7 +90,7 @@ func main() {
 // code. Each value on reload re-reads the config file.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-chan os.Signal) int {
 	var o daemon.SoldierOptions
-	fs, level := daemon.NewFlagSet("soldier", &o.ConfigPath)
+	fs, logging := daemon.NewFlagSet("soldier", &o.ConfigPath)
 	fs.StringVar(&o.Domain, "domain", "", "the domain `name` this Soldier runs; required")
 	fs.StringVar(&o.NATSURL, "nats", "", "NATS server `URL`; default: nats.url of the config, else nats://127.0.0.1:4222")
 	fs.StringVar(&o.NATSToken, "nats-token", "", "NATS authentication `token` (default $REGIMENT_NATS_TOKEN), instead of the config's nats authentication")
@@ -110,7 +111,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-
 	case o.Kubeconfig == "" && o.ScenarioPath == "":
 		return usageError(stderr, "--scenario is required: it drives the simulated cluster (or --kubeconfig for a real one)")
 	}
-	cfg, log, code, ok := daemon.Setup("soldier", o.ConfigPath, *level, &o.NATSToken, stderr)
+	cfg, log, code, ok := daemon.Setup("soldier", o.ConfigPath, *logging, &o.NATSToken, stderr)
 	if !ok {
 		return code
 	}
@@ -119,7 +120,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-
 		for i, d := range cfg.Domains {
 			names[i] = d.Name
 		}
-		return usageError(stderr, "--domain: %q is not a domain of %s (domains: %s)", o.Domain, o.ConfigPath, strings.Join(names, ", "))
+		return usageError(stderr, "--domain: %v", cli.UnknownName("domain", o.Domain, o.ConfigPath, names))
 	}
 	log = log.With("domain", o.Domain)
 	if err := daemon.Serve(ctx, daemon.NewSoldier(cfg, o, daemon.Deps{}, nil, log), reload); err != nil {

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -42,6 +44,13 @@ func TestUsage(t *testing.T) {
 		{"a scenario is needed without kubeconfig", []string{"--config", smallConfig, "--domain", "payment"}, 2, `^$`, `--scenario is required`},
 		{"an unknown domain is a usage error", []string{"--config", smallConfig, "--domain", "billing", "--scenario", sampleScen}, 2, `^$`,
 			`"billing" is not a domain .*\(domains: payment, fraud, merchant, data, platform\)`},
+		{"a misspelt domain names the closest", []string{"--config", smallConfig, "--domain", "paymnt", "--scenario", sampleScen}, 2, `^$`,
+			`--domain: "paymnt" is not a domain of .*small.hcl; did you mean payment\?`},
+		{"a misspelt flag names the closest", []string{"--config", smallConfig, "--domian", "payment"}, 2, `^$`,
+			`flag provided but not defined: --domian; did you mean --domain\?`},
+		{"version prints the build and the wire contract", []string{"--version"}, 0, `^soldier .*\(revision .*\)\nwire contract 1\.1 \(reads 1\.0-1\.1, writes 1\.0\)\n`, `^$`},
+		{"an unknown log format is a usage error", []string{"--config", smallConfig, "--domain", "payment", "--scenario", sampleScen, "--log-format", "xml"}, 2, `^$`,
+			`--log-format: unknown format "xml" \(text, json\)`},
 		{"no NATS server is a runtime failure", []string{"--config", smallConfig, "--domain", "payment", "--scenario", sampleScen,
 			"--nats", "nats://127.0.0.1:1", "--data", t.TempDir(), "--listen", "127.0.0.1:0"}, 1, `^$`, `soldier failed: .*127\.0\.0\.1:1`},
 	}
@@ -236,5 +245,38 @@ func TestDamagedStoreExitsOneWithoutPanic(t *testing.T) {
 				t.Fatalf("exit %d, stderr:\n%s", code, stderr.String())
 			}
 		})
+	}
+}
+
+// TestJSONLogsParse: with --log-format json every line the Soldier logs is
+// one JSON object with hclog's keys and the domain's.
+func TestJSONLogsParse(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"--config", smallConfig, "--domain", "payment", "--scenario", sampleScen,
+		"--nats", "nats://127.0.0.1:1", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--log-format", "json"}, &stdout, &stderr, nil)
+	if code != 1 {
+		t.Fatalf("exit code %d, want 1 (no NATS server); stderr:\n%s", code, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	var failed bool
+	for _, line := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("line %q is not JSON: %v", line, err)
+		}
+		for _, k := range []string{"@timestamp", "@level", "@module", "@message"} {
+			if _, ok := m[k]; !ok {
+				t.Errorf("line %q lacks %s", line, k)
+			}
+		}
+		if m["@message"] == "soldier failed" {
+			failed = true
+			if m["@level"] != "error" || m["@module"] != "soldier" || m["domain"] != "payment" || !strings.Contains(fmt.Sprint(m["error"]), "127.0.0.1:1") {
+				t.Errorf("the failure line %v", m)
+			}
+		}
+	}
+	if !failed {
+		t.Fatalf("no \"soldier failed\" line in:\n%s", stderr.String())
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -17,14 +18,16 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+
+	"github.com/regimentd/regiment/bus/wire"
 )
 
 // buildStatic compiles pkgs with CGO_ENABLED=0 for linux, stripped as
 // `make image` does, into a new directory and returns it.
-func buildStatic(t *testing.T, pkgs ...string) string {
+func buildStatic(t *testing.T, ldflags string, pkgs ...string) string {
 	t.Helper()
 	dir := t.TempDir()
-	cmd := exec.Command("go", append([]string{"build", "-ldflags=-s -w", "-o", dir + "/"}, pkgs...)...)
+	cmd := exec.Command("go", append([]string{"build", "-ldflags=-s -w " + ldflags, "-o", dir + "/"}, pkgs...)...)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build %s: %v\n%s", strings.Join(pkgs, " "), err, out)
@@ -249,8 +252,18 @@ func TestImageOfTheDaemons(t *testing.T) {
 		t.Skip("-short: skips building the three binaries (CGO_ENABLED=0) and their image")
 	}
 	t0 := time.Now()
-	bins := buildStatic(t, "github.com/regimentd/regiment/cmd/...")
+	// As the Makefile links them: --version says VERSION and REVISION.
+	bins := buildStatic(t, "-X github.com/regimentd/regiment/cli.release=v0.1.0 -X github.com/regimentd/regiment/cli.revision=0123abcdef0123abcdef",
+		"github.com/regimentd/regiment/cmd/...")
 	t.Logf("binaries built in %s", time.Since(t0).Round(time.Millisecond))
+	if runtime.GOOS == "linux" {
+		for _, b := range Binaries {
+			out, err := exec.Command(filepath.Join(bins, b), "--version").Output()
+			if want := b + " v0.1.0 (revision 0123abcdef01)\nwire contract " + wire.ContractVersion() + "\n"; err != nil || !strings.HasPrefix(string(out), want) {
+				t.Errorf("%s --version: %v\n%s\nwant it to start\n%s", b, err, out, want)
+			}
+		}
+	}
 	ca := CABundle
 	if _, err := os.Stat(ca); err != nil {
 		ca = ""

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strconv"
@@ -14,17 +15,20 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+
+	"github.com/regimentd/regiment/cli"
 )
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "image:", err)
 		os.Exit(1)
 	}
 }
 
-func run(args []string) error {
+func run(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("image", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
 	var s Spec
 	var layoutDir, tarPath, tag, epoch string
 	fs.StringVar(&s.BinDir, "bin", "bin/image", "`dir` holding the static binaries "+fmt.Sprint(Binaries))
@@ -34,14 +38,24 @@ func run(args []string) error {
 	fs.StringVar(&s.Entry, "entrypoint", "regiment", "binary the image runs by default")
 	fs.StringVar(&s.Labels.Source, "source", "https://github.com/regimentd/regiment", "org.opencontainers.image.source")
 	fs.StringVar(&s.Labels.Revision, "revision", "", "org.opencontainers.image.revision (a commit)")
-	fs.StringVar(&s.Labels.Version, "version", "dev", "org.opencontainers.image.version")
+	fs.StringVar(&s.Labels.Version, "image-version", "dev", "org.opencontainers.image.version")
 	fs.StringVar(&s.Labels.Licenses, "licenses", "NOASSERTION", "org.opencontainers.image.licenses (an SPDX expression; the repository has no LICENSE file yet)")
 	fs.StringVar(&epoch, "epoch", os.Getenv("SOURCE_DATE_EPOCH"), "Unix `seconds` for every mtime and the created time; default $SOURCE_DATE_EPOCH, else 0")
 	fs.StringVar(&layoutDir, "layout", "", "OCI image layout `dir` to write (replaced); empty: none")
 	fs.StringVar(&tarPath, "tar", "", "image tarball `file` to write (docker load, crane push); empty: none")
 	fs.StringVar(&tag, "tag", "ghcr.io/regimentd/regiment:dev", "image reference named in the tarball and the layout")
+	version := fs.Bool("version", false, "print this program's version and the wire contract, and exit")
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return nil
+		}
+		return cli.FlagError(fs, err)
+	}
+	if *version {
+		fmt.Fprint(stdout, cli.Version("image"))
+		return nil
 	}
 	if s.CAFile == CABundle {
 		if _, err := os.Stat(s.CAFile); errors.Is(err, os.ErrNotExist) {
@@ -69,7 +83,7 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Println(d)
+	fmt.Fprintln(stdout, d)
 	return nil
 }
 

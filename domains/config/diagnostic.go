@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/regimentd/regiment/cli"
 )
 
 // Diagnostic is one problem in a config or scenario file, with where it is and
@@ -123,17 +125,17 @@ func (ds Diagnostics) err() error {
 // likely typo: the hint of config diagnostics and of the command line.
 func DidYouMean(name string, options []string) string { return didYouMean(name, options) }
 
-// didYouMean is DidYouMean.
+// didYouMean is DidYouMean: cli.Suggest's rule.
 func didYouMean(name string, options []string) string {
-	best, d := nearest(name, options)
-	if best == "" || d > max(2, len(name)/3) {
-		return ""
+	if best, ok := cli.Suggest(name, options); ok {
+		return fmt.Sprintf("did you mean %q?", best)
 	}
-	return fmt.Sprintf("did you mean %q?", best)
+	return ""
 }
 
-// nearest returns the option with the smallest edit distance to name, and
-// that distance. Ties go to the earlier option.
+// nearest returns the option with the smallest edit distance to name
+// (cli.Distance, ignoring case), and that distance. Ties go to the earlier
+// option.
 func nearest(name string, options []string) (string, int) {
 	best, bestD := "", -1
 	for _, o := range options {
@@ -146,26 +148,7 @@ func nearest(name string, options []string) (string, int) {
 }
 
 // editDistance is the Levenshtein distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			sub := prev[j-1]
-			if ra[i-1] != rb[j-1] {
-				sub++
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, sub)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}
+func editDistance(a, b string) int { return cli.Distance(a, b) }
 
 // quoteList formats names as `"a", "b" and "c"` for hints.
 func quoteList(names []string) string {

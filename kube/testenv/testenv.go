@@ -530,7 +530,7 @@ var (
 
 // howToBuild ends every skip and failure message about absent binaries.
 func howToBuild(dir string) string {
-	return "missing from " + dir + "; run `make k8s-env` (builds them from the Go module proxy once, ~15 min cold) or set REGIMENT_K8S_ASSETS"
+	return "missing from " + dir + "; run `make k8s-env` (builds them from the Go module proxy once, 15-20 min cold on 2 cores) or set REGIMENT_K8S_ASSETS"
 }
 
 // plan is what Main does before the tests run: start a control plane with
