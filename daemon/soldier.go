@@ -50,6 +50,9 @@ type SoldierOptions struct {
 	ScenarioPath string
 	DataDir      string // soldier-<domain>.db
 	Listen       string // address for /metrics, /healthz and /readyz; "": none
+	// HTTPTokenFile holds the bearer token /metrics and /store require
+	// (HTTPOptions.Token); "": none.
+	HTTPTokenFile string
 }
 
 // Cluster is what a Soldier observes and actuates: a real cluster (package
@@ -162,7 +165,7 @@ func (p *Soldier) Open(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	if p.probes, err = p.Lifecycle.probes(p.opts.Listen, p.reg, p.ready); err != nil {
+	if p.probes, err = p.serveHTTP(p.ready); err != nil {
 		return err
 	}
 	if err := p.dial(ctx); err != nil {
@@ -519,4 +522,17 @@ func shapeChange(cur, next *domains.Config) string {
 		return "the set of apps changed"
 	}
 	return ""
+}
+
+// serveHTTP serves the probes, /metrics and the store's snapshots on
+// --listen, if any.
+func (p *Soldier) serveHTTP(ready func() string) (*Probes, error) {
+	if p.opts.Listen == "" {
+		return nil, nil
+	}
+	o, err := httpOptions(p.opts.HTTPTokenFile, p.st, p.deps.Store == nil)
+	if err != nil {
+		return nil, err
+	}
+	return p.Lifecycle.probes(p.opts.Listen, p.reg, ready, o)
 }
