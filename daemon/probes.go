@@ -205,3 +205,6 @@ func ReadToken(path string) (string, error) {
 	}
 	return tok, nil
 }
+
+// Addr is the address the server listens on.
+func (p *Probes) Addr() string { return p.ln.Addr().String() }
