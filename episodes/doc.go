@@ -10,8 +10,12 @@
 // ParseTime and ParseDuration take what the flags take: RFC 3339, relative
 // to now ("-5m", "-1d") or "now".
 //
+// Sources resolves the stores to read: files, directories of *.db files,
+// and running daemons' URLs, whose store snapshot (their /store) Download
+// fetches into a temporary file, with the bearer token of Token.
+//
 // It imports store, recording (the step keys), bus/wire (CleanText, for the
 // operator text it prints), domains and calibrate (the
 // run type it fills); it opens stores read-only except for Prune, and never
-// writes elsewhere but Export's file.
+// writes elsewhere but Export's file and Download's temporary one.
 package episodes
