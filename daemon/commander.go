@@ -35,6 +35,9 @@ type CommanderOptions struct {
 	Kubeconfig string // a file, or "in-cluster": publish only while leading; "": always
 	DataDir    string // commander.db and, in dev mode, the embedded server's JetStream (nats/)
 	Listen     string // address for /metrics, /healthz and /readyz; "": none
+	// HTTPTokenFile holds the bearer token /metrics and /store require
+	// (HTTPOptions.Token); "": none.
+	HTTPTokenFile string
 	// EmbeddedPort is the dev-mode server's port; 0: DefaultEmbeddedPort.
 	EmbeddedPort int
 }
@@ -120,7 +123,7 @@ func (p *Commander) Open(ctx context.Context) error {
 	if err := p.openStore(start); err != nil {
 		return err
 	}
-	if p.probes, err = p.Lifecycle.probes(p.opts.Listen, p.reg, p.Ready); err != nil {
+	if p.probes, err = p.serveHTTP(p.Ready); err != nil {
 		return err
 	}
 	if err := p.dial(ctx); err != nil {
@@ -343,3 +346,16 @@ func (p *Commander) config() *domains.Config {
 
 // Rejected is how many messages the process rejected.
 func (p *Commander) Rejected() int { return int(counterValue(p.metrics.Rejected)) }
+
+// serveHTTP serves the probes, /metrics and the store's snapshots on
+// --listen, if any.
+func (p *Commander) serveHTTP(ready func() string) (*Probes, error) {
+	if p.opts.Listen == "" {
+		return nil, nil
+	}
+	o, err := httpOptions(p.opts.HTTPTokenFile, p.st, p.deps.Store == nil)
+	if err != nil {
+		return nil, err
+	}
+	return p.Lifecycle.probes(p.opts.Listen, p.reg, ready, o)
+}

@@ -27,6 +27,14 @@
 // (wire.CleanText) before it is sent or stored. The probe server closes
 // idle connections (ProbeIdleTimeout) and bounds reads and writes.
 //
+// The HTTP server also serves the process's store as a consistent snapshot
+// (StorePath, store.Store.Snapshot), one at a time and within
+// SnapshotTimeout, so that its history can be read while it runs; with a
+// token (HTTPOptions.Token, --http-token-file) /metrics and the snapshot
+// require it, the probes never. A discovering Soldier describes every app
+// it decides for in its episode's Meta (recording.AppsMeta), as they are
+// found, for `regiment report`.
+//
 // It imports the cores, bus, store, recording, kube, live, prometheus and
 // go-hclog; it holds no global state (metrics go to each process's own
 // registry) and never exits the process or handles signals.

@@ -16,6 +16,7 @@ import (
 	"github.com/regimentd/regiment/bus"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/store"
 )
 
 // Lifecycle is what both daemon processes share: the logger, the NATS
@@ -82,14 +83,14 @@ func (l *Lifecycle) connect(ctx context.Context, copts bus.ConnectOptions, reg p
 // connectTimeout bounds connecting and the first reads from the bus.
 const connectTimeout = 10 * time.Second
 
-// probes serves /metrics, /healthz and /readyz on listen and stops serving
-// at Close; with listen "" (a process inside `regiment run`) it serves
-// nothing and returns nil.
-func (l *Lifecycle) probes(listen string, reg *prometheus.Registry, ready func() string) (*Probes, error) {
+// probes serves /metrics, /healthz, /readyz and what o adds on listen and
+// stops serving at Close; with listen "" (a process inside `regiment run`)
+// it serves nothing and returns nil.
+func (l *Lifecycle) probes(listen string, reg *prometheus.Registry, ready func() string, o HTTPOptions) (*Probes, error) {
 	if listen == "" {
 		return nil, nil
 	}
-	pr, err := ServeProbes(listen, reg, ready, l.Log)
+	pr, err := ServeProbes(listen, reg, ready, o, l.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -248,3 +249,18 @@ func (c *tickClock) now() time.Time {
 }
 
 func (c *tickClock) since() time.Duration { return time.Since(c.start) }
+
+// httpOptions are a daemon's HTTPOptions: the token of tokenFile, and its
+// own store (not a store shared with the other processes of `regiment run`,
+// which serve no HTTP anyway).
+func httpOptions(tokenFile string, st *store.Store, own bool) (HTTPOptions, error) {
+	tok, err := ReadToken(tokenFile)
+	if err != nil {
+		return HTTPOptions{}, err
+	}
+	o := HTTPOptions{Token: tok}
+	if own {
+		o.Store = st
+	}
+	return o, nil
+}

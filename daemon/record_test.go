@@ -236,7 +236,7 @@ func TestSoldierRefusesADamagedStore(t *testing.T) {
 // the server closes both after its idle and header timeouts (shortened here).
 func TestProbeServerClosesIdleConnections(t *testing.T) {
 	to := probeTimeouts{readHeader: 200 * time.Millisecond, read: 4 * time.Second, write: 4 * time.Second, idle: 300 * time.Millisecond}
-	p, err := serveProbes("127.0.0.1:0", prometheus.NewRegistry(), func() string { return "" }, hclog.NewNullLogger(), to)
+	p, err := serveProbes("127.0.0.1:0", prometheus.NewRegistry(), func() string { return "" }, HTTPOptions{}, hclog.NewNullLogger(), to)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -49,6 +50,9 @@ type SoldierOptions struct {
 	ScenarioPath string
 	DataDir      string // soldier-<domain>.db
 	Listen       string // address for /metrics, /healthz and /readyz; "": none
+	// HTTPTokenFile holds the bearer token /metrics and /store require
+	// (HTTPOptions.Token); "": none.
+	HTTPTokenFile string
 }
 
 // Cluster is what a Soldier observes and actuates: a real cluster (package
@@ -81,6 +85,8 @@ type Soldier struct {
 	conn    *bus.Conn
 	st      *store.Store
 	ep      store.Episode
+	appsMu  sync.Mutex        // guards apps
+	apps    map[string]string // the apps described in the episode's Meta (recording.AppsMeta)
 	sd      *soldier.Soldier
 	disc    *discovery       // the domain's apps found on the cluster (soldier_kube.go); nil: none
 	keep    bool             // the decision state is kept in the store across restarts (persist.go)
@@ -163,7 +169,7 @@ func (p *Soldier) Open(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	if p.probes, err = p.Lifecycle.probes(p.opts.Listen, p.reg, p.ready); err != nil {
+	if p.probes, err = p.serveHTTP(p.ready); err != nil {
 		return err
 	}
 	if err := p.dial(ctx); err != nil {
@@ -256,7 +262,11 @@ func (p *Soldier) openStore() (*store.Appender, error) {
 	p.ep = recording.SoldierEpisode(id, p.cfg, domain, p.cfg.Soldier.Policy)
 	p.ep.Started = start
 	if p.deps.Store == nil {
-		p.ep.Meta = p.meta
+		p.ep.Meta = maps.Clone(p.meta)
+		p.appsMu.Lock()
+		p.apps = p.appsMeta(p.cfg)
+		maps.Copy(p.ep.Meta, p.apps)
+		p.appsMu.Unlock()
 	}
 	if err := st.BeginEpisode(p.ep); err != nil {
 		return nil, err
@@ -498,6 +508,7 @@ func (p *Soldier) Reload() {
 	p.cfgMu.Lock()
 	p.cfg = cfg
 	p.cfgMu.Unlock()
+	p.recordApps(cfg)
 	s := cfg.Soldier
 	p.log.Info("config reloaded", "path", p.opts.ConfigPath, "tick", s.Tick, "mode", s.Mode, "target_utilisation", s.TargetUtilisation,
 		"overage_cap", s.OverageCap, "scale_down_cooldown", s.ScaleDownCooldown, "error_rate_veto", s.ErrorRateVeto,
@@ -517,4 +528,50 @@ func shapeChange(cur, next *domains.Config) string {
 		return "the set of apps changed"
 	}
 	return ""
+}
+
+// serveHTTP serves the probes, /metrics and the store's snapshots on
+// --listen, if any.
+func (p *Soldier) serveHTTP(ready func() string) (*Probes, error) {
+	if p.opts.Listen == "" {
+		return nil, nil
+	}
+	o, err := httpOptions(p.opts.HTTPTokenFile, p.st, p.deps.Store == nil)
+	if err != nil {
+		return nil, err
+	}
+	return p.Lifecycle.probes(p.opts.Listen, p.reg, ready, o)
+}
+
+// appsMeta describes cfg's apps of the domain for the episode's Meta.
+func (p *Soldier) appsMeta(cfg *domains.Config) map[string]string {
+	_, onKube := p.view.(*kubeView)
+	return recording.AppsMeta(cfg, p.opts.Domain, onKube)
+}
+
+// recordApps writes to the episode's Meta the apps of cfg that it does not
+// describe yet, or not as they are now (a discovered app, a changed
+// request), so that "regiment report" finds every app the Soldier decided
+// for, with its workload. Only a store of its own: before the episode
+// begins, and in a simulation's shared store, it does nothing.
+func (p *Soldier) recordApps(cfg *domains.Config) {
+	if p.st == nil || p.deps.Store != nil || p.ep.ID == "" {
+		return
+	}
+	p.appsMu.Lock()
+	defer p.appsMu.Unlock()
+	changed := map[string]string{}
+	for k, v := range p.appsMeta(cfg) {
+		if p.apps[k] != v {
+			changed[k] = v
+		}
+	}
+	if len(changed) == 0 {
+		return
+	}
+	if err := p.st.SetEpisodeMeta(p.ep.ID, changed); err != nil {
+		p.log.Warn("apps not described in the store: the report shows them without their workload", "error", err)
+		return
+	}
+	maps.Copy(p.apps, changed)
 }

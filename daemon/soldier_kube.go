@@ -239,6 +239,7 @@ func (p *Soldier) setConfig(cfg *domains.Config) {
 	p.cfgMu.Lock()
 	p.cfg = cfg
 	p.cfgMu.Unlock()
+	p.recordApps(cfg)
 }
 
 // appNames are the names of domain di's apps.

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"io"
 	"log"
 	"maps"
@@ -13,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -28,6 +32,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/regimentd/regiment/kube/testenv"
+	"github.com/regimentd/regiment/report"
 )
 
 // guideBlock is one ```sh block of a guide, under its section heading.
@@ -324,7 +329,9 @@ func soldierWrites(t *testing.T, env *testenv.Env) map[string]int {
 // mode, and the Commander and Soldiers (run here as their pods would) find
 // the apps without a list, recommend for 30 ticks with zero writes to any
 // workload or HPA (the apiserver's audit log) and export the per-app gauges.
-// The report is made from the Soldier's episodes. Switching payment to active
+// The report is made from the running Soldier's store, copied out over
+// HTTP as the guide says, and has a row for each of payment's 30
+// discovered apps, non-zero core-hours both ways and a plot with data. Switching payment to active
 // (helm upgrade, then SIGHUP) makes its Soldier write its HPAs' bounds while
 // fraud's and merchant's write nothing and their HPAs stay as they were.
 func TestStagingGuide(t *testing.T) {
@@ -393,15 +400,15 @@ func TestStagingGuide(t *testing.T) {
 		t.Errorf("the guide's curl shows %d recommended_replicas lines for payment, want 30:\n%s", n, out)
 	}
 
-	copyData := filepath.Join(t.TempDir(), "soldier-payment")
-	cpStore(t, filepath.Join(data, "soldier-payment.db"), copyData)
-	g.run("5. Read the report",
-		rewrite{regexp.MustCompile(`(?m)^kubectl .* cp .*$`), "cp -r " + copyData + " soldier-data", "kwok's pods have no files: the Soldier's data here"})
-	for _, f := range []string{"review/report.md", "review/replicas.png"} {
-		if fi, err := os.Stat(filepath.Join(g.work, f)); err != nil || fi.Size() == 0 {
-			t.Errorf("the report has no %s: %v", f, err)
-		}
+	// The copy out of the running Soldier, as written: its store's snapshot
+	// over HTTP, while it goes on recording.
+	out = g.run("5. Read the report",
+		rewrite{regexp.MustCompile(`(?m)^kubectl .* port-forward .*$`), "true", "kwok's pods serve nothing: the Soldier runs here"},
+		rewrite{regexp.MustCompile(`localhost:9465`), soldiers["payment"].addr, "the Soldier's own address"})
+	if !strings.Contains(out, "payment: ") || !strings.Contains(out, fmt.Sprintf(", %d apps, ", want["payment"])) {
+		t.Errorf("regiment report does not report payment's %d apps:\n%s", want["payment"], out)
 	}
+	checkStagingReport(t, g.work, want["payment"])
 
 	// Payment goes active, as the guide says: its mode, then helm upgrade.
 	hclPath := filepath.Join(g.work, "deploy/staging/regiment.hcl")
@@ -483,20 +490,6 @@ func newGuideRunner(t *testing.T, env *testenv.Env) *guideRunner {
 			"HELM_CACHE_HOME="+t.TempDir(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())}
 }
 
-// cpStore copies a bbolt store a daemon holds open, as `kubectl cp` would
-// copy the file, into dir.
-func cpStore(t *testing.T, src, dir string) {
-	t.Helper()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(dir, filepath.Base(src)), string(b))
-}
-
 // series counts the samples of metric name (every label set).
 func (p *proc) series(name string) int {
 	_, body, err := p.get("/metrics")
@@ -504,4 +497,96 @@ func (p *proc) series(name string) int {
 		return -1
 	}
 	return strings.Count(body, "\n"+name+"{")
+}
+
+// checkStagingReport checks the report docs/staging.md's step 5 wrote into
+// work/review for payment's store: a row for each of the domain's apps
+// found by label, with its namespace and workload, non-zero core-hours
+// both ways, and a replicas plot with data (plotHasData).
+func checkStagingReport(t *testing.T, work string, apps int) {
+	t.Helper()
+	md, err := os.ReadFile(filepath.Join(work, "review", report.MarkdownName))
+	if err != nil {
+		t.Fatalf("the report: %v", err)
+	}
+	names := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^\| payment/((payments|checkout)-\d+) \| (payments|storefront) \| deployment/([a-z]+-\d+) \|`).FindAllStringSubmatch(string(md), -1) {
+		if m[1] != m[4] || (m[2] == "payments") != (m[3] == "payments") {
+			t.Errorf("report.md row of %s names workload %s/%s", m[1], m[3], m[4])
+		}
+		names[m[1]] = true
+	}
+	if len(names) != apps {
+		t.Errorf("report.md has rows for %d of payment's %d discovered apps (with namespace and workload):\n%s", len(names), apps, md)
+	}
+	row := regexp.MustCompile(`(?m)^\| payment \| [0-9.]+ \| ([0-9.e+-]+) \| ([0-9.e+-]+) \|`).FindStringSubmatch(string(md))
+	if row == nil {
+		t.Fatalf("report.md has no row for payment:\n%s", md)
+	}
+	for i, way := range []string{"live", "regiment"} {
+		if v, err := strconv.ParseFloat(row[1+i], 64); err != nil || v <= 0 {
+			t.Errorf("payment's core-hours %s are %q, want more than 0: %s", way, row[1+i], row[0])
+		}
+	}
+	f, err := os.Open(filepath.Join(work, "review", report.PlotName))
+	if err != nil {
+		t.Fatalf("the report's plot: %v", err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", report.PlotName, err)
+	}
+	if err := plotHasData(img, report.LiveColor, report.RecommendedColor); err != nil {
+		t.Errorf("%s: %v", report.PlotName, err)
+	}
+}
+
+// plotHasData checks the first plot of a report's replicas.png (the domain
+// summed, the top 2.4 inches at 96 dpi) for lines of each colour standing
+// clear of zero: the median row of a colour's pixels left of the legend
+// (the middle of the plot's width) lies at least a sixth of the plot's
+// height above its x axis (the lowest row drawn across most of the width).
+// An empty series draws its line on zero, just above the axis, or not at
+// all (under the other colour's).
+func plotHasData(img image.Image, colours ...color.RGBA) error {
+	b := img.Bounds()
+	h := min(b.Dy(), (4+24)*96/10) // 2.8 inches: the padding and the first plot
+	near := func(c color.Color, want color.RGBA, tol int) bool {
+		r, g, bl, _ := c.RGBA()
+		d := func(x uint32, y uint8) int { return max(int(x>>8)-int(y), int(y)-int(x>>8)) }
+		return d(r, want.R) <= tol && d(g, want.G) <= tol && d(bl, want.B) <= tol
+	}
+	axis := -1
+	for y := b.Min.Y + h - 1; y >= b.Min.Y && axis < 0; y-- {
+		drawn := 0
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if !near(img.At(x, y), color.RGBA{R: 0xff, G: 0xff, B: 0xff}, 40) {
+				drawn++
+			}
+		}
+		if drawn > b.Dx()/2 {
+			axis = y
+		}
+	}
+	if axis < 0 {
+		return fmt.Errorf("no x axis (a row drawn across most of the width) in the first %d rows", h)
+	}
+	for _, c := range colours {
+		var rows []int
+		for y := b.Min.Y; y < axis; y++ {
+			for x := b.Min.X + b.Dx()/10; x < b.Min.X+b.Dx()*6/10; x++ {
+				if near(img.At(x, y), c, 30) {
+					rows = append(rows, y)
+				}
+			}
+		}
+		if len(rows) < b.Dx()/10 {
+			return fmt.Errorf("%d pixels of the line of colour %v in the first plot: no line", len(rows), c)
+		}
+		if median := rows[len(rows)/2]; axis-median < h/6 {
+			return fmt.Errorf("the line of colour %v lies %d pixels above the x axis (row %d), under a sixth of the plot's %d: flat at zero", c, axis-median, axis, h)
+		}
+	}
+	return nil
 }

@@ -16,8 +16,12 @@
 // is an error wrapping ErrUnknown, naming the closest (cli.Suggest): the
 // command makes it a usage error.
 //
+// Sources resolves the stores to read: files, directories of *.db files,
+// and running daemons' URLs, whose store snapshot (their /store) Download
+// fetches into a temporary file, with the bearer token of Token.
+//
 // It imports store, recording (the step keys), bus/wire (CleanText, for the
 // operator text it prints), cli (Suggest), domains and calibrate (the
 // run type it fills); it opens stores read-only except for Prune, and never
-// writes elsewhere but Export's file.
+// writes elsewhere but Export's file and Download's temporary one.
 package episodes

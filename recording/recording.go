@@ -27,6 +27,11 @@
 // reason changes) and a LedgerWriteRecovered one when it is written again,
 // which "regiment episodes why" shows.
 //
+// A Soldier episode's Meta describes each app it decided for under
+// "app/<domain>/<app>" (MetaApp, AppMeta): its workload on Kubernetes, whether
+// it was found by label, and its CPU request and service time, so that
+// "regiment report" needs no config listing discovered apps.
+//
 // An app that breached its SLO with its max_replicas ready at a step
 // (soldier.Record.BreachingAtMax) has the outcome "breaching_at_max/<app>" =
 // 1: its ceiling, not the autoscaler, held it. An app whose sizing wanted

@@ -20,6 +20,17 @@
 // the config's: give the config `regiment calibrate` wrote for estimates
 // fitted to the same cluster.
 //
+// The apps are the store's own: every app with a recorded target in a
+// recommend-mode step, listed in the config or found by label (discover),
+// under its name in the store ("domain/app"), with the namespace, workload,
+// CPU request and service time its Soldier's episode describes
+// (recording.AppMeta), else the config's, else the discover block's
+// defaults (no CPU request: no core-hours, and report.md says so). An app
+// found partway through has no values (NaN) before its first step.
+//
+// Stores are read as files: a daemon's running store through its snapshot
+// (episodes.Sources downloads a URL into a temporary file).
+//
 // The package reads stores and writes files; its estimates (Estimate, P99)
 // are pure. It imports domains, store, recording, episodes, sim and
 // gonum/plot.

@@ -37,7 +37,7 @@ func TestEstimateUsesTheLearnedServiceTime(t *testing.T) {
 	if err := WriteMarkdown(&b, rec, res, 5); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| app | service time | live HPA bounds |", "| shop/learned | 20ms learned | not observed |", "| shop/prior | 100ms | not observed |"} {
+	for _, want := range []string{"| app | namespace | workload | service time | live HPA bounds |", "| shop/learned | - | - | 20ms learned | not observed |", "| shop/prior | - | - | 100ms | not observed |"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report.md has no %q:\n%s", want, b.String())
 		}

@@ -12,7 +12,9 @@ import (
 
 // WriteMarkdown writes the summary of results read from rec: a table per
 // domain both ways, then the top apps of each domain by the difference in
-// core-hours, and what is measured and what is estimated.
+// core-hours, every app of each domain with its namespace and workload, the
+// apps at or wanting more than their ceiling, and what is measured and what
+// is estimated.
 func WriteMarkdown(w io.Writer, rec *Recorded, results []DomainResult, top int) error {
 	var b strings.Builder
 	steps := 0
@@ -31,8 +33,8 @@ func WriteMarkdown(w io.Writer, rec *Recorded, results []DomainResult, top int) 
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range results {
 		hours := r.To.Sub(r.From).Hours() + rec.Tick.Hours()
-		fmt.Fprintf(&b, "| %s | %.1f | %.1f | %.1f | %s | %.1f | %.1f | %.1f | %.1f / %.0f | %.1f / %.0f | %d | %d |\n",
-			r.Name, hours, r.Live.CoreHours, r.Recommended.CoreHours, change(r.Live.CoreHours, r.Recommended.CoreHours),
+		fmt.Fprintf(&b, "| %s | %.1f | %s | %s | %s | %.1f | %.1f | %.1f | %.1f / %.0f | %.1f / %.0f | %d | %d |\n",
+			r.Name, hours, CoreHours(r.Live.CoreHours), CoreHours(r.Recommended.CoreHours), change(r.Live.CoreHours, r.Recommended.CoreHours),
 			r.Live.BreachMinutes, r.Recommended.BreachMinutes, r.RecordedBreachMinutes,
 			r.Live.MeanReplicas, r.Live.PeakReplicas, r.Recommended.MeanReplicas, r.Recommended.PeakReplicas,
 			r.Live.Changes, r.Recommended.Changes)
@@ -41,17 +43,22 @@ func WriteMarkdown(w io.Writer, rec *Recorded, results []DomainResult, top int) 
 		n := min(top, len(r.Apps))
 		fmt.Fprintf(&b, "\n## %s: the %d apps that differ most\n\n", r.Name, n)
 		fmt.Fprintf(&b, "From %s to %s, by the difference in core-hours.\n\n", r.From.UTC().Format(time.RFC3339), r.To.UTC().Format(time.RFC3339))
-		b.WriteString("| app | service time | live HPA bounds | replicas live mean / peak | replicas regiment mean / peak | core-hours live | core-hours regiment | breach app-min live (est.) | breach app-min regiment (est.) |\n")
-		b.WriteString("|---|---:|---|---:|---:|---:|---:|---:|---:|\n")
+		b.WriteString("| app | namespace | workload | service time | live HPA bounds | replicas live mean / peak | replicas regiment mean / peak | core-hours live | core-hours regiment | breach app-min live (est.) | breach app-min regiment (est.) |\n")
+		b.WriteString("|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|\n")
+		d := rec.domain(r.Name)
 		for _, a := range r.Apps[:n] {
 			bounds := "not observed"
 			if a.HPAMax > 0 {
 				bounds = fmt.Sprintf("[%.0f, %.0f]", a.HPAMin, a.HPAMax)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %.1f / %.0f | %.1f / %.0f | %.2f | %.2f | %.1f | %.1f |\n", a.Name, serviceTime(a), bounds,
+			ns, wl := where(d.app(a.Name))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.1f / %.0f | %.1f / %.0f | %s | %s | %.1f | %.1f |\n", a.Name, ns, wl, serviceTime(a), bounds,
 				a.Live.MeanReplicas, a.Live.PeakReplicas, a.Recommended.MeanReplicas, a.Recommended.PeakReplicas,
-				a.Live.CoreHours, a.Recommended.CoreHours, a.Live.BreachMinutes, a.Recommended.BreachMinutes)
+				CoreHours(a.Live.CoreHours), CoreHours(a.Recommended.CoreHours), a.Live.BreachMinutes, a.Recommended.BreachMinutes)
 		}
+	}
+	for _, r := range results {
+		everyApp(&b, rec.domain(r.Name), r)
 	}
 	for _, d := range rec.Domains {
 		atMax(&b, d, rec.Tick)
@@ -134,4 +141,83 @@ func serviceTime(a AppResult) string {
 		return st + " learned"
 	}
 	return st
+}
+
+// everyApp writes the table of every app of domain d that its Soldier
+// decided for, in r's order (by the difference in core-hours): where it
+// runs, where its attributes come from, and its figures both ways; then
+// the apps whose cost is unknown, if any.
+func everyApp(b *strings.Builder, d *Domain, r DomainResult) {
+	fmt.Fprintf(b, "\n## %s: every app (%d)\n\n", d.Name, len(r.Apps))
+	b.WriteString("Every app the Soldier recorded a decision for, listed in the config or found by label (`discover`), " +
+		"under its name in the store.\n\n")
+	b.WriteString("| app | namespace | workload | found by | cpu per replica | replicas live mean / peak | replicas regiment mean / peak | core-hours live | core-hours regiment | breach app-min live (est.) | breach app-min regiment (est.) |\n")
+	b.WriteString("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	var unknown []string
+	for _, ar := range r.Apps {
+		a := d.app(ar.Name)
+		ns, wl := where(a)
+		found := "config"
+		if a.Discovered {
+			found = "label"
+		}
+		cpu := fmt.Sprintf("%.3g", a.CPU)
+		if a.CPU <= 0 {
+			cpu = "unknown"
+			unknown = append(unknown, a.Name)
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %.1f / %.0f | %.1f / %.0f | %s | %s | %.1f | %.1f |\n", a.Name, ns, wl, found, cpu,
+			ar.Live.MeanReplicas, ar.Live.PeakReplicas, ar.Recommended.MeanReplicas, ar.Recommended.PeakReplicas,
+			CoreHours(ar.Live.CoreHours), CoreHours(ar.Recommended.CoreHours), ar.Live.BreachMinutes, ar.Recommended.BreachMinutes)
+	}
+	if len(unknown) > 0 {
+		fmt.Fprintf(b, "\n%d apps have no CPU per replica: their episodes do not describe them (a store of an older Regiment) "+
+			"and the config neither lists them nor sets the discover block's cpu_per_replica, so their core-hours count 0: %s.\n",
+			len(unknown), strings.Join(unknown, ", "))
+	}
+}
+
+// where is the namespace and workload ("deployment/<name>") of a, "-" each
+// when its episode did not say.
+func where(a *App) (namespace, workload string) {
+	namespace, workload = "-", "-"
+	if a == nil {
+		return namespace, workload
+	}
+	if a.Namespace != "" {
+		namespace = a.Namespace
+	}
+	if a.Workload != "" {
+		workload = strings.ToLower(a.Kind) + "/" + a.Workload
+	}
+	return namespace, workload
+}
+
+// CoreHours formats core-hours with three or more significant digits
+// from 0.01 to 100 (two below), so that a short review does not show 0.0.
+func CoreHours(v float64) string {
+	switch a := math.Abs(v); {
+	case a == 0:
+		return "0"
+	case a >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", v)
+	case a >= 1:
+		return fmt.Sprintf("%.2f", v)
+	case a >= 0.01:
+		return fmt.Sprintf("%.3f", v)
+	default:
+		return fmt.Sprintf("%.2g", v)
+	}
+}
+
+// domain is the domain of rec named name.
+func (rec *Recorded) domain(name string) *Domain {
+	for _, d := range rec.Domains {
+		if d.Name == name {
+			return d
+		}
+	}
+	return nil
 }

@@ -20,9 +20,11 @@ const PlotName = "replicas.png"
 // bucket means.
 const maxPoints = 1500
 
+// The colours of the plot's lines: live (what the cluster ran) and
+// recommended (what the Soldier would have set).
 var (
-	liveColor        = color.RGBA{R: 0x1f, G: 0x4e, B: 0x9c, A: 0xff}
-	recommendedColor = color.RGBA{R: 0xd9, G: 0x5f, B: 0x02, A: 0xff}
+	LiveColor        = color.RGBA{R: 0x1f, G: 0x4e, B: 0x9c, A: 0xff}
+	RecommendedColor = color.RGBA{R: 0xd9, G: 0x5f, B: 0x02, A: 0xff}
 )
 
 // WritePlot draws, one above the other, each domain's replicas summed over
@@ -94,7 +96,7 @@ func replicasPlot(title string, d *Domain, live, recommended []float64) (*plot.P
 		name string
 		ys   []float64
 		c    color.Color
-	}{{"live (the cluster)", live, liveColor}, {"regiment (recommended)", recommended, recommendedColor}} {
+	}{{"live (the cluster)", live, LiveColor}, {"regiment (recommended)", recommended, RecommendedColor}} {
 		line, err := plotter.NewLine(thinned(d, l.ys))
 		if err != nil {
 			return nil, fmt.Errorf("plot %s: %w", title, err)

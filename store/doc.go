@@ -56,7 +56,9 @@
 // Only one process may open the file for writing: bbolt takes an exclusive
 // flock. Read-only openers take a shared lock, so "regiment episodes" can read
 // a file no daemon holds, and fails with ErrLocked (after Options.Timeout)
-// while one does.
+// while one does. The process holding the file can copy it while it writes:
+// Snapshot writes a consistent copy (bbolt's hot backup, Tx.WriteTo in one
+// read transaction) that Open reads; the daemons serve it over HTTP.
 //
 // # Damaged files
 //

@@ -17,7 +17,7 @@ import (
 	"github.com/regimentd/regiment/daemon"
 )
 
-const usage = `Usage: commander --config F [--nats URL] [--kubeconfig F] [--data DIR] [--listen ADDR] [--log-level L] [--log-format text|json]
+const usage = `Usage: commander --config F [--nats URL] [--kubeconfig F] [--data DIR] [--listen ADDR] [--http-token-file F] [--log-level L] [--log-format text|json]
        commander --version
 
 Runs the Commander: every commander.tick of the config it shares the
@@ -47,6 +47,12 @@ runs), /readyz (200 while connected to NATS and while the store takes
 writes; 503 with the reason otherwise, "degraded" after 3 failed writes in
 a row). A damaged store is refused at start (exit 1; "regiment episodes
 repair" copies what is readable).
+
+/store (GET): a consistent snapshot of DIR/commander.db while it runs,
+a bbolt file for "regiment report --episodes" and "regiment episodes
+--db" (a URL or the file saved with curl), one at a time, each within
+10 minutes. With --http-token-file, /metrics and /store require
+"Authorization: Bearer <token>"; /healthz and /readyz stay open.
 
 Signals: SIGTERM or SIGINT drain NATS, flush the store and exit 0; SIGHUP
 re-reads the config file: a file with problems is rejected (each logged with
@@ -87,7 +93,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-
 	fs.StringVar(&o.NATSToken, "nats-token", "", "NATS authentication `token` (default $REGIMENT_NATS_TOKEN), instead of the config's nats authentication; for the embedded server, the token clients must present")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig `file`, or \"in-cluster\": publish only while leading (leader election)")
 	fs.StringVar(&o.DataDir, "data", "data", "`dir`ectory for commander.db and, in dev mode, the embedded server's JetStream (nats/)")
-	fs.StringVar(&o.Listen, "listen", "127.0.0.1:9464", "`addr`ess for /metrics, /healthz and /readyz")
+	fs.StringVar(&o.Listen, "listen", "127.0.0.1:9464", "`addr`ess for /metrics, /healthz, /readyz and /store")
+	fs.StringVar(&o.HTTPTokenFile, "http-token-file", "", "`file` holding the bearer token that /metrics and /store require; default none")
 	if code, ok := daemon.ParseFlags(fs, args, "commander", usage, stdout, stderr); !ok {
 		return code
 	}

@@ -6,7 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/regimentd/regiment/cli"
@@ -32,7 +35,10 @@ Subcommands:
 
 The store is DIR/regiment.db (--data DIR, default "data") or --db FILE. Reads
 open it read-only; a running commander, soldier or "regiment run" holds it
-exclusively, so stop it (or wait for it to finish) to inspect.
+exclusively, so stop it (or wait for it to finish) to inspect, or read a
+running daemon's snapshot: --db http://localhost:9465/ (its --listen
+address, e.g. through kubectl port-forward; the token of its
+--http-token-file with --http-token-file or $REGIMENT_HTTP_TOKEN).
 
 Examples:
   regiment episodes list --data data
@@ -65,12 +71,13 @@ func runEpisodes(ctx context.Context, args []string, stdout, stderr io.Writer) i
 
 // epCmd is one subcommand's flag set and help.
 type epCmd struct {
-	name   string
-	fs     *flag.FlagSet
-	help   string // usage line, description and examples; flags are appended
-	data   string
-	db     string
-	stderr io.Writer
+	name      string
+	fs        *flag.FlagSet
+	help      string // usage line, description and examples; flags are appended
+	data      string
+	db        string // a file, or a daemon's URL
+	tokenFile string // the daemon's bearer token, for a URL
+	stderr    io.Writer
 }
 
 func newEpCmd(name, help string, stderr io.Writer) *epCmd {
@@ -78,7 +85,8 @@ func newEpCmd(name, help string, stderr io.Writer) *epCmd {
 	c.fs.SetOutput(io.Discard) // parse errors and help are printed by parse
 	c.fs.Usage = func() {}
 	c.fs.StringVar(&c.data, "data", "data", "data `dir`ectory; the store is DIR/regiment.db")
-	c.fs.StringVar(&c.db, "db", "", "store `file` (overrides --data)")
+	c.fs.StringVar(&c.db, "db", "", "store `file` (overrides --data), or a running daemon's `URL` (http://localhost:9465/: a snapshot of its store)")
+	c.fs.StringVar(&c.tokenFile, "http-token-file", "", "`file` with the daemon's bearer token, for a --db URL (default $"+episodes.TokenEnv+")")
 	return c
 }
 
@@ -129,9 +137,28 @@ func (c *epCmd) path() string {
 // run opens the store, read-only unless write, runs f on it and returns the
 // exit code: 0, 2 after reporting a domain or app the store has not
 // recorded (episodes.ErrUnknown, with the closest), or 1 after reporting
-// f's error.
+// f's error. A --db URL is a running daemon's: its store's snapshot is
+// downloaded into a temporary file, read and removed; it cannot be written.
 func (c *epCmd) run(write bool, f func(s *store.Store) error) int {
-	s, err := episodes.Open(c.path(), write)
+	path := c.path()
+	if episodes.IsURL(path) {
+		if write {
+			return c.fail(fmt.Errorf("%s is a read-only snapshot of a running daemon's store: %s the store itself, with its daemon stopped", path, c.name))
+		}
+		tok, err := episodes.Token(c.tokenFile)
+		if err != nil {
+			return c.fail(err)
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		srcs, done, err := episodes.Sources(ctx, path, tok)
+		stop()
+		defer done()
+		if err != nil {
+			return c.fail(err)
+		}
+		path = srcs[0].Path
+	}
+	s, err := episodes.Open(path, write)
 	if err != nil {
 		return c.fail(err)
 	}

@@ -6,11 +6,12 @@ import (
 	"io"
 
 	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/episodes"
 	"github.com/regimentd/regiment/eval"
 	"github.com/regimentd/regiment/report"
 )
 
-const reportUsage = `Usage: regiment report --config F --episodes DIR|FILE[,...] --out DIR [--top N]
+const reportUsage = `Usage: regiment report --config F --episodes DIR|FILE|URL[,...] --out DIR [--top N] [--http-token-file F]
 
 Before switching a domain to mode = "active", run it in mode = "recommend":
 its Soldier observes, decides with its policy and with its baseline, reports
@@ -41,14 +42,25 @@ fitted to the cluster.
 
 The episodes are the Soldier episodes of every *.db store in DIR (the --data
 directory of the Soldier daemons, soldier-<domain>.db, or of "regiment run",
-regiment.db), or of bbolt files given directly; a comma-separated list
-combines stores copied from several hosts. Only steps recorded in recommend
-mode (or shadow, its alias) count. A store held by a running daemon is locked:
-report on a copy.
+regiment.db), of bbolt files given directly, or of running daemons: a URL,
+http(s)://HOST:PORT/ (a daemon's --listen address, e.g. through kubectl
+port-forward), reads a consistent snapshot of its store (its /store; the
+token of its --http-token-file with --http-token-file or
+$REGIMENT_HTTP_TOKEN). A comma-separated list combines stores from several
+hosts. Only steps recorded in recommend mode (or shadow, its alias) count.
+A store file held by a running daemon is locked: read the daemon's URL, or
+the file "curl -o soldier-<domain>.db http://HOST:PORT/store" saves.
+
+The apps are the store's: every app the Soldiers recorded a decision for,
+listed in the config or found by label (discover), under their names in
+the store, with the namespace, workload and CPU request the Soldier
+recorded (a store of an older Regiment: the config's). DIR/report.md lists
+every app of each domain after the --top ones.
 
 Example:
   regiment calibrate --config prod.hcl --episodes soldier-data --out calibrated.hcl
   regiment report --config calibrated.hcl --episodes soldier-data --out review
+  regiment report --config prod.hcl --episodes http://localhost:9465/ --out review
 
 Flags:
 `
@@ -56,7 +68,8 @@ Flags:
 func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("report", reportUsage, stderr)
 	configPath := fs.String("config", "", "cluster config `file` (HCL) the Soldiers ran, preferably calibrated; required")
-	episodes := fs.String("episodes", "", "store `dir`ectory (every *.db in it), a bbolt file, or a comma-separated list; required")
+	spec := fs.String("episodes", "", "store `dir`ectory (every *.db in it), a bbolt file, a running daemon's URL (http://localhost:9465/), or a comma-separated list; required")
+	tokenFile := fs.String("http-token-file", "", "`file` with the daemons' bearer token, for URLs (default $"+episodes.TokenEnv+")")
 	out := fs.String("out", "", "report `dir`ectory (created); required")
 	top := fs.Int("top", 5, "apps per domain in the table and the plot, by the difference in core-hours")
 	if code, done := parseFlags(fs, args); done {
@@ -64,7 +77,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	fail := usageFailer("report", fs, stderr)
 	switch {
-	case *configPath == "" || *episodes == "" || *out == "" || fs.NArg() > 0:
+	case *configPath == "" || *spec == "" || *out == "" || fs.NArg() > 0:
 		return fail("--config, --episodes and --out are required, and nothing else")
 	case *top < 0:
 		return fail("--top must be 0 or more, not %d", *top)
@@ -74,7 +87,18 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "regiment report: %v\n", err)
 		return 1
 	}
-	rec, err := report.Read(ctx, cfg, *episodes)
+	tok, err := episodes.Token(*tokenFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "regiment report: %v\n", err)
+		return 1
+	}
+	srcs, done, err := episodes.Sources(ctx, *spec, tok)
+	defer done()
+	if err != nil {
+		fmt.Fprintf(stderr, "regiment report: %v\n", err)
+		return 1
+	}
+	rec, err := report.Read(ctx, cfg, srcs)
 	if err != nil {
 		fmt.Fprintf(stderr, "regiment report: %v\n", err)
 		return 1
@@ -86,8 +110,9 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 1
 	}
 	for _, r := range results {
-		fmt.Fprintf(stdout, "%s: %d steps, core-hours live %.1f regiment %.1f, breach app-minutes (estimated) live %.1f regiment %.1f",
-			r.Name, r.Steps, r.Live.CoreHours, r.Recommended.CoreHours, r.Live.BreachMinutes, r.Recommended.BreachMinutes)
+		fmt.Fprintf(stdout, "%s: %d steps, %s, core-hours live %s regiment %s, breach app-minutes (estimated) live %.1f regiment %.1f",
+			r.Name, r.Steps, eval.Count(len(r.Apps), "app", "apps"), report.CoreHours(r.Live.CoreHours), report.CoreHours(r.Recommended.CoreHours),
+			r.Live.BreachMinutes, r.Recommended.BreachMinutes)
 		switch {
 		case r.AtMaxApps > 0 && r.LimitedApps > 0:
 			fmt.Fprintf(stdout, "; %s breached at the ceiling, %s wanted more than it (see report.md)",

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/episodes"
 	"github.com/regimentd/regiment/recording"
 	"github.com/regimentd/regiment/report"
 	"github.com/regimentd/regiment/store"
@@ -97,7 +98,12 @@ func TestReportOnARecommendRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := report.Read(context.Background(), cfg, data)
+	srcs, done, err := episodes.Sources(context.Background(), data, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	rec, err := report.Read(context.Background(), cfg, srcs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ import (
 	"github.com/regimentd/regiment/daemon"
 )
 
-const usage = `Usage: soldier --config F --domain NAME (--scenario F | --kubeconfig F) [--nats URL] [--data DIR] [--listen ADDR] [--log-level L] [--log-format text|json]
+const usage = `Usage: soldier --config F --domain NAME (--scenario F | --kubeconfig F) [--nats URL] [--data DIR] [--listen ADDR] [--http-token-file F] [--log-level L] [--log-format text|json]
        soldier --version
 
 Runs the Soldier of one domain: every soldier.tick of the config it sizes
@@ -58,6 +58,12 @@ runs), /readyz (200 once connected to NATS and after the first tick, while
 the store takes writes; 503 with the reason otherwise, "degraded" after 3
 failed writes in a row). A damaged store is refused at start (exit 1;
 "regiment episodes repair" copies what is readable).
+
+/store (GET): a consistent snapshot of DIR/soldier-<domain>.db while it runs,
+a bbolt file for "regiment report --episodes" and "regiment episodes
+--db" (a URL or the file saved with curl), one at a time, each within
+10 minutes. With --http-token-file, /metrics and /store require
+"Authorization: Bearer <token>"; /healthz and /readyz stay open.
 
 Signals: SIGTERM or SIGINT stop actuating, drain NATS, flush the store and
 exit 0; SIGHUP re-reads the config file: a file with problems is rejected
@@ -97,7 +103,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig `file`, or \"in-cluster\": act on a real cluster instead of a simulation")
 	fs.StringVar(&o.ScenarioPath, "scenario", "", "scenario `file` (HCL) driving the simulated cluster; required without --kubeconfig")
 	fs.StringVar(&o.DataDir, "data", "data", "`dir`ectory for soldier-<domain>.db")
-	fs.StringVar(&o.Listen, "listen", "127.0.0.1:9465", "`addr`ess for /metrics, /healthz and /readyz")
+	fs.StringVar(&o.Listen, "listen", "127.0.0.1:9465", "`addr`ess for /metrics, /healthz, /readyz and /store")
+	fs.StringVar(&o.HTTPTokenFile, "http-token-file", "", "`file` holding the bearer token that /metrics and /store require; default none")
 	if code, ok := daemon.ParseFlags(fs, args, "soldier", usage, stdout, stderr); !ok {
 		return code
 	}
