@@ -510,9 +510,10 @@ func checkStagingReport(t *testing.T, work string, apps int) {
 		t.Fatalf("the report: %v", err)
 	}
 	names := map[string]bool{}
-	for _, m := range regexp.MustCompile(`(?m)^\| payment/((payments|checkout)-\d+) \| (payments|storefront) \| deployment/([a-z]+-\d+) \|`).FindAllStringSubmatch(string(md), -1) {
-		if m[1] != m[4] || (m[2] == "payments") != (m[3] == "payments") {
-			t.Errorf("report.md row of %s names workload %s/%s", m[1], m[3], m[4])
+	// payment searches two namespaces: its apps are <namespace>_<workload>.
+	for _, m := range regexp.MustCompile(`(?m)^\| payment/((payments|storefront)_((payments|checkout)-\d+)) \| (payments|storefront) \| deployment/([a-z]+-\d+) \|`).FindAllStringSubmatch(string(md), -1) {
+		if m[3] != m[6] || m[2] != m[5] || (m[4] == "payments") != (m[5] == "payments") {
+			t.Errorf("report.md row of %s names workload %s/%s", m[1], m[5], m[6])
 		}
 		names[m[1]] = true
 	}
