@@ -340,8 +340,12 @@ func TestRecommendModeCannotWriteHPAs(t *testing.T) {
 			t.Errorf("fraud, still recommending: patch of an HPA returned %v, want 403 Forbidden", err)
 		}
 	})
-	if got, err := env.Client.AutoscalingV2().HorizontalPodAutoscalers(appNS).Get(ctx, "checkout", metav1.GetOptions{}); err != nil || *got.Spec.MinReplicas != 3 {
-		t.Errorf("the HPA's minReplicas: %v (%v), want 3 from the active Soldier's patch only", got.Spec.MinReplicas, err)
+	got, err := env.Client.AutoscalingV2().HorizontalPodAutoscalers(appNS).Get(ctx, "checkout", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := *got.Spec.MinReplicas; m != 3 {
+		t.Errorf("the HPA's minReplicas is %d, want 3 from the active Soldier's patch only", m)
 	}
 }
 
