@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -365,5 +366,88 @@ func granted(t *testing.T, what string, call func() error) {
 			t.Fatalf("%s: %v", what, err)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestHelmTemplatePodSettings: `helm template` gives each daemon's pods
+// (Commander, each Soldier, the chart's NATS) the priorityClassName,
+// podAnnotations (beside the config checksum that restarts them on a new
+// config), resources (a domain's own over the Soldiers') and ServiceAccount
+// annotations of its values, and none of the others'.
+func TestHelmTemplatePodSettings(t *testing.T) {
+	out, stderr, ok := helmTemplate(t, "--values=testdata/chart-pod-settings.yaml")
+	if !ok {
+		t.Fatal(stderr)
+	}
+	objs := decodeManifests(t, "helm template", out)
+	cases := []struct {
+		kind, name, sa, priority string
+		annotations, saAnnotations map[string]string
+		requests                   map[string]any
+	}{
+		{"StatefulSet", "regiment-commander", "regiment-commander", "regiment-critical",
+			map[string]string{"sidecar.istio.io/inject": "false", "team": "platform-commander"},
+			map[string]string{"eks.amazonaws.com/role-arn": "arn:aws:iam::111122223333:role/regiment-commander"},
+			map[string]any{"cpu": "300m", "memory": "300Mi"}},
+		{"Deployment", "regiment-soldier-payment", "regiment-soldier-payment", "regiment-critical",
+			map[string]string{"team": "platform-soldier"},
+			map[string]string{"iam.gke.io/gcp-service-account": "soldier@project.iam.gserviceaccount.com"},
+			map[string]any{"cpu": "150m", "memory": "150Mi"}},
+		{"Deployment", "regiment-soldier-fraud", "regiment-soldier-fraud", "regiment-critical",
+			map[string]string{"team": "platform-soldier"},
+			map[string]string{"iam.gke.io/gcp-service-account": "soldier@project.iam.gserviceaccount.com"},
+			map[string]any{"cpu": "250m", "memory": "250Mi"}},
+		{"StatefulSet", "regiment-nats", "regiment-nats", "regiment-nats",
+			map[string]string{"team": "platform-nats"}, map[string]string{"note": "nats"},
+			map[string]any{"cpu": "50m", "memory": "64Mi"}},
+	}
+	for _, c := range cases {
+		o := find(objs, c.kind, c.name)
+		if o == nil {
+			t.Errorf("no %s %s", c.kind, c.name)
+			continue
+		}
+		spec := podSpec(o)
+		if got := spec["priorityClassName"]; got != c.priority {
+			t.Errorf("%s: priorityClassName %v, want %s", c.name, got, c.priority)
+		}
+		ann, _, _ := unstructured.NestedStringMap(o.Object, "spec", "template", "metadata", "annotations")
+		for k, v := range c.annotations {
+			if ann[k] != v {
+				t.Errorf("%s: pod annotation %s=%q, want %q (all: %v)", c.name, k, ann[k], v, ann)
+			}
+		}
+		if c.kind != "StatefulSet" || c.name == "regiment-commander" {
+			if ann["checksum/config"] == "" {
+				t.Errorf("%s: podAnnotations replaced the config checksum: %v", c.name, ann)
+			}
+		}
+		if len(ann) > len(c.annotations)+1 {
+			t.Errorf("%s: pod annotations %v, want only %v and the checksum", c.name, ann, c.annotations)
+		}
+		req := field(spec["containers"].([]any)[0].(map[string]any), "resources", "requests")
+		if fmt.Sprint(req) != fmt.Sprint(c.requests) {
+			t.Errorf("%s: requests %v, want %v", c.name, req, c.requests)
+		}
+		if sa := spec["serviceAccountName"]; sa != c.sa {
+			t.Errorf("%s runs as %v, want %s", c.name, sa, c.sa)
+		}
+		acct := find(objs, "ServiceAccount", c.sa)
+		if acct == nil || !maps.Equal(acct.GetAnnotations(), c.saAnnotations) {
+			t.Errorf("ServiceAccount %s annotations %v, want %v", c.sa, acct.GetAnnotations(), c.saAnnotations)
+		}
+	}
+	// The defaults set none of them.
+	out, stderr, ok = helmTemplate(t)
+	if !ok {
+		t.Fatal(stderr)
+	}
+	for _, o := range decodeManifests(t, "helm template", out) {
+		if spec := podSpec(o); spec != nil && spec["priorityClassName"] != nil {
+			t.Errorf("defaults: %s %s has priorityClassName %v", o.GetKind(), o.GetName(), spec["priorityClassName"])
+		}
+		if o.GetKind() == "ServiceAccount" && len(o.GetAnnotations()) > 0 {
+			t.Errorf("defaults: ServiceAccount %s has annotations %v", o.GetName(), o.GetAnnotations())
+		}
 	}
 }
