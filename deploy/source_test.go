@@ -381,7 +381,7 @@ func TestHelmTemplatePodSettings(t *testing.T) {
 	}
 	objs := decodeManifests(t, "helm template", out)
 	cases := []struct {
-		kind, name, sa, priority string
+		kind, name, sa, priority   string
 		annotations, saAnnotations map[string]string
 		requests                   map[string]any
 	}{
