@@ -203,6 +203,21 @@ func TestChartReadsItsConfigsDomainsAndModes(t *testing.T) {
 	}
 }
 
+// TestChartWithAnExistingConfigMapFollowsDomainsMode: the chart cannot read
+// a config in a ConfigMap of the user's; each Soldier's Role then follows
+// domains[].mode, recommend (read only) unless it says otherwise.
+func TestChartWithAnExistingConfigMapFollowsDomainsMode(t *testing.T) {
+	objs := renderValues(t, map[string]any{"config": map[string]any{"existingConfigMap": "mine"},
+		"domains": []any{map[string]any{"name": "payment", "namespaces": []any{"shop"}, "mode": "active"},
+			map[string]any{"name": "fraud", "namespaces": []any{"shop"}}}})
+	for domain, want := range map[string]bool{"payment": true, "fraud": false} {
+		atoms := ruleAtomsOf(findIn(objs, "Role", "regiment-soldier-"+domain, "shop"))
+		if got := slices.Contains(atoms, "autoscaling/horizontalpodautoscalers:patch"); got != want {
+			t.Errorf("%s: patches HPAs %v, want %v: %v", domain, got, want, atoms)
+		}
+	}
+}
+
 // renderValues renders the chart with user values v, release "regiment"
 // in namespace "regiment".
 func renderValues(t *testing.T, v map[string]any) []*unstructured.Unstructured {
