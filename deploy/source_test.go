@@ -203,6 +203,44 @@ func TestChartReadsItsConfigsDomainsAndModes(t *testing.T) {
 	}
 }
 
+// TestChartReadsTheShippedConfigs: for every config the repository ships
+// (examples/, the staging config, the overlays'), the chart reads the
+// domains and modes config.LoadFile reads.
+func TestChartReadsTheShippedConfigs(t *testing.T) {
+	paths, err := filepath.Glob("../examples/*.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths = append(paths, "staging/regiment.hcl", "overlays/example/regiment.hcl", "overlays/example-secure/regiment.hcl")
+	for _, path := range paths {
+		t.Run(filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path), func(t *testing.T) {
+			cfg, err := config.LoadFile(path)
+			if err != nil {
+				t.Skipf("not a config: %v", err)
+			}
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want [][2]string
+			var values []any
+			for di, d := range cfg.Domains {
+				want = append(want, [2]string{d.Name, string(cfg.ModeOf(di))})
+				values = append(values, map[string]any{"name": d.Name, "namespaces": []any{"shop"}})
+			}
+			var got [][2]string
+			for _, o := range renderValues(t, map[string]any{"config": map[string]any{"hcl": string(src)}, "domains": values}) {
+				if o.GetKind() == "Deployment" && o.GetLabels()["app.kubernetes.io/component"] == "soldier" {
+					got = append(got, [2]string{o.GetLabels()["regiment.io/domain"], o.GetLabels()["regiment.io/mode"]})
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("the chart runs Soldiers %v, config.LoadFile reads %v", got, want)
+			}
+		})
+	}
+}
+
 // TestChartWithAnExistingConfigMapFollowsDomainsMode: the chart cannot read
 // a config in a ConfigMap of the user's; each Soldier's Role then follows
 // domains[].mode, recommend (read only) unless it says otherwise.
