@@ -504,3 +504,35 @@ func TestHelmTemplatePodSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestChartDefaultsToRecommend: installed with its defaults, the chart's
+// config puts every domain in recommend mode, and no Soldier may write an
+// HPA or a workload.
+func TestChartDefaultsToRecommend(t *testing.T) {
+	objs, vals := renderChart(t, chartCases[0])
+	cfg, err := config.Parse([]byte(vals["config"].(map[string]any)["hcl"].(string)), "values.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for di, d := range cfg.Domains {
+		if m := cfg.ModeOf(di); m != "recommend" {
+			t.Errorf("the default config runs %s in mode %s, want recommend", d.Name, m)
+		}
+		dep := find(objs, "Deployment", "regiment-soldier-"+d.Name)
+		if dep == nil || dep.GetLabels()["regiment.io/mode"] != "recommend" {
+			t.Errorf("no Soldier of %s labelled recommend", d.Name)
+		}
+	}
+	for _, o := range objs {
+		if o.GetKind() != "Role" || !strings.HasPrefix(o.GetName(), "regiment-soldier-") {
+			continue
+		}
+		for _, a := range ruleAtomsOf(o) {
+			res, verb, _ := strings.Cut(a, ":")
+			writes := verb == "patch" || verb == "update" || verb == "create" || verb == "delete"
+			if writes && res != "/events" && res != "coordination.k8s.io/leases" {
+				t.Errorf("Role %s/%s grants %s", o.GetNamespace(), o.GetName(), a)
+			}
+		}
+	}
+}
