@@ -113,3 +113,51 @@ func TestSoldierProcessClosesInOrder(t *testing.T) {
 		t.Fatalf("store holds %+v (%v), want one episode of one step", stats, err)
 	}
 }
+
+// TestReloadLogsTheModeInForce: a reload that switches one domain to active
+// while the soldier block says recommend logs the domain's mode, the one
+// its Soldier now runs in, not the soldier block's.
+func TestReloadLogsTheModeInForce(t *testing.T) {
+	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	src, err := os.ReadFile("../examples/small.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recommend := strings.Replace(string(src), `actuation = "replicas"`, `actuation = "replicas"
+  mode = "recommend"`, 1)
+	cfgPath := filepath.Join(t.TempDir(), "small.hcl")
+	if err := os.WriteFile(cfgPath, []byte(recommend), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.LoadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	log := hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info})
+	p := NewSoldier(cfg, SoldierOptions{ConfigPath: cfgPath, Domain: "payment", NATSURL: srv.ClientURL(),
+		ScenarioPath: "../cmd/regiment/testdata/small-sample.hcl", DataDir: t.TempDir()}, Deps{}, nil, log)
+	if err := p.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	active := strings.Replace(recommend, `domain "payment" {`, `domain "payment" {
+  mode = "active"`, 1)
+	if err := os.WriteFile(cfgPath, []byte(active), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p.Reload()
+	line := ""
+	for l := range strings.Lines(logs.String()) {
+		if strings.Contains(l, "config reloaded") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "mode=active") {
+		t.Errorf("payment switched to active under soldier mode recommend; the reload logs %q, want mode=active\n%s", line, logs.String())
+	}
+}

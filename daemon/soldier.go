@@ -317,7 +317,7 @@ func (p *Soldier) Run(ctx context.Context) error {
 		p.saveState(clock.start)
 		p.step()
 	}
-	p.log.Info("soldier running", "tick", p.config().Soldier.Tick, "mode", p.scfg.Soldier.Mode, "apps", len(p.scfg.Apps))
+	p.log.Info("soldier running", "tick", p.config().Soldier.Tick, "mode", modeOf(p.config(), p.opts.Domain), "apps", len(p.scfg.Apps))
 	p.probes.SetLive(true)
 	var err error
 	if kv, ok := p.view.(*kubeView); ok && p.opts.Kubeconfig != "" {
@@ -510,9 +510,19 @@ func (p *Soldier) Reload() {
 	p.cfgMu.Unlock()
 	p.recordApps(cfg)
 	s := cfg.Soldier
-	p.log.Info("config reloaded", "path", p.opts.ConfigPath, "tick", s.Tick, "mode", s.Mode, "target_utilisation", s.TargetUtilisation,
+	// The mode in force is the domain's own, else the soldier block's.
+	p.log.Info("config reloaded", "path", p.opts.ConfigPath, "tick", s.Tick, "mode", modeOf(cfg, p.opts.Domain), "target_utilisation", s.TargetUtilisation,
 		"overage_cap", s.OverageCap, "scale_down_cooldown", s.ScaleDownCooldown, "error_rate_veto", s.ErrorRateVeto,
 		"max_writes_per_tick", s.MaxWritesPerTick)
+}
+
+// modeOf is the mode domain's Soldier runs in under cfg: the domain's own,
+// else the soldier block's (domains.Config.ModeOf).
+func modeOf(cfg *domains.Config, domain string) domains.Mode {
+	if di := cfg.Domain(domain); di >= 0 {
+		return cfg.ModeOf(di)
+	}
+	return cfg.Soldier.Mode
 }
 
 // shapeChange says what in next differs from cur that the simulated cluster,

@@ -517,6 +517,11 @@ func TestChartRefuses(t *testing.T) {
 		"a misspelt value":            {"persistance: {enabled: false}", "persistance"},
 		"a tag as digest":             {"image: {digest: v0.1.0}", "digest"},
 		"a domain name with capitals": {"domains: [{name: Payment, namespaces: [shop]}]", "name"},
+		"a domain's mode its config contradicts": {"domains: [{name: payment, namespaces: [shop], mode: active}, {name: fraud, namespaces: [shop]}]",
+			`domain "payment": domains[].mode is "active" but config.hcl says "recommend"`},
+		"a config whose block is not closed": {"config: {hcl: 'cluster \"x\" {\n  capacity_cores = 1\n'}", "config.hcl: a block is not closed"},
+		"a config with a stray brace":        {"config: {hcl: 'cluster \"x\" {\n}\n}\n'}", "config.hcl: a } closes no block"},
+		"a domain the config lacks":          {"domains: [{name: payment, namespaces: [shop]}, {name: fraud, namespaces: [shop]}, {name: search, namespaces: [search]}]", `domain "search" is in the values' domains but config.hcl has no domain "search" block`},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -220,7 +220,10 @@ func renderChart(t *testing.T, relNs, appNs string) []*unstructured.Unstructured
 	if err != nil {
 		t.Fatal(err)
 	}
-	user := map[string]any{"domains": []any{map[string]any{"name": "pay", "namespaces": []any{appNs}}}}
+	// The chart runs the domains of the config it ships: the hook's objects
+	// need no config of their own, so an existing ConfigMap stands in.
+	user := map[string]any{"domains": []any{map[string]any{"name": "pay", "namespaces": []any{appNs}}},
+		"config": map[string]any{"existingConfigMap": "regiment-config"}}
 	opts := common.ReleaseOptions{Name: "regiment", Namespace: relNs, Revision: 1, IsInstall: true}
 	vals, err := util.ToRenderValues(ch, user, opts, common.DefaultCapabilities)
 	if err != nil {

@@ -19,7 +19,8 @@ import (
 const validateUsage = `Usage: regiment validate --config F [--scenario F]
 
 Checks a cluster config, and a scenario against it, and reports every problem
-at once as file:line,col: problem; hint. Trace paths in a scenario resolve
+at once as file:line,col: problem; hint. Prometheus queries are parsed with
+Prometheus's PromQL parser, its position in the query given. Trace paths in a scenario resolve
 against the scenario file's directory; every trace is read and checked as
 regiment sim reads it, with the same errors (file and line). With a scenario it
 also replays the scenario's demand and warns of the apps it drives past what

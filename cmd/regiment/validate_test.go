@@ -69,6 +69,14 @@ func TestRunValidate(t *testing.T) {
 		"good.hcl":            validateGoodConfig,
 		"bad.hcl":             strings.Replace(validateGoodConfig, `service_time    = "25ms"`, `service_time    = "25x"`+"\n    min_replicas = 0", 1),
 		"scenarios/flash.hcl": validateGoodScenario,
+		"promql.hcl": validateGoodConfig + `prometheus {
+  url = "http://prometheus:9090"
+  queries {
+    rps = "sum(rate(http_requests_total{namespace=\"{{.Namespace}}\"}[1m])"
+    p99 = "histogram_quantile(0.99, sum by (le) (rate(latency_bucket{pod=~\"{{.Pods}}\"}[1m5])))"
+  }
+}
+`,
 		// Hostile files: a nesting that exhausted the parser's stack (a fatal
 		// error, exit 2 from the Go runtime, before the nesting limit), and
 		// values that validated but broke the control loop.
@@ -110,6 +118,12 @@ func TestRunValidate(t *testing.T) {
 			stderrHave: []string{
 				path("bad.hcl") + `:10,23-28: Invalid service_time; "25x" is not a duration (example: "30s").`,
 				path("bad.hcl") + `:11,20-21: Invalid min_replicas; min_replicas must be in [1, 1000000], got 0.`,
+			}},
+		{name: "malformed PromQL is located at its query, with the parser's position",
+			args: []string{"--config", path("promql.hcl")}, code: 1,
+			stderrHave: []string{
+				path("promql.hcl") + `:24,11-76: Invalid rps; not PromQL: unclosed left parenthesis at 1:50 of the query as run (at its end).`,
+				path("promql.hcl") + `:25,11-98: Invalid p99; not PromQL: bad number or duration syntax: "1m5" at 1:76 of the query as run (at "1m5])))").`,
 			}},
 		{name: "a bad scenario is reported",
 			args: []string{"--config", path("good.hcl"), "--scenario", path("scenarios/broken.hcl")}, code: 1,

@@ -50,5 +50,7 @@
 // The functions are safe for concurrent use. ParseScenario reads the file
 // system to check that trace files exist; nothing else does I/O beyond
 // LoadFile and LoadScenarioFile reading their file. This package imports
-// domains, HCL and go-cty, and must not import the daemons' packages.
+// domains, HCL, go-cty and Prometheus's PromQL parser (every query is
+// rendered on sample values and parsed, prometheus.go), and must not import
+// the daemons' packages.
 package config

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"errors"
+	"fmt"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -8,6 +10,7 @@ import (
 	"text/template"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/regimentd/regiment/domains"
 )
@@ -233,22 +236,54 @@ func (c checker) query(a *stringAttr, batched bool, labels map[string]string) {
 	if !a.ok() {
 		return
 	}
+	var rendered strings.Builder
 	t, err := template.New(a.Name).Option("missingkey=error").Parse(a.V)
 	if err == nil {
 		var vars any = domains.QueryVars{Namespace: "ns", Name: "web", Selector: "app=web", Matchers: `app="web"`, Pods: "(web)-.+"}
 		if batched {
 			vars = domains.BatchVars{Namespaces: "ns", Workloads: "web", Pods: "(web)-.+", Labels: labels}
 		}
-		err = t.Execute(discard{}, vars)
+		err = t.Execute(&rendered, vars)
 	}
-	if err == nil {
+	if err != nil {
+		use := "{{.Namespace}}, {{.Name}}, {{.Selector}}, {{.Matchers}} or {{.Pods}} (a per-app query)"
+		if batched {
+			use = "{{.Namespaces}}, {{.Workloads}}, {{.Pods}} or {{.Labels.<selector key>}} (a query batched by batch_by)"
+		}
+		c.ds.add(a.Range, "Invalid "+a.Name, "not a query template: %v; use %s", trimTemplateError(err), use)
 		return
 	}
-	use := "{{.Namespace}}, {{.Name}}, {{.Selector}}, {{.Matchers}} or {{.Pods}} (a per-app query)"
-	if batched {
-		use = "{{.Namespaces}}, {{.Workloads}}, {{.Pods}} or {{.Labels.<selector key>}} (a query batched by batch_by)"
+	if msg := promqlError(rendered.String()); msg != "" {
+		c.ds.add(a.Range, "Invalid "+a.Name, "not PromQL: %s", msg)
 	}
-	c.ds.add(a.Range, "Invalid "+a.Name, "not a query template: %v; use %s", trimTemplateError(err), use)
+}
+
+// promqlError is what Prometheus's parser says of query (a template
+// rendered on sample values), with the parser's line:col in the query and
+// the text there; "" if it parses.
+func promqlError(query string) string {
+	_, err := parser.NewParser(parser.Options{}).ParseExpr(query)
+	if err == nil {
+		return ""
+	}
+	var errs parser.ParseErrors
+	if !errors.As(err, &errs) || len(errs) == 0 {
+		return err.Error()
+	}
+	e := errs[0]
+	pos := e.PositionRange.StartPosInput(query, 0)
+	near := ""
+	if start := int(e.PositionRange.Start); start >= 0 && start <= len(query) {
+		near = query[start:]
+		if len(near) > 30 {
+			near = near[:30] + "..."
+		}
+		near = fmt.Sprintf(" (at %q)", near)
+		if near == ` (at "")` {
+			near = " (at its end)"
+		}
+	}
+	return fmt.Sprintf("%v at %s of the query as run%s", e.Err, pos, near)
 }
 
 // validateBatchKeys checks that every batched query of set a's apps can tell
@@ -274,10 +309,6 @@ func validateBatchKeys(cfg *domains.Config, a *domains.AppSet, global, own *quer
 		}
 	}
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 func trimTemplateError(err error) string {
 	s := err.Error()

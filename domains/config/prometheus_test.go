@@ -3,6 +3,8 @@ package config
 import (
 	"path/filepath"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,11 +44,45 @@ func TestParsePrometheusRules(t *testing.T) {
 		{name: "an app set's queries are checked",
 			edit: []string{`service_time    = "10ms"`, `service_time    = "10ms"` + "\n    queries {\n      p99 = \"{{.Nope}}\"\n    }"},
 			line: 11, col: 13, summary: "Invalid p99", hint: "a per-app query"},
+		{name: "a query with an unclosed parenthesis is not PromQL",
+			add:  prom("  queries {\n    rps = \"sum(rate(http_requests_total{namespace=\\\"{{.Namespace}}\\\"}[1m])\"\n  }\n"),
+			line: 15, col: 11, summary: "Invalid rps", hint: "not PromQL: unclosed left parenthesis at 1:50 of the query as run (at its end)"},
+		{name: "a query with a bad range is not PromQL",
+			add:  prom("  queries {\n    cpu = \"rate(x[1q])\"\n  }\n"),
+			line: 15, col: 11, summary: "Invalid cpu", hint: "not PromQL:"},
+		{name: "a query calling an unknown function is not PromQL",
+			add:  prom("  queries {\n    memory = \"sum(rated(x[1m]))\"\n  }\n"),
+			line: 15, col: 14, summary: "Invalid memory", hint: `unknown function with name "rated" at 1:5 of the query as run (at "rated(x[1m]))")`},
+		{name: "a batched query is parsed as run on the batch's variables",
+			add:  prom("  queries {\n    batch_by = [\"namespace\"]\n    p99 = \"max by (namespace) (x{namespace=~\\\"{{.Namespaces}}\\\"}\"\n  }\n"),
+			line: 16, col: 11, summary: "Invalid p99", hint: "not PromQL: unclosed left parenthesis"},
+		{name: "an app set's malformed query is located at its own line",
+			edit: []string{`service_time    = "10ms"`, `service_time    = "10ms"` + "\n    queries {\n      error_rate = \"sum(x) /\"\n    }"},
+			line: 11, col: 20, summary: "Invalid error_rate", hint: "not PromQL:"},
 		{name: "an app set's batch_by must tell its apps apart",
 			edit: []string{`service_time    = "10ms"`, `service_time    = "10ms"` + "\n    queries {\n      batch_by = [\"tier\"]\n      rps = \"x\"\n    }"},
 			line: 11, col: 18, summary: "Invalid batch_by", hint: `rps batches by "tier"`},
 	}
 	runRules(t, cases)
+}
+
+// TestDefaultQueriesAreValidPromQL: the queries every app gets unless a
+// queries block replaces them parse as the validator parses a user's.
+func TestDefaultQueriesAreValidPromQL(t *testing.T) {
+	for i, q := range domains.DefaultPrometheusQueries.List() {
+		src := base + "prometheus {\n  url = \"http://p:9090\"\n  queries {\n    " + domains.Signals[i] + " = " + strconv.Quote(q.Template) + "\n    batch_by = " + batchBy(q.BatchBy) + "\n  }\n}\n"
+		if _, err := Parse([]byte(src), "cluster.hcl"); err != nil {
+			t.Errorf("the default %s query is refused: %v", domains.Signals[i], err)
+		}
+	}
+}
+
+func batchBy(labels []string) string {
+	q := make([]string, len(labels))
+	for i, l := range labels {
+		q[i] = strconv.Quote(l)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
 }
 
 func TestParsePrometheusTranslates(t *testing.T) {
