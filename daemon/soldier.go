@@ -59,12 +59,12 @@ type Cluster interface {
 	soldier.Actuator
 }
 
-// Soldier is one Soldier process: its config, cluster, store, connection,
-// probes and the Soldier core. New starts nothing; Run ticks until its
+// SoldierProcess is one Soldier process: its config, cluster, store, connection,
+// probes and the SoldierProcess core. New starts nothing; Run ticks until its
 // context ends; Close shuts down in order: the tick loop has stopped (no
 // more actuation), NATS drains, the probes stop, the steps flush, the
 // episode ends, the store closes.
-type Soldier struct {
+type SoldierProcess struct {
 	restoreFailed prometheus.Gauge // regiment_soldier_state_restore_failed
 	Lifecycle
 	opts    SoldierOptions
@@ -99,10 +99,10 @@ type Soldier struct {
 	ended         bool // the scenario of sim ended
 }
 
-// NewSoldier returns the Soldier process of o.Domain in cfg with o's
+// NewSoldierProcess returns the Soldier process of o.Domain in cfg with o's
 // settings and the dependencies in d; view, when not nil, is the cluster it
 // observes and actuates, driven by the caller. It starts nothing.
-func NewSoldier(cfg *domains.Config, o SoldierOptions, d Deps, view Cluster, log hclog.Logger) *Soldier {
+func NewSoldierProcess(cfg *domains.Config, o SoldierOptions, d Deps, view Cluster, log hclog.Logger) *SoldierProcess {
 	if d.Clock == nil {
 		d.Clock = time.Now
 	}
@@ -110,13 +110,13 @@ func NewSoldier(cfg *domains.Config, o SoldierOptions, d Deps, view Cluster, log
 	leader := prometheus.NewGauge(prometheus.GaugeOpts{Name: "regiment_soldier_leader",
 		Help: "1 while this Soldier holds its domain's lease and acts (always, off Kubernetes); 0 while it waits."})
 	reg.MustRegister(leader)
-	return &Soldier{restoreFailed: newRestoreFailed(reg), Lifecycle: Lifecycle{Log: log, rec: newRecordHealth(reg, "soldier", log.Named("record"))}, opts: o, deps: d, cfg: cfg, log: log, view: view,
+	return &SoldierProcess{restoreFailed: newRestoreFailed(reg), Lifecycle: Lifecycle{Log: log, rec: newRecordHealth(reg, "soldier", log.Named("record"))}, opts: o, deps: d, cfg: cfg, log: log, view: view,
 		reg: reg, metrics: NewMetrics(reg, "soldier"), leader: leader}
 }
 
 // ready is /readyz's answer: "" once connected to NATS and after the first
 // tick, until shutdown.
-func (p *Soldier) ready() string {
+func (p *SoldierProcess) ready() string {
 	if why := p.Ready(); why != "" {
 		return why
 	}
@@ -131,7 +131,7 @@ func (p *Soldier) ready() string {
 
 // setActing notes whether this Soldier ticks, in /readyz and
 // regiment_soldier_leader.
-func (p *Soldier) setActing(on bool) {
+func (p *SoldierProcess) setActing(on bool) {
 	p.acting.Store(on)
 	v := 0.0
 	if on {
@@ -143,7 +143,7 @@ func (p *Soldier) setActing(on bool) {
 // Open builds the process: its policy, cluster, store, episode, probes, NATS
 // connection and the Soldier, fed its directives and the operator's replica
 // pins. On an error, Close releases what was opened.
-func (p *Soldier) Open(ctx context.Context) (err error) {
+func (p *SoldierProcess) Open(ctx context.Context) (err error) {
 	if err := p.startDiscovery(ctx); err != nil { // before anything reads the domain's apps
 		return err
 	}
@@ -187,7 +187,7 @@ func (p *Soldier) Open(ctx context.Context) (err error) {
 // openCluster builds the cluster the Soldier acts on, unless it was given:
 // with a Kubeconfig the real one (its informers run until Close), else a
 // simulation replaying the scenario.
-func (p *Soldier) openCluster(ctx context.Context) error {
+func (p *SoldierProcess) openCluster(ctx context.Context) error {
 	p.meta = map[string]string{"cluster_adapter": "simulation", "scenario": p.opts.ScenarioPath}
 	switch {
 	case p.view != nil:
@@ -216,7 +216,7 @@ func (p *Soldier) openCluster(ctx context.Context) error {
 
 // newCluster builds the simulated cluster: the whole config replaying the
 // scenario, stepping max(soldier tick, minSimStep) per tick.
-func (p *Soldier) newCluster() (*live.Cluster, error) {
+func (p *SoldierProcess) newCluster() (*live.Cluster, error) {
 	sc, err := config.LoadScenarioFile(p.opts.ScenarioPath, p.cfg)
 	if err != nil {
 		return nil, err
@@ -238,7 +238,7 @@ func (p *Soldier) newCluster() (*live.Cluster, error) {
 // openStore opens DataDir/soldier-<domain>.db, unless a store was given, and
 // begins the episode; at Close the steps flush, the episode ends and the
 // store closes. It returns where the steps go.
-func (p *Soldier) openStore() (*store.Appender, error) {
+func (p *SoldierProcess) openStore() (*store.Appender, error) {
 	domain, start := p.opts.Domain, p.deps.Clock()
 	st, id := p.deps.Store, p.deps.EpisodeID
 	var dbPath string
@@ -276,7 +276,7 @@ func (p *Soldier) openStore() (*store.Appender, error) {
 
 // dial connects to the bus: the given connection, else the URL of the
 // options, the config or DefaultNATS.
-func (p *Soldier) dial(ctx context.Context) error {
+func (p *SoldierProcess) dial(ctx context.Context) error {
 	if p.deps.Conn != nil {
 		p.conn = p.adopt(p.deps.Conn)
 		return nil
@@ -303,7 +303,7 @@ func (p *Soldier) dial(ctx context.Context) error {
 // Run ticks every Soldier tick until ctx ends; a simulated cluster of its own
 // steps after each tick. It returns once the Soldier has stopped actuating;
 // Close shuts down.
-func (p *Soldier) Run(ctx context.Context) error {
+func (p *SoldierProcess) Run(ctx context.Context) error {
 	var clock tickClock
 	onTick := func(res soldier.TickResult, err error) {
 		p.observe(ctx, res, err, clock.since())
@@ -328,7 +328,7 @@ func (p *Soldier) Run(ctx context.Context) error {
 
 // Tick runs one Soldier tick at now, for a caller that drives the clock and
 // the cluster (`regiment run`).
-func (p *Soldier) Tick(ctx context.Context, now time.Time) error {
+func (p *SoldierProcess) Tick(ctx context.Context, now time.Time) error {
 	if !p.acting.Load() {
 		p.setActing(true) // the caller runs the only Soldier of the domain
 	}
@@ -342,7 +342,7 @@ func (p *Soldier) Tick(ctx context.Context, now time.Time) error {
 // observe counts and logs one tick; on Kubernetes it holds the lease's
 // reassertion while the mode writes nothing, and gives the apps back once
 // when the mode turns off.
-func (p *Soldier) observe(ctx context.Context, res soldier.TickResult, err error, took time.Duration) {
+func (p *SoldierProcess) observe(ctx context.Context, res soldier.TickResult, err error, took time.Duration) {
 	p.metrics.SoldierTick(res, err, took)
 	if kv, ok := p.view.(*kubeView); ok && err == nil {
 		mode := domains.Mode(res.Report.Mode)
@@ -369,7 +369,7 @@ func (p *Soldier) observe(ctx context.Context, res soldier.TickResult, err error
 // failures reports the apps the tick could not write: the per-app gauge,
 // a warning when the set of failing apps changes (Debug otherwise), and on
 // Kubernetes an Event on each one's workload (kube.Events).
-func (p *Soldier) failures(failing []soldier.Failing) {
+func (p *SoldierProcess) failures(failing []soldier.Failing) {
 	apps := p.sd.Apps()
 	p.metrics.AppFailures(p.opts.Domain, apps, failing)
 	if kv, ok := p.view.(*kubeView); ok && kv.Events != nil {
@@ -395,7 +395,7 @@ func (p *Soldier) failures(failing []soldier.Failing) {
 // per-app gauge, on Kubernetes a Warning Event on each one's workload
 // (kube.Events.ReportAtMax), and a Warn log line per app when it starts and
 // again every kube.DefaultEventRepeat while it goes on, not every tick.
-func (p *Soldier) atMax(res soldier.TickResult) {
+func (p *SoldierProcess) atMax(res soldier.TickResult) {
 	apps := p.sd.Apps()
 	p.metrics.AppsAtMax(p.opts.Domain, apps, res.BreachingAtMax)
 	now := res.Report.SentAt // the tick's time, simulated or not
@@ -416,7 +416,7 @@ func (p *Soldier) atMax(res soldier.TickResult) {
 // Info log line per app when it starts and again every
 // kube.DefaultEventRepeat while it goes on. It comes before the breach it
 // may lead to (atMax).
-func (p *Soldier) limited(res soldier.TickResult) {
+func (p *SoldierProcess) limited(res soldier.TickResult) {
 	apps := p.sd.Apps()
 	p.metrics.AppsLimited(p.opts.Domain, apps, res.LimitedByMax)
 	if kv, ok := p.view.(*kubeView); ok && kv.Events != nil {
@@ -449,7 +449,7 @@ func sig3(x float64) string { return strconv.FormatFloat(x, 'g', 3, 64) }
 // step advances a simulated cluster of the process's own after the Soldier
 // acted, as the cluster would between two ticks; a real cluster advances on
 // its own.
-func (p *Soldier) step() {
+func (p *SoldierProcess) step() {
 	if p.sim == nil {
 		return
 	}
@@ -466,25 +466,25 @@ func (p *Soldier) step() {
 }
 
 // Directive is the last directive the Soldier accepted.
-func (p *Soldier) Directive() (seq uint64, ok bool) {
+func (p *SoldierProcess) Directive() (seq uint64, ok bool) {
 	d, ok := p.sd.Directive()
 	return d.Seq, ok
 }
 
 // config is the config in force, for code that runs while Reload may
 // replace it.
-func (p *Soldier) config() *domains.Config {
+func (p *SoldierProcess) config() *domains.Config {
 	p.cfgMu.Lock()
 	defer p.cfgMu.Unlock()
 	return p.cfg
 }
 
 // Rejected is how many messages the process rejected.
-func (p *Soldier) Rejected() int { return int(counterValue(p.metrics.Rejected)) }
+func (p *SoldierProcess) Rejected() int { return int(counterValue(p.metrics.Rejected)) }
 
 // Reload re-reads the config file and applies it from the next tick, or
 // keeps the running config and logs why.
-func (p *Soldier) Reload() {
+func (p *SoldierProcess) Reload() {
 	cfg := reloadFile(p.log, p.opts.ConfigPath, p.cfg, func(cfg *domains.Config) error {
 		if p.disc != nil {
 			return p.reloadDiscovered(cfg)

@@ -50,11 +50,11 @@ type State struct {
 type state = State
 
 // NewState is the decision state of a Soldier for cfg deciding with policy,
-// with Proportional as its baseline. noReason says nobody reads the reasons.
+// with SqrtStaffing as its baseline. noReason says nobody reads the reasons.
 func NewState(cfg Config, policy Policy, noReason bool) *State {
 	n := len(cfg.Apps)
 	return &State{
-		cfg: cfg, policy: policy, fallback: &Proportional{},
+		cfg: cfg, policy: policy, fallback: &SqrtStaffing{},
 		exec: NewExecutor(ExecutorConfig{
 			OverageCap: cfg.Soldier.OverageCap, ScaleDownCooldown: cfg.Soldier.ScaleDownCooldown,
 			ErrorRateVeto: cfg.Soldier.ErrorRateVeto, MaxWritesPerTick: cfg.Soldier.MaxWritesPerTick,
@@ -133,20 +133,15 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 	dec := Decision{Mode: st.cfg.Soldier.Mode, Valid: d != nil}
 	mode := dec.Mode
 	st.enter(mode)
-	in := InputFor(st.cfg.Soldier)
-	in.Apps, in.Obs, in.BudgetCores, in.SLO, in.Now = st.cfg.Apps, obs, math.Inf(1), st.cfg.SLO, now
-	in.NoReason = st.noReason
+	var in Input
+	in, dec.DemandCores = st.input(obs, d, now)
 
 	var reason string
 	fallback := !dec.Valid
 	budget := math.Inf(1)
 	if dec.Valid {
-		budget, in.BudgetCores, in.Headroom = d.Cores, d.Cores, d.Headroom
+		budget = d.Cores
 	}
-	// Every app's need, once for the policy, the baseline and the
-	// stabiliser; the demand reported is without the headroom.
-	in.need, in.want, in.risky, in.recip = st.need, st.want, st.risky, st.recip
-	dec.DemandCores = needs(&in)
 	source := SourcePolicy
 	st.guards, st.writes = st.guards[:0], st.writes[:0]
 	switch {
@@ -161,7 +156,7 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 	if mode == domains.ModeActive && !fallback && st.cfg.Fallback.Window > 0 {
 		// The baseline decides in shadow on the policy's own input, every
 		// tick, for the automatic fallback's comparison.
-		_, same := st.policy.(*Proportional)
+		_, same := st.policy.(*SqrtStaffing)
 		if same {
 			// The policy is the baseline, which is pure: it decided the
 			// same targets on the same input.
@@ -239,6 +234,22 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 		dec.PolicyTargets, dec.BaselineTargets = st.decided, st.shadow
 	}
 	return dec
+}
+
+// input is the policy's input at now for obs and the directive in force d
+// (nil: none, and no budget): d's budget and headroom, with every app's
+// need worked out once for the policy, the baseline and the stabiliser
+// (needs). It returns the domain's demand too, without the headroom: what
+// the Soldier reports.
+func (st *State) input(obs *Observation, d *wire.Directive, now time.Time) (Input, float64) {
+	in := InputFor(st.cfg.Soldier)
+	in.Apps, in.Obs, in.BudgetCores, in.SLO, in.Now = st.cfg.Apps, obs, math.Inf(1), st.cfg.SLO, now
+	in.NoReason = st.noReason
+	if d != nil {
+		in.BudgetCores, in.Headroom = d.Cores, d.Headroom
+	}
+	in.need, in.want, in.risky, in.recip = st.need, st.want, st.risky, st.recip
+	return in, needs(&in)
 }
 
 // enter notes the mode of this tick: entering active mode from one that

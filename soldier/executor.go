@@ -330,3 +330,11 @@ func abs32(x int32) int32 {
 	}
 	return x
 }
+
+// b2i is 1 for true, 0 for false: the compiler makes it a flag, no branch.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

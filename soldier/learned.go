@@ -11,7 +11,7 @@ import (
 
 // LearnedLayoutVersion is the version of the learned Soldier's observation
 // layout; a checkpoint of another version is refused on load. Version 2
-// sizes on Proportional's staffing rule (version 1 sized at a target
+// sizes on SqrtStaffing's staffing rule (version 1 sized at a target
 // utilisation and boosted apps at risk).
 const LearnedLayoutVersion = 2
 
@@ -20,7 +20,7 @@ const LearnedLayoutVersion = 2
 // constant in training is normalised with zero variance and would blow up
 // when it moves in deployment, so nothing deployment-specific that training
 // holds fixed (such as the configured target utilisation) is a feature.
-// "Desired" is Proportional's size for the directive's headroom.
+// "Desired" is SqrtStaffing's size for the directive's headroom.
 var learnedFeatures = []string{
 	"priority_p0", "priority_p1", "priority_p2", "priority_p3", // domain tier, one-hot (P3 and below share the last)
 	"slo_log10",          // log10 of the domain's p99 objective in seconds
@@ -64,7 +64,7 @@ const (
 )
 
 // Knobs are one app group's sizing parameters, decoded from the policy's
-// action: Proportional's staffing rule (Need, Desired) with the group's
+// action: SqrtStaffing's staffing rule (Need, Desired) with the group's
 // own headroom and staffing safety.
 type Knobs struct {
 	Headroom float64 // added to the directive's headroom, [-HeadroomSpan, HeadroomSpan]; the sum is at least 0
@@ -80,7 +80,7 @@ func DecodeKnobs(a []float64) Knobs {
 }
 
 // warmKnobs are the latent values DecodeKnobs maps to no extra headroom and
-// the configured staffing safety (clamped inside the range): Proportional's
+// the configured staffing safety (clamped inside the range): SqrtStaffing's
 // sizing.
 func warmKnobs(safety float64) [2]float64 {
 	return [2]float64{0, rl.Logit(min(max(safety/SafetyMax, 0.01), 0.99))}
@@ -88,10 +88,10 @@ func warmKnobs(safety float64) [2]float64 {
 
 // NewLearnedPolicy returns an untrained learned-Soldier network (two hidden
 // layers of 32 tanh units, actor and critic) warm-started on the
-// Proportional policy: the output weights are zero and the biases make the
+// SqrtStaffing policy: the output weights are zero and the biases make the
 // mean action no extra headroom and a staffing safety of safety (the
 // config's staffing_safety), so the untrained policy sizes exactly as
-// Proportional does. logStd is the initial log standard deviation of every
+// SqrtStaffing does. logStd is the initial log standard deviation of every
 // action dimension.
 func NewLearnedPolicy(r *rand.Rand, safety, logStd float64) (*rl.Policy, error) {
 	spec := rl.DefaultSpec(LearnedLayout(), LearnedActions())
@@ -116,7 +116,7 @@ type span struct{ first, n int }
 // and app group, conditioned on the domain (tier, SLO, error budget, group
 // size). Each tick it computes every group's features (Features), takes the
 // network's mean action per group and sizes the group's apps as
-// Proportional does (Desired: square-root staffing within the HPA's rule,
+// SqrtStaffing does (Desired: square-root staffing within the HPA's rule,
 // no boost for an app at risk, whose ready replicas it keeps) with the
 // group's own headroom and staffing safety, then fits the sizes into the
 // budget with Distribute. Hysteresis is the Soldier's Stabiliser, after it,
@@ -353,7 +353,16 @@ func (l *Learned) Decide(in Input, out []int32) string {
 	// The action layout is Gaussian only: the action is the actor's mean,
 	// every group's in one batched pass.
 	l.pol.LatentMeans(l.tape, l.feat, l.acts)
-	d := l.Targets(in, l.acts, out)
+	return l.DecideWith(in, l.acts, out)
+}
+
+// DecideWith is Decide with the actions act (one per group, LearnedActions)
+// given instead of the network's: Targets, and the reason. The trainer
+// (train.SoldierEnv) decides through it with the actions it draws for the
+// features of the same input (Features), so that a Soldier in training
+// decides as a deployed one does. It does not allocate.
+func (l *Learned) DecideWith(in Input, act [][]float64, out []int32) string {
+	d := l.Targets(in, act, out)
 	switch {
 	case d.Over:
 		return "learned: demand over budget: at-risk apps first, the rest pro rata"
