@@ -137,11 +137,15 @@ func (s *Soldier) Directive() (wire.Directive, bool) {
 	return s.intake.Last()
 }
 
-// directiveAt is the last accepted directive and whether it is in force at
-// now (accepted and not expired).
-func (s *Soldier) directiveAt(now time.Time) (d wire.Directive, valid bool) {
+// observe reads the domain into s.obs through the Observer and returns the
+// last accepted directive and whether it is in force at now (accepted and
+// not expired). The caller holds tickMu.
+func (s *Soldier) observe(ctx context.Context, now time.Time) (d wire.Directive, valid bool, err error) {
+	if err := s.observer.Observe(ctx, &s.obs); err != nil {
+		return wire.Directive{}, false, fmt.Errorf("observe: %w", err)
+	}
 	d, have := s.Directive()
-	return d, have && !d.Expired(now)
+	return d, have && !d.Expired(now), nil
 }
 
 // inForce is d when valid, else nil: Decide's directive in force.
@@ -163,12 +167,12 @@ func inForce(d *wire.Directive, valid bool) *wire.Directive {
 func (s *Soldier) PolicyInput(ctx context.Context, now time.Time) (Input, error) {
 	s.tickMu.Lock()
 	defer s.tickMu.Unlock()
-	if err := s.observer.Observe(ctx, &s.obs); err != nil {
-		return Input{}, fmt.Errorf("observe: %w", err)
+	var in Input
+	d, valid, err := s.observe(ctx, now)
+	if err == nil {
+		in, _ = s.input(&s.obs, inForce(&d, valid), now)
 	}
-	d, valid := s.directiveAt(now)
-	in, _ := s.input(&s.obs, inForce(&d, valid), now)
-	return in, nil
+	return in, err
 }
 
 // TickResult is what one tick did, for the shell's metrics and logs.
@@ -215,10 +219,10 @@ type TickResult struct {
 func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 	s.tickMu.Lock()
 	defer s.tickMu.Unlock()
-	if err := s.observer.Observe(ctx, &s.obs); err != nil {
-		return TickResult{}, fmt.Errorf("observe: %w", err)
+	d, valid, err := s.observe(ctx, now)
+	if err != nil {
+		return TickResult{}, err
 	}
-	d, valid := s.directiveAt(now)
 	s.pinOverrides(now) // operator pins rank above every policy (override.go)
 	dec := Decide(s.state, &s.obs, inForce(&d, valid), now)
 	if dec.Mode != domains.ModeOff {
