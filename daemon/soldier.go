@@ -52,9 +52,9 @@ type SoldierOptions struct {
 	Listen       string // address for /metrics, /healthz and /readyz; "": none
 }
 
-// Cluster is what a Soldier observes and actuates: a real cluster (package
+// ClusterAdapter is what a Soldier observes and actuates: a real cluster (package
 // kube) or a simulated one (package live).
-type Cluster interface {
+type ClusterAdapter interface {
 	soldier.Observer
 	soldier.Actuator
 }
@@ -75,7 +75,7 @@ type SoldierProcess struct {
 	log     hclog.Logger
 	reg     *prometheus.Registry
 	metrics *Metrics
-	view    Cluster
+	view    ClusterAdapter
 	sim     *live.Cluster // the simulated cluster the process steps itself; nil otherwise
 	meta    map[string]string
 	probes  *Probes
@@ -102,7 +102,7 @@ type SoldierProcess struct {
 // NewSoldierProcess returns the Soldier process of o.Domain in cfg with o's
 // settings and the dependencies in d; view, when not nil, is the cluster it
 // observes and actuates, driven by the caller. It starts nothing.
-func NewSoldierProcess(cfg *domains.Config, o SoldierOptions, d Deps, view Cluster, log hclog.Logger) *SoldierProcess {
+func NewSoldierProcess(cfg *domains.Config, o SoldierOptions, d Deps, view ClusterAdapter, log hclog.Logger) *SoldierProcess {
 	if d.Clock == nil {
 		d.Clock = time.Now
 	}

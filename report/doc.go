@@ -20,7 +20,7 @@
 // the config's: give the config `regiment calibrate` wrote for estimates
 // fitted to the same cluster.
 //
-// The package reads stores and writes files; its estimates (Estimate, P99)
+// The package reads stores and writes files; its estimates (Compare, P99)
 // are pure. It imports domains, store, recording, episodes, sim and
 // gonum/plot.
 package report

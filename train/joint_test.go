@@ -167,7 +167,7 @@ func TestTrainJointWritesLoadableCheckpointsAndRepeats(t *testing.T) {
 		s0, c0 := save(t, s), save(t, c)
 		var pr, csv bytes.Buffer
 		st := JointStage{Cluster: cfg, Scenarios: ec.Scenarios, Rounds: 2, Steps: 8000, Workers: 2, Seed: 9, Episode: 10 * time.Minute,
-			Commander:             CommanderOptions{Episode: 20 * time.Minute, Warmup: 10 * time.Minute},
+			Commander:             CommanderEnvOptions{Episode: 20 * time.Minute, Warmup: 10 * time.Minute},
 			CommanderGateEpisodes: 2, SoldierGateEpisodes: 2, CheckEpisodes: 4, Progress: &pr, CSV: &csv}
 		calls := 0
 		rounds, err = TrainJoint(context.Background(), s, c, st, func(JointRound) error { calls++; return nil })
