@@ -30,7 +30,10 @@
 // time: it returns the writes and, per app, what proposed its target (policy,
 // baseline, ladder rung, automatic fallback, recommend), whether the stabiliser held it, an
 // operator's pin set it, or which guard clipped it. Soldier.Tick is the shell
-// that observes, calls Decide, actuates, reports and records.
+// that observes, calls Decide, actuates, reports and records (its report,
+// report.go, is the one DomainReport builder). Soldier.PolicyInput is the
+// input the next Decide gives the policy, for a caller that chooses the
+// policy's action itself: the trainer, whose Soldiers are these.
 //
 // Per-app isolation: an Actuator reports the apps whose writes failed
 // (WriteErrors); the tick goes on for the others and still reports and
