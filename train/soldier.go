@@ -420,19 +420,35 @@ func (e *SoldierEnv) features(obs [][]float64) {
 // tick of every domain; the simulator then steps, and the Commander ticks
 // when due.
 func (e *SoldierEnv) Step(act [][]float64, obs [][]float64, rew []float64) (bool, Outcome) {
-	targets := e.s.Targets()
-	copy(e.before, targets)
+	copy(e.before, e.s.Targets())
 	for _, d := range e.doms {
 		d.pol.act = act[d.agent0 : d.agent0+d.l.Groups()]
 	}
 	e.tickSoldiers()
+	actions := e.countWrites()
+	e.s.Step()
+	e.tick++
+	if e.tick%e.ratio == 0 {
+		e.tickCommander()
+	}
+	out := e.reward(rew)
+	out.Actions = actions
+	e.features(obs)
+	return e.s.Done(), out
+}
+
+// countWrites notes this step's writes per group and the scale-downs
+// within the oscillation window of a scale-up, and returns the writes: a
+// write is a changed target, since the Executor suppresses no-ops.
+func (e *SoldierEnv) countWrites() int {
+	targets := e.s.Targets()
 	osc := int(reward.OscillationWindow / e.cluster.Soldier.Tick)
 	actions := 0
 	for _, d := range e.doms {
 		clear(d.wrote)
 		clear(d.osc)
 		first := d.view.First()
-		for i, a := range d.cfg.Apps { // a write is a changed target: the Executor suppresses no-ops
+		for i, a := range d.cfg.Apps {
 			prev, cur := e.before[first+i], targets[first+i]
 			if cur == prev {
 				continue
@@ -447,13 +463,15 @@ func (e *SoldierEnv) Step(act [][]float64, obs [][]float64, rew []float64) (bool
 			}
 		}
 	}
-	e.s.Step()
-	e.tick++
-	if e.tick%e.ratio == 0 {
-		e.tickCommander()
-	}
+	return actions
+}
+
+// reward writes each group's reward for the step into rew and returns the
+// step's outcome but its actions: the domains as observed after the step,
+// their budgets the cores of the directive in force.
+func (e *SoldierEnv) reward(rew []float64) Outcome {
 	clear(e.terms)
-	t := e.s.Telemetry()
+	t, targets := e.s.Telemetry(), e.s.Targets()
 	breached, apps, used := 0, 0, 0.0
 	for _, d := range e.doms {
 		dt := &t.Domains[d.di]
@@ -461,52 +479,57 @@ func (e *SoldierEnv) Step(act [][]float64, obs [][]float64, rew []float64) (bool
 		apps += len(d.cfg.Apps)
 		used += dt.CoresUsed
 		d.view.Set(t, targets)
-		d.view.Observe(context.Background(), &d.obs)
+		_ = d.view.Observe(context.Background(), &d.obs) // a simcluster.View never fails
 		budget := 0.0
 		if dir, ok := d.sol.Directive(); ok && !dir.Expired(e.s.Now()) {
 			budget = dir.Cores
 		}
-		dUsed := 0.0
-		for i, a := range d.cfg.Apps {
-			dUsed += float64(d.obs.Apps[i].Replicas) * a.CPU
-		}
-		cost := -min(2, dUsed/max(budget, 1e-9)) / 2
-		for g := range d.gin {
-			d.gin[g] = reward.SoldierInput{SLO: d.cfg.SLO, ErrorBudget: d.cfg.ErrorBudget, BudgetCores: budget, UsedCores: dUsed}
-		}
-		for i, a := range d.cfg.Apps {
-			in, o := &d.gin[a.Group], &d.obs.Apps[i]
-			in.P99, in.ErrorRate = max(in.P99, o.P99), max(in.ErrorRate, o.ErrorRate)
-			in.Apps++
-			in.Ready += int(o.Ready)
-			in.Replicas += int(o.Ready + o.Starting + o.Pending)
-			if d.osc[i] {
-				in.Oscillations++
-			}
-		}
-		for g := range d.gin {
-			b := reward.Soldier(d.gin[g], d.cfg.Reward)
-			churn := -float64(d.wrote[g]) / float64(max(d.gin[g].Apps, 1))
-			rew[d.agent0+g] = b.Total + churnWeight*churn + costWeight*cost
-			e.terms[0] += b.Adherence
-			e.terms[1] += b.Utilisation
-			e.terms[2] += b.Alignment
-			e.terms[3] += b.Oscillation
-			e.terms[4] += b.ColdStart
-			e.terms[5] += churn
-			e.terms[6] += cost
-		}
+		e.domainReward(d, budget, rew)
 	}
 	for k := range e.terms {
 		e.terms[k] /= float64(e.spec.Agents)
 	}
-	e.features(obs)
-	out := Outcome{Terms: e.terms, Compliance: 1 - float64(breached)/float64(max(apps, 1)), Actions: actions}
+	out := Outcome{Terms: e.terms, Compliance: 1 - float64(breached)/float64(max(apps, 1))}
 	hours := e.cluster.Soldier.Tick.Hours()
 	if cph := e.cluster.Cluster.CostPerCoreHour; cph > 0 {
 		out.CostCoreHours = t.Cluster.CostPerHour / cph * hours
 	} else {
 		out.CostCoreHours = used * hours
 	}
-	return e.s.Done(), out
+	return out
+}
+
+// domainReward writes the rewards of d's groups into rew and adds their
+// terms to e.terms (soldierTerms).
+func (e *SoldierEnv) domainReward(d *envDomain, budget float64, rew []float64) {
+	dUsed := 0.0
+	for i, a := range d.cfg.Apps {
+		dUsed += float64(d.obs.Apps[i].Replicas) * a.CPU
+	}
+	cost := -min(2, dUsed/max(budget, 1e-9)) / 2
+	for g := range d.gin {
+		d.gin[g] = reward.SoldierInput{SLO: d.cfg.SLO, ErrorBudget: d.cfg.ErrorBudget, BudgetCores: budget, UsedCores: dUsed}
+	}
+	for i, a := range d.cfg.Apps {
+		in, o := &d.gin[a.Group], &d.obs.Apps[i]
+		in.P99, in.ErrorRate = max(in.P99, o.P99), max(in.ErrorRate, o.ErrorRate)
+		in.Apps++
+		in.Ready += int(o.Ready)
+		in.Replicas += int(o.Ready + o.Starting + o.Pending)
+		if d.osc[i] {
+			in.Oscillations++
+		}
+	}
+	for g := range d.gin {
+		b := reward.Soldier(d.gin[g], d.cfg.Reward)
+		churn := -float64(d.wrote[g]) / float64(max(d.gin[g].Apps, 1))
+		rew[d.agent0+g] = b.Total + churnWeight*churn + costWeight*cost
+		e.terms[0] += b.Adherence
+		e.terms[1] += b.Utilisation
+		e.terms[2] += b.Alignment
+		e.terms[3] += b.Oscillation
+		e.terms[4] += b.ColdStart
+		e.terms[5] += churn
+		e.terms[6] += cost
+	}
 }
