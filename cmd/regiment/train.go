@@ -271,7 +271,9 @@ func trainSoldier(ctx context.Context, cfg *domains.Config, scs []sim.Scenario, 
 }
 
 func trainCommander(ctx context.Context, cfg *domains.Config, scs []sim.Scenario, steps int64, envs int, seed uint64, lr float64, out string, csv io.Writer, stdout, stderr io.Writer) error {
-	newEnv := func() (*train.CommanderEnv, error) { return train.NewCommanderEnv(cfg, scs, train.CommanderEnvOptions{}) }
+	newEnv := func() (*train.CommanderEnv, error) {
+		return train.NewCommanderEnv(cfg, scs, train.CommanderEnvOptions{})
+	}
 	st := train.CommanderStage{Steps: steps, Workers: envs, Seed: seed, Progress: stderr, CSV: csv}
 	if lr > 0 {
 		st.PPO = rl.DefaultConfig("commander")
