@@ -154,46 +154,16 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 	}
 	auto, switched := false, FallbackEvent{}
 	if mode == domains.ModeActive && !fallback && st.cfg.Fallback.Window > 0 {
-		// The baseline decides in shadow on the policy's own input, every
-		// tick, for the automatic fallback's comparison.
-		_, same := st.policy.(*SqrtStaffing)
-		if same {
-			// The policy is the baseline, which is pure: it decided the
-			// same targets on the same input.
-			copy(st.shadow, st.proposed)
-		} else {
-			st.fallback.Decide(in, st.shadow)
-		}
-		copy(st.decided, st.proposed)
-		sc := compare(st.cfg.Apps, obs, st.cfg.SLO, st.cfg.ErrorBudget, in.TargetUtil, st.cfg.Fallback.ShortTolerance, st.decided, st.shadow, same)
-		auto, switched = st.auto.Observe(sc)
+		auto, switched = st.shadowCompare(in, obs)
 	}
 	rung := RungNone
 	if mode == domains.ModeActive && st.cfg.SLO > 0 && st.cfg.Ladder.Alert > 0 {
 		rung, _ = st.ladder.Observe(now, obs.P99/st.cfg.SLO)
 	}
 	if mode == domains.ModeActive && !fallback && rung >= RungFreeze {
-		// The policy is frozen: targets hold, and only the baseline may scale
-		// up; at revert the baseline acts alone. Neither is held to the budget.
-		base := in
-		base.BudgetCores = math.Inf(1)
-		baseReason := st.fallback.Decide(base, st.baseline)
+		// Neither the frozen policy nor the baseline is held to the budget.
 		budget = math.Inf(1)
-		if rung == RungRevert {
-			fallback, source = true, SourceLadderRevert
-			copy(st.proposed, st.baseline)
-			reason = "ladder at revert: baseline acts; " + baseReason
-		} else {
-			source = SourceLadderFreeze
-			for i := range st.proposed {
-				cur := st.exec.Current(i)
-				if cur < 0 {
-					cur = obs.Apps[i].Replicas
-				}
-				st.proposed[i] = max(cur, st.baseline[i])
-			}
-			reason = "ladder at freeze: policy held, baseline may scale up; policy: " + reason
-		}
+		fallback, source, reason = st.ladderAt(rung, in, obs, reason)
 	}
 	if auto && !fallback {
 		// The automatic fallback holds the domain: the baseline acts alone,
@@ -234,6 +204,48 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 		dec.PolicyTargets, dec.BaselineTargets = st.decided, st.shadow
 	}
 	return dec
+}
+
+// shadowCompare is the automatic fallback's step in active mode with a
+// valid directive: the baseline decides in shadow on the policy's own
+// input (into st.shadow), every tick, the policy's targets are kept in
+// st.decided, and the fallback observes the comparison.
+func (st *State) shadowCompare(in Input, obs *Observation) (auto bool, switched FallbackEvent) {
+	_, same := st.policy.(*SqrtStaffing)
+	if same {
+		// The policy is the baseline, which is pure: it decided the
+		// same targets on the same input.
+		copy(st.shadow, st.proposed)
+	} else {
+		st.fallback.Decide(in, st.shadow)
+	}
+	copy(st.decided, st.proposed)
+	sc := compare(st.cfg.Apps, obs, st.cfg.SLO, st.cfg.ErrorBudget, in.TargetUtil, st.cfg.Fallback.ShortTolerance, st.decided, st.shadow, same)
+	return st.auto.Observe(sc)
+}
+
+// ladderAt is the rollback ladder's step at rung (freeze or revert) after
+// the policy gave reason: the baseline decides without a budget (into
+// st.baseline); at revert it acts alone, at freeze the policy's targets
+// hold (the targets in force, else the observed replicas) and only the
+// baseline may scale up. It returns whether the baseline acts, the source
+// and the reason.
+func (st *State) ladderAt(rung Rung, in Input, obs *Observation, reason string) (fallback bool, source Source, why string) {
+	base := in
+	base.BudgetCores = math.Inf(1)
+	baseReason := st.fallback.Decide(base, st.baseline)
+	if rung == RungRevert {
+		copy(st.proposed, st.baseline)
+		return true, SourceLadderRevert, "ladder at revert: baseline acts; " + baseReason
+	}
+	for i := range st.proposed {
+		cur := st.exec.Current(i)
+		if cur < 0 {
+			cur = obs.Apps[i].Replicas
+		}
+		st.proposed[i] = max(cur, st.baseline[i])
+	}
+	return false, SourceLadderFreeze, "ladder at freeze: policy held, baseline may scale up; policy: " + reason
 }
 
 // input is the policy's input at now for obs and the directive in force d
