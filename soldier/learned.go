@@ -227,7 +227,7 @@ func (l *Learned) Features(in Input, obs [][]float64) {
 		slo = c.SLO
 	}
 	in.SLO = slo
-	demand, used := 0.0, 0.0
+	dom := domainFeatures{ebLog: -4}
 	for i := range in.Apps {
 		a, o := &in.Apps[i], &in.Obs.Apps[i]
 		var n int32
@@ -237,92 +237,104 @@ func (l *Learned) Features(in Input, obs [][]float64) {
 			n, _ = Desired(a, o, &in)
 		}
 		l.desired[i] = n // scratch until Targets: read by the group loop below
-		demand += float64(n) * a.CPU
-		used += float64(o.Replicas) * a.CPU
+		dom.demand += float64(n) * a.CPU
+		dom.used += float64(o.Replicas) * a.CPU
 	}
-	binds := in.BudgetCores > 0 && !math.IsInf(in.BudgetCores, 1)
-	tod0, tod1 := 0.0, 0.0
+	dom.binds = in.BudgetCores > 0 && !math.IsInf(in.BudgetCores, 1)
 	if !in.Now.IsZero() {
 		h, m, s := in.Now.Clock()
 		ang := 2 * math.Pi * float64(h*3600+m*60+s) / 86400
-		tod0, tod1 = math.Sin(ang), math.Cos(ang)
+		dom.tod0, dom.tod1 = math.Sin(ang), math.Cos(ang)
 	}
-	ebLog := -4.0
 	if c.ErrorBudget > 0 {
-		ebLog = math.Log10(c.ErrorBudget)
+		dom.ebLog = math.Log10(c.ErrorBudget)
 	}
-	domP99 := 0.0
 	if slo > 0 {
-		domP99 = clamp(in.Obs.P99/slo, 0, 5)
+		dom.p99 = clamp(in.Obs.P99/slo, 0, 5)
 	}
 	for g, sp := range l.groups {
-		f := obs[g]
-		var p99Max, p99Sum, errMax, cpuSum, cpuMax, rps, capReady float64
-		var ready, starting, pending, cur, want int32
-		for i := sp.first; i < sp.first+sp.n; i++ {
-			a, o := &in.Apps[i], &in.Obs.Apps[i]
-			r := 0.0
-			if slo > 0 {
-				r = o.P99 / slo
-			}
-			p99Max, p99Sum = max(p99Max, r), p99Sum+r
-			if c.ErrorBudget > 0 {
-				errMax = max(errMax, o.ErrorRate/c.ErrorBudget)
-			} else {
-				errMax = max(errMax, o.ErrorRate*100)
-			}
-			cpuSum, cpuMax = cpuSum+o.CPUUtil, max(cpuMax, o.CPUUtil)
-			rps += o.Arrivals() // what the app is sized for: its callers' calls when more
-			capReady += float64(o.Ready) * a.Capacity
-			ready, starting, pending = ready+o.Ready, starting+o.Starting, pending+o.Pending
-			cur += o.Replicas
-			want += l.desired[i]
-		}
-		if l.ema[g] < 0 {
-			l.ema[g] = rps
-		} else {
-			l.ema[g] += rpsAlpha * (rps - l.ema[g])
-		}
-		nf := float64(sp.n)
-		for k := range 4 {
-			f[k] = 0
-		}
-		f[min(max(c.Priority, 0), 3)] = 1
-		f[4] = math.Log10(max(slo, 1e-3))
-		f[5] = ebLog
-		f[6] = nf / float64(len(in.Apps))
-		f[7] = math.Log1p(nf)
-		f[8], f[9], f[11] = 0, 0, 0
-		if binds {
-			f[8] = clamp(demand/in.BudgetCores, 0, 4)
-			f[9] = 1
-			f[11] = clamp((in.BudgetCores-used)/in.BudgetCores, -1, 1)
-		}
-		f[10] = in.Headroom
-		f[12] = clamp(p99Max, 0, 5)
-		f[13] = clamp(p99Sum/nf, 0, 5)
-		f[14] = domP99
-		f[15] = clamp(errMax, 0, 5)
-		f[16] = clamp(cpuSum/nf, 0, 1)
-		f[17] = clamp(cpuMax, 0, 1)
-		f[18] = 0
-		if l.ema[g] > 0 {
-			f[18] = clamp(rps/l.ema[g]-1, -1, 1)
-		}
-		f[19] = 0
-		if capReady > 0 {
-			f[19] = clamp(rps/capReady, 0, 3)
-		} else if rps > 0 {
-			f[19] = 3
-		}
-		all := float64(ready + starting + pending)
-		f[20], f[21], f[22] = 1, 0, 0
-		if all > 0 {
-			f[20], f[21], f[22] = float64(ready)/all, float64(starting)/all, float64(pending)/all
-		}
-		f[23] = clamp(math.Log(float64(max(want, 1))/float64(max(cur, 1))), -2, 2)
-		f[24], f[25] = tod0, tod1
+		l.groupFeatures(obs[g], g, sp, &in, &dom)
 	}
+}
+
+// domainFeatures are the figures of a domain every group's features read.
+type domainFeatures struct {
+	demand, used float64 // cores of Desired's sizes and of the current targets
+	binds        bool    // a budget is in force
+	tod0, tod1   float64 // time of day, sin and cos
+	ebLog        float64 // log10 of the error budget, -4 when none
+	p99          float64 // the domain's p99 over its SLO, [0, 5]
+}
+
+// groupFeatures writes group g's features (apps sp of in) into f and
+// advances its RPS moving average.
+func (l *Learned) groupFeatures(f []float64, g int, sp span, in *Input, dom *domainFeatures) {
+	c, slo := &l.cfg, in.SLO
+	var p99Max, p99Sum, errMax, cpuSum, cpuMax, rps, capReady float64
+	var ready, starting, pending, cur, want int32
+	for i := sp.first; i < sp.first+sp.n; i++ {
+		a, o := &in.Apps[i], &in.Obs.Apps[i]
+		r := 0.0
+		if slo > 0 {
+			r = o.P99 / slo
+		}
+		p99Max, p99Sum = max(p99Max, r), p99Sum+r
+		if c.ErrorBudget > 0 {
+			errMax = max(errMax, o.ErrorRate/c.ErrorBudget)
+		} else {
+			errMax = max(errMax, o.ErrorRate*100)
+		}
+		cpuSum, cpuMax = cpuSum+o.CPUUtil, max(cpuMax, o.CPUUtil)
+		rps += o.Arrivals() // what the app is sized for: its callers' calls when more
+		capReady += float64(o.Ready) * a.Capacity
+		ready, starting, pending = ready+o.Ready, starting+o.Starting, pending+o.Pending
+		cur += o.Replicas
+		want += l.desired[i]
+	}
+	if l.ema[g] < 0 {
+		l.ema[g] = rps
+	} else {
+		l.ema[g] += rpsAlpha * (rps - l.ema[g])
+	}
+	nf := float64(sp.n)
+	for k := range 4 {
+		f[k] = 0
+	}
+	f[min(max(c.Priority, 0), 3)] = 1
+	f[4] = math.Log10(max(slo, 1e-3))
+	f[5] = dom.ebLog
+	f[6] = nf / float64(len(in.Apps))
+	f[7] = math.Log1p(nf)
+	f[8], f[9], f[11] = 0, 0, 0
+	if dom.binds {
+		f[8] = clamp(dom.demand/in.BudgetCores, 0, 4)
+		f[9] = 1
+		f[11] = clamp((in.BudgetCores-dom.used)/in.BudgetCores, -1, 1)
+	}
+	f[10] = in.Headroom
+	f[12] = clamp(p99Max, 0, 5)
+	f[13] = clamp(p99Sum/nf, 0, 5)
+	f[14] = dom.p99
+	f[15] = clamp(errMax, 0, 5)
+	f[16] = clamp(cpuSum/nf, 0, 1)
+	f[17] = clamp(cpuMax, 0, 1)
+	f[18] = 0
+	if l.ema[g] > 0 {
+		f[18] = clamp(rps/l.ema[g]-1, -1, 1)
+	}
+	f[19] = 0
+	if capReady > 0 {
+		f[19] = clamp(rps/capReady, 0, 3)
+	} else if rps > 0 {
+		f[19] = 3
+	}
+	all := float64(ready + starting + pending)
+	f[20], f[21], f[22] = 1, 0, 0
+	if all > 0 {
+		f[20], f[21], f[22] = float64(ready)/all, float64(starting)/all, float64(pending)/all
+	}
+	f[23] = clamp(math.Log(float64(max(want, 1))/float64(max(cur, 1))), -2, 2)
+	f[24], f[25] = dom.tod0, dom.tod1
 }
 
 // Targets sizes every app from its group's action act[g] (LearnedActions,
