@@ -135,9 +135,9 @@ func (r *ScalingRules) longest() time.Duration {
 	return p
 }
 
-// Recommendation is one unstabilised recommendation the controller made,
+// TimestampedRecommendation is one unstabilised recommendation the controller made,
 // kept for the stabilisation windows.
-type Recommendation struct {
+type TimestampedRecommendation struct {
 	At       time.Time
 	Replicas int32
 }
@@ -183,7 +183,7 @@ type HPAInput struct {
 	DownscaleWindow time.Duration
 	Behaviour       Behaviour
 	// History holds past recommendations, any order; zero entries are unused.
-	History []Recommendation
+	History []TimestampedRecommendation
 	// Events holds past scale events, any order; zero entries are unused.
 	Events []ScaleEvent
 }

@@ -147,22 +147,22 @@ func TestRecommend(t *testing.T) {
 		{"DB: scale-up has no stabilisation window", func() HPAInput {
 			x := in(4, 4, 1.0)
 			x.Target = 0.5
-			x.History = []Recommendation{{At: ago(100 * time.Second), Replicas: 3}}
+			x.History = []TimestampedRecommendation{{At: ago(100 * time.Second), Replicas: 3}}
 			return x
 		}, 8, ReasonRatio},
 		{"SW: scale-down picks the highest recommendation in the 300 s window", func() HPAInput {
 			x := in(10, 10, 0.28) // desired 4
-			x.History = []Recommendation{{At: ago(200 * time.Second), Replicas: 9}, {At: ago(100 * time.Second), Replicas: 7}}
+			x.History = []TimestampedRecommendation{{At: ago(200 * time.Second), Replicas: 9}, {At: ago(100 * time.Second), Replicas: 7}}
 			return x
 		}, 9, ReasonDownStabilised},
 		{"SW: a recommendation 300 s old has left the window", func() HPAInput {
 			x := in(10, 10, 0.28)
-			x.History = []Recommendation{{At: ago(300 * time.Second), Replicas: 9}, {At: ago(301 * time.Second), Replicas: 12}}
+			x.History = []TimestampedRecommendation{{At: ago(300 * time.Second), Replicas: 9}, {At: ago(301 * time.Second), Replicas: 12}}
 			return x
 		}, 4, ReasonRatio},
 		{"SW: the window never raises replicas above current", func() HPAInput {
 			x := in(10, 10, 0.28)
-			x.History = []Recommendation{{At: ago(60 * time.Second), Replicas: 15}}
+			x.History = []TimestampedRecommendation{{At: ago(60 * time.Second), Replicas: 15}}
 			return x
 		}, 10, ReasonDownStabilised},
 		{"DB: scale-down by at most 100% per period reaches the recommendation at once", func() HPAInput { return in(40, 40, 0.07) }, 4, ReasonRatio},
@@ -267,24 +267,24 @@ func TestRecommend(t *testing.T) {
 		}, 20, ReasonLegacyUpLimit},
 		{"legacy: a peak in the window holds on scale-up too", func() HPAInput {
 			x := legacy(10, 10, 0.84) // desired 12; 16 two minutes ago
-			x.History = []Recommendation{{At: ago(2 * time.Minute), Replicas: 16}}
+			x.History = []TimestampedRecommendation{{At: ago(2 * time.Minute), Replicas: 16}}
 			return x
 		}, 16, ReasonWindowPeak},
 		{"legacy: a peak above current holds against a scale-down", func() HPAInput {
 			x := legacy(10, 10, 0.28) // desired 4; 12 a minute ago
-			x.History = []Recommendation{{At: ago(time.Minute), Replicas: 12}}
+			x.History = []TimestampedRecommendation{{At: ago(time.Minute), Replicas: 12}}
 			return x
 		}, 12, ReasonWindowPeak},
 		{"legacy: a recommendation exactly the window old is still in it", func() HPAInput {
 			x := legacy(10, 10, 0.28)
-			x.History = []Recommendation{{At: ago(DefaultDownscaleWindow), Replicas: 9}, {At: ago(DefaultDownscaleWindow + time.Second), Replicas: 12}}
+			x.History = []TimestampedRecommendation{{At: ago(DefaultDownscaleWindow), Replicas: 9}, {At: ago(DefaultDownscaleWindow + time.Second), Replicas: 12}}
 			return x
 		}, 9, ReasonWindowPeak},
 		{"legacy: no scale-down rate limit", func() HPAInput { return legacy(40, 40, 0.07) }, 4, ReasonRatio},
 		{"legacy: the window's peak is clamped to max", func() HPAInput {
 			x := legacy(10, 10, 0.84)
 			x.Max = 14
-			x.History = []Recommendation{{At: ago(time.Minute), Replicas: 16}}
+			x.History = []TimestampedRecommendation{{At: ago(time.Minute), Replicas: 16}}
 			return x
 		}, 14, ReasonTooMany},
 	}
@@ -300,7 +300,7 @@ func TestRecommend(t *testing.T) {
 
 func TestRecommendDoesNotAllocate(t *testing.T) {
 	x := in(10, 10, 0.28)
-	x.History = make([]Recommendation, 22)
+	x.History = make([]TimestampedRecommendation, 22)
 	x.Events = make([]ScaleEvent, 3)
 	if allocs := testing.AllocsPerRun(100, func() { Recommend(x) }); allocs != 0 {
 		t.Fatalf("%.1f allocations per Recommend, want 0", allocs)

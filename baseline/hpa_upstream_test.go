@@ -154,14 +154,14 @@ func noBehaviour(x *HPAInput) { x.NoBehaviour = true }
 // firstReconcile is the controller's initial recommendation, the current
 // count, for a test whose recommendations are nil.
 func firstReconcile(x *HPAInput) {
-	x.History = append(x.History, Recommendation{At: t0, Replicas: x.Current})
+	x.History = append(x.History, TimestampedRecommendation{At: t0, Replicas: x.Current})
 }
 
 // history is past recommendations as replicas, age pairs.
 func history(pairs ...any) func(*HPAInput) {
 	return func(x *HPAInput) {
 		for k := 0; k < len(pairs); k += 2 {
-			x.History = append(x.History, Recommendation{At: ago(pairs[k+1].(time.Duration)), Replicas: int32(pairs[k].(int))})
+			x.History = append(x.History, TimestampedRecommendation{At: ago(pairs[k+1].(time.Duration)), Replicas: int32(pairs[k].(int))})
 		}
 	}
 }

@@ -82,29 +82,6 @@ func TestServiceSamples(t *testing.T) {
 	}
 }
 
-func TestPearsonMatchesClosedForms(t *testing.T) {
-	x := []float64{1, 2, 3, 4, 5}
-	cases := []struct {
-		name string
-		y    []float64
-		want float64
-		ok   bool
-	}{
-		{"a positive affine map correlates perfectly", []float64{3, 5, 7, 9, 11}, 1, true},
-		{"a negative one anti-correlates", []float64{5, 4, 3, 2, 1}, -1, true},
-		{"a symmetric bowl is uncorrelated", []float64{4, 1, 0, 1, 4}, 0, true},
-		{"a constant has no correlation", []float64{2, 2, 2, 2, 2}, 0, false},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r, ok := pearson(x, c.y)
-			if ok != c.ok || math.Abs(r-c.want) > 1e-12 {
-				t.Fatalf("r %v ok %v, want %v %v", r, ok, c.want, c.ok)
-			}
-		})
-	}
-}
-
 // chain is a one-domain config: "front" (2 apps) calls "back" (1 app).
 func chain(t *testing.T, ratio float64) *domains.Config {
 	t.Helper()

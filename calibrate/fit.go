@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/regimentd/regiment/domains"
+	"github.com/regimentd/regiment/stats"
 )
 
 // Options tune the estimators. The zero value takes the defaults.
@@ -164,7 +165,7 @@ func estimate(old float64, samples []float64, unit float64, opt Options, what st
 		e.Note = "no " + what
 		return e
 	}
-	e.Fitted = median(slices.Clone(samples)) * unit
+	e.Fitted = stats.Median(slices.Clone(samples)) * unit
 	if len(samples) < opt.MinSamples {
 		e.Note = "too few " + what
 		return e

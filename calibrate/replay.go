@@ -6,6 +6,7 @@ import (
 
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/sim"
+	"github.com/regimentd/regiment/stats"
 )
 
 // Score is how well one replayed series matches its recording.
@@ -153,7 +154,7 @@ func score(name string, p pairs, target float64) Score {
 		return s
 	}
 	var ok bool
-	if s.R, ok = pearson(p.rec, p.sim); !ok {
+	if s.R, ok = stats.Pearson(p.rec, p.sim); !ok {
 		s.Note = "simulated series is constant: no correlation"
 	}
 	s.Pass = ok && s.R >= target

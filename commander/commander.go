@@ -149,7 +149,7 @@ func (c *Commander) decide(now time.Time) (*Observation, string) {
 	o := c.builder.Build(now, prevForObs, c.cfg.Commander.Tick)
 	reason := c.policy.Decide(o, &c.proposed)
 	copyAction(&c.final, &c.proposed)
-	c.applied = Guard(c.rules, c.prev, &c.final, c.applied[:0])
+	c.applied = ApplyGuards(c.rules, c.prev, &c.final, c.applied[:0])
 	c.applyOverrides(now) // operator pins, after the guards (override.go)
 	return o, reason
 }

@@ -43,12 +43,12 @@ func NewRules(cfg *domains.Config) Rules {
 	return r
 }
 
-// Guard applies the rules to a's shares in place, given the shares in force
+// ApplyGuards applies the rules to a's shares in place, given the shares in force
 // (prev; nil on the first tick), and appends what changed to applied. Order:
 // ceilings and floors, max change, dead-zone, then trimming above-floor shares
 // from the lowest priority up until reserve_min is free; the reserve is what
 // remains.
-func Guard(r Rules, prev []float64, a *Action, applied []Applied) []Applied {
+func ApplyGuards(r Rules, prev []float64, a *Action, applied []Applied) []Applied {
 	set := func(name string, i int, v float64) {
 		if v != a.Shares[i] {
 			applied = append(applied, Applied{name, i, a.Shares[i], v})

@@ -28,7 +28,7 @@ func TestGuardRules(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a := NewAction(2)
 			copy(a.Shares, tt.shares)
-			applied := Guard(rules, tt.prev, &a, nil)
+			applied := ApplyGuards(rules, tt.prev, &a, nil)
 			for i := range tt.want {
 				if math.Abs(a.Shares[i]-tt.want[i]) > 1e-9 {
 					t.Fatalf("shares %v, want %v (applied %+v)", a.Shares, tt.want, applied)

@@ -162,7 +162,7 @@ func (p *SharePins) Active() []wire.Override {
 	return out
 }
 
-// ApplyPins sets each pinned domain's share (pins[i] >= 0) in a, after Guard,
+// ApplyPins sets each pinned domain's share (pins[i] >= 0) in a, after ApplyGuards,
 // and appends what changed to applied. Floors, ceilings, max change and the
 // dead-zone do not undo a pin. Room for the pins is made from the unpinned
 // domains, lowest priority first: first down to their floors to keep
@@ -264,7 +264,7 @@ func (c *Commander) Overrides() []wire.Override {
 	return c.ov.pins.Active()
 }
 
-// applyOverrides is decide's hook after Guard: it lifts lapsed pins, applies
+// applyOverrides is decide's hook after ApplyGuards: it lifts lapsed pins, applies
 // those in force to the final action and reports first applications. c.mu is
 // held.
 func (c *Commander) applyOverrides(now time.Time) {

@@ -69,7 +69,7 @@ func TestApplyPins(t *testing.T) {
 	rules := Rules{Floors: []float64{0.2, 0.1, 0.05}, Ceilings: []float64{0.6, 0.5, 0.4}, Priorities: []int{0, 1, 3}, ReserveMin: 0.05}
 	tests := []struct {
 		rule    string
-		shares  []float64 // after Guard
+		shares  []float64 // after ApplyGuards
 		pins    []float64
 		want    []float64
 		reserve float64

@@ -60,12 +60,12 @@ type Deps struct {
 	Pool commander.Pool
 }
 
-// Commander is one Commander process: its config, store, connection,
-// probes and the Commander core. New starts nothing; Run ticks until its
+// CommanderProcess is one Commander process: its config, store, connection,
+// probes and the CommanderProcess core. New starts nothing; Run ticks until its
 // context ends; Close shuts down in order: the tick loop has stopped, NATS
 // drains (then the embedded server stops), the probes stop, the steps flush,
 // the episode ends, the store closes.
-type Commander struct {
+type CommanderProcess struct {
 	Lifecycle
 	opts    CommanderOptions
 	deps    Deps
@@ -87,9 +87,9 @@ type Commander struct {
 	onReport func(wire.DomainReport)
 }
 
-// NewCommander returns the Commander process of cfg with o's settings and the
+// NewCommanderProcess returns the Commander process of cfg with o's settings and the
 // dependencies in d; it starts nothing.
-func NewCommander(cfg *domains.Config, o CommanderOptions, d Deps, log hclog.Logger) *Commander {
+func NewCommanderProcess(cfg *domains.Config, o CommanderOptions, d Deps, log hclog.Logger) *CommanderProcess {
 	if d.Clock == nil {
 		d.Clock = time.Now
 	}
@@ -97,13 +97,13 @@ func NewCommander(cfg *domains.Config, o CommanderOptions, d Deps, log hclog.Log
 		o.EmbeddedPort = DefaultEmbeddedPort
 	}
 	reg := NewRegistry()
-	return &Commander{Lifecycle: Lifecycle{Log: log, rec: newRecordHealth(reg, "commander", log.Named("record"))}, opts: o, deps: d, cfg: cfg, log: log, reg: reg, metrics: NewMetrics(reg, "commander")}
+	return &CommanderProcess{Lifecycle: Lifecycle{Log: log, rec: newRecordHealth(reg, "commander", log.Named("record"))}, opts: o, deps: d, cfg: cfg, log: log, reg: reg, metrics: NewMetrics(reg, "commander")}
 }
 
 // Open builds the process: its policy, store, probes, NATS connection (or
 // embedded server), episode and the Commander, attached to the reports and
 // to the operator's share pins. On an error, Close releases what was opened.
-func (p *Commander) Open(ctx context.Context) error {
+func (p *CommanderProcess) Open(ctx context.Context) error {
 	cfg := p.cfg
 	policy, err := commander.NewPolicy(cfg)
 	if err != nil {
@@ -161,7 +161,7 @@ func (p *Commander) Open(ctx context.Context) error {
 
 // openStore opens DataDir/commander.db, unless a store was given, and
 // closes it last.
-func (p *Commander) openStore(start time.Time) error {
+func (p *CommanderProcess) openStore(start time.Time) error {
 	if p.deps.Store != nil {
 		p.st = p.deps.Store
 		return nil
@@ -193,7 +193,7 @@ func (p *Commander) openStore(start time.Time) error {
 
 // dial connects to the bus: the given connection, the URL of the options or
 // the config, else an embedded server under DataDir/nats.
-func (p *Commander) dial(ctx context.Context) error {
+func (p *CommanderProcess) dial(ctx context.Context) error {
 	if p.deps.Conn != nil {
 		p.conn = p.adopt(p.deps.Conn)
 		return nil
@@ -235,7 +235,7 @@ func (p *Commander) dial(ctx context.Context) error {
 
 // ensureBuckets creates the directive and override buckets or brings their
 // configuration up to date (bus.Conn.EnsureBuckets).
-func (p *Commander) ensureBuckets(ctx context.Context) error {
+func (p *CommanderProcess) ensureBuckets(ctx context.Context) error {
 	cctx, cancel := context.WithTimeout(ctx, connectTimeout)
 	defer cancel()
 	return p.conn.EnsureBuckets(cctx)
@@ -247,7 +247,7 @@ func (p *Commander) ensureBuckets(ctx context.Context) error {
 // do. The term exceeds the last one held even when this host's clock is
 // behind the previous Commander's, or Soldiers would reject its directives
 // as replayed; a held term past any clock is ignored (commander.ResumeTerm).
-func (p *Commander) resume(ctx context.Context, start time.Time, term uint64) (uint64, uint64, error) {
+func (p *CommanderProcess) resume(ctx context.Context, start time.Time, term uint64) (uint64, uint64, error) {
 	cctx, cancel := context.WithTimeout(ctx, connectTimeout)
 	defer cancel()
 	var seq0 uint64
@@ -269,7 +269,7 @@ func (p *Commander) resume(ctx context.Context, start time.Time, term uint64) (u
 }
 
 // beginEpisode begins the process's episode and returns where its steps go.
-func (p *Commander) beginEpisode(start time.Time, term uint64) (*store.Appender, error) {
+func (p *CommanderProcess) beginEpisode(start time.Time, term uint64) (*store.Appender, error) {
 	p.ep = recording.CommanderEpisode(p.deps.EpisodeID, p.cfg, p.cfg.Commander.Policy)
 	p.ep.Started = start
 	p.ep.Meta = map[string]string{"term": strconv.FormatUint(term, 10)}
@@ -286,7 +286,7 @@ func (p *Commander) beginEpisode(start time.Time, term uint64) (*store.Appender,
 
 // Run ticks every Commander tick until ctx ends, only while leading with a
 // Kubeconfig. It returns once the tick loop has stopped; Close shuts down.
-func (p *Commander) Run(ctx context.Context) error {
+func (p *CommanderProcess) Run(ctx context.Context) error {
 	var clock tickClock
 	onTick := func(d commander.Decision, err error) {
 		p.metrics.CommanderTick(d, err, clock.since())
@@ -314,7 +314,7 @@ func (p *Commander) Run(ctx context.Context) error {
 
 // Tick runs one Commander tick at now, for a caller that drives the clock
 // (`regiment run`).
-func (p *Commander) Tick(ctx context.Context, now time.Time) (commander.Decision, error) {
+func (p *CommanderProcess) Tick(ctx context.Context, now time.Time) (commander.Decision, error) {
 	t0 := time.Now()
 	d, err := p.cmd.Tick(ctx, now)
 	p.metrics.CommanderTick(d, err, time.Since(t0))
@@ -323,7 +323,7 @@ func (p *Commander) Tick(ctx context.Context, now time.Time) (commander.Decision
 
 // Reload re-reads the config file and applies it from the next tick, or
 // keeps the running config and logs why.
-func (p *Commander) Reload() {
+func (p *CommanderProcess) Reload() {
 	cfg := reloadFile(p.log, p.opts.ConfigPath, p.cfg, p.cmd.Reload)
 	if cfg == nil {
 		return
@@ -338,18 +338,18 @@ func (p *Commander) Reload() {
 
 // config is the config in force, for code that runs while Reload may
 // replace it.
-func (p *Commander) config() *domains.Config {
+func (p *CommanderProcess) config() *domains.Config {
 	p.cfgMu.Lock()
 	defer p.cfgMu.Unlock()
 	return p.cfg
 }
 
 // Rejected is how many messages the process rejected.
-func (p *Commander) Rejected() int { return int(counterValue(p.metrics.Rejected)) }
+func (p *CommanderProcess) Rejected() int { return int(counterValue(p.metrics.Rejected)) }
 
 // serveHTTP serves the probes, /metrics and the store's snapshots on
 // --listen, if any.
-func (p *Commander) serveHTTP(ready func() string) (*Probes, error) {
+func (p *CommanderProcess) serveHTTP(ready func() string) (*Probes, error) {
 	if p.opts.Listen == "" {
 		return nil, nil
 	}

@@ -21,7 +21,7 @@ import (
 // poolWatcher follows the contested pool's nodes when the config names
 // them (kubernetes.pool_node_selector); nil otherwise. Without a dynamic
 // client it reads no Karpenter limits.
-func (p *Commander) poolWatcher(cfg *domains.Config, client kubernetes.Interface) *kube.PoolWatcher {
+func (p *CommanderProcess) poolWatcher(cfg *domains.Config, client kubernetes.Interface) *kube.PoolWatcher {
 	k := cfg.Kubernetes
 	if k.PoolNodeSelector == "" {
 		return nil
@@ -59,7 +59,7 @@ func (p *Commander) poolWatcher(cfg *domains.Config, client kubernetes.Interface
 // StatefulSet, found by the pod's name, its hostname, in the lease
 // namespace), so that they go when the Commander is uninstalled; a
 // Commander run outside the cluster leaves them unowned.
-func (p *Commander) balloons(ctx context.Context, cfg *domains.Config, client kubernetes.Interface, pool *kube.PoolWatcher) *kube.Balloons {
+func (p *CommanderProcess) balloons(ctx context.Context, cfg *domains.Config, client kubernetes.Interface, pool *kube.PoolWatcher) *kube.Balloons {
 	k := cfg.Kubernetes
 	if k.BalloonPodCores <= 0 || cfg.Commander.CapacityPlan != domains.PlanForecast {
 		return nil
@@ -111,7 +111,7 @@ func logCapacity(ctx context.Context, pool *kube.PoolWatcher, tick time.Duration
 // publish; while leading it also runs the Reverter, which puts the HPAs of
 // Soldiers whose lease lapsed back to their safe bounds. Each leadership
 // starts a new term, above every term seen in the directives bucket.
-func (p *Commander) lead(ctx context.Context, client kubernetes.Interface, cmd *commander.Commander, conn *bus.Conn, clock func() time.Time, onTick func(commander.Decision, error)) error {
+func (p *CommanderProcess) lead(ctx context.Context, client kubernetes.Interface, cmd *commander.Commander, conn *bus.Conn, clock func() time.Time, onTick func(commander.Decision, error)) error {
 	host, _ := os.Hostname() // the pod's name in Kubernetes
 	id := fmt.Sprintf("%s-%d", host, os.Getpid())
 	cfg := p.config() // its domains and apps are the same after any reload

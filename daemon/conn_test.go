@@ -72,14 +72,14 @@ func TestCommanderAsksForTheConfiguredReplicas(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 
-	external := NewCommander(cfg, CommanderOptions{NATSURL: srv.ClientURL(), DataDir: t.TempDir()}, Deps{}, hclog.NewNullLogger())
+	external := NewCommanderProcess(cfg, CommanderOptions{NATSURL: srv.ClientURL(), DataDir: t.TempDir()}, Deps{}, hclog.NewNullLogger())
 	err = external.Open(ctx)
 	external.Close()
 	if err == nil || !strings.Contains(err.Error(), "replicas > 1 not supported") {
 		t.Fatalf("Open on a single external server with replicas = 3: %v, want the server's refusal", err)
 	}
 
-	embedded := NewCommander(cfg, CommanderOptions{DataDir: t.TempDir(), EmbeddedPort: bus.RandomPort}, Deps{}, hclog.NewNullLogger())
+	embedded := NewCommanderProcess(cfg, CommanderOptions{DataDir: t.TempDir(), EmbeddedPort: bus.RandomPort}, Deps{}, hclog.NewNullLogger())
 	defer embedded.Close()
 	if err := embedded.Open(ctx); err != nil {
 		t.Fatalf("Open with the embedded server and replicas = 3: %v", err)

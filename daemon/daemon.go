@@ -1,5 +1,5 @@
 // Package daemon assembles the Commander and Soldier processes: a
-// Commander (NewCommander) or a Soldier (NewSoldier) is built from a config,
+// Commander (NewCommanderProcess) or a Soldier (NewSoldierProcess) is built from a config,
 // its settings and its dependencies (bus connection, store, clock, cluster
 // adapter, logger; Deps), each opened with Open, run with Run(ctx) and shut
 // down with an idempotent Close. cmd/commander and cmd/soldier are their

@@ -64,7 +64,7 @@ func TestForgedPinsThroughAConsumerAreNotTakenOrStored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sd := soldier.New(scfg, &soldier.Proportional{}, nopObserver{}, nopObserver{}, nil, nil)
+	sd := soldier.New(scfg, &soldier.SqrtStaffing{}, nopObserver{}, nopObserver{}, nil, nil)
 	if _, err := AttachSoldierOverrides(ctx, fconn, sd, "fraud", clock, log); err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,7 @@ func TestPoisonDirectivesDoNotWedgeTheSoldier(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sd := soldier.New(scfg, &soldier.Proportional{}, nopObserver{}, nopObserver{}, nil, nil)
+	sd := soldier.New(scfg, &soldier.SqrtStaffing{}, nopObserver{}, nopObserver{}, nil, nil)
 	reg := prometheus.NewRegistry()
 	m := NewMetrics(reg, "soldier")
 	sconn := connectTest(t, e.ClientURL(), "soldier", cfg)

@@ -11,7 +11,7 @@ import (
 // app whose config sets none (soldier.LearnedApp) when it is first learned
 // and when it moves by a quarter or more from the value last logged: not
 // every tick. The values are in every step (`regiment episodes why`).
-func (p *Soldier) learnedTimes(learned []soldier.LearnedApp) {
+func (p *SoldierProcess) learnedTimes(learned []soldier.LearnedApp) {
 	for _, l := range learned {
 		if l.ServiceTime <= 0 {
 			continue

@@ -14,7 +14,7 @@ import (
 // a quarter or more, not every tick.
 func TestLearnedServiceTimeIsLoggedWhenItMoves(t *testing.T) {
 	var out bytes.Buffer
-	p := &Soldier{log: hclog.New(&hclog.LoggerOptions{Output: &out, Level: hclog.Info})}
+	p := &SoldierProcess{log: hclog.New(&hclog.LoggerOptions{Output: &out, Level: hclog.Info})}
 	for _, st := range []float64{0, 0.010, 0.011, 0.012, 0.0125, 0.013, 0.020} {
 		p.learnedTimes([]soldier.LearnedApp{{App: "shop/cart", ServiceTime: st, Startup: 12, Samples: 6}})
 	}

@@ -72,7 +72,7 @@ func TestRestartedDaemonsHonourStoredPins(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sd := soldier.New(scfg, &soldier.Proportional{}, nopObserver{}, nopObserver{}, nil, nil)
+		sd := soldier.New(scfg, &soldier.SqrtStaffing{}, nopObserver{}, nopObserver{}, nil, nil)
 		if _, err := AttachSoldierOverrides(ctx, conn, sd, "payment", clock, log); err != nil {
 			t.Fatal(err)
 		}

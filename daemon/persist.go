@@ -23,7 +23,7 @@ func newRestoreFailed(reg prometheus.Registerer) prometheus.Gauge {
 // its store (cooldowns, stabilisation windows, the ladder, the automatic
 // fallback), unless it is too old, another version's or unreadable: then it
 // starts fresh, and says why.
-func (p *Soldier) restoreState() {
+func (p *SoldierProcess) restoreState() {
 	if !p.keep {
 		return
 	}
@@ -51,7 +51,7 @@ func (p *Soldier) restoreState() {
 // saveState puts the Soldier's decision state at now in its store: one
 // small write per tick, so that a restart, even a kill -9, finds the state
 // of its last tick. A failure is logged when it starts and when it ends.
-func (p *Soldier) saveState(now time.Time) {
+func (p *SoldierProcess) saveState(now time.Time) {
 	if !p.keep {
 		return
 	}

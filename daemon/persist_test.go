@@ -31,9 +31,9 @@ func TestSoldierProcessKeepsItsDecisionStateAcrossRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	open := func(logs *bytes.Buffer) *Soldier {
+	open := func(logs *bytes.Buffer) *SoldierProcess {
 		log := hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Info})
-		p := NewSoldier(cfg, SoldierOptions{ConfigPath: cfgPath, Domain: "payment", NATSURL: srv.ClientURL(),
+		p := NewSoldierProcess(cfg, SoldierOptions{ConfigPath: cfgPath, Domain: "payment", NATSURL: srv.ClientURL(),
 			ScenarioPath: "../cmd/regiment/testdata/small-sample.hcl", DataDir: dir}, Deps{}, nil, log)
 		if err := p.Open(context.Background()); err != nil {
 			t.Fatal(err)

@@ -82,7 +82,7 @@ func TestSoldierProcessClosesInOrder(t *testing.T) {
 	dir := t.TempDir()
 	var logs bytes.Buffer
 	log := hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info})
-	p := NewSoldier(cfg, SoldierOptions{ConfigPath: cfgPath, Domain: "payment", NATSURL: srv.ClientURL(),
+	p := NewSoldierProcess(cfg, SoldierOptions{ConfigPath: cfgPath, Domain: "payment", NATSURL: srv.ClientURL(),
 		ScenarioPath: "../cmd/regiment/testdata/small-sample.hcl", DataDir: dir}, Deps{}, nil, log)
 	if err := p.Open(context.Background()); err != nil {
 		t.Fatal(err)
@@ -139,7 +139,7 @@ func TestReloadLogsTheModeInForce(t *testing.T) {
 	}
 	var logs bytes.Buffer
 	log := hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info})
-	p := NewSoldier(cfg, SoldierOptions{ConfigPath: cfgPath, Domain: "payment", NATSURL: srv.ClientURL(),
+	p := NewSoldierProcess(cfg, SoldierOptions{ConfigPath: cfgPath, Domain: "payment", NATSURL: srv.ClientURL(),
 		ScenarioPath: "../cmd/regiment/testdata/small-sample.hcl", DataDir: t.TempDir()}, Deps{}, nil, log)
 	if err := p.Open(context.Background()); err != nil {
 		t.Fatal(err)

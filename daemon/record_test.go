@@ -25,7 +25,7 @@ import (
 // openTestSoldier opens the payment Soldier of examples/small.hcl on dir,
 // serving its probes on a random port, with its log in logs (locked: the
 // Appender's timed flush logs from its own goroutine).
-func openTestSoldier(t *testing.T, dir string, logs *lockedBuffer) (*Soldier, error) {
+func openTestSoldier(t *testing.T, dir string, logs *lockedBuffer) (*SoldierProcess, error) {
 	t.Helper()
 	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{StoreDir: t.TempDir()})
 	if err != nil {
@@ -38,7 +38,7 @@ func openTestSoldier(t *testing.T, dir string, logs *lockedBuffer) (*Soldier, er
 		t.Fatal(err)
 	}
 	log := hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Info})
-	p := NewSoldier(cfg, SoldierOptions{ConfigPath: cfgPath, Domain: "payment", NATSURL: srv.ClientURL(),
+	p := NewSoldierProcess(cfg, SoldierOptions{ConfigPath: cfgPath, Domain: "payment", NATSURL: srv.ClientURL(),
 		ScenarioPath: "../cmd/regiment/testdata/small-sample.hcl", DataDir: dir, Listen: "127.0.0.1:0"}, Deps{}, nil, log)
 	err = p.Open(context.Background())
 	if err != nil {
@@ -49,7 +49,7 @@ func openTestSoldier(t *testing.T, dir string, logs *lockedBuffer) (*Soldier, er
 	return p, nil
 }
 
-func get(t *testing.T, p *Soldier, path string) (int, string) {
+func get(t *testing.T, p *SoldierProcess, path string) (int, string) {
 	t.Helper()
 	resp, err := http.Get("http://" + p.probes.ln.Addr().String() + path)
 	if err != nil {
@@ -284,8 +284,8 @@ func TestBothDaemonsExportTheirRecordFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, reg := range map[string]*prometheus.Registry{
-		"regiment_commander_record_failures_total": NewCommander(cfg, CommanderOptions{}, Deps{}, hclog.NewNullLogger()).reg,
-		"regiment_soldier_record_failures_total":   NewSoldier(cfg, SoldierOptions{Domain: "payment"}, Deps{}, nil, hclog.NewNullLogger()).reg,
+		"regiment_commander_record_failures_total": NewCommanderProcess(cfg, CommanderOptions{}, Deps{}, hclog.NewNullLogger()).reg,
+		"regiment_soldier_record_failures_total":   NewSoldierProcess(cfg, SoldierOptions{Domain: "payment"}, Deps{}, nil, hclog.NewNullLogger()).reg,
 	} {
 		mfs, err := reg.Gather()
 		if err != nil {

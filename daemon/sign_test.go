@@ -69,7 +69,7 @@ func TestForgedDirectivesAreRejectedAndCounted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sd := soldier.New(scfg, &soldier.Proportional{}, nopObserver{}, nopObserver{}, nil, nil)
+		sd := soldier.New(scfg, &soldier.SqrtStaffing{}, nopObserver{}, nopObserver{}, nil, nil)
 		reg := prometheus.NewRegistry()
 		m := NewMetrics(reg, "soldier")
 		c := conn(name, nil, keys)

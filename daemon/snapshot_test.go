@@ -26,7 +26,7 @@ import (
 // openTokenSoldier opens payment's Soldier of examples/small.hcl on a
 // simulated cluster, its store in dir, serving HTTP on loopback behind the
 // token in a file.
-func openTokenSoldier(t *testing.T, dir, token string) *Soldier {
+func openTokenSoldier(t *testing.T, dir, token string) *SoldierProcess {
 	t.Helper()
 	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{StoreDir: t.TempDir()})
 	if err != nil {
@@ -42,7 +42,7 @@ func openTokenSoldier(t *testing.T, dir, token string) *Soldier {
 	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p := NewSoldier(cfg, SoldierOptions{ConfigPath: cfgPath, Domain: "payment", NATSURL: srv.ClientURL(),
+	p := NewSoldierProcess(cfg, SoldierOptions{ConfigPath: cfgPath, Domain: "payment", NATSURL: srv.ClientURL(),
 		ScenarioPath: "../cmd/regiment/testdata/small-sample.hcl", DataDir: dir, Listen: "127.0.0.1:0", HTTPTokenFile: tokenFile},
 		Deps{}, nil, hclog.NewNullLogger())
 	if err := p.Open(context.Background()); err != nil {
@@ -54,7 +54,7 @@ func openTokenSoldier(t *testing.T, dir, token string) *Soldier {
 }
 
 // request GETs path of p's HTTP server with the bearer token (none: "").
-func request(t *testing.T, p *Soldier, path, token string) *http.Response {
+func request(t *testing.T, p *SoldierProcess, path, token string) *http.Response {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, "http://"+p.probes.ln.Addr().String()+path, nil)
 	if err != nil {

@@ -55,19 +55,19 @@ type SoldierOptions struct {
 	HTTPTokenFile string
 }
 
-// Cluster is what a Soldier observes and actuates: a real cluster (package
+// ClusterAdapter is what a Soldier observes and actuates: a real cluster (package
 // kube) or a simulated one (package live).
-type Cluster interface {
+type ClusterAdapter interface {
 	soldier.Observer
 	soldier.Actuator
 }
 
-// Soldier is one Soldier process: its config, cluster, store, connection,
-// probes and the Soldier core. New starts nothing; Run ticks until its
+// SoldierProcess is one Soldier process: its config, cluster, store, connection,
+// probes and the SoldierProcess core. New starts nothing; Run ticks until its
 // context ends; Close shuts down in order: the tick loop has stopped (no
 // more actuation), NATS drains, the probes stop, the steps flush, the
 // episode ends, the store closes.
-type Soldier struct {
+type SoldierProcess struct {
 	restoreFailed prometheus.Gauge // regiment_soldier_state_restore_failed
 	Lifecycle
 	opts    SoldierOptions
@@ -78,7 +78,7 @@ type Soldier struct {
 	log     hclog.Logger
 	reg     *prometheus.Registry
 	metrics *Metrics
-	view    Cluster
+	view    ClusterAdapter
 	sim     *live.Cluster // the simulated cluster the process steps itself; nil otherwise
 	meta    map[string]string
 	probes  *Probes
@@ -106,10 +106,10 @@ type Soldier struct {
 	ended   bool // the scenario of sim ended
 }
 
-// NewSoldier returns the Soldier process of o.Domain in cfg with o's
+// NewSoldierProcess returns the Soldier process of o.Domain in cfg with o's
 // settings and the dependencies in d; view, when not nil, is the cluster it
 // observes and actuates, driven by the caller. It starts nothing.
-func NewSoldier(cfg *domains.Config, o SoldierOptions, d Deps, view Cluster, log hclog.Logger) *Soldier {
+func NewSoldierProcess(cfg *domains.Config, o SoldierOptions, d Deps, view ClusterAdapter, log hclog.Logger) *SoldierProcess {
 	if d.Clock == nil {
 		d.Clock = time.Now
 	}
@@ -117,13 +117,13 @@ func NewSoldier(cfg *domains.Config, o SoldierOptions, d Deps, view Cluster, log
 	leader := prometheus.NewGauge(prometheus.GaugeOpts{Name: "regiment_soldier_leader",
 		Help: "1 while this Soldier holds its domain's lease and acts (always, off Kubernetes); 0 while it waits."})
 	reg.MustRegister(leader)
-	return &Soldier{restoreFailed: newRestoreFailed(reg), Lifecycle: Lifecycle{Log: log, rec: newRecordHealth(reg, "soldier", log.Named("record"))}, opts: o, deps: d, cfg: cfg, log: log, view: view,
+	return &SoldierProcess{restoreFailed: newRestoreFailed(reg), Lifecycle: Lifecycle{Log: log, rec: newRecordHealth(reg, "soldier", log.Named("record"))}, opts: o, deps: d, cfg: cfg, log: log, view: view,
 		reg: reg, metrics: NewMetrics(reg, "soldier"), leader: leader}
 }
 
 // ready is /readyz's answer: "" once connected to NATS and after the first
 // tick, until shutdown.
-func (p *Soldier) ready() string {
+func (p *SoldierProcess) ready() string {
 	if why := p.Ready(); why != "" {
 		return why
 	}
@@ -138,7 +138,7 @@ func (p *Soldier) ready() string {
 
 // setActing notes whether this Soldier ticks, in /readyz and
 // regiment_soldier_leader.
-func (p *Soldier) setActing(on bool) {
+func (p *SoldierProcess) setActing(on bool) {
 	p.acting.Store(on)
 	v := 0.0
 	if on {
@@ -150,7 +150,7 @@ func (p *Soldier) setActing(on bool) {
 // Open builds the process: its policy, cluster, store, episode, probes, NATS
 // connection and the Soldier, fed its directives and the operator's replica
 // pins. On an error, Close releases what was opened.
-func (p *Soldier) Open(ctx context.Context) (err error) {
+func (p *SoldierProcess) Open(ctx context.Context) (err error) {
 	if err := p.startDiscovery(ctx); err != nil { // before anything reads the domain's apps
 		return err
 	}
@@ -194,7 +194,7 @@ func (p *Soldier) Open(ctx context.Context) (err error) {
 // openCluster builds the cluster the Soldier acts on, unless it was given:
 // with a Kubeconfig the real one (its informers run until Close), else a
 // simulation replaying the scenario.
-func (p *Soldier) openCluster(ctx context.Context) error {
+func (p *SoldierProcess) openCluster(ctx context.Context) error {
 	p.meta = map[string]string{"cluster_adapter": "simulation", "scenario": p.opts.ScenarioPath}
 	switch {
 	case p.view != nil:
@@ -223,7 +223,7 @@ func (p *Soldier) openCluster(ctx context.Context) error {
 
 // newCluster builds the simulated cluster: the whole config replaying the
 // scenario, stepping max(soldier tick, minSimStep) per tick.
-func (p *Soldier) newCluster() (*live.Cluster, error) {
+func (p *SoldierProcess) newCluster() (*live.Cluster, error) {
 	sc, err := scenario.Read(p.cfg, p.opts.ScenarioPath)
 	if err != nil {
 		return nil, err
@@ -241,7 +241,7 @@ func (p *Soldier) newCluster() (*live.Cluster, error) {
 // openStore opens DataDir/soldier-<domain>.db, unless a store was given, and
 // begins the episode; at Close the steps flush, the episode ends and the
 // store closes. It returns where the steps go.
-func (p *Soldier) openStore() (*store.Appender, error) {
+func (p *SoldierProcess) openStore() (*store.Appender, error) {
 	domain, start := p.opts.Domain, p.deps.Clock()
 	st, id := p.deps.Store, p.deps.EpisodeID
 	var dbPath string
@@ -283,7 +283,7 @@ func (p *Soldier) openStore() (*store.Appender, error) {
 
 // dial connects to the bus: the given connection, else the URL of the
 // options, the config or DefaultNATS.
-func (p *Soldier) dial(ctx context.Context) error {
+func (p *SoldierProcess) dial(ctx context.Context) error {
 	if p.deps.Conn != nil {
 		p.conn = p.adopt(p.deps.Conn)
 		return nil
@@ -310,7 +310,7 @@ func (p *Soldier) dial(ctx context.Context) error {
 // Run ticks every Soldier tick until ctx ends; a simulated cluster of its own
 // steps after each tick. It returns once the Soldier has stopped actuating;
 // Close shuts down.
-func (p *Soldier) Run(ctx context.Context) error {
+func (p *SoldierProcess) Run(ctx context.Context) error {
 	var clock tickClock
 	onTick := func(res soldier.TickResult, err error) {
 		p.observe(ctx, res, err, clock.since())
@@ -335,7 +335,7 @@ func (p *Soldier) Run(ctx context.Context) error {
 
 // Tick runs one Soldier tick at now, for a caller that drives the clock and
 // the cluster (`regiment run`).
-func (p *Soldier) Tick(ctx context.Context, now time.Time) error {
+func (p *SoldierProcess) Tick(ctx context.Context, now time.Time) error {
 	if !p.acting.Load() {
 		p.setActing(true) // the caller runs the only Soldier of the domain
 	}
@@ -349,7 +349,7 @@ func (p *Soldier) Tick(ctx context.Context, now time.Time) error {
 // observe counts and logs one tick; on Kubernetes it holds the lease's
 // reassertion while the mode writes nothing, and gives the apps back once
 // when the mode turns off.
-func (p *Soldier) observe(ctx context.Context, res soldier.TickResult, err error, took time.Duration) {
+func (p *SoldierProcess) observe(ctx context.Context, res soldier.TickResult, err error, took time.Duration) {
 	p.metrics.SoldierTick(res, err, took)
 	if kv, ok := p.view.(*kubeView); ok && err == nil {
 		mode := domains.Mode(res.Report.Mode)
@@ -377,7 +377,7 @@ func (p *Soldier) observe(ctx context.Context, res soldier.TickResult, err error
 // failures reports the apps the tick could not write: the per-app gauge,
 // a warning when the set of failing apps changes (Debug otherwise), and on
 // Kubernetes an Event on each one's workload (kube.Events).
-func (p *Soldier) failures(failing []soldier.Failing) {
+func (p *SoldierProcess) failures(failing []soldier.Failing) {
 	apps := p.sd.Apps()
 	p.metrics.AppFailures(p.opts.Domain, apps, failing)
 	if kv, ok := p.view.(*kubeView); ok && kv.Events != nil {
@@ -403,7 +403,7 @@ func (p *Soldier) failures(failing []soldier.Failing) {
 // per-app gauge, on Kubernetes a Warning Event on each one's workload
 // (kube.Events.ReportAtMax), and a Warn log line per app when it starts and
 // again every kube.DefaultEventRepeat while it goes on, not every tick.
-func (p *Soldier) atMax(res soldier.TickResult) {
+func (p *SoldierProcess) atMax(res soldier.TickResult) {
 	apps := p.sd.Apps()
 	p.metrics.AppsAtMax(p.opts.Domain, apps, res.BreachingAtMax)
 	now := res.Report.SentAt // the tick's time, simulated or not
@@ -424,7 +424,7 @@ func (p *Soldier) atMax(res soldier.TickResult) {
 // Info log line per app when it starts and again every
 // kube.DefaultEventRepeat while it goes on. It comes before the breach it
 // may lead to (atMax).
-func (p *Soldier) limited(res soldier.TickResult) {
+func (p *SoldierProcess) limited(res soldier.TickResult) {
 	apps := p.sd.Apps()
 	p.metrics.AppsLimited(p.opts.Domain, apps, res.LimitedByMax)
 	if kv, ok := p.view.(*kubeView); ok && kv.Events != nil {
@@ -457,7 +457,7 @@ func sig3(x float64) string { return strconv.FormatFloat(x, 'g', 3, 64) }
 // step advances a simulated cluster of the process's own after the Soldier
 // acted, as the cluster would between two ticks; a real cluster advances on
 // its own.
-func (p *Soldier) step() {
+func (p *SoldierProcess) step() {
 	if p.sim == nil {
 		return
 	}
@@ -474,25 +474,25 @@ func (p *Soldier) step() {
 }
 
 // Directive is the last directive the Soldier accepted.
-func (p *Soldier) Directive() (seq uint64, ok bool) {
+func (p *SoldierProcess) Directive() (seq uint64, ok bool) {
 	d, ok := p.sd.Directive()
 	return d.Seq, ok
 }
 
 // config is the config in force, for code that runs while Reload may
 // replace it.
-func (p *Soldier) config() *domains.Config {
+func (p *SoldierProcess) config() *domains.Config {
 	p.cfgMu.Lock()
 	defer p.cfgMu.Unlock()
 	return p.cfg
 }
 
 // Rejected is how many messages the process rejected.
-func (p *Soldier) Rejected() int { return int(counterValue(p.metrics.Rejected)) }
+func (p *SoldierProcess) Rejected() int { return int(counterValue(p.metrics.Rejected)) }
 
 // Reload re-reads the config file and applies it from the next tick, or
 // keeps the running config and logs why.
-func (p *Soldier) Reload() {
+func (p *SoldierProcess) Reload() {
 	cfg := reloadFile(p.log, p.opts.ConfigPath, p.cfg, func(cfg *domains.Config) error {
 		if p.disc != nil {
 			return p.reloadDiscovered(cfg)
@@ -542,7 +542,7 @@ func shapeChange(cur, next *domains.Config) string {
 
 // serveHTTP serves the probes, /metrics and the store's snapshots on
 // --listen, if any.
-func (p *Soldier) serveHTTP(ready func() string) (*Probes, error) {
+func (p *SoldierProcess) serveHTTP(ready func() string) (*Probes, error) {
 	if p.opts.Listen == "" {
 		return nil, nil
 	}
@@ -554,7 +554,7 @@ func (p *Soldier) serveHTTP(ready func() string) (*Probes, error) {
 }
 
 // appsMeta describes cfg's apps of the domain for the episode's Meta.
-func (p *Soldier) appsMeta(cfg *domains.Config) map[string]string {
+func (p *SoldierProcess) appsMeta(cfg *domains.Config) map[string]string {
 	_, onKube := p.view.(*kubeView)
 	return recording.AppsMeta(cfg, p.opts.Domain, onKube)
 }
@@ -564,7 +564,7 @@ func (p *Soldier) appsMeta(cfg *domains.Config) map[string]string {
 // request), so that "regiment report" finds every app the Soldier decided
 // for, with its workload. Only a store of its own: before the episode
 // begins, and in a simulation's shared store, it does nothing.
-func (p *Soldier) recordApps(cfg *domains.Config) {
+func (p *SoldierProcess) recordApps(cfg *domains.Config) {
 	if p.st == nil || p.deps.Store != nil || p.ep.ID == "" {
 		return
 	}

@@ -23,7 +23,7 @@ import (
 
 // newKube connects to the cluster of --kubeconfig and maps the domain's
 // apps to their workloads. Its lease holder is leaseIdentity.
-func (p *Soldier) newKube(domain string) (*kube.Adapter, error) {
+func (p *SoldierProcess) newKube(domain string) (*kube.Adapter, error) {
 	client, err := p.kubeClient()
 	if err != nil {
 		return nil, err
@@ -52,7 +52,7 @@ func (p *Soldier) newKube(domain string) (*kube.Adapter, error) {
 // takes the lease back at once, with the decision state its predecessor
 // saved, instead of waiting out the lease. Without a directory of its own,
 // the host and the process id.
-func (p *Soldier) leaseIdentity() string {
+func (p *SoldierProcess) leaseIdentity() string {
 	host, _ := os.Hostname()
 	if p.deps.Store != nil || p.opts.DataDir == "" {
 		return fmt.Sprintf("%s-%d", host, os.Getpid())
@@ -68,7 +68,7 @@ func (p *Soldier) leaseIdentity() string {
 // Soldiers of one domain (a rollout, a stuck pod) never both act; the other
 // waits, not ready, with regiment_soldier_leader at 0. A Soldier leading
 // again after another led takes its targets in force from the cluster.
-func (p *Soldier) lead(ctx context.Context, kv *kubeView, now func() time.Time, onTick func(soldier.TickResult, error)) error {
+func (p *SoldierProcess) lead(ctx context.Context, kv *kubeView, now func() time.Time, onTick func(soldier.TickResult, error)) error {
 	return kv.Lead(ctx, p.log.Named("kube"), func(lctx context.Context, l kube.Leadership) {
 		if l.Others {
 			p.sd.ForgetTargets()
@@ -82,7 +82,7 @@ func (p *Soldier) lead(ctx context.Context, kv *kubeView, now func() time.Time, 
 }
 
 // kubeClient is the process's client of --kubeconfig, made once.
-func (p *Soldier) kubeClient() (kubernetes.Interface, error) {
+func (p *SoldierProcess) kubeClient() (kubernetes.Interface, error) {
 	if p.disc != nil && p.disc.client != nil {
 		return p.disc.client, nil
 	}
@@ -113,7 +113,7 @@ type discovery struct {
 // startDiscovery, for a domain with a discover block on a real cluster,
 // runs its Discoverer until Close and waits for the first list, whose apps
 // become the domain's in p.cfg.
-func (p *Soldier) startDiscovery(ctx context.Context) error {
+func (p *SoldierProcess) startDiscovery(ctx context.Context) error {
 	di := p.cfg.Domain(p.opts.Domain)
 	if p.view != nil || p.opts.Kubeconfig == "" || di < 0 || p.cfg.Domains[di].Discover == nil {
 		return nil
@@ -139,7 +139,7 @@ func (p *Soldier) startDiscovery(ctx context.Context) error {
 }
 
 // onFound takes a list of the domain's workloads.
-func (p *Soldier) onFound(found []domains.FoundWorkload) {
+func (p *SoldierProcess) onFound(found []domains.FoundWorkload) {
 	d := p.disc
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -160,7 +160,7 @@ func (p *Soldier) onFound(found []domains.FoundWorkload) {
 
 // discoveryLive makes later lists reload the Soldier's apps, and applies
 // any that came while the process opened.
-func (p *Soldier) discoveryLive() {
+func (p *SoldierProcess) discoveryLive() {
 	if d := p.disc; d != nil {
 		d.mu.Lock()
 		defer d.mu.Unlock()
@@ -170,7 +170,7 @@ func (p *Soldier) discoveryLive() {
 }
 
 // applyFound reloads the Soldier's apps from the last list. d.mu is held.
-func (p *Soldier) applyFound() {
+func (p *SoldierProcess) applyFound() {
 	cur := p.config()
 	next := p.discovered(cur)
 	before, after := appNames(cur, p.disc.di), appNames(next, p.disc.di)
@@ -188,7 +188,7 @@ func (p *Soldier) applyFound() {
 
 // discovered is cfg with the last list's apps, logging workloads that
 // could not be apps when that changes. d.mu is held.
-func (p *Soldier) discovered(cfg *domains.Config) *domains.Config {
+func (p *SoldierProcess) discovered(cfg *domains.Config) *domains.Config {
 	next, problems := cfg.WithDiscovered(p.disc.di, p.disc.found)
 	if !slices.Equal(problems, p.disc.problems) {
 		for _, why := range problems {
@@ -200,7 +200,7 @@ func (p *Soldier) discovered(cfg *domains.Config) *domains.Config {
 }
 
 // reloadApps moves the Soldier and its cluster adapter to next's apps.
-func (p *Soldier) reloadApps(next *domains.Config) error {
+func (p *SoldierProcess) reloadApps(next *domains.Config) error {
 	v, ok := p.view.(*kubeView)
 	if !ok {
 		return errors.New("discovery without a kubernetes adapter")
@@ -213,7 +213,7 @@ func (p *Soldier) reloadApps(next *domains.Config) error {
 // them. The cluster, the domains and the discover block's selection
 // (namespaces, selector, annotation, kinds) need a restart: the informers
 // were built for them.
-func (p *Soldier) reloadDiscovered(cfg *domains.Config) error {
+func (p *SoldierProcess) reloadDiscovered(cfg *domains.Config) error {
 	d := p.disc
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -235,7 +235,7 @@ func (p *Soldier) reloadDiscovered(cfg *domains.Config) error {
 }
 
 // setConfig makes cfg the config in force.
-func (p *Soldier) setConfig(cfg *domains.Config) {
+func (p *SoldierProcess) setConfig(cfg *domains.Config) {
 	p.cfgMu.Lock()
 	p.cfg = cfg
 	p.cfgMu.Unlock()
@@ -359,4 +359,4 @@ func (v *kubeView) Apply(ctx context.Context, changes []soldier.Change) error {
 
 // Apps is the apps the Soldier runs now: its domain's, with those
 // discovered since it opened.
-func (p *Soldier) Apps() []soldier.App { return p.sd.Apps() }
+func (p *SoldierProcess) Apps() []soldier.App { return p.sd.Apps() }

@@ -40,8 +40,8 @@ type System struct {
 	srv      *bus.Embedded
 	st       *store.Store
 	steps    *store.Appender
-	cmd      *Commander
-	soldiers []*Soldier
+	cmd      *CommanderProcess
+	soldiers []*SoldierProcess
 	episodes []string
 	reports  *counter
 
@@ -116,7 +116,7 @@ func (y *System) Open(ctx context.Context) error {
 	}
 	cdeps := deps(conn, runID+"-commander")
 	cdeps.Pool = y.cluster // the Commander plans the simulated pool's capacity
-	y.cmd = NewCommander(cfg, CommanderOptions{}, cdeps, clog)
+	y.cmd = NewCommanderProcess(cfg, CommanderOptions{}, cdeps, clog)
 	y.reports = newCounter(len(cfg.Domains))
 	y.cmd.onReport = func(r wire.DomainReport) { y.reports.set(cfg.Domain(r.Domain), r.Seq) }
 	if err := y.cmd.Open(ctx); err != nil {
@@ -130,7 +130,7 @@ func (y *System) Open(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		p := NewSoldier(cfg, SoldierOptions{Domain: d.Name}, deps(conn, runID+"-"+d.Name), y.cluster.Domain(i), slog)
+		p := NewSoldierProcess(cfg, SoldierOptions{Domain: d.Name}, deps(conn, runID+"-"+d.Name), y.cluster.Domain(i), slog)
 		y.soldiers = append(y.soldiers, p)
 		if err := p.Open(ctx); err != nil {
 			return err

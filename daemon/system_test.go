@@ -123,9 +123,9 @@ func TestCommanderProcessResumesOnlyFromATermOfSomeClock(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	open := func() *Commander {
+	open := func() *CommanderProcess {
 		t.Helper()
-		p := NewCommander(cfg, CommanderOptions{NATSURL: srv.ClientURL(), DataDir: t.TempDir()}, Deps{Clock: clock}, hclog.NewNullLogger())
+		p := NewCommanderProcess(cfg, CommanderOptions{NATSURL: srv.ClientURL(), DataDir: t.TempDir()}, Deps{Clock: clock}, hclog.NewNullLogger())
 		t.Cleanup(func() { p.Close() })
 		if err := p.Open(ctx); err != nil {
 			t.Fatal(err)
@@ -172,7 +172,7 @@ func TestReloadWhileRunning(t *testing.T) {
 	defer srv.Shutdown()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	p := NewCommander(cfg, CommanderOptions{ConfigPath: path, NATSURL: srv.ClientURL(), DataDir: t.TempDir()}, Deps{}, hclog.NewNullLogger())
+	p := NewCommanderProcess(cfg, CommanderOptions{ConfigPath: path, NATSURL: srv.ClientURL(), DataDir: t.TempDir()}, Deps{}, hclog.NewNullLogger())
 	defer p.Close()
 	if err := p.Open(ctx); err != nil {
 		t.Fatal(err)

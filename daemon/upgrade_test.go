@@ -142,7 +142,7 @@ func TestRollingUpgradeBothWays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sd := soldier.New(scfg, &soldier.Proportional{}, nopObserver{}, nopObserver{}, sconn, nil)
+	sd := soldier.New(scfg, &soldier.SqrtStaffing{}, nopObserver{}, nopObserver{}, sconn, nil)
 	reg := prometheus.NewRegistry()
 	if _, err := AttachSoldier(ctx, sconn, sd, "payment", clock, NewMetrics(reg, "soldier"), hclog.NewNullLogger()); err != nil {
 		t.Fatal(err)

@@ -294,7 +294,7 @@ func servedMetrics(t *testing.T) map[string]bool {
 	defer cancel()
 	names := map[string]bool{}
 	cmdAddr := freeAddr(t)
-	c := daemon.NewCommander(cfg, daemon.CommanderOptions{ConfigPath: cfgPath, NATSURL: srv.ClientURL(), DataDir: t.TempDir(), Listen: cmdAddr},
+	c := daemon.NewCommanderProcess(cfg, daemon.CommanderOptions{ConfigPath: cfgPath, NATSURL: srv.ClientURL(), DataDir: t.TempDir(), Listen: cmdAddr},
 		daemon.Deps{}, hclog.NewNullLogger())
 	defer c.Close()
 	if err := c.Open(ctx); err != nil {
@@ -305,7 +305,7 @@ func servedMetrics(t *testing.T) map[string]bool {
 	}
 	scrapeNames(t, cmdAddr, names)
 	solAddr := freeAddr(t)
-	s := daemon.NewSoldier(cfg, daemon.SoldierOptions{ConfigPath: cfgPath, Domain: "payment", NATSURL: srv.ClientURL(),
+	s := daemon.NewSoldierProcess(cfg, daemon.SoldierOptions{ConfigPath: cfgPath, Domain: "payment", NATSURL: srv.ClientURL(),
 		ScenarioPath: "../cmd/regiment/testdata/small-sample.hcl", DataDir: t.TempDir(), Listen: solAddr}, daemon.Deps{}, nil, hclog.NewNullLogger())
 	defer s.Close()
 	if err := s.Open(ctx); err != nil {

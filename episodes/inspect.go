@@ -114,10 +114,10 @@ func Show(ctx context.Context, w io.Writer, s *store.Store, id string, from, to 
 	return nil
 }
 
-// Stats writes a summary of s, the store at path: episodes, steps in total,
+// WriteStats writes a summary of s, the store at path: episodes, steps in total,
 // per level and per domain, their time span, the file size, guarded steps,
 // the mean reward total, and a line per episode.
-func Stats(w io.Writer, s *store.Store, path string) error {
+func WriteStats(w io.Writer, s *store.Store, path string) error {
 	stdout := w
 	st, err := s.Stats()
 	if err != nil {

@@ -155,13 +155,13 @@ domain "shop" {
 			var logs syncBuffer // both processes'
 			// start opens and runs a Soldier process on data; stop stops and
 			// closes it, as a SIGTERM would.
-			start := func() (p *daemon.Soldier, stop func()) {
+			start := func() (p *daemon.SoldierProcess, stop func()) {
 				t.Helper()
 				cfg, err := config.LoadFile(path)
 				if err != nil {
 					t.Fatal(err)
 				}
-				p = daemon.NewSoldier(cfg, daemon.SoldierOptions{ConfigPath: path, Domain: "shop", Kubeconfig: env.Kubeconfig, DataDir: data,
+				p = daemon.NewSoldierProcess(cfg, daemon.SoldierOptions{ConfigPath: path, Domain: "shop", Kubeconfig: env.Kubeconfig, DataDir: data,
 					NATSURL: srv.ClientURL()}, daemon.Deps{}, nil, hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info}))
 				if err := p.Open(ctx); err != nil {
 					t.Fatal(err)

@@ -58,7 +58,7 @@ domain "shop" {
 	srv := startBus(t)
 	var logs syncBuffer
 	dir := t.TempDir()
-	p := daemon.NewSoldier(cfg, daemon.SoldierOptions{Domain: "shop", Kubeconfig: env.Kubeconfig, DataDir: dir,
+	p := daemon.NewSoldierProcess(cfg, daemon.SoldierOptions{Domain: "shop", Kubeconfig: env.Kubeconfig, DataDir: dir,
 		NATSURL: srv.ClientURL()}, daemon.Deps{}, nil, hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info}))
 	if err := p.Open(ctx); err != nil {
 		t.Fatal(err)

@@ -71,7 +71,7 @@ domain "shop" {
 	srv := startBus(t)
 	var logs syncBuffer
 	log := hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info})
-	p := daemon.NewSoldier(cfg, daemon.SoldierOptions{Domain: "shop", Kubeconfig: env.Kubeconfig, DataDir: t.TempDir(),
+	p := daemon.NewSoldierProcess(cfg, daemon.SoldierOptions{Domain: "shop", Kubeconfig: env.Kubeconfig, DataDir: t.TempDir(),
 		NATSURL: srv.ClientURL()}, daemon.Deps{}, nil, log)
 	if err := p.Open(ctx); err != nil {
 		t.Fatal(err)
@@ -197,7 +197,7 @@ domain "shop" {
 	srv := startBus(t)
 	var logs syncBuffer
 	log := hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info})
-	p := daemon.NewSoldier(cfg, daemon.SoldierOptions{Domain: "shop", Kubeconfig: env.Kubeconfig, DataDir: t.TempDir(),
+	p := daemon.NewSoldierProcess(cfg, daemon.SoldierOptions{Domain: "shop", Kubeconfig: env.Kubeconfig, DataDir: t.TempDir(),
 		NATSURL: srv.ClientURL()}, daemon.Deps{}, nil, log)
 	if err := p.Open(ctx); err != nil {
 		t.Fatal(err)

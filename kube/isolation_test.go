@@ -72,7 +72,7 @@ func runIsolation(t *testing.T, env *testenv.Env, apps, ticks int, missing []int
 		t.Fatal(err)
 	}
 	rec := &lastRecord{}
-	s := soldier.New(scfg, &soldier.Proportional{}, ad.Observer, ad.Actuator, nil, rec)
+	s := soldier.New(scfg, &soldier.SqrtStaffing{}, ad.Observer, ad.Actuator, nil, rec)
 	run := isolationRun{ns: ns, reg: prometheus.NewPedanticRegistry(), events: ad.Events, minimum: map[string]int32{}}
 	m := daemon.NewMetrics(run.reg, "soldier")
 

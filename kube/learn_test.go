@@ -81,7 +81,7 @@ domain "shop" {
 		t.Fatal(err)
 	}
 	var rec learnRecords
-	s := soldier.New(scfg, &soldier.Proportional{}, ad.Observer, ad.Actuator, nil, &rec)
+	s := soldier.New(scfg, &soldier.SqrtStaffing{}, ad.Observer, ad.Actuator, nil, &rec)
 	prom.load(t, script(
 		appSeries{ns: ns, pod: "cart-6d4cf-0", ok: 30, cpu: 0.3, mem: 100},
 		appSeries{ns: ns, pod: "cart-6d4cf-1", ok: 30, cpu: 0.3, mem: 100},

@@ -78,7 +78,7 @@ func newOwnersRig(t *testing.T, ns string, n int, soldierBlock string, dyn dynam
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.sd = soldier.New(scfg, &soldier.Proportional{}, ad.Observer, ad.Actuator, nil,
+	r.sd = soldier.New(scfg, &soldier.SqrtStaffing{}, ad.Observer, ad.Actuator, nil,
 		&recording.Soldier{Episode: ep.ID, Out: r.app, Err: func(err error) { t.Error(err) }})
 	ad.Observer.clock = func() time.Time { return r.now }
 	return r

@@ -69,7 +69,7 @@ domain "shop" {
 	addr := l.Addr().String()
 	l.Close()
 	var logs syncBuffer
-	p := daemon.NewSoldier(cfg, daemon.SoldierOptions{Domain: "shop", Kubeconfig: env.Kubeconfig, DataDir: t.TempDir(),
+	p := daemon.NewSoldierProcess(cfg, daemon.SoldierOptions{Domain: "shop", Kubeconfig: env.Kubeconfig, DataDir: t.TempDir(),
 		NATSURL: srv.ClientURL(), Listen: addr}, daemon.Deps{}, nil, hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info}))
 	if err := p.Open(ctx); err != nil {
 		t.Fatal(err)

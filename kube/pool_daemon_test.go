@@ -188,7 +188,7 @@ func startPoolCommander(t *testing.T, ctx context.Context, env *testenv.Env, src
 	cfg := parseConfig(t, src)
 	srv := startBus(t)
 	logs := &syncBuffer{}
-	p := daemon.NewCommander(cfg, daemon.CommanderOptions{Kubeconfig: env.Kubeconfig, NATSURL: srv.ClientURL(), DataDir: t.TempDir()},
+	p := daemon.NewCommanderProcess(cfg, daemon.CommanderOptions{Kubeconfig: env.Kubeconfig, NATSURL: srv.ClientURL(), DataDir: t.TempDir()},
 		daemon.Deps{}, hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Info}))
 	if err := p.Open(ctx); err != nil {
 		t.Fatal(err)

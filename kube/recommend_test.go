@@ -72,7 +72,7 @@ func TestRecommendModeWritesNothingToTheAPIServer(t *testing.T) {
 				t.Fatal(err)
 			}
 			pub := &reportsSent{}
-			s := soldier.New(scfg, &soldier.Proportional{}, ad.Observer, ad.Actuator, pub, nil)
+			s := soldier.New(scfg, &soldier.SqrtStaffing{}, ad.Observer, ad.Actuator, pub, nil)
 			reg := prometheus.NewPedanticRegistry()
 			m := daemon.NewMetrics(reg, "soldier")
 

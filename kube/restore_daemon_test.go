@@ -111,7 +111,7 @@ domain "shop" {
 	}
 	srv := startBus(t)
 	var logs syncBuffer
-	p := daemon.NewSoldier(cfg, daemon.SoldierOptions{ConfigPath: path, Domain: "shop", Kubeconfig: env.Kubeconfig, DataDir: t.TempDir(),
+	p := daemon.NewSoldierProcess(cfg, daemon.SoldierOptions{ConfigPath: path, Domain: "shop", Kubeconfig: env.Kubeconfig, DataDir: t.TempDir(),
 		NATSURL: srv.ClientURL()}, daemon.Deps{}, nil, hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info}))
 	if err := p.Open(ctx); err != nil {
 		t.Fatal(err)

@@ -111,7 +111,7 @@ func TestSoldierSteadyStateWritesLittle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := soldier.New(scfg, &soldier.Proportional{}, ad.Observer, ad.Actuator, nil, nil)
+	s := soldier.New(scfg, &soldier.SqrtStaffing{}, ad.Observer, ad.Actuator, nil, nil)
 
 	// Demand: each app needs 10.5 replicas' worth (rps 52.5 at capacity 10
 	// and utilisation 0.5), +-3% noise per tick: ceil keeps 11.
@@ -238,7 +238,7 @@ func TestSoldierOverNATSBoundsAnHPAOnFakeNodes(t *testing.T) {
 	}
 	scfg, _ := soldier.NewConfig(cfg, "shop")
 	var rec lastRecord
-	s := soldier.New(scfg, &soldier.Proportional{}, ad.Observer, ad.Actuator, sconn, &rec)
+	s := soldier.New(scfg, &soldier.SqrtStaffing{}, ad.Observer, ad.Actuator, sconn, &rec)
 	log := hclog.NewNullLogger()
 	// Directives reach the Soldier as daemon.AttachSoldier feeds them; daemon
 	// assembles the processes around this adapter, so kube cannot import it.

@@ -85,7 +85,7 @@ func startReplica(t *testing.T, ctx context.Context, base *rest.Config, cfg *dom
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := soldier.New(scfg, &soldier.Proportional{}, ad.Observer, ad.Actuator, nil, nil)
+	s := soldier.New(scfg, &soldier.SqrtStaffing{}, ad.Observer, ad.Actuator, nil, nil)
 	go func() {
 		defer close(r.done)
 		var wg sync.WaitGroup

@@ -31,7 +31,7 @@
 // Stores are read as files: a daemon's running store through its snapshot
 // (episodes.Sources downloads a URL into a temporary file).
 //
-// The package reads stores and writes files; its estimates (Estimate, P99)
+// The package reads stores and writes files; its estimates (Compare, P99)
 // are pure. It imports domains, store, recording, episodes, sim and
 // gonum/plot.
 package report

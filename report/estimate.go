@@ -73,9 +73,9 @@ type DomainResult struct {
 	Apps        []AppResult
 }
 
-// Estimate compares each domain of rec both ways, each step standing for one
+// Compare estimates each domain of rec both ways, each step standing for one
 // tick.
-func Estimate(rec *Recorded) []DomainResult {
+func Compare(rec *Recorded) []DomainResult {
 	out := make([]DomainResult, 0, len(rec.Domains))
 	tickHours, tickMinutes := rec.Tick.Hours(), rec.Tick.Minutes()
 	for _, d := range rec.Domains {

@@ -52,7 +52,7 @@ func TestEstimate(t *testing.T) {
 			Recommended: []float64{8, 8, 8, 8},
 		}},
 	}
-	res := Estimate(&Recorded{Tick: 10 * time.Second, Domains: []*Domain{d}})
+	res := Compare(&Recorded{Tick: 10 * time.Second, Domains: []*Domain{d}})
 	r := res[0]
 	tick := 10.0 / 3600
 	if want := (4 + 4 + 8 + 8) * 0.5 * tick; math.Abs(r.Live.CoreHours-want) > 1e-12 {

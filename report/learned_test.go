@@ -21,7 +21,7 @@ func TestEstimateUsesTheLearnedServiceTime(t *testing.T) {
 	d := &Domain{Name: "shop", SLO: 0.5, SLOMet: []float64{1, 1}, At: []time.Time{t0, t0.Add(10 * time.Second)},
 		Apps: []App{app("shop/prior", 0), app("shop/learned", 0.02)}}
 	rec := &Recorded{Tick: 10 * time.Second, Domains: []*Domain{d}, Steps: 2}
-	res := Estimate(rec)
+	res := Compare(rec)
 	by := map[string]AppResult{}
 	for _, a := range res[0].Apps {
 		by[a.Name] = a

@@ -142,7 +142,7 @@ func TestReportCoversTheDiscoveredApps(t *testing.T) {
 				want.name, a.Kind, a.Namespace, a.Workload, a.Discovered, a.CPU, a.Attributes, a.ServiceTime, recorded, want.ns, want.workload, want.cpu, want.steps)
 		}
 	}
-	res := Estimate(rec)
+	res := Compare(rec)
 	tick := cfg.Soldier.Tick.Hours()
 	// By hand: 20 apps x 0.25 + 10 x 0.5 = 10 cores a step for 10 steps,
 	// and 2 x 1 core for the last 5, at 1 replica live and 2 recommended.
@@ -193,7 +193,7 @@ func TestReportOnAStoreThatDoesNotDescribeItsApps(t *testing.T) {
 		}
 	}
 	var md bytes.Buffer
-	if err := WriteMarkdown(&md, rec, Estimate(rec), 5); err != nil {
+	if err := WriteMarkdown(&md, rec, Compare(rec), 5); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(md.String(), "3 apps have no CPU per replica") || !strings.Contains(md.String(), "| payment/payments_payments-0 | - | - | label | unknown |") {

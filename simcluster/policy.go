@@ -22,7 +22,7 @@ type Policy struct {
 	cfg      *domains.Config
 	cmd      *commander.Commander
 	soldiers []*soldier.Soldier
-	views    []*view
+	views    []*View
 	ratio    int // Soldier ticks per Commander tick
 	tick     int
 	err      error
@@ -45,16 +45,6 @@ func NewPolicy(cfg *domains.Config, rec commander.Recorder, srec func(domain str
 		return nil, err
 	}
 	p := &Policy{cfg: cfg, ratio: max(1, int(cfg.Commander.Tick/cfg.Soldier.Tick)), hpa: baseline.NewClusterHPA(cfg)}
-	first, count := make([]int, len(cfg.Domains)), make([]int, len(cfg.Domains))
-	for i := range first {
-		first[i] = -1
-	}
-	for _, a := range cfg.Apps() {
-		if first[a.Domain] < 0 {
-			first[a.Domain] = a.ID
-		}
-		count[a.Domain]++
-	}
 	pub := &handover{p: p}
 	p.cmd = commander.New(cfg, pol.commander, cfg.Commander.Policy, pub, rec, 1, 0)
 	if pol.pool != nil {
@@ -65,12 +55,7 @@ func NewPolicy(cfg *domains.Config, rec commander.Recorder, srec func(domain str
 		if err != nil {
 			return nil, err
 		}
-		v := &view{di: i, first: first[i], n: count[i], callers: soldier.Callers(cfg, i)}
-		for _, a := range cfg.Apps() {
-			if a.Domain == i && p.hpa.Scales(a.ID) {
-				v.bounds = append(v.bounds, [2]int32{int32(a.MinReplicas), int32(a.MaxReplicas)})
-			}
-		}
+		v := NewView(cfg, i, p.hpa)
 		var r soldier.Recorder
 		if srec != nil {
 			r = srec(d.Name)
@@ -95,7 +80,7 @@ func (p *Policy) Err() error { return p.err }
 // targets.
 func (p *Policy) tickSoldiers(ctx context.Context, now time.Time, t *sim.Telemetry, targets []int32) error {
 	for i, s := range p.soldiers {
-		p.views[i].t, p.views[i].targets = t, targets
+		p.views[i].Set(t, targets)
 		if _, err := s.Tick(ctx, now); err != nil {
 			return fmt.Errorf("soldier %s tick: %w", p.cfg.Domains[i].Name, err)
 		}
@@ -167,9 +152,11 @@ func (h *handover) PublishReport(_ context.Context, r wire.DomainReport) error {
 	return nil
 }
 
-// view is one domain's Observer and Actuator over the telemetry and targets
-// of the current Decide call.
-type view struct {
+// View is one domain's Observer and Actuator over a simulation: the
+// telemetry and targets of the step it was last Set to. simcluster.Policy's
+// Soldiers and the trainer's (train.SoldierEnv) observe and act through it,
+// so that both read the simulator as one.
+type View struct {
 	di, first, n int
 	t            *sim.Telemetry
 	targets      []int32
@@ -177,11 +164,38 @@ type view struct {
 	callers      [][]soldier.Caller
 }
 
+// NewView is domain di's View in cfg; hpa, when not nil, is the cluster's
+// own HPAs, whose bounds it reports for the apps they scale.
+func NewView(cfg *domains.Config, di int, hpa *baseline.ClusterHPA) *View {
+	v := &View{di: di, first: -1, callers: soldier.Callers(cfg, di)}
+	for _, a := range cfg.Apps() {
+		if a.Domain != di {
+			continue
+		}
+		if v.first < 0 {
+			v.first = a.ID
+		}
+		v.n++
+		if hpa != nil && hpa.Scales(a.ID) {
+			v.bounds = append(v.bounds, [2]int32{int32(a.MinReplicas), int32(a.MaxReplicas)})
+		}
+	}
+	return v
+}
+
+// Set points the view at telemetry t and the simulator's targets (written
+// in place by Apply).
+func (v *View) Set(t *sim.Telemetry, targets []int32) { v.t, v.targets = t, targets }
+
+// First is the id of the domain's first app in the simulation; its apps are
+// ids First() to First()+len(apps)-1.
+func (v *View) First() int { return v.first }
+
 // Observe writes the fields of obs's apps that the simulator has, field by
 // field: memory, restarts, Blind, Missing and ForeignOwner it never reports,
 // and it leaves them as the Soldier made them (zero), so that a tick does
 // not clear each app's whole observation, string header included.
-func (v *view) Observe(_ context.Context, obs *soldier.Observation) error {
+func (v *View) Observe(_ context.Context, obs *soldier.Observation) error {
 	apps, targets := v.t.Apps[v.first:v.first+v.n], v.targets[v.first:v.first+v.n]
 	out := obs.Apps[:len(apps)]
 	for i := range apps {
@@ -199,9 +213,10 @@ func (v *view) Observe(_ context.Context, obs *soldier.Observation) error {
 }
 
 // rps is app id's request rate in the telemetry.
-func (v *view) rps(id int) float64 { return v.t.Apps[id].RPS }
+func (v *View) rps(id int) float64 { return v.t.Apps[id].RPS }
 
-func (v *view) Apply(_ context.Context, changes []soldier.Change) error {
+// Apply writes changes into the targets.
+func (v *View) Apply(_ context.Context, changes []soldier.Change) error {
 	for _, c := range changes {
 		v.targets[v.first+c.App] = c.Replicas
 	}

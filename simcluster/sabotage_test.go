@@ -20,7 +20,7 @@ import (
 type starveP0 struct {
 	p0    bool
 	share float64
-	base  soldier.Proportional
+	base  soldier.SqrtStaffing
 }
 
 func (s *starveP0) Decide(in soldier.Input, out []int32) string {

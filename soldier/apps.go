@@ -27,7 +27,7 @@ func (s *Soldier) ReloadApps(cfg *domains.Config, swap func() error) error {
 		return fmt.Errorf("soldier: reload: domain %q is not in the new config: restart to apply", s.cfg.Domain)
 	}
 	same := slices.EqualFunc(next.Apps, s.cfg.Apps, func(a, b App) bool { return a.Name == b.Name })
-	if _, ok := s.policy.(*Proportional); !same && !ok {
+	if _, ok := s.policy.(*SqrtStaffing); !same && !ok {
 		return fmt.Errorf("soldier: reload: the set of apps of %s changed under a learned policy: restart to apply", s.cfg.Domain)
 	}
 	if err := s.checkReload(next, true); err != nil {

@@ -80,7 +80,7 @@ func TestReloadAppsMovesStateByName(t *testing.T) {
 	scfg, _ := NewConfig(cfg, "web")
 	c := &namedCluster{replicas: map[string]int32{"web/a-0": 10, "web/a-1": 10, "web/a-2": 10, "web/b": 5}, writes: map[string]int{}}
 	_ = c.swap(cfg)()
-	s := New(scfg, &Proportional{}, c, c, nil, nil)
+	s := New(scfg, &SqrtStaffing{}, c, c, nil, nil)
 	if _, err := s.Tick(ctx, t0); err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestReloadAppsRefusals(t *testing.T) {
 		t.Errorf("another policy: %v (swap called: %v), want a refusal before the swap", err, called)
 	}
 
-	s = New(scfg, &Proportional{}, c, c, nil, nil)
+	s = New(scfg, &SqrtStaffing{}, c, c, nil, nil)
 	if err := s.ReloadApps(next, func() error { return errors.New("namespace not watched") }); err == nil || !strings.Contains(err.Error(), "not watched") {
 		t.Errorf("a failed swap: %v", err)
 	}
@@ -155,7 +155,7 @@ func TestReloadAppsFromNone(t *testing.T) {
 	scfg, _ := NewConfig(cfg, "web")
 	c := &namedCluster{replicas: map[string]int32{"web/b": 5}, writes: map[string]int{}}
 	_ = c.swap(cfg)()
-	s := New(scfg, &Proportional{}, c, c, nil, nil)
+	s := New(scfg, &SqrtStaffing{}, c, c, nil, nil)
 	if res, err := s.Tick(ctx, t0); err != nil || res.Writes != 0 {
 		t.Fatalf("tick with no apps: %+v, %v", res, err)
 	}

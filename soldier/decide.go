@@ -50,11 +50,11 @@ type State struct {
 type state = State
 
 // NewState is the decision state of a Soldier for cfg deciding with policy,
-// with Proportional as its baseline. noReason says nobody reads the reasons.
+// with SqrtStaffing as its baseline. noReason says nobody reads the reasons.
 func NewState(cfg Config, policy Policy, noReason bool) *State {
 	n := len(cfg.Apps)
 	return &State{
-		cfg: cfg, policy: policy, fallback: &Proportional{},
+		cfg: cfg, policy: policy, fallback: &SqrtStaffing{},
 		exec: NewExecutor(ExecutorConfig{
 			OverageCap: cfg.Soldier.OverageCap, ScaleDownCooldown: cfg.Soldier.ScaleDownCooldown,
 			ErrorRateVeto: cfg.Soldier.ErrorRateVeto, MaxWritesPerTick: cfg.Soldier.MaxWritesPerTick,
@@ -133,20 +133,15 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 	dec := Decision{Mode: st.cfg.Soldier.Mode, Valid: d != nil}
 	mode := dec.Mode
 	st.enter(mode)
-	in := InputFor(st.cfg.Soldier)
-	in.Apps, in.Obs, in.BudgetCores, in.SLO, in.Now = st.cfg.Apps, obs, math.Inf(1), st.cfg.SLO, now
-	in.NoReason = st.noReason
+	var in Input
+	in, dec.DemandCores = st.input(obs, d, now)
 
 	var reason string
 	fallback := !dec.Valid
 	budget := math.Inf(1)
 	if dec.Valid {
-		budget, in.BudgetCores, in.Headroom = d.Cores, d.Cores, d.Headroom
+		budget = d.Cores
 	}
-	// Every app's need, once for the policy, the baseline and the
-	// stabiliser; the demand reported is without the headroom.
-	in.need, in.want, in.risky, in.recip = st.need, st.want, st.risky, st.recip
-	dec.DemandCores = needs(&in)
 	source := SourcePolicy
 	st.guards, st.writes = st.guards[:0], st.writes[:0]
 	switch {
@@ -159,46 +154,16 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 	}
 	auto, switched := false, FallbackEvent{}
 	if mode == domains.ModeActive && !fallback && st.cfg.Fallback.Window > 0 {
-		// The baseline decides in shadow on the policy's own input, every
-		// tick, for the automatic fallback's comparison.
-		_, same := st.policy.(*Proportional)
-		if same {
-			// The policy is the baseline, which is pure: it decided the
-			// same targets on the same input.
-			copy(st.shadow, st.proposed)
-		} else {
-			st.fallback.Decide(in, st.shadow)
-		}
-		copy(st.decided, st.proposed)
-		sc := compare(st.cfg.Apps, obs, st.cfg.SLO, st.cfg.ErrorBudget, in.TargetUtil, st.cfg.Fallback.ShortTolerance, st.decided, st.shadow, same)
-		auto, switched = st.auto.Observe(sc)
+		auto, switched = st.shadowCompare(in, obs)
 	}
 	rung := RungNone
 	if mode == domains.ModeActive && st.cfg.SLO > 0 && st.cfg.Ladder.Alert > 0 {
 		rung, _ = st.ladder.Observe(now, obs.P99/st.cfg.SLO)
 	}
 	if mode == domains.ModeActive && !fallback && rung >= RungFreeze {
-		// The policy is frozen: targets hold, and only the baseline may scale
-		// up; at revert the baseline acts alone. Neither is held to the budget.
-		base := in
-		base.BudgetCores = math.Inf(1)
-		baseReason := st.fallback.Decide(base, st.baseline)
+		// Neither the frozen policy nor the baseline is held to the budget.
 		budget = math.Inf(1)
-		if rung == RungRevert {
-			fallback, source = true, SourceLadderRevert
-			copy(st.proposed, st.baseline)
-			reason = "ladder at revert: baseline acts; " + baseReason
-		} else {
-			source = SourceLadderFreeze
-			for i := range st.proposed {
-				cur := st.exec.Current(i)
-				if cur < 0 {
-					cur = obs.Apps[i].Replicas
-				}
-				st.proposed[i] = max(cur, st.baseline[i])
-			}
-			reason = "ladder at freeze: policy held, baseline may scale up; policy: " + reason
-		}
+		fallback, source, reason = st.ladderAt(rung, in, obs, reason)
 	}
 	if auto && !fallback {
 		// The automatic fallback holds the domain: the baseline acts alone,
@@ -239,6 +204,64 @@ func Decide(st *State, obs *Observation, d *wire.Directive, now time.Time) Decis
 		dec.PolicyTargets, dec.BaselineTargets = st.decided, st.shadow
 	}
 	return dec
+}
+
+// shadowCompare is the automatic fallback's step in active mode with a
+// valid directive: the baseline decides in shadow on the policy's own
+// input (into st.shadow), every tick, the policy's targets are kept in
+// st.decided, and the fallback observes the comparison.
+func (st *State) shadowCompare(in Input, obs *Observation) (auto bool, switched FallbackEvent) {
+	_, same := st.policy.(*SqrtStaffing)
+	if same {
+		// The policy is the baseline, which is pure: it decided the
+		// same targets on the same input.
+		copy(st.shadow, st.proposed)
+	} else {
+		st.fallback.Decide(in, st.shadow)
+	}
+	copy(st.decided, st.proposed)
+	sc := compare(st.cfg.Apps, obs, st.cfg.SLO, st.cfg.ErrorBudget, in.TargetUtil, st.cfg.Fallback.ShortTolerance, st.decided, st.shadow, same)
+	return st.auto.Observe(sc)
+}
+
+// ladderAt is the rollback ladder's step at rung (freeze or revert) after
+// the policy gave reason: the baseline decides without a budget (into
+// st.baseline); at revert it acts alone, at freeze the policy's targets
+// hold (the targets in force, else the observed replicas) and only the
+// baseline may scale up. It returns whether the baseline acts, the source
+// and the reason.
+func (st *State) ladderAt(rung Rung, in Input, obs *Observation, reason string) (fallback bool, source Source, why string) {
+	base := in
+	base.BudgetCores = math.Inf(1)
+	baseReason := st.fallback.Decide(base, st.baseline)
+	if rung == RungRevert {
+		copy(st.proposed, st.baseline)
+		return true, SourceLadderRevert, "ladder at revert: baseline acts; " + baseReason
+	}
+	for i := range st.proposed {
+		cur := st.exec.Current(i)
+		if cur < 0 {
+			cur = obs.Apps[i].Replicas
+		}
+		st.proposed[i] = max(cur, st.baseline[i])
+	}
+	return false, SourceLadderFreeze, "ladder at freeze: policy held, baseline may scale up; policy: " + reason
+}
+
+// input is the policy's input at now for obs and the directive in force d
+// (nil: none, and no budget): d's budget and headroom, with every app's
+// need worked out once for the policy, the baseline and the stabiliser
+// (needs). It returns the domain's demand too, without the headroom: what
+// the Soldier reports.
+func (st *State) input(obs *Observation, d *wire.Directive, now time.Time) (Input, float64) {
+	in := InputFor(st.cfg.Soldier)
+	in.Apps, in.Obs, in.BudgetCores, in.SLO, in.Now = st.cfg.Apps, obs, math.Inf(1), st.cfg.SLO, now
+	in.NoReason = st.noReason
+	if d != nil {
+		in.BudgetCores, in.Headroom = d.Cores, d.Headroom
+	}
+	in.need, in.want, in.risky, in.recip = st.need, st.want, st.risky, st.recip
+	return in, needs(&in)
 }
 
 // enter notes the mode of this tick: entering active mode from one that

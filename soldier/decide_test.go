@@ -80,7 +80,7 @@ func TestDecide(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st := NewState(decideConfig(tt.mode), &Proportional{}, false)
+			st := NewState(decideConfig(tt.mode), &SqrtStaffing{}, false)
 			if tt.setup != nil {
 				tt.setup(st)
 			}
@@ -120,8 +120,8 @@ func TestDecide(t *testing.T) {
 // TestDecideIsDeterministic: two states fed the same ticks decide the same.
 func TestDecideIsDeterministic(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	a := NewState(decideConfig(domains.ModeActive), &Proportional{}, false)
-	b := NewState(decideConfig(domains.ModeActive), &Proportional{}, false)
+	a := NewState(decideConfig(domains.ModeActive), &SqrtStaffing{}, false)
+	b := NewState(decideConfig(domains.ModeActive), &SqrtStaffing{}, false)
 	writes, targets := 0, map[int32]bool{}
 	for k := range 20 {
 		at := now.Add(time.Duration(k) * 10 * time.Second)

@@ -2,7 +2,7 @@
 // domain's apps, every Soldier tick (default 10 s).
 //
 // The core is pure. A Policy maps the observation and the directive's budget
-// to proposed targets with a reason: Proportional (hand-written: each app's
+// to proposed targets with a reason: SqrtStaffing (hand-written: each app's
 // load sized by square-root staffing within the target utilisation's rule,
 // at-risk apps first when over budget; Desired) or Learned (a trained network
 // choosing each app group's utilisation, headroom and scale-down tolerance).
@@ -18,7 +18,7 @@
 // (OnOverride) sit above every policy and rule except the replica bounds.
 //
 // Above the policy, three safety nets hand the domain to the baseline
-// (Proportional without a budget): a stale or missing directive; the
+// (SqrtStaffing without a budget): a stale or missing directive; the
 // rollback Ladder of the domain's priority tier (alert, freeze, revert on
 // p99 / SLO sustained, with a cool-off before handing back); and the
 // automatic fallback, a rolling comparison of the policy against the
@@ -30,7 +30,10 @@
 // time: it returns the writes and, per app, what proposed its target (policy,
 // baseline, ladder rung, automatic fallback, recommend), whether the stabiliser held it, an
 // operator's pin set it, or which guard clipped it. Soldier.Tick is the shell
-// that observes, calls Decide, actuates, reports and records.
+// that observes, calls Decide, actuates, reports and records (its report,
+// report.go, is the one DomainReport builder). Soldier.PolicyInput is the
+// input the next Decide gives the policy, for a caller that chooses the
+// policy's action itself: the trainer, whose Soldiers are these.
 //
 // Per-app isolation: an Actuator reports the apps whose writes failed
 // (WriteErrors); the tick goes on for the others and still reports and

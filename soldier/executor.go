@@ -187,9 +187,16 @@ func (e *Executor) Apply(now time.Time, apps []App, obs *Observation, budget flo
 		prop[i] = p
 	}
 	guards = e.capBudget(apps, budget, proposed, guards)
+	return e.write(now, apps, obs, proposed, missing, guards, writes)
+}
 
-	// No-op suppression, then pinned apps and the largest moves first within
-	// the write cap.
+// write is Apply's last pass over the guarded proposals: no-op
+// suppression, then pinned apps and the largest moves first within the
+// write cap (guard rate_limit); each write becomes the target in force.
+// When some app is missing, it has no target in force afterwards.
+func (e *Executor) write(now time.Time, apps []App, obs *Observation, proposed []int32, missing bool, guards []Guard, writes []Change) ([]Guard, []Change) {
+	n := len(apps)
+	current, held, prop := e.current[:n], e.held[:n], proposed[:n]
 	e.order = e.order[:0]
 	for i := range apps {
 		if prop[i] != current[i] && !held[i] {
@@ -329,4 +336,12 @@ func abs32(x int32) int32 {
 		return -x
 	}
 	return x
+}
+
+// b2i is 1 for true, 0 for false: the compiler makes it a flag, no branch.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -77,7 +77,7 @@ func TestProportionalPolicy(t *testing.T) {
 	obs := &Observation{Apps: []AppObservation{{RPS: 700, P99: 0.1, Ready: 10}, {RPS: 700, P99: 0.5, Ready: 10}}}
 	in := Input{Apps: apps, Obs: obs, BudgetCores: math.Inf(1), TargetUtil: 0.7, SLO: 0.4}
 	out := make([]int32, 2)
-	(&Proportional{}).Decide(in, out)
+	(&SqrtStaffing{}).Decide(in, out)
 	if out[0] != 10 {
 		t.Fatalf("700 rps at 100/replica and 70%%: %d replicas, want 10", out[0])
 	}
@@ -85,7 +85,7 @@ func TestProportionalPolicy(t *testing.T) {
 		t.Fatalf("app over its SLO with its ready replicas enough for its load: %d replicas, want its 10 (no boost)", out[1])
 	}
 	in.BudgetCores = 14
-	(&Proportional{}).Decide(in, out)
+	(&SqrtStaffing{}).Decide(in, out)
 	if got := out[0] + out[1]; got > 14 {
 		t.Fatalf("over budget: %v uses %d cores of 14", out, got)
 	}

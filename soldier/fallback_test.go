@@ -258,7 +258,7 @@ func TestTickSwitchesToTheBaselineAndBack(t *testing.T) {
 type lean struct{}
 
 func (lean) Decide(in Input, out []int32) string {
-	r := (&Proportional{}).Decide(in, out)
+	r := (&SqrtStaffing{}).Decide(in, out)
 	for i := range out {
 		out[i]--
 	}
@@ -324,7 +324,7 @@ func TestNewConfigTakesTheDomainMode(t *testing.T) {
 		}
 	}
 	c, _ := NewConfig(cfg, "a")
-	s := New(c, &Proportional{}, nil, nil, nil, nil)
+	s := New(c, &SqrtStaffing{}, nil, nil, nil, nil)
 	next := *cfg
 	next.Domains = slices.Clone(cfg.Domains)
 	next.Domains[0].Mode = domains.ModeOff

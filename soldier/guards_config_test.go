@@ -130,7 +130,7 @@ func TestReloadAppliesTheLadder(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := &slowCluster{newSteadyCluster(len(scfg.Apps)), 0.26}
-	s := New(scfg, &Proportional{}, c, c, nil, nil)
+	s := New(scfg, &SqrtStaffing{}, c, c, nil, nil)
 	tick := func(at time.Duration) Rung {
 		t.Helper()
 		res, err := s.Tick(ctx, t0.Add(at))

@@ -11,7 +11,7 @@ import (
 
 // LearnedLayoutVersion is the version of the learned Soldier's observation
 // layout; a checkpoint of another version is refused on load. Version 2
-// sizes on Proportional's staffing rule (version 1 sized at a target
+// sizes on SqrtStaffing's staffing rule (version 1 sized at a target
 // utilisation and boosted apps at risk).
 const LearnedLayoutVersion = 2
 
@@ -20,7 +20,7 @@ const LearnedLayoutVersion = 2
 // constant in training is normalised with zero variance and would blow up
 // when it moves in deployment, so nothing deployment-specific that training
 // holds fixed (such as the configured target utilisation) is a feature.
-// "Desired" is Proportional's size for the directive's headroom.
+// "Desired" is SqrtStaffing's size for the directive's headroom.
 var learnedFeatures = []string{
 	"priority_p0", "priority_p1", "priority_p2", "priority_p3", // domain tier, one-hot (P3 and below share the last)
 	"slo_log10",          // log10 of the domain's p99 objective in seconds
@@ -64,7 +64,7 @@ const (
 )
 
 // Knobs are one app group's sizing parameters, decoded from the policy's
-// action: Proportional's staffing rule (Need, Desired) with the group's
+// action: SqrtStaffing's staffing rule (Need, Desired) with the group's
 // own headroom and staffing safety.
 type Knobs struct {
 	Headroom float64 // added to the directive's headroom, [-HeadroomSpan, HeadroomSpan]; the sum is at least 0
@@ -80,7 +80,7 @@ func DecodeKnobs(a []float64) Knobs {
 }
 
 // warmKnobs are the latent values DecodeKnobs maps to no extra headroom and
-// the configured staffing safety (clamped inside the range): Proportional's
+// the configured staffing safety (clamped inside the range): SqrtStaffing's
 // sizing.
 func warmKnobs(safety float64) [2]float64 {
 	return [2]float64{0, rl.Logit(min(max(safety/SafetyMax, 0.01), 0.99))}
@@ -88,10 +88,10 @@ func warmKnobs(safety float64) [2]float64 {
 
 // NewLearnedPolicy returns an untrained learned-Soldier network (two hidden
 // layers of 32 tanh units, actor and critic) warm-started on the
-// Proportional policy: the output weights are zero and the biases make the
+// SqrtStaffing policy: the output weights are zero and the biases make the
 // mean action no extra headroom and a staffing safety of safety (the
 // config's staffing_safety), so the untrained policy sizes exactly as
-// Proportional does. logStd is the initial log standard deviation of every
+// SqrtStaffing does. logStd is the initial log standard deviation of every
 // action dimension.
 func NewLearnedPolicy(r *rand.Rand, safety, logStd float64) (*rl.Policy, error) {
 	spec := rl.DefaultSpec(LearnedLayout(), LearnedActions())
@@ -116,7 +116,7 @@ type span struct{ first, n int }
 // and app group, conditioned on the domain (tier, SLO, error budget, group
 // size). Each tick it computes every group's features (Features), takes the
 // network's mean action per group and sizes the group's apps as
-// Proportional does (Desired: square-root staffing within the HPA's rule,
+// SqrtStaffing does (Desired: square-root staffing within the HPA's rule,
 // no boost for an app at risk, whose ready replicas it keeps) with the
 // group's own headroom and staffing safety, then fits the sizes into the
 // budget with Distribute. Hysteresis is the Soldier's Stabiliser, after it,
@@ -227,7 +227,7 @@ func (l *Learned) Features(in Input, obs [][]float64) {
 		slo = c.SLO
 	}
 	in.SLO = slo
-	demand, used := 0.0, 0.0
+	dom := domainFeatures{ebLog: -4}
 	for i := range in.Apps {
 		a, o := &in.Apps[i], &in.Obs.Apps[i]
 		var n int32
@@ -237,92 +237,104 @@ func (l *Learned) Features(in Input, obs [][]float64) {
 			n, _ = Desired(a, o, &in)
 		}
 		l.desired[i] = n // scratch until Targets: read by the group loop below
-		demand += float64(n) * a.CPU
-		used += float64(o.Replicas) * a.CPU
+		dom.demand += float64(n) * a.CPU
+		dom.used += float64(o.Replicas) * a.CPU
 	}
-	binds := in.BudgetCores > 0 && !math.IsInf(in.BudgetCores, 1)
-	tod0, tod1 := 0.0, 0.0
+	dom.binds = in.BudgetCores > 0 && !math.IsInf(in.BudgetCores, 1)
 	if !in.Now.IsZero() {
 		h, m, s := in.Now.Clock()
 		ang := 2 * math.Pi * float64(h*3600+m*60+s) / 86400
-		tod0, tod1 = math.Sin(ang), math.Cos(ang)
+		dom.tod0, dom.tod1 = math.Sin(ang), math.Cos(ang)
 	}
-	ebLog := -4.0
 	if c.ErrorBudget > 0 {
-		ebLog = math.Log10(c.ErrorBudget)
+		dom.ebLog = math.Log10(c.ErrorBudget)
 	}
-	domP99 := 0.0
 	if slo > 0 {
-		domP99 = clamp(in.Obs.P99/slo, 0, 5)
+		dom.p99 = clamp(in.Obs.P99/slo, 0, 5)
 	}
 	for g, sp := range l.groups {
-		f := obs[g]
-		var p99Max, p99Sum, errMax, cpuSum, cpuMax, rps, capReady float64
-		var ready, starting, pending, cur, want int32
-		for i := sp.first; i < sp.first+sp.n; i++ {
-			a, o := &in.Apps[i], &in.Obs.Apps[i]
-			r := 0.0
-			if slo > 0 {
-				r = o.P99 / slo
-			}
-			p99Max, p99Sum = max(p99Max, r), p99Sum+r
-			if c.ErrorBudget > 0 {
-				errMax = max(errMax, o.ErrorRate/c.ErrorBudget)
-			} else {
-				errMax = max(errMax, o.ErrorRate*100)
-			}
-			cpuSum, cpuMax = cpuSum+o.CPUUtil, max(cpuMax, o.CPUUtil)
-			rps += o.Arrivals() // what the app is sized for: its callers' calls when more
-			capReady += float64(o.Ready) * a.Capacity
-			ready, starting, pending = ready+o.Ready, starting+o.Starting, pending+o.Pending
-			cur += o.Replicas
-			want += l.desired[i]
-		}
-		if l.ema[g] < 0 {
-			l.ema[g] = rps
-		} else {
-			l.ema[g] += rpsAlpha * (rps - l.ema[g])
-		}
-		nf := float64(sp.n)
-		for k := range 4 {
-			f[k] = 0
-		}
-		f[min(max(c.Priority, 0), 3)] = 1
-		f[4] = math.Log10(max(slo, 1e-3))
-		f[5] = ebLog
-		f[6] = nf / float64(len(in.Apps))
-		f[7] = math.Log1p(nf)
-		f[8], f[9], f[11] = 0, 0, 0
-		if binds {
-			f[8] = clamp(demand/in.BudgetCores, 0, 4)
-			f[9] = 1
-			f[11] = clamp((in.BudgetCores-used)/in.BudgetCores, -1, 1)
-		}
-		f[10] = in.Headroom
-		f[12] = clamp(p99Max, 0, 5)
-		f[13] = clamp(p99Sum/nf, 0, 5)
-		f[14] = domP99
-		f[15] = clamp(errMax, 0, 5)
-		f[16] = clamp(cpuSum/nf, 0, 1)
-		f[17] = clamp(cpuMax, 0, 1)
-		f[18] = 0
-		if l.ema[g] > 0 {
-			f[18] = clamp(rps/l.ema[g]-1, -1, 1)
-		}
-		f[19] = 0
-		if capReady > 0 {
-			f[19] = clamp(rps/capReady, 0, 3)
-		} else if rps > 0 {
-			f[19] = 3
-		}
-		all := float64(ready + starting + pending)
-		f[20], f[21], f[22] = 1, 0, 0
-		if all > 0 {
-			f[20], f[21], f[22] = float64(ready)/all, float64(starting)/all, float64(pending)/all
-		}
-		f[23] = clamp(math.Log(float64(max(want, 1))/float64(max(cur, 1))), -2, 2)
-		f[24], f[25] = tod0, tod1
+		l.groupFeatures(obs[g], g, sp, &in, &dom)
 	}
+}
+
+// domainFeatures are the figures of a domain every group's features read.
+type domainFeatures struct {
+	demand, used float64 // cores of Desired's sizes and of the current targets
+	binds        bool    // a budget is in force
+	tod0, tod1   float64 // time of day, sin and cos
+	ebLog        float64 // log10 of the error budget, -4 when none
+	p99          float64 // the domain's p99 over its SLO, [0, 5]
+}
+
+// groupFeatures writes group g's features (apps sp of in) into f and
+// advances its RPS moving average.
+func (l *Learned) groupFeatures(f []float64, g int, sp span, in *Input, dom *domainFeatures) {
+	c, slo := &l.cfg, in.SLO
+	var p99Max, p99Sum, errMax, cpuSum, cpuMax, rps, capReady float64
+	var ready, starting, pending, cur, want int32
+	for i := sp.first; i < sp.first+sp.n; i++ {
+		a, o := &in.Apps[i], &in.Obs.Apps[i]
+		r := 0.0
+		if slo > 0 {
+			r = o.P99 / slo
+		}
+		p99Max, p99Sum = max(p99Max, r), p99Sum+r
+		if c.ErrorBudget > 0 {
+			errMax = max(errMax, o.ErrorRate/c.ErrorBudget)
+		} else {
+			errMax = max(errMax, o.ErrorRate*100)
+		}
+		cpuSum, cpuMax = cpuSum+o.CPUUtil, max(cpuMax, o.CPUUtil)
+		rps += o.Arrivals() // what the app is sized for: its callers' calls when more
+		capReady += float64(o.Ready) * a.Capacity
+		ready, starting, pending = ready+o.Ready, starting+o.Starting, pending+o.Pending
+		cur += o.Replicas
+		want += l.desired[i]
+	}
+	if l.ema[g] < 0 {
+		l.ema[g] = rps
+	} else {
+		l.ema[g] += rpsAlpha * (rps - l.ema[g])
+	}
+	nf := float64(sp.n)
+	for k := range 4 {
+		f[k] = 0
+	}
+	f[min(max(c.Priority, 0), 3)] = 1
+	f[4] = math.Log10(max(slo, 1e-3))
+	f[5] = dom.ebLog
+	f[6] = nf / float64(len(in.Apps))
+	f[7] = math.Log1p(nf)
+	f[8], f[9], f[11] = 0, 0, 0
+	if dom.binds {
+		f[8] = clamp(dom.demand/in.BudgetCores, 0, 4)
+		f[9] = 1
+		f[11] = clamp((in.BudgetCores-dom.used)/in.BudgetCores, -1, 1)
+	}
+	f[10] = in.Headroom
+	f[12] = clamp(p99Max, 0, 5)
+	f[13] = clamp(p99Sum/nf, 0, 5)
+	f[14] = dom.p99
+	f[15] = clamp(errMax, 0, 5)
+	f[16] = clamp(cpuSum/nf, 0, 1)
+	f[17] = clamp(cpuMax, 0, 1)
+	f[18] = 0
+	if l.ema[g] > 0 {
+		f[18] = clamp(rps/l.ema[g]-1, -1, 1)
+	}
+	f[19] = 0
+	if capReady > 0 {
+		f[19] = clamp(rps/capReady, 0, 3)
+	} else if rps > 0 {
+		f[19] = 3
+	}
+	all := float64(ready + starting + pending)
+	f[20], f[21], f[22] = 1, 0, 0
+	if all > 0 {
+		f[20], f[21], f[22] = float64(ready)/all, float64(starting)/all, float64(pending)/all
+	}
+	f[23] = clamp(math.Log(float64(max(want, 1))/float64(max(cur, 1))), -2, 2)
+	f[24], f[25] = dom.tod0, dom.tod1
 }
 
 // Targets sizes every app from its group's action act[g] (LearnedActions,
@@ -353,7 +365,16 @@ func (l *Learned) Decide(in Input, out []int32) string {
 	// The action layout is Gaussian only: the action is the actor's mean,
 	// every group's in one batched pass.
 	l.pol.LatentMeans(l.tape, l.feat, l.acts)
-	d := l.Targets(in, l.acts, out)
+	return l.DecideWith(in, l.acts, out)
+}
+
+// DecideWith is Decide with the actions act (one per group, LearnedActions)
+// given instead of the network's: Targets, and the reason. The trainer
+// (train.SoldierEnv) decides through it with the actions it draws for the
+// features of the same input (Features), so that a Soldier in training
+// decides as a deployed one does. It does not allocate.
+func (l *Learned) DecideWith(in Input, act [][]float64, out []int32) string {
+	d := l.Targets(in, act, out)
 	switch {
 	case d.Over:
 		return "learned: demand over budget: at-risk apps first, the rest pro rata"

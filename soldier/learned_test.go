@@ -55,7 +55,7 @@ func TestUntrainedLearnedSizesAsProportional(t *testing.T) {
 		in.BudgetCores = budget
 		got, want := make([]int32, len(cfg.Apps)), make([]int32, len(cfg.Apps))
 		l.Decide(in, got)
-		(&Proportional{}).Decide(in, want)
+		(&SqrtStaffing{}).Decide(in, want)
 		for i := range got {
 			if got[i] != want[i] {
 				t.Errorf("budget %v app %d: learned %d, proportional %d", budget, i, got[i], want[i])

@@ -13,7 +13,7 @@ import (
 
 // skimp is the baseline's sizing, cut to 60% in the first four minutes of
 // every ten: a policy the automatic fallback trips on and hands back to.
-type skimp struct{ base Proportional }
+type skimp struct{ base SqrtStaffing }
 
 func (l skimp) Decide(in Input, out []int32) string {
 	r := l.base.Decide(in, out)
@@ -253,7 +253,7 @@ func TestRestore(t *testing.T) {
 			if tt.mode != "" {
 				c = persistConfig(tt.mode)
 			}
-			st := NewState(c, &Proportional{}, false)
+			st := NewState(c, &SqrtStaffing{}, false)
 			s := base()
 			if tt.edit != nil {
 				tt.edit(&s)
@@ -278,7 +278,7 @@ func TestRestore(t *testing.T) {
 func TestRestoredCooldownHoldsScaleDown(t *testing.T) {
 	cfg := decideConfig(domains.ModeActive)
 	saved := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	st := NewState(cfg, &Proportional{}, false)
+	st := NewState(cfg, &SqrtStaffing{}, false)
 	d := directive(1, 100, saved)
 	high := decideObservation(0.05) // 20 replicas each needed
 	Decide(st, high, &d, saved)     // scales up both apps from 4: the cooldown starts
@@ -293,7 +293,7 @@ func TestRestoredCooldownHoldsScaleDown(t *testing.T) {
 	}
 	end := saved.Add(cfg.Soldier.ScaleDownCooldown)
 	for _, at := range []time.Duration{time.Minute, 3 * time.Minute, cfg.Soldier.ScaleDownCooldown - time.Second} {
-		fresh := NewState(cfg, &Proportional{}, false)
+		fresh := NewState(cfg, &SqrtStaffing{}, false)
 		fresh.Restore(snap, saved.Add(at))
 		d := directive(2, 100, saved.Add(at))
 		dec := Decide(fresh, low(20), &d, saved.Add(at))
@@ -301,14 +301,14 @@ func TestRestoredCooldownHoldsScaleDown(t *testing.T) {
 			t.Errorf("restarted %s after the scale-up (cooldown ends %s later): writes %v, guard %q", at, end.Sub(saved.Add(at)), dec.Writes, dec.Apps[0].Guard)
 		}
 	}
-	fresh := NewState(cfg, &Proportional{}, false)
+	fresh := NewState(cfg, &SqrtStaffing{}, false)
 	fresh.Restore(snap, end)
 	d = directive(2, 100, end)
 	if dec := Decide(fresh, low(20), &d, end); dec.Apps[0].Guard == GuardCooldown {
 		t.Errorf("the cooldown held past its end: %s", decisionOf(dec))
 	}
 	// Without the restore the same Soldier would have scaled down at once.
-	forgot := NewState(cfg, &Proportional{}, false)
+	forgot := NewState(cfg, &SqrtStaffing{}, false)
 	if dec := Decide(forgot, low(20), &d, saved.Add(time.Minute)); len(dec.Writes) == 0 {
 		t.Fatalf("a Soldier without its state held the scale-down too: the test proves nothing")
 	}

@@ -58,7 +58,9 @@ type Policy interface {
 	Decide(in Input, out []int32) string
 }
 
-// Proportional sizes every app for its load (Desired) and, when the
+// SqrtStaffing is the hand-written Soldier policy, named "proportional" in
+// the config (ProportionalPolicy): it sizes every app for its load by
+// square-root staffing (Desired) and, when the
 // domain's demand exceeds its budget, gives at-risk apps their size first and
 // shares what is left between the others in proportion to their demand above
 // their minimum. It is stateless; the Soldier's Stabiliser holds its small
@@ -68,7 +70,7 @@ type Policy interface {
 // that is starting or waiting for a node is already on its way, and asking
 // again only queues more pods behind the provisioner); it only keeps the
 // replicas it has.
-type Proportional struct {
+type SqrtStaffing struct {
 	desired []int32 // scratch
 	risky   []bool  // scratch
 }
@@ -208,7 +210,7 @@ func Need(a *App, o *AppObservation, in *Input) float64 {
 }
 
 // Decide implements Policy.
-func (p *Proportional) Decide(in Input, out []int32) string {
+func (p *SqrtStaffing) Decide(in Input, out []int32) string {
 	if cap(p.desired) < len(in.Apps) {
 		p.desired = make([]int32, len(in.Apps))
 		p.risky = make([]bool, len(in.Apps))

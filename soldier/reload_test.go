@@ -80,7 +80,7 @@ func newReloadSoldier(t *testing.T, cfg *domains.Config) (*Soldier, *steadyClust
 		t.Fatal(err)
 	}
 	c := newSteadyCluster(len(scfg.Apps))
-	return New(scfg, &Proportional{}, c, c, nil, nil), c
+	return New(scfg, &SqrtStaffing{}, c, c, nil, nil), c
 }
 
 func TestReloadAppliesSettingsFromTheNextTick(t *testing.T) {

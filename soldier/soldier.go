@@ -1,10 +1,8 @@
 package soldier
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"sync"
 	"time"
@@ -12,6 +10,7 @@ import (
 	"github.com/regimentd/regiment/bus/wire"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/reward"
+	"github.com/regimentd/regiment/stats"
 )
 
 // Observer reads the domain's telemetry into obs (whose Apps slice has one
@@ -97,7 +96,7 @@ type Soldier struct {
 	// rpsSorted is rpsHist's values in cmp.Compare's order, kept as one
 	// leaves and one enters each tick: RPSP95 is then an index.
 	rpsSorted []float64
-	utilP75   nearKth // the report's CPUUtilP75, near the last tick's
+	utilP75   stats.NearKth // the report's CPUUtilP75, near the last tick's
 	// learning is each app's learned service and startup times, indexed
 	// like the apps; nil when no app learns (estimator.go). learned is what the
 	// last tick learned, one entry per learning app.
@@ -122,7 +121,7 @@ func New(cfg Config, policy Policy, observer Observer, act Actuator, pub Publish
 		act:   act, observer: observer, pub: pub, rec: rec, ov: newOverrides(cfg), learning: newLearning(cfg.Apps),
 		intake:  wire.Intake{Domain: cfg.Domain, MaxSkew: time.Minute, Bounds: cfg.Intake},
 		rpsHist: make([]float64, 0, hist), rpsSorted: make([]float64, 0, hist),
-		utilP75: nearKth{buf: make([]float64, n)},
+		utilP75: stats.NewNearKth(n),
 		weights: cfg.Reward, reloaded: make(chan struct{}, 1),
 	}
 }
@@ -141,6 +140,45 @@ func (s *Soldier) Directive() (wire.Directive, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.intake.Last()
+}
+
+// observe reads the domain into s.obs through the Observer and returns the
+// last accepted directive and whether it is in force at now (accepted and
+// not expired). The caller holds tickMu.
+func (s *Soldier) observe(ctx context.Context, now time.Time) (d wire.Directive, valid bool, err error) {
+	if err := s.observer.Observe(ctx, &s.obs); err != nil {
+		return wire.Directive{}, false, fmt.Errorf("observe: %w", err)
+	}
+	d, have := s.Directive()
+	return d, have && !d.Expired(now), nil
+}
+
+// inForce is d when valid, else nil: Decide's directive in force.
+func inForce(d *wire.Directive, valid bool) *wire.Directive {
+	if valid {
+		return d
+	}
+	return nil
+}
+
+// PolicyInput observes the domain and returns the Input the policy would be
+// given were the Soldier to tick at now: the observation, the budget and
+// headroom of the directive in force, the time. A caller that chooses the
+// policy's action outside the Soldier (the trainer, train.SoldierEnv, which
+// computes the learned policy's features from it and hands the action to a
+// Policy for the next Tick) sees what Decide will. It decides nothing and
+// advances no decision state (nor a learning app's service time: the next
+// Tick learns from what it observes); the next Tick observes again. The Input's
+// slices belong to the Soldier and hold until its next tick.
+func (s *Soldier) PolicyInput(ctx context.Context, now time.Time) (Input, error) {
+	s.tickMu.Lock()
+	defer s.tickMu.Unlock()
+	var in Input
+	d, valid, err := s.observe(ctx, now)
+	if err == nil {
+		in, _ = s.input(&s.obs, inForce(&d, valid), now)
+	}
+	return in, err
 }
 
 // TickResult is what one tick did, for the shell's metrics and logs.
@@ -191,18 +229,13 @@ type TickResult struct {
 func (s *Soldier) Tick(ctx context.Context, now time.Time) (TickResult, error) {
 	s.tickMu.Lock()
 	defer s.tickMu.Unlock()
-	if err := s.observer.Observe(ctx, &s.obs); err != nil {
-		return TickResult{}, fmt.Errorf("observe: %w", err)
+	d, valid, err := s.observe(ctx, now)
+	if err != nil {
+		return TickResult{}, err
 	}
-	s.learn() // learned service times size their apps from this tick on
-	d, have := s.Directive()
-	valid := have && !d.Expired(now)
-	inForce := &d
-	if !valid {
-		inForce = nil
-	}
+	s.learn()           // learned service times size their apps from this tick on
 	s.pinOverrides(now) // operator pins rank above every policy (override.go)
-	dec := Decide(s.state, &s.obs, inForce, now)
+	dec := Decide(s.state, &s.obs, inForce(&d, valid), now)
 	if dec.Mode != domains.ModeOff {
 		s.overridesApplied(now)
 	}
@@ -363,286 +396,6 @@ func (s *Soldier) tick() time.Duration {
 	s.tickMu.Lock()
 	defer s.tickMu.Unlock()
 	return s.cfg.Soldier.Tick
-}
-
-func (s *Soldier) report(now time.Time, d wire.Directive, valid bool, demand float64, mode domains.Mode, fallback bool) wire.DomainReport {
-	r := wire.DomainReport{
-		Version: wire.Version, Cluster: s.cfg.Cluster, Domain: s.cfg.Domain, Seq: s.seq, SentAt: now,
-		P99Seconds: s.obs.P99, ErrorRate: s.obs.ErrorRate, Mode: string(mode), Fallback: fallback,
-		DemandCores: demand,
-	}
-	s.scratch = AddApps(&r, s.cfg.Apps, &s.obs, s.scratch[:0])
-	r.CPUUtilP75 = s.utilP75.percentile(s.scratch, 0.75) // Percentile(s.scratch, 0.75)
-	r.MemUtilP75, r.RestartRate = s.memAndRestarts()
-	if len(s.rpsHist) == cap(s.rpsHist) {
-		s.rpsSorted = deleteSorted(s.rpsSorted, s.rpsHist[0])
-		copy(s.rpsHist, s.rpsHist[1:])
-		s.rpsHist = s.rpsHist[:len(s.rpsHist)-1]
-	}
-	s.rpsHist = append(s.rpsHist, r.RPS)
-	s.rpsSorted = insertSorted(s.rpsSorted, r.RPS)
-	r.RPSP95 = s.rpsSorted[nearestRank(len(s.rpsSorted), 0.95)] // Percentile(rpsHist, 0.95)
-	if valid {
-		r.BudgetCores = d.Cores
-		r.DirectiveTerm, r.DirectiveSeq = d.Term, d.Seq
-		if d.Cores > 0 {
-			r.BudgetUtilisation = r.CoresUsed / d.Cores
-		}
-	}
-	return r
-}
-
-// memAndRestarts is the report's memory utilisation p75 (Percentile of the
-// apps' at 0.75) and its restart rate (the apps' sum, in order), in one
-// pass: when every app's memory utilisation has the same bits (as where
-// nothing reports memory, all 0), that is the percentile, and nothing is
-// gathered or selected.
-func (s *Soldier) memAndRestarts() (memP75, restartRate float64) {
-	apps := s.obs.Apps
-	if len(apps) == 0 {
-		return 0, 0
-	}
-	first, same := math.Float64bits(apps[0].MemUtil), true
-	for i := range apps {
-		restartRate += apps[i].RestartRate
-		same = same && math.Float64bits(apps[i].MemUtil) == first
-	}
-	if same {
-		return apps[0].MemUtil, restartRate
-	}
-	s.scratch = s.scratch[:0]
-	for i := range apps {
-		s.scratch = append(s.scratch, apps[i].MemUtil)
-	}
-	return Percentile(s.scratch, 0.75), restartRate
-}
-
-// AddApps adds the apps' telemetry in obs into r: request rate, live,
-// starting and pending pods, cores used (ready and starting replicas x the
-// app's CPU); it appends each app's CPU utilisation to util and returns it.
-func AddApps(r *wire.DomainReport, apps []App, obs *Observation, util []float64) []float64 {
-	for i := range obs.Apps {
-		o, a := &obs.Apps[i], &apps[i]
-		r.RPS += o.RPS
-		r.LivePods += int(o.Ready)
-		r.StartingPods += int(o.Starting)
-		r.PendingPods += int(o.Pending)
-		r.CoresUsed += float64(o.Ready+o.Starting) * a.CPU
-		util = append(util, o.CPUUtil)
-	}
-	return util
-}
-
-// Percentile reorders xs and returns its q-quantile (nearest rank): the
-// value of a domain report's CPUUtilP75 and RPSP95.
-func Percentile(xs []float64, q float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	return kth(xs, nearestRank(len(xs), q))
-}
-
-// nearestRank is the index, counting from 0, of the q-quantile of n > 0
-// sorted values by nearest rank.
-func nearestRank(n int, q float64) int { return min(n-1, int(math.Ceil(q*float64(n)))-1) }
-
-// nearKth is Percentile for a series of slices whose quantile moves little
-// from one to the next, as a domain's utilisation p75 from tick to tick:
-// one pass counts the values below a window around the last quantile and
-// gathers those within it; when the quantile's rank falls within, it is
-// selected among the few gathered, else among all as Percentile does.
-// Either way it is the same value: the k-th smallest of the slice. The
-// window's half-width doubles after a miss and halves while it gathers
-// more than nearKthMany values. The zero value is ready.
-type nearKth struct {
-	last, halfWidth float64 // the last quantile, when known; the window's half-width
-	known           bool
-	buf             []float64 // the values gathered
-}
-
-// nearKthMany is how many values a window gathers before it narrows.
-const nearKthMany = 24
-
-// percentile is Percentile(xs, q), reordering xs or not.
-func (w *nearKth) percentile(xs []float64, q float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	k := nearestRank(len(xs), q)
-	if w.known {
-		if len(w.buf) < len(xs) {
-			w.buf = make([]float64, len(xs))
-		}
-		lo, hi := w.last-w.halfWidth, w.last+w.halfWidth
-		below, in, nan := 0, 0, false
-		buf := w.buf[:len(xs)]
-		for _, x := range xs {
-			nan = nan || x != x
-			below += b2i(x < lo)
-			buf[in] = x
-			in += b2i(lo <= x && x <= hi)
-		}
-		if !nan && below <= k && k < below+in {
-			v := kth(buf[:in], k-below)
-			if v == 0 {
-				v = kth(xs, k) // the sign Percentile's zero has (see below)
-			}
-			if in > nearKthMany {
-				w.halfWidth /= 2
-			}
-			w.last = v
-			return v
-		}
-		w.halfWidth *= 2
-		if !nan {
-			// The rank fell outside the window: select among the values on
-			// its side only. Zeros of both signs compare equal, and which one
-			// a selection returns depends on the values it partitions: a
-			// zero is selected again among all, here as in the window.
-			side, j := 0, k
-			if k < below {
-				for _, x := range xs {
-					buf[side] = x
-					side += b2i(x < lo)
-				}
-			} else {
-				for _, x := range xs {
-					buf[side] = x
-					side += b2i(x > hi)
-				}
-				j = k - below - in
-			}
-			if v := kth(buf[:side], j); v != 0 {
-				return w.missed(v)
-			}
-		}
-	}
-	return w.missed(kth(xs, k))
-}
-
-// missed notes v, the quantile selected outside the window (or with no
-// window yet), and returns it.
-func (w *nearKth) missed(v float64) float64 {
-	if !w.known || !(w.halfWidth > 0) || math.IsInf(w.halfWidth, 0) {
-		w.halfWidth = max(0.01*math.Abs(v), 1e-9)
-	}
-	w.last, w.known = v, !math.IsNaN(v) && !math.IsInf(v, 0)
-	return v
-}
-
-// b2i is 1 for true, 0 for false: the compiler makes it a flag, no branch.
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// insertSorted inserts x into xs, sorted in cmp.Compare's order (NaNs
-// first), and returns it; it does not allocate while len(xs) < cap(xs).
-func insertSorted(xs []float64, x float64) []float64 {
-	i, _ := slices.BinarySearch(xs, x)
-	return slices.Insert(xs, i, x)
-}
-
-// deleteSorted removes one value equal to x in cmp.Compare's order from xs,
-// sorted in that order, and returns it; xs must hold one.
-func deleteSorted(xs []float64, x float64) []float64 {
-	i, _ := slices.BinarySearch(xs, x)
-	return slices.Delete(xs, i, i+1)
-}
-
-// kth is the k-th smallest of xs, counting from 0, in cmp.Compare's order:
-// the xs[k] sorting xs would give. It reorders xs. Quickselect with a
-// three-way partition, so runs of equal values cost nothing extra: expected
-// O(len(xs)), where sorting a domain's 500 utilisations every tick was a
-// tenth of a seed-scale tick.
-func kth(xs []float64, k int) float64 {
-	for _, x := range xs {
-		if x != x {
-			return kthNaN(xs, k)
-		}
-	}
-	// Without NaNs, cmp.Compare is < and >: the same partitions, cheaper.
-	for len(xs) > 16 {
-		a, b, c := xs[0], xs[len(xs)/2], xs[len(xs)-1]
-		if b < a {
-			a, b = b, a
-		}
-		if c < b {
-			b = c
-			if c < a {
-				b = a
-			}
-		}
-		pivot := b
-		lt, i, gt := 0, 0, len(xs)
-		for i < gt {
-			switch x := xs[i]; {
-			case x < pivot:
-				xs[lt], xs[i] = x, xs[lt]
-				lt++
-				i++
-			case x > pivot:
-				gt--
-				xs[i], xs[gt] = xs[gt], x
-			default:
-				i++
-			}
-		}
-		switch {
-		case k < lt:
-			xs = xs[:lt]
-		case k >= gt:
-			xs, k = xs[gt:], k-gt
-		default:
-			return xs[k]
-		}
-	}
-	slices.Sort(xs)
-	return xs[k]
-}
-
-// kthNaN is kth for xs holding NaNs, which cmp.Compare orders first.
-func kthNaN(xs []float64, k int) float64 {
-	for len(xs) > 16 {
-		a, b, c := xs[0], xs[len(xs)/2], xs[len(xs)-1]
-		if cmp.Less(b, a) {
-			a, b = b, a
-		}
-		if cmp.Less(c, b) {
-			b = c
-			if cmp.Less(c, a) {
-				b = a
-			}
-		}
-		pivot := b // the median of the first, middle and last
-		// xs[:lt] < pivot, xs[lt:i] == pivot, xs[gt:] > pivot.
-		lt, i, gt := 0, 0, len(xs)
-		for i < gt {
-			switch cmp.Compare(xs[i], pivot) {
-			case -1:
-				xs[lt], xs[i] = xs[i], xs[lt]
-				lt++
-				i++
-			case 1:
-				gt--
-				xs[i], xs[gt] = xs[gt], xs[i]
-			default:
-				i++
-			}
-		}
-		switch {
-		case k < lt:
-			xs = xs[:lt]
-		case k >= gt:
-			xs, k = xs[gt:], k-gt
-		default:
-			return xs[k]
-		}
-	}
-	slices.Sort(xs)
-	return xs[k]
 }
 
 // soldierWeights are the default Soldier reward weights with the config's

@@ -49,7 +49,7 @@ func newTestSoldier(mode domains.Mode) (*Soldier, *fakeCluster, *reports, *recor
 	}
 	fc := &fakeCluster{obs: []AppObservation{{RPS: 1400, P99: 0.05, Ready: 4, Replicas: 4}, {RPS: 1400, P99: 0.05, Ready: 4, Replicas: 4}}}
 	rep, rec := &reports{}, &records{}
-	return New(cfg, &Proportional{}, fc, fc, rep, rec), fc, rep, rec
+	return New(cfg, &SqrtStaffing{}, fc, fc, rep, rec), fc, rep, rec
 }
 
 func directive(seq uint64, cores float64, at time.Time) wire.Directive {

@@ -43,13 +43,13 @@ func TestHold(t *testing.T) {
 	}
 }
 
-// Proportional's proposals through the Stabiliser: a noisy steady load
+// SqrtStaffing's proposals through the Stabiliser: a noisy steady load
 // writes nothing, a dip shorter than the stabilisation window does not
 // shrink the app, and a lasting drop shrinks it once.
 func TestStabiliserWritesLittle(t *testing.T) {
 	apps := []App{{Name: "d/a", CPU: 1, Min: 1, Max: 1000, Capacity: 100, Concurrency: 1}}
 	in := Input{Apps: apps, BudgetCores: math.Inf(1), TargetUtil: 0.7, MaxUtil: 0.7, Tolerance: 0.15, SLO: 0.4}
-	p, stab := &Proportional{}, &Stabiliser{}
+	p, stab := &SqrtStaffing{}, &Stabiliser{}
 	cur := int32(100)
 	out := make([]int32, 1)
 	changes := 0

@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"github.com/regimentd/regiment/stats"
 	"io"
 	"math"
 	"strings"
@@ -63,15 +64,15 @@ func Check(stage string, names []string, episodes []Episode) CheckReport {
 		comp[i], cost[i], acts[i] = e.Compliance, -e.CostCoreHours/float64(max(e.Steps, 1)), -float64(e.Actions)/float64(max(e.Steps, 1))
 	}
 	row := func(name string, x []float64) TermCheck {
-		t := TermCheck{Name: name, Mean: mean(x), WithTotal: pearson(x, total), Compliance: pearson(x, comp), Cost: pearson(x, cost), Actions: pearson(x, acts)}
-		t.Constant = math.IsNaN(t.WithTotal)
-		if t.Constant {
-			t.WithTotal, t.Compliance, t.Cost, t.Actions = 0, 0, 0, 0
-		}
-		for _, v := range []*float64{&t.Compliance, &t.Cost, &t.Actions} {
-			if math.IsNaN(*v) {
-				*v = 0 // the outcome did not vary
-			}
+		// Pearson is 0 where undefined: the term, or the outcome, did not vary.
+		t := TermCheck{Name: name, Mean: mean(x)}
+		var varies bool
+		t.WithTotal, varies = stats.Pearson(x, total)
+		t.Constant = !varies
+		if !t.Constant {
+			t.Compliance, _ = stats.Pearson(x, comp)
+			t.Cost, _ = stats.Pearson(x, cost)
+			t.Actions, _ = stats.Pearson(x, acts)
 		}
 		s := math.Copysign(1, t.WithTotal)
 		t.Gaming = !t.Constant && math.Abs(t.WithTotal) >= MovesWithReward &&
@@ -127,26 +128,6 @@ func mean(x []float64) float64 {
 		s += v
 	}
 	return s / float64(max(len(x), 1))
-}
-
-// pearson is the sample correlation of x and y; NaN when either is constant
-// or there are fewer than 3 points.
-func pearson(x, y []float64) float64 {
-	if len(x) < 3 {
-		return math.NaN()
-	}
-	mx, my := mean(x), mean(y)
-	var sxy, sxx, syy float64
-	for i := range x {
-		dx, dy := x[i]-mx, y[i]-my
-		sxy += dx * dy
-		sxx += dx * dx
-		syy += dy * dy
-	}
-	if sxx < 1e-18 || syy < 1e-18 {
-		return math.NaN()
-	}
-	return sxy / math.Sqrt(sxx*syy)
 }
 
 // Gate is a stage's pass criterion over its evaluation episodes, fixed in

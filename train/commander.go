@@ -18,9 +18,9 @@ import (
 	"github.com/regimentd/regiment/soldier"
 )
 
-// CommanderOptions shape the Commander env's episodes and their domain
+// CommanderEnvOptions shape the Commander env's episodes and their domain
 // randomisation. Zero fields take the defaults named on each.
-type CommanderOptions struct {
+type CommanderEnvOptions struct {
 	// Episode is the simulated time the learned Commander acts in one
 	// episode. Default 4h (240 Commander ticks of 60 s).
 	Episode time.Duration
@@ -65,7 +65,7 @@ type CommanderOptions struct {
 	Soldier *rl.Policy
 }
 
-func (o *CommanderOptions) defaults() {
+func (o *CommanderEnvOptions) defaults() {
 	if o.Episode <= 0 {
 		o.Episode = 4 * time.Hour
 	}
@@ -122,7 +122,7 @@ type CommanderEnv struct {
 	// traffic is each scenario's traffic with window-mapped timeseries
 	// blocks pinned to their scenario's window (pinWindowPeaks).
 	traffic [][]domains.Traffic
-	opt     CommanderOptions
+	opt     CommanderEnvOptions
 	spec    Spec
 	w       reward.CommanderWeights
 	n       int // domains
@@ -159,7 +159,7 @@ type CommanderEnv struct {
 // resolved by soldier.NewPolicy: set it to a checkpoint path to
 // train against learned Soldiers (read once here, so replacing the file
 // during training changes nothing).
-func NewCommanderEnv(cfg *domains.Config, scenarios []sim.Scenario, opt CommanderOptions) (*CommanderEnv, error) {
+func NewCommanderEnv(cfg *domains.Config, scenarios []sim.Scenario, opt CommanderEnvOptions) (*CommanderEnv, error) {
 	opt.defaults()
 	if len(scenarios) == 0 {
 		return nil, fmt.Errorf("commander env: no training scenarios")

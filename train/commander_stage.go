@@ -102,7 +102,7 @@ func EvaluateCommanderGate(ctx context.Context, env *CommanderEnv, p *rl.Policy,
 
 // CommanderStage configures TrainCommander.
 type CommanderStage struct {
-	Env CommanderOptions
+	Env CommanderEnvOptions
 	// Init, when not nil, is the policy to resume from (a Commander
 	// checkpoint for the same domains): it is trained in place and there is
 	// no warm start (WarmStart and Arch are ignored). Its observation

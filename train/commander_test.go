@@ -46,7 +46,7 @@ func loadWorld(t testing.TB, cfgPath, scenarioPath string) (*domains.Config, sim
 
 func TestCommanderEnvDrivenByTheHeuristicIsTheForecastHierarchy(t *testing.T) {
 	cfg, sc := smallWorld(t)
-	opt := CommanderOptions{Episode: time.Hour, Warmup: 20 * time.Minute, Scale: [2]float64{1, 1}, TimeseriesScale: [2]float64{1, 1}, EventProb: -1}
+	opt := CommanderEnvOptions{Episode: time.Hour, Warmup: 20 * time.Minute, Scale: [2]float64{1, 1}, TimeseriesScale: [2]float64{1, 1}, EventProb: -1}
 	e, err := NewCommanderEnv(cfg, []sim.Scenario{sc}, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +106,7 @@ func TestCommanderEnvDrivenByTheHeuristicIsTheForecastHierarchy(t *testing.T) {
 
 func TestCommanderEnvActionsReachTheSoldiers(t *testing.T) {
 	cfg, sc := smallWorld(t)
-	opt := CommanderOptions{Episode: time.Hour, Warmup: 20 * time.Minute, Scale: [2]float64{1, 1}, TimeseriesScale: [2]float64{1, 1}, EventProb: -1}
+	opt := CommanderEnvOptions{Episode: time.Hour, Warmup: 20 * time.Minute, Scale: [2]float64{1, 1}, TimeseriesScale: [2]float64{1, 1}, EventProb: -1}
 	n := len(cfg.Domains)
 	run := func(headroom float64) (ret, cost, costTerm float64) { // headroom: the residual on every headroom logit
 		e, err := NewCommanderEnv(cfg, []sim.Scenario{sc}, opt)
@@ -141,7 +141,7 @@ func TestCommanderEnvActionsReachTheSoldiers(t *testing.T) {
 
 func TestWarmStartActsAsTheHeuristic(t *testing.T) {
 	cfg, sc := smallWorld(t)
-	opt := CommanderOptions{Episode: time.Hour, Warmup: 20 * time.Minute}
+	opt := CommanderEnvOptions{Episode: time.Hour, Warmup: 20 * time.Minute}
 	e, err := NewCommanderEnv(cfg, []sim.Scenario{sc}, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +181,7 @@ func TestWarmStartActsAsTheHeuristic(t *testing.T) {
 
 func TestCommanderGate(t *testing.T) {
 	cfg, sc := smallWorld(t)
-	opt := CommanderOptions{Episode: time.Hour, Warmup: 20 * time.Minute}
+	opt := CommanderEnvOptions{Episode: time.Hour, Warmup: 20 * time.Minute}
 	newEnv := func() (*CommanderEnv, error) { return NewCommanderEnv(cfg, []sim.Scenario{sc}, opt) }
 	p, res, err := TrainCommander(context.Background(), newEnv, CommanderStage{
 		WarmStart: WarmStartOptions{Episodes: 2}, Steps: 0, Seed: 7, GateEpisodes: 3,
@@ -233,7 +233,7 @@ func TestCommanderEnvReadsTheLearnedSoldierOnce(t *testing.T) {
 	}
 	c := *cfg
 	c.Soldier.Policy = path
-	e, err := NewCommanderEnv(&c, []sim.Scenario{sc}, CommanderOptions{Episode: 10 * time.Minute, Warmup: 10 * time.Minute})
+	e, err := NewCommanderEnv(&c, []sim.Scenario{sc}, CommanderEnvOptions{Episode: 10 * time.Minute, Warmup: 10 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +328,7 @@ func worstRatio(got, want []float64) float64 {
 // timeseries factor (10x the seed's load fills the pool).
 func TestCommanderEnvKeepsTheSeedScaleScenariosDemand(t *testing.T) {
 	cfg, base := seedWorld(t, "diurnal.hcl")
-	e, err := NewCommanderEnv(cfg, []sim.Scenario{base}, CommanderOptions{
+	e, err := NewCommanderEnv(cfg, []sim.Scenario{base}, CommanderEnvOptions{
 		Episode: time.Hour, Warmup: 10 * time.Minute, Scale: [2]float64{1, 1}, EventProb: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -355,7 +355,7 @@ func TestCommanderEnvKeepsTheSeedScaleScenariosDemand(t *testing.T) {
 // timeseries factor; azure-functions traffic does not.
 func TestCommanderEnvScalesTraceMappedTimeseries(t *testing.T) {
 	cfg, base := smallWorld(t)
-	e, err := NewCommanderEnv(cfg, []sim.Scenario{base}, CommanderOptions{
+	e, err := NewCommanderEnv(cfg, []sim.Scenario{base}, CommanderEnvOptions{
 		Episode: time.Hour, Warmup: 10 * time.Minute, Scale: [2]float64{1, 1}, TimeseriesScale: [2]float64{3, 3}, EventProb: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -376,7 +376,7 @@ func TestCommanderEnvScalesTraceMappedTimeseries(t *testing.T) {
 // power over the pool's at full load, in (-1, 0) on a running world, and
 // enters the reward only with the config's energy weight (default 0).
 func TestCommanderEnvScoresEnergyWhenWeighed(t *testing.T) {
-	opt := CommanderOptions{Episode: 10 * time.Minute, Warmup: 10 * time.Minute, Scale: [2]float64{1, 1}, TimeseriesScale: [2]float64{1, 1}, EventProb: -1}
+	opt := CommanderEnvOptions{Episode: 10 * time.Minute, Warmup: 10 * time.Minute, Scale: [2]float64{1, 1}, TimeseriesScale: [2]float64{1, 1}, EventProb: -1}
 	run := func(weight float64) (reward, energy float64) {
 		cfg, sc := smallWorld(t)
 		if weight > 0 {

@@ -27,10 +27,21 @@
 // flags, loads the config and scenarios (sim/scenario) and maps errors to
 // exit codes.
 //
+// One pipeline: the environments run the daemons' cores, never a copy of
+// them. The Commander stage runs Regiment as the evaluation does
+// (simcluster.Policy: commander.Commander and soldier.Soldier); the Soldier
+// stage runs one soldier.Soldier per domain over a simcluster.View, whose
+// every Tick goes through soldier.Decide, with the trainer's action given
+// to the learned policy (soldier.Learned.DecideWith) on the features of the
+// input the Soldier's Decide sees (soldier.Soldier.PolicyInput), and its
+// learned Commander is a commander.Commander fed the Soldiers' own reports.
+// TestSoldierEnvDecidesAsADeployedSoldier pins a training step to a
+// deployed Soldier's on the same observation.
+//
 // Units: durations are simulated time; costs are core-hours; compliance is
 // a share of app-ticks in [0, 1].
 //
-// train imports rl, sim, soldier, reward and domains; it never imports
-// NATS, bbolt, client-go or HCL (scenarios come in decoded, loaded by
-// sim/scenario).
+// train imports rl, sim, soldier, commander, simcluster, stats, reward and
+// domains; it never imports NATS, bbolt, client-go or HCL (scenarios come
+// in decoded, loaded by sim/scenario).
 package train

@@ -33,7 +33,7 @@ type JointStage struct {
 	Episode time.Duration
 	// Commander shapes the Commander level's episodes (its Soldier field is
 	// set every round to the current Soldier).
-	Commander CommanderOptions
+	Commander CommanderEnvOptions
 	// SoldierPPO and CommanderPPO default to SoldierPPO() and
 	// rl.DefaultConfig("commander").
 	SoldierPPO, CommanderPPO rl.Config

@@ -66,32 +66,36 @@ func runCommanderDriven(t *testing.T, cp *rl.Policy, ticks int) []float64 {
 	obs, act, rew := stepBuffers(e.Spec())
 	pa := sp.NewAction()
 	var budgets []float64
-	check := func(tick int) {
+	// check feeds the reference the reports the env's Commander got in the
+	// last Soldier tick and, when the env's Commander ticked after them,
+	// ticks the reference at the same time and compares.
+	check := func(ticked bool) {
 		for _, r := range e.cmd.reports {
 			if err := r.Validate(nil); err != nil {
-				t.Fatalf("tick %d: the env's report is invalid: %v", tick, err)
+				t.Fatalf("tick %d: the env's report is invalid: %v", e.tick, err)
 			}
 			ref.OnReport(r)
 		}
-		if tick%e.ratio != 0 {
+		if !ticked {
 			return
 		}
-		if _, err := ref.Tick(context.Background(), e.s.Now()); err != nil {
+		if _, err := ref.Tick(context.Background(), e.cmd.at); err != nil {
 			t.Fatal(err)
 		}
 		for _, d := range e.doms {
 			want := pub.cores[d.cfg.Domain]
-			if d.budget != want || d.in.BudgetCores != want || want <= 0 {
-				t.Fatalf("tick %d, domain %s: budget %v (input %v), the Commander's directive cores %v", tick, d.cfg.Domain, d.budget, d.in.BudgetCores, want)
+			dir, ok := d.sol.Directive()
+			if !ok || dir.Cores != want || want <= 0 {
+				t.Fatalf("tick %d, domain %s: the Soldier's directive cores %v (accepted %v), the reference Commander's %v", e.tick, d.cfg.Domain, dir.Cores, ok, want)
 			}
-			if dir := e.cmd.dirs[d.di]; d.headroom != dir.Headroom || d.in.Headroom != dir.Headroom {
-				t.Fatalf("tick %d, domain %s: headroom %v, directive's %v", tick, d.cfg.Domain, d.headroom, dir.Headroom)
+			if sent := e.cmd.dirs[d.di]; dir != sent {
+				t.Fatalf("tick %d, domain %s: the Soldier holds directive %+v, the Commander sent %+v", e.tick, d.cfg.Domain, dir, sent)
 			}
-			budgets = append(budgets, d.budget)
+			budgets = append(budgets, dir.Cores)
 		}
 	}
 	e.Reset(rand.New(rand.NewPCG(5, 5)), obs)
-	check(0)
+	check(true) // the first Commander tick, on the Soldiers' first reports
 	for k := 1; k <= ticks; k++ {
 		for a := range obs {
 			sp.Mean(obs[a], pa)
@@ -100,7 +104,7 @@ func runCommanderDriven(t *testing.T, cp *rl.Policy, ticks int) []float64 {
 		if done, _ := e.Step(act, obs, rew); done {
 			t.Fatalf("episode ended at tick %d", k)
 		}
-		check(k)
+		check(e.tick%e.ratio == 0)
 	}
 	return budgets
 }
@@ -163,7 +167,7 @@ func TestTrainJointWritesLoadableCheckpointsAndRepeats(t *testing.T) {
 		s0, c0 := save(t, s), save(t, c)
 		var pr, csv bytes.Buffer
 		st := JointStage{Cluster: cfg, Scenarios: ec.Scenarios, Rounds: 2, Steps: 8000, Workers: 2, Seed: 9, Episode: 10 * time.Minute,
-			Commander:             CommanderOptions{Episode: 20 * time.Minute, Warmup: 10 * time.Minute},
+			Commander:             CommanderEnvOptions{Episode: 20 * time.Minute, Warmup: 10 * time.Minute},
 			CommanderGateEpisodes: 2, SoldierGateEpisodes: 2, CheckEpisodes: 4, Progress: &pr, CSV: &csv}
 		calls := 0
 		rounds, err = TrainJoint(context.Background(), s, c, st, func(JointRound) error { calls++; return nil })

@@ -128,7 +128,7 @@ func runSoldier(ctx context.Context, o Options, csv, out, progress io.Writer) er
 }
 
 func runCommander(ctx context.Context, o Options, csv, out, progress io.Writer) error {
-	newEnv := func() (*CommanderEnv, error) { return NewCommanderEnv(o.Config, o.Scenarios, CommanderOptions{}) }
+	newEnv := func() (*CommanderEnv, error) { return NewCommanderEnv(o.Config, o.Scenarios, CommanderEnvOptions{}) }
 	st := CommanderStage{Steps: o.Steps, Workers: o.Envs, Seed: o.Seed, Progress: progress, CSV: csv}
 	if o.LR > 0 {
 		st.PPO = rl.DefaultConfig("commander")

@@ -1,16 +1,19 @@
 package train
 
 import (
+	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"time"
 
+	"github.com/regimentd/regiment/bus/wire"
 	"github.com/regimentd/regiment/commander"
 	"github.com/regimentd/regiment/domains"
 	"github.com/regimentd/regiment/reward"
 	"github.com/regimentd/regiment/rl"
 	"github.com/regimentd/regiment/sim"
+	"github.com/regimentd/regiment/sim/trace"
+	"github.com/regimentd/regiment/simcluster"
 	"github.com/regimentd/regiment/soldier"
 )
 
@@ -34,6 +37,10 @@ type SoldierEnvConfig struct {
 	// sets every domain's budget and headroom from its directives (see
 	// SoldierEnv). It needs every domain (Domains nil). Each env clones it.
 	Commander *rl.Policy
+	// Recorder, when not nil, gives each domain's Soldier its recorder (nil
+	// for none), as simcluster.NewPolicy's: a Soldier that records also
+	// writes its reasons in full.
+	Recorder func(domain string) soldier.Recorder
 }
 
 // soldierTerms are the reward terms a Soldier env reports: package reward's
@@ -57,18 +64,39 @@ const (
 // SoldierEnv is the Soldier stage: the simulator with every domain's
 // Soldier acting through the learned policy (one agent per app group of
 // every domain, one shared network) against budgets set by a frozen
-// stand-in for the Commander, and the Soldier's Stabiliser and the
-// Executor's safety rules in force after it, as a Soldier applies them.
+// stand-in for the Commander.
 //
-// The directives, reset every Commander tick, carry
+// Each domain's Soldier is a soldier.Soldier, the one the daemons and the
+// evaluation run (simcluster.Policy), observing and acting through a
+// simcluster.View of the simulation: every step is one soldier.Soldier.Tick,
+// so the policy's targets go through soldier.Decide (the rollback ladder,
+// the automatic fallback, the mode, the Stabiliser, the operator's pins and
+// the Executor's guards) exactly as deployed, and its report is the one a
+// Soldier sends. The only difference is where the policy's action comes
+// from: the trainer draws it from the features of the input the Soldier's
+// next Decide will see (soldier.Soldier.PolicyInput, soldier.Learned.Features)
+// and the Soldier's policy sizes with it (soldier.Learned.DecideWith)
+// instead of the network's mean. TestSoldierEnvDecidesAsADeployedSoldier
+// pins this.
+//
+// The order of a step is simcluster.Policy's: the Soldiers tick (observe,
+// decide, write, report), the simulator steps, and the Commander ticks when
+// due, on the Soldiers' reports, before the next Soldier tick; at Reset the
+// Soldiers tick once in their fallback (no directive yet) and the Commander
+// ticks on those reports, as commander.Run's first tick waits for every
+// domain's. An episode of E simulated time is E / tick - 1 steps.
+//
+// The stand-in Commander's directives, one per domain at every Commander
+// tick (term 1, seq counting from 1, TTL the config's directive_ttl),
+// carry
 //
 //	headroom_d = h_d
 //	budget_d   = min((1 + h_d) x (1 + m) x demand_d x max(0.5, 1 + e), ceiling_d x C)
 //
-// with demand_d the cores the domain's apps want (what Soldiers report), h_d
-// the domain's headroom as the Forecast Commander sets it (standInHeadroom:
-// the domain's own or the commander block's, drawn per episode within
-// [0.5, 1.5] of it, else within the spread rule's [MinForecastHeadroom,
+// with demand_d the demand cores of the domain's last report, h_d the
+// domain's headroom as the Forecast Commander sets it (standInHeadroom: the
+// domain's own or the commander block's, drawn per episode within [0.5,
+// 1.5] of it, else within the spread rule's [MinForecastHeadroom,
 // MaxForecastHeadroom]), m the episode's margin in [0, 0.2], e a forecast
 // error ~ N(0, sigma), sigma in [0.05, 0.15] per episode, and C the
 // cluster's capacity: a Commander that follows demand with a noisy
@@ -78,21 +106,16 @@ const (
 // for spending up to it. Without Randomise, h is the configured headroom
 // (the spread rule's midpoint when none), m = 0.1 and e = 0.
 //
-// With SoldierEnvConfig.Commander the budgets come from a real
-// commander.Commander instead: every Soldier tick each domain's report
-// (wire.DomainReport with the fields a Soldier sends, built from the env's
-// observation) goes to its OnReport, and every Commander tick its Tick
-// publishes one directive per domain, which sets
-//
-//	budget_d = directive Cores (share x capacity), headroom_d = directive Headroom
-//
-// The Commander starts fresh each episode (no report history, no shares in
-// force), as a restarted Commander would.
+// With SoldierEnvConfig.Commander the directives come from a real
+// commander.Commander instead, fed every Soldier's report (its OnReport)
+// and ticking with its own Tick. It starts fresh each episode (no report
+// history, no shares in force), as a restarted Commander would.
 //
 // Each group's reward is reward.Soldier over the group (its worst app's
 // p99 and error rate against the domain's SLO, the domain's budget
 // utilisation, its apps' oscillations and cold starts), with the domain's
-// configured weights, plus the churn and cost terms (soldierTerms).
+// configured weights, plus the churn and cost terms (soldierTerms); the
+// budget is the cores of the directive in force.
 type SoldierEnv struct {
 	cfg      SoldierEnvConfig
 	cluster  *domains.Config // the simulated cluster (a subset with Domains)
@@ -100,13 +123,17 @@ type SoldierEnv struct {
 	spec     Spec
 	ratio    int // Soldier ticks per Commander tick
 	s        *sim.Sim
-	tick     int
+	tick     int // Soldier ticks in the episode, Reset's included
 	margin   float64
 	fcSigma  float64
 	r        *rand.Rand
 	terms    []float64
 	episodeN int
+	seq      uint64           // the stand-in's directives
 	cmd      *commanderDriver // nil: the stand-in
+	before   []int32          // the targets before this step's Soldier ticks
+	sc       domains.Scenario // the episode's, after Reset
+	traces   map[string][]trace.Series
 	// traffic is each scenario's traffic with window-mapped timeseries
 	// blocks pinned to their scenario's window (pinWindowPeaks).
 	traffic [][]domains.Traffic
@@ -114,28 +141,34 @@ type SoldierEnv struct {
 
 // envDomain is one domain's Soldier in the env.
 type envDomain struct {
-	di, first int // domain index and first app id in the simulated cluster
-	cfg       soldier.Config
-	l         *soldier.Learned
-	stab      soldier.Stabiliser // holds the policy's small and short-lived changes, as a Soldier's
-	need      []float64          // per app: Need at the directive's headroom, what the Stabiliser judges
-	exec      *soldier.Executor
-	obs       soldier.Observation
-	in        soldier.Input
-	proposed  []int32
-	guards    []soldier.Guard
-	writes    []soldier.Change
-	lastUp    []int                 // tick of each app's last scale-up; -1e9 never
-	wrote     []int                 // writes per group this step
-	osc       []bool                // per app: scaled down this step within the oscillation window of a scale-up
-	gin       []reward.SoldierInput // per group: this step's reward input
-	budget    float64
-	headroom  float64   // the directive's headroom this episode
-	agent0    int       // index of the domain's first group among the env's agents
-	rpsHist   []float64 // domain RPS per Soldier tick, last 15 min (ring), for reports
-	rpsN      int       // ticks in rpsHist, <= len(rpsHist)
-	scratch   []float64
-	callers   [][]soldier.Caller // per app, its callers
+	di       int
+	cfg      soldier.Config
+	l        *soldier.Learned
+	pol      *trainerPolicy
+	sol      *soldier.Soldier // one per episode
+	view     *simcluster.View
+	rec      soldier.Recorder      // SoldierEnvConfig.Recorder's, or nil
+	obs      soldier.Observation   // the domain after the step, for the reward
+	lastUp   []int                 // tick of each app's last scale-up; -1e9 never
+	wrote    []int                 // writes per group this step
+	osc      []bool                // per app: scaled down this step within the oscillation window of a scale-up
+	gin      []reward.SoldierInput // per group: this step's reward input
+	headroom float64               // the stand-in's headroom this episode
+	demand   float64               // demand cores of the domain's last report
+	agent0   int                   // index of the domain's first group among the env's agents
+}
+
+// trainerPolicy is a domain's Soldier policy in the env: the learned
+// policy sizing with the actions the trainer gave for this tick
+// (soldier.Learned.DecideWith).
+type trainerPolicy struct {
+	l   *soldier.Learned
+	act [][]float64 // per group, set by Step
+}
+
+// Decide implements soldier.Policy.
+func (p *trainerPolicy) Decide(in soldier.Input, out []int32) string {
+	return p.l.DecideWith(in, p.act, out)
 }
 
 // NewSoldierEnv builds a Soldier env. It does not start an episode.
@@ -182,15 +215,13 @@ func NewSoldierEnv(cfg SoldierEnvConfig) (*SoldierEnv, error) {
 		}
 		e.cmd = d
 	}
-	hist := max(1, int(15*time.Minute/cl.Soldier.Tick))
-	first := 0
 	agents := 0
 	for di, d := range cl.Domains {
 		scfg, err := soldier.NewConfig(cl, d.Name)
 		if err != nil {
 			return nil, err
 		}
-		// The learned policy acts through Targets with the trainer's
+		// The learned policy acts through DecideWith with the trainer's
 		// actions; the network given here only fixes the layouts.
 		pol, err := soldier.NewLearnedPolicy(rand.New(rand.NewPCG(0, 0)), cl.Soldier.StaffingSafety, 0)
 		if err != nil {
@@ -202,20 +233,16 @@ func NewSoldierEnv(cfg SoldierEnvConfig) (*SoldierEnv, error) {
 		}
 		n := len(scfg.Apps)
 		ed := &envDomain{
-			di: di, first: first, cfg: scfg, l: l, callers: soldier.Callers(cl, di),
-			exec: soldier.NewExecutor(soldier.ExecutorConfig{
-				OverageCap: cl.Soldier.OverageCap, ScaleDownCooldown: cl.Soldier.ScaleDownCooldown,
-				ErrorRateVeto: cl.Soldier.ErrorRateVeto, MaxWritesPerTick: cl.Soldier.MaxWritesPerTick,
-			}, n),
-			obs:      soldier.Observation{Apps: make([]soldier.AppObservation, n)},
-			proposed: make([]int32, n), need: make([]float64, n), lastUp: make([]int, n), wrote: make([]int, l.Groups()),
+			di: di, cfg: scfg, l: l, pol: &trainerPolicy{l: l}, view: simcluster.NewView(cl, di, nil),
+			obs:    soldier.Observation{Apps: make([]soldier.AppObservation, n)},
+			lastUp: make([]int, n), wrote: make([]int, l.Groups()),
 			osc: make([]bool, n), gin: make([]reward.SoldierInput, l.Groups()),
-			agent0: agents, rpsHist: make([]float64, hist), scratch: make([]float64, max(n, hist)),
+			agent0: agents,
 		}
-		ed.in = soldier.InputFor(cl.Soldier)
-		ed.in.Apps, ed.in.Obs, ed.in.SLO = scfg.Apps, &ed.obs, scfg.SLO
+		if cfg.Recorder != nil {
+			ed.rec = cfg.Recorder(d.Name)
+		}
 		e.doms = append(e.doms, ed)
-		first += n
 		agents += l.Groups()
 	}
 	e.spec = Spec{Obs: soldier.LearnedLayout(), Act: soldier.LearnedActions(), Agents: agents, Terms: soldierTerms}
@@ -273,26 +300,27 @@ func (e *SoldierEnv) Reset(r *rand.Rand, obs [][]float64) {
 		// is a configuration error the caller must see.
 		panic(fmt.Sprintf("soldier env: episode of scenario %q from %s: %v", sc.Name, sc.Start.Format(time.RFC3339), err))
 	}
-	e.s, e.tick = s, 0
+	e.s, e.tick, e.seq, e.sc, e.traces = s, 0, 0, sc, base.Traces
 	e.episodeN++
+	if len(e.before) != len(s.Targets()) {
+		e.before = make([]int32, len(s.Targets()))
+	}
 	for _, d := range e.doms {
-		n := len(d.cfg.Apps)
-		*d.exec = *soldier.NewExecutor(soldier.ExecutorConfig{
-			OverageCap: e.cluster.Soldier.OverageCap, ScaleDownCooldown: e.cluster.Soldier.ScaleDownCooldown,
-			ErrorRateVeto: e.cluster.Soldier.ErrorRateVeto, MaxWritesPerTick: e.cluster.Soldier.MaxWritesPerTick,
-		}, n)
 		for i := range d.lastUp {
 			d.lastUp[i] = -1 << 30
 		}
 		d.l.Reset()
-		d.stab = soldier.Stabiliser{}
-		d.rpsN = 0
+		d.sol = soldier.New(d.cfg, d.pol, d.view, d.view, e, d.rec)
 	}
-	e.observe()
 	if e.cmd != nil {
 		e.cmd.reset()
 	}
-	e.setBudgets()
+	// The first tick, as simcluster.Policy's: the Soldiers in their
+	// fallback, then the Commander on their reports.
+	e.tickSoldiers()
+	e.tickCommander()
+	e.s.Step()
+	e.tick++
 	e.features(obs)
 }
 
@@ -312,136 +340,187 @@ func standInHeadroom(cl *domains.Config, di int, u float64) float64 {
 	return commander.MinForecastHeadroom + (commander.MaxForecastHeadroom-commander.MinForecastHeadroom)*u
 }
 
-// observe reads every domain's observation from the simulator, as the
-// simcluster view does: lagged telemetry, the targets in force.
-func (e *SoldierEnv) observe() {
-	t, targets := e.s.Telemetry(), e.s.Targets()
-	rps := func(id int) float64 { return t.Apps[id].RPS }
+// tickSoldiers ticks every domain's Soldier at the simulator's time (its
+// trainer policy sizing with the actions Step set); their writes go into
+// the simulator's targets and their reports to PublishReport.
+func (e *SoldierEnv) tickSoldiers() {
+	now, t, targets := e.s.Now(), e.s.Telemetry(), e.s.Targets()
 	for _, d := range e.doms {
-		for i := range d.obs.Apps {
-			a := &t.Apps[d.first+i]
-			d.obs.Apps[i] = soldier.AppObservation{RPS: a.RPS, CallerRPS: soldier.CallerRPS(d.callers[i], rps),
-				P99: a.P99, ErrorRate: a.ErrorRate, CPUUtil: a.CPURequestUtil,
-				Ready: a.Ready, Starting: a.Starting, Pending: a.Pending, Replicas: targets[d.first+i]}
+		d.view.Set(t, targets)
+		if _, err := d.sol.Tick(context.Background(), now); err != nil {
+			// The view and the publisher never fail, nor a Commander's
+			// directive intake on directives the env makes.
+			panic(fmt.Sprintf("soldier env: domain %s: %v", d.cfg.Domain, err))
 		}
-		d.obs.P99, d.obs.ErrorRate = t.DomainP99(d.di), t.Domains[d.di].ErrorRate
-		d.in.Now = e.s.Now()
 	}
 }
 
-// setBudgets runs a Commander tick: the learned Commander's when the env
-// has one, else the stand-in's (see SoldierEnv).
-func (e *SoldierEnv) setBudgets() {
+// PublishReport implements soldier.Publisher: the stand-in keeps the
+// domain's demand, and a learned Commander takes the report.
+func (e *SoldierEnv) PublishReport(_ context.Context, r wire.DomainReport) error {
+	di := e.cluster.Domain(r.Domain)
+	e.doms[di].demand = r.DemandCores // doms are in cluster order
 	if e.cmd != nil {
-		e.cmd.tick()
+		e.cmd.onReport(di, r)
+	}
+	return nil
+}
+
+// tickCommander runs a Commander tick at the simulator's time: the learned
+// Commander's when the env has one, else the stand-in's (see SoldierEnv).
+// Each domain's Soldier takes its directive through its intake.
+func (e *SoldierEnv) tickCommander() {
+	if e.cmd != nil {
+		e.cmd.tick(e.s.Now())
 		return
 	}
-	capacity := e.cluster.Cluster.CapacityCores
+	now, capacity := e.s.Now(), e.cluster.Cluster.CapacityCores
+	e.seq++
 	for _, d := range e.doms {
-		d.in.BudgetCores, d.in.Headroom = math.Inf(1), 0
-		demand := soldier.DemandCores(d.in)
 		f := (1 + d.headroom) * (1 + e.margin)
 		if e.fcSigma > 0 {
 			f *= max(0.5, 1+e.fcSigma*e.r.NormFloat64())
 		}
-		dc := e.cluster.Domains[d.di]
-		d.budget = min(demand*f, dc.Ceiling*capacity)
-		d.in.BudgetCores, d.in.Headroom = d.budget, d.headroom
+		budget := min(d.demand*f, e.cluster.Domains[d.di].Ceiling*capacity)
+		dir := wire.Directive{
+			Version: wire.Version, Cluster: d.cfg.Cluster, Domain: d.cfg.Domain, Term: 1, Seq: e.seq, IssuedAt: now,
+			TTL: wire.Duration(e.cluster.Commander.DirectiveTTL), Share: budget / capacity, Cores: budget,
+			Headroom: min(d.headroom, 1), Policy: "stand-in",
+		}
+		if ok, why := d.sol.OnDirective(dir, now); !ok {
+			panic(fmt.Sprintf("soldier env: the stand-in's directive for %s was refused: %s", d.cfg.Domain, why))
+		}
 	}
 }
 
+// features writes every group's observation for the next Soldier tick:
+// the learned policy's features of the input that tick's Decide will see.
 func (e *SoldierEnv) features(obs [][]float64) {
+	now, t, targets := e.s.Now(), e.s.Telemetry(), e.s.Targets()
 	for _, d := range e.doms {
-		d.l.Features(d.in, obs[d.agent0:d.agent0+d.l.Groups()])
+		d.view.Set(t, targets)
+		in, err := d.sol.PolicyInput(context.Background(), now)
+		if err != nil {
+			panic(fmt.Sprintf("soldier env: domain %s: %v", d.cfg.Domain, err))
+		}
+		d.l.Features(in, obs[d.agent0:d.agent0+d.l.Groups()])
 	}
 }
 
-// Step implements Env.
+// Step implements Env: act (one action per group) sizes the next Soldier
+// tick of every domain; the simulator then steps, and the Commander ticks
+// when due.
 func (e *SoldierEnv) Step(act [][]float64, obs [][]float64, rew []float64) (bool, Outcome) {
-	now := e.s.Now()
+	copy(e.before, e.s.Targets())
+	for _, d := range e.doms {
+		d.pol.act = act[d.agent0 : d.agent0+d.l.Groups()]
+	}
+	e.tickSoldiers()
+	actions := e.countWrites()
+	e.s.Step()
+	e.tick++
+	if e.tick%e.ratio == 0 {
+		e.tickCommander()
+	}
+	out := e.reward(rew)
+	out.Actions = actions
+	e.features(obs)
+	return e.s.Done(), out
+}
+
+// countWrites notes this step's writes per group and the scale-downs
+// within the oscillation window of a scale-up, and returns the writes: a
+// write is a changed target, since the Executor suppresses no-ops.
+func (e *SoldierEnv) countWrites() int {
 	targets := e.s.Targets()
 	osc := int(reward.OscillationWindow / e.cluster.Soldier.Tick)
 	actions := 0
 	for _, d := range e.doms {
-		d.l.Targets(d.in, act[d.agent0:d.agent0+d.l.Groups()], d.proposed)
-		for i := range d.need {
-			d.need[i] = soldier.Need(&d.cfg.Apps[i], &d.obs.Apps[i], &d.in)
-		}
-		d.stab.Apply(d.proposed, &d.obs, d.need, e.cluster.Soldier.Tolerance)
-		d.guards, d.writes = d.exec.Apply(now, d.cfg.Apps, &d.obs, d.budget, d.proposed, d.guards[:0], d.writes[:0])
 		clear(d.wrote)
 		clear(d.osc)
-		for _, w := range d.writes {
-			prev := targets[d.first+w.App]
-			targets[d.first+w.App] = w.Replicas
-			d.wrote[d.cfg.Apps[w.App].Group]++
+		first := d.view.First()
+		for i, a := range d.cfg.Apps {
+			prev, cur := e.before[first+i], targets[first+i]
+			if cur == prev {
+				continue
+			}
+			d.wrote[a.Group]++
+			actions++
 			switch {
-			case w.Replicas > prev:
-				d.lastUp[w.App] = e.tick
-			case e.tick-d.lastUp[w.App] <= osc:
-				d.osc[w.App] = true // scaled down within the window of a scale-up
+			case cur > prev:
+				d.lastUp[i] = e.tick
+			case e.tick-d.lastUp[i] <= osc:
+				d.osc[i] = true // scaled down within the window of a scale-up
 			}
 		}
-		actions += len(d.writes)
 	}
-	e.s.Step()
-	e.tick++
-	e.observe()
-	if e.cmd != nil {
-		e.cmd.report()
-	}
-	if e.tick%e.ratio == 0 {
-		e.setBudgets()
-	}
+	return actions
+}
+
+// reward writes each group's reward for the step into rew and returns the
+// step's outcome but its actions: the domains as observed after the step,
+// their budgets the cores of the directive in force.
+func (e *SoldierEnv) reward(rew []float64) Outcome {
 	clear(e.terms)
-	t := e.s.Telemetry()
+	t, targets := e.s.Telemetry(), e.s.Targets()
 	breached, apps, used := 0, 0, 0.0
 	for _, d := range e.doms {
 		dt := &t.Domains[d.di]
 		breached += int(dt.BreachedApps)
 		apps += len(d.cfg.Apps)
 		used += dt.CoresUsed
-		dUsed := 0.0
-		for i, a := range d.cfg.Apps {
-			dUsed += float64(d.obs.Apps[i].Replicas) * a.CPU
+		d.view.Set(t, targets)
+		_ = d.view.Observe(context.Background(), &d.obs) // a simcluster.View never fails
+		budget := 0.0
+		if dir, ok := d.sol.Directive(); ok && !dir.Expired(e.s.Now()) {
+			budget = dir.Cores
 		}
-		cost := -min(2, dUsed/max(d.budget, 1e-9)) / 2
-		for g := range d.gin {
-			d.gin[g] = reward.SoldierInput{SLO: d.cfg.SLO, ErrorBudget: d.cfg.ErrorBudget, BudgetCores: d.budget, UsedCores: dUsed}
-		}
-		for i, a := range d.cfg.Apps {
-			in, o := &d.gin[a.Group], &d.obs.Apps[i]
-			in.P99, in.ErrorRate = max(in.P99, o.P99), max(in.ErrorRate, o.ErrorRate)
-			in.Apps++
-			in.Ready += int(o.Ready)
-			in.Replicas += int(o.Ready + o.Starting + o.Pending)
-			if d.osc[i] {
-				in.Oscillations++
-			}
-		}
-		for g := range d.gin {
-			b := reward.Soldier(d.gin[g], d.cfg.Reward)
-			churn := -float64(d.wrote[g]) / float64(max(d.gin[g].Apps, 1))
-			rew[d.agent0+g] = b.Total + churnWeight*churn + costWeight*cost
-			e.terms[0] += b.Adherence
-			e.terms[1] += b.Utilisation
-			e.terms[2] += b.Alignment
-			e.terms[3] += b.Oscillation
-			e.terms[4] += b.ColdStart
-			e.terms[5] += churn
-			e.terms[6] += cost
-		}
+		e.domainReward(d, budget, rew)
 	}
 	for k := range e.terms {
 		e.terms[k] /= float64(e.spec.Agents)
 	}
-	e.features(obs)
-	out := Outcome{Terms: e.terms, Compliance: 1 - float64(breached)/float64(max(apps, 1)), Actions: actions}
+	out := Outcome{Terms: e.terms, Compliance: 1 - float64(breached)/float64(max(apps, 1))}
 	hours := e.cluster.Soldier.Tick.Hours()
 	if cph := e.cluster.Cluster.CostPerCoreHour; cph > 0 {
 		out.CostCoreHours = t.Cluster.CostPerHour / cph * hours
 	} else {
 		out.CostCoreHours = used * hours
 	}
-	return e.s.Done(), out
+	return out
+}
+
+// domainReward writes the rewards of d's groups into rew and adds their
+// terms to e.terms (soldierTerms).
+func (e *SoldierEnv) domainReward(d *envDomain, budget float64, rew []float64) {
+	dUsed := 0.0
+	for i, a := range d.cfg.Apps {
+		dUsed += float64(d.obs.Apps[i].Replicas) * a.CPU
+	}
+	cost := -min(2, dUsed/max(budget, 1e-9)) / 2
+	for g := range d.gin {
+		d.gin[g] = reward.SoldierInput{SLO: d.cfg.SLO, ErrorBudget: d.cfg.ErrorBudget, BudgetCores: budget, UsedCores: dUsed}
+	}
+	for i, a := range d.cfg.Apps {
+		in, o := &d.gin[a.Group], &d.obs.Apps[i]
+		in.P99, in.ErrorRate = max(in.P99, o.P99), max(in.ErrorRate, o.ErrorRate)
+		in.Apps++
+		in.Ready += int(o.Ready)
+		in.Replicas += int(o.Ready + o.Starting + o.Pending)
+		if d.osc[i] {
+			in.Oscillations++
+		}
+	}
+	for g := range d.gin {
+		b := reward.Soldier(d.gin[g], d.cfg.Reward)
+		churn := -float64(d.wrote[g]) / float64(max(d.gin[g].Apps, 1))
+		rew[d.agent0+g] = b.Total + churnWeight*churn + costWeight*cost
+		e.terms[0] += b.Adherence
+		e.terms[1] += b.Utilisation
+		e.terms[2] += b.Alignment
+		e.terms[3] += b.Oscillation
+		e.terms[4] += b.ColdStart
+		e.terms[5] += churn
+		e.terms[6] += cost
+	}
 }

@@ -169,7 +169,7 @@ func TrainSoldier(ctx context.Context, p *rl.Policy, st SoldierStage) (SoldierRe
 }
 
 // NewSoldierPolicy returns the Soldier stage's starting policy for cfg: the
-// learned Soldier network warm-started on Proportional at the config's
+// learned Soldier network warm-started on soldier.SqrtStaffing at the config's
 // staffing safety, with exploration sigma e^-1.
 func NewSoldierPolicy(cfg *domains.Config, seed uint64) (*rl.Policy, error) {
 	return soldier.NewLearnedPolicy(rand.New(rand.NewPCG(seed, 0x736f6c64)), cfg.Soldier.StaffingSafety, -1)

@@ -102,7 +102,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-
 	if !ok {
 		return code
 	}
-	if err := daemon.Serve(ctx, daemon.NewCommander(cfg, o, daemon.Deps{}, log), reload); err != nil {
+	if err := daemon.Serve(ctx, daemon.NewCommanderProcess(cfg, o, daemon.Deps{}, log), reload); err != nil {
 		log.Error("commander failed", "error", err)
 		return 1
 	}

@@ -349,7 +349,7 @@ func epStats(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if code, ok := c.parse(args, stdout); !ok {
 		return code
 	}
-	return c.run(false, func(s *store.Store) error { return episodes.Stats(stdout, s, c.path()) })
+	return c.run(false, func(s *store.Store) error { return episodes.WriteStats(stdout, s, c.path()) })
 }
 
 const epPruneHelp = `Usage: regiment episodes prune --older-than D | --before T [--data DIR | --db FILE]

@@ -137,7 +137,7 @@ func newOverrideRig(t *testing.T) *overrideRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sd := soldier.New(scfg, &soldier.Proportional{}, view, view, conn,
+	sd := soldier.New(scfg, &soldier.SqrtStaffing{}, view, view, conn,
 		&recording.Soldier{Episode: ep.ID, Out: app, Ledger: st.AppendLedger, Err: func(err error) { t.Error(err) }})
 	if _, err := daemon.AttachSoldierOverrides(ctx, conn, sd, "payment", time.Now, hclog.NewNullLogger()); err != nil {
 		t.Fatal(err)

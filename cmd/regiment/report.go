@@ -103,7 +103,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "regiment report: %v\n", err)
 		return 1
 	}
-	results := report.Estimate(rec)
+	results := report.Compare(rec)
 	paths, err := report.Write(*out, rec, results, *top)
 	if err != nil {
 		fmt.Fprintf(stderr, "regiment report: %v\n", err)

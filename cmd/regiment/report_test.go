@@ -107,7 +107,7 @@ func TestReportOnARecommendRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	results := report.Estimate(rec)
+	results := report.Compare(rec)
 	coreHours, steps, writes := storeCoreHours(t, filepath.Join(data, "regiment.db"), cfg.Soldier.Tick, "payment")
 	if len(results) != 2 || results[0].Name != "payment" || results[0].Steps != steps || steps != 360 {
 		t.Fatalf("results %+v; want payment and data, payment with the store's %d recommend steps (360)", results, steps)

@@ -130,7 +130,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-
 		return usageError(stderr, "--domain: %v", cli.UnknownName("domain", o.Domain, o.ConfigPath, names))
 	}
 	log = log.With("domain", o.Domain)
-	if err := daemon.Serve(ctx, daemon.NewSoldier(cfg, o, daemon.Deps{}, nil, log), reload); err != nil {
+	if err := daemon.Serve(ctx, daemon.NewSoldierProcess(cfg, o, daemon.Deps{}, nil, log), reload); err != nil {
 		log.Error("soldier failed", "error", err)
 		return 1
 	}

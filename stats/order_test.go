@@ -1,4 +1,4 @@
-package soldier
+package stats
 
 import (
 	"math"
@@ -31,7 +31,7 @@ func TestKthMatchesSorting(t *testing.T) {
 			sorted := slices.Clone(xs)
 			slices.Sort(sorted)
 			k := r.IntN(n)
-			got, want := kth(slices.Clone(xs), k), sorted[k]
+			got, want := Kth(slices.Clone(xs), k), sorted[k]
 			if got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
 				t.Fatalf("n %d, k %d: kth %v, sorting gives %v", n, k, got, want)
 			}
@@ -69,7 +69,7 @@ func TestKthIsTheComparisonSelect(t *testing.T) {
 				}
 			}
 			k := r.IntN(n)
-			got, want := kth(slices.Clone(xs), k), kthNaN(slices.Clone(xs), k)
+			got, want := Kth(slices.Clone(xs), k), kthNaN(slices.Clone(xs), k)
 			if math.Float64bits(got) != math.Float64bits(want) {
 				t.Fatalf("n %d, trial %d, k %d: kth %v (%#x), the comparison select %v (%#x)", n, trial, k, got, math.Float64bits(got), want, math.Float64bits(want))
 			}
@@ -94,7 +94,7 @@ func BenchmarkPercentile(b *testing.B) {
 }
 
 // TestSortedWindowIsPercentile pins the report's RPSP95, kept in a sorted
-// window (insertSorted, deleteSorted), to Percentile over the window in
+// window (InsertSorted, DeleteSorted), to Percentile over the window in
 // arrival order, tick by tick, with repeats, zeros and NaNs among the values.
 func TestSortedWindowIsPercentile(t *testing.T) {
 	seed := rand.Uint64()
@@ -111,13 +111,13 @@ func TestSortedWindowIsPercentile(t *testing.T) {
 				x = 0
 			}
 			if len(hist) == cap(hist) {
-				sorted = deleteSorted(sorted, hist[0])
+				sorted = DeleteSorted(sorted, hist[0])
 				hist = append(hist[:0], hist[1:]...)
 			}
 			hist = append(hist, x)
-			sorted = insertSorted(sorted, x)
+			sorted = InsertSorted(sorted, x)
 			want := Percentile(slices.Clone(hist), 0.95)
-			got := sorted[nearestRank(len(sorted), 0.95)]
+			got := sorted[NearestRank(len(sorted), 0.95)]
 			if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
 				t.Fatalf("window %v: sorted %v gives %v, Percentile %v", hist, sorted, got, want)
 			}
@@ -128,13 +128,13 @@ func TestSortedWindowIsPercentile(t *testing.T) {
 	}
 }
 
-// TestNearKthIsPercentile pins nearKth to Percentile over series of slices
+// TestNearKthIsPercentile pins NearKth to Percentile over series of slices
 // whose values drift, jump, repeat, hold zeros and NaNs, and change length.
 func TestNearKthIsPercentile(t *testing.T) {
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewPCG(seed, 0))
-	var w nearKth
+	var w NearKth
 	xs := make([]float64, 300)
 	for i := range xs {
 		xs[i] = r.Float64()
@@ -168,7 +168,7 @@ func TestNearKthIsPercentile(t *testing.T) {
 		want := Percentile(slices.Clone(xs[:n]), 0.75)
 		in := slices.Clone(xs[:n])
 		was := w.halfWidth
-		got := w.percentile(in, 0.75)
+		got := w.Percentile(in, 0.75)
 		if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
 			t.Fatalf("tick %d: %v, Percentile %v", tick, got, want)
 		}
@@ -186,30 +186,7 @@ func TestNearKthIsPercentile(t *testing.T) {
 	}
 }
 
-// The report's memory p75 is Percentile's value whether every app's
-// memory utilisation has the same bits (nothing selected) or not, zeros of
-// both signs and NaNs included, and its restart rate the apps' sum.
-func TestMemAndRestartsIsPercentileAndSum(t *testing.T) {
-	negZero := math.Copysign(0, -1)
-	for _, mem := range [][]float64{
-		{0, 0, 0, 0}, {0.5}, {negZero, negZero}, {0, negZero, 0, 0}, {negZero, 0, 0},
-		{math.NaN(), math.NaN()}, {0.3, math.NaN(), 0.3}, {0.1, 0.9, 0.4, 0.4, 0.2}, {},
-	} {
-		s := &Soldier{obs: Observation{Apps: make([]AppObservation, len(mem))}}
-		sum := 0.0
-		for i, m := range mem {
-			s.obs.Apps[i].MemUtil, s.obs.Apps[i].RestartRate = m, float64(i)/3
-			sum += float64(i) / 3
-		}
-		want := Percentile(slices.Clone(mem), 0.75)
-		got, restarts := s.memAndRestarts()
-		if math.Float64bits(got) != math.Float64bits(want) || restarts != sum {
-			t.Errorf("%v: p75 %v restarts %v, want %v %v", mem, got, restarts, want, sum)
-		}
-	}
-}
-
-// A quantile outside nearKth's window is selected among the values on its
+// A quantile outside NearKth's window is selected among the values on its
 // side only, except a zero, which is selected among all as Percentile does:
 // with zeros of both signs, which one comes out depends on what is
 // partitioned. Misses below and above the window, with zeros of both signs
@@ -234,9 +211,9 @@ func TestNearKthMissesAreTheSameBits(t *testing.T) {
 				xs[i] = 2 * r.Float64()
 			}
 		}
-		w := nearKth{last: 4*r.Float64() - 2, halfWidth: 0.01 * r.Float64(), known: true}
+		w := NearKth{last: 4*r.Float64() - 2, halfWidth: 0.01 * r.Float64(), known: true}
 		want := Percentile(slices.Clone(xs), 0.75)
-		if got := w.percentile(slices.Clone(xs), 0.75); math.Float64bits(got) != math.Float64bits(want) {
+		if got := w.Percentile(slices.Clone(xs), 0.75); math.Float64bits(got) != math.Float64bits(want) {
 			t.Fatalf("trial %d: %v (bits %x), Percentile %v (bits %x)", trial, got, math.Float64bits(got), want, math.Float64bits(want))
 		}
 	}
