@@ -22,7 +22,7 @@ run: build
 # packages that start goroutines (RACE_PKGS) run under the race detector; the
 # rest run without it. REGIMENT_K8S_REQUIRED=1 makes absent control-plane
 # binaries a failure, never a skip (kube/testenv.Main).
-RACE_PKGS ?= ./soldier/ ./commander/ ./bus/... ./daemon/ ./store/ ./baseline/ ./eval/ ./train/
+RACE_PKGS ?= ./internal/core/soldier/ ./internal/core/commander/ ./internal/adapter/bus/... ./internal/daemon/ ./internal/adapter/store/ ./internal/offline/baseline/ ./internal/offline/eval/ ./internal/offline/train/
 test: export REGIMENT_K8S_REQUIRED = 1
 test: vet k8s-env
 	$(GO) test -race -count=1 -timeout 30m $(RACE_PKGS)
@@ -54,7 +54,7 @@ VERSION           ?= $(shell git describe --tags --always --dirty 2>/dev/null ||
 REVISION          ?= $(shell git rev-parse HEAD 2>/dev/null)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 GOARCH_IMAGE      ?= $(shell $(GO) env GOARCH)
-VERSION_LDFLAGS    = -X github.com/regimentd/regiment/cli.release=$(VERSION) -X github.com/regimentd/regiment/cli.revision=$(REVISION)
+VERSION_LDFLAGS    = -X github.com/regimentd/regiment/internal/cli.release=$(VERSION) -X github.com/regimentd/regiment/internal/cli.revision=$(REVISION)
 image:
 	CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH_IMAGE) $(GO) build -trimpath -buildvcs=false -o $(BIN)/image/ \
 	  -ldflags='-s -w -buildid= $(VERSION_LDFLAGS)' ./cmd/...
@@ -72,7 +72,7 @@ vet:
 
 # Hot-path benchmarks; the figures in docs/performance.md#performance come from here.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./sim/ ./baseline/ ./simcluster/ ./bus/... ./store/
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/offline/sim/ ./internal/offline/baseline/ ./internal/offline/simcluster/ ./internal/adapter/bus/... ./internal/adapter/store/
 
 # Every Fuzz target in the tree, each for FUZZTIME. A count, not a duration:
 # Go 1.26's fuzz coordinator can fail a duration-bounded run with a spurious

@@ -221,12 +221,12 @@ func TestImportCheckNamesAPlantedUpwardImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	imports := moduleImports(t)
-	imports["soldier"] = append(slices.Clone(imports["soldier"]), module+"/bus", "go.etcd.io/bbolt")
+	imports["internal/core/soldier"] = append(slices.Clone(imports["internal/core/soldier"]), module+"/internal/adapter/bus", "go.etcd.io/bbolt")
 	imports["nowhere"] = nil
 	got := strings.Join(checkImports(rules, imports), "\n")
 	for _, want := range []string{
-		"soldier imports bus, which its row (" + archDoc + ":",
-		"soldier imports go.etcd.io/bbolt, which its row",
+		"internal/core/soldier imports internal/adapter/bus, which its row (" + archDoc + ":",
+		"internal/core/soldier imports go.etcd.io/bbolt, which its row",
 		"nowhere has no row in " + archDoc,
 	} {
 		if !strings.Contains(got, want) {

@@ -19,9 +19,9 @@ import (
 	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/promql/promqltest"
 
-	"github.com/regimentd/regiment/bus"
-	"github.com/regimentd/regiment/daemon"
-	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/internal/adapter/bus"
+	"github.com/regimentd/regiment/internal/config"
+	"github.com/regimentd/regiment/internal/daemon"
 )
 
 // alertRule is one rule of the chart's PrometheusRule.

@@ -24,8 +24,8 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
-	"github.com/regimentd/regiment/domains"
-	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/internal/config"
+	"github.com/regimentd/regiment/internal/core/domains"
 )
 
 const chartDir = "chart/regiment"

@@ -18,8 +18,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/regimentd/regiment/kube"
-	"github.com/regimentd/regiment/kube/testenv"
+	"github.com/regimentd/regiment/internal/adapter/kube"
+	"github.com/regimentd/regiment/internal/adapter/kube/testenv"
 )
 
 // buildWith builds, as kustomize does, a kustomization that lists resources

@@ -17,11 +17,11 @@ import (
 	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/promql/promqltest"
 
-	"github.com/regimentd/regiment/bus"
-	"github.com/regimentd/regiment/bus/wire"
-	"github.com/regimentd/regiment/commander"
-	"github.com/regimentd/regiment/daemon"
-	"github.com/regimentd/regiment/soldier"
+	"github.com/regimentd/regiment/internal/adapter/bus"
+	"github.com/regimentd/regiment/internal/core/commander"
+	"github.com/regimentd/regiment/internal/core/soldier"
+	"github.com/regimentd/regiment/internal/daemon"
+	"github.com/regimentd/regiment/wire"
 )
 
 // TestDashboardPanelsShowATick: after one Commander tick and one Soldier

@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/regimentd/regiment/daemon"
+	"github.com/regimentd/regiment/internal/daemon"
 )
 
 const dashboardFile = "chart/regiment/dashboards/regiment.json"

@@ -19,9 +19,9 @@ import (
 	"github.com/nats-io/nkeys"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/regimentd/regiment/bus"
-	"github.com/regimentd/regiment/domains/config"
-	"github.com/regimentd/regiment/kube/testenv"
+	"github.com/regimentd/regiment/internal/adapter/bus"
+	"github.com/regimentd/regiment/internal/adapter/kube/testenv"
+	"github.com/regimentd/regiment/internal/config"
 )
 
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{})) }

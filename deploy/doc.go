@@ -11,7 +11,7 @@
 // the HCL reads the domains and modes config.Parse reads); that every
 // metric the Grafana dashboard and the alerts query is one the daemons
 // export, and each alert fires in its case and not otherwise; and, with a
-// control plane (kube/testenv), that the apiserver admits every object of
+// control plane (internal/adapter/kube/testenv), that the apiserver admits every object of
 // the chart and of both overlays (server-side apply, strict fields) into
 // namespaces enforcing Pod Security "restricted", with no warning at all;
 // and that the components pool and balloons grant the Commander exactly

@@ -22,8 +22,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
-	"github.com/regimentd/regiment/domains/config"
-	"github.com/regimentd/regiment/kube/testenv"
+	"github.com/regimentd/regiment/internal/adapter/kube/testenv"
+	"github.com/regimentd/regiment/internal/config"
 )
 
 var helmPath = sync.OnceValues(func() (string, error) {

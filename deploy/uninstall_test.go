@@ -13,8 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/regimentd/regiment/kube"
-	"github.com/regimentd/regiment/kube/testenv"
+	"github.com/regimentd/regiment/internal/adapter/kube"
+	"github.com/regimentd/regiment/internal/adapter/kube/testenv"
 )
 
 // uninstallBlock is the sh block of docs/kubernetes.md that follows the

@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/regimentd/regiment/bus"
-	"github.com/regimentd/regiment/bus/bustest"
-	"github.com/regimentd/regiment/bus/wire"
-	"github.com/regimentd/regiment/domains/config"
-	"github.com/regimentd/regiment/store"
+	"github.com/regimentd/regiment/internal/adapter/bus"
+	"github.com/regimentd/regiment/internal/adapter/bus/bustest"
+	"github.com/regimentd/regiment/internal/adapter/store"
+	"github.com/regimentd/regiment/internal/config"
+	"github.com/regimentd/regiment/wire"
 )
 
 // domainNames are the domains of examples/small.hcl.

@@ -13,12 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/regimentd/regiment/bus"
-	"github.com/regimentd/regiment/bus/wire"
-	"github.com/regimentd/regiment/domains/config"
-	"github.com/regimentd/regiment/recording"
-	"github.com/regimentd/regiment/soldier"
-	"github.com/regimentd/regiment/store"
+	"github.com/regimentd/regiment/internal/adapter/bus"
+	"github.com/regimentd/regiment/internal/adapter/recording"
+	"github.com/regimentd/regiment/internal/adapter/store"
+	"github.com/regimentd/regiment/internal/config"
+	"github.com/regimentd/regiment/internal/core/soldier"
+	"github.com/regimentd/regiment/wire"
 )
 
 // Time scale of the fault tests. The daemons have no clock of their own to

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/regimentd/regiment/store"
+	"github.com/regimentd/regiment/internal/adapter/store"
 )
 
 // killSeed, when not zero, replays TestKill9WhileWriting's kill schedule.

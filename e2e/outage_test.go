@@ -10,17 +10,17 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/regimentd/regiment/bus"
-	"github.com/regimentd/regiment/bus/wire"
-	"github.com/regimentd/regiment/commander"
-	"github.com/regimentd/regiment/daemon"
-	"github.com/regimentd/regiment/domains/config"
-	"github.com/regimentd/regiment/live"
-	"github.com/regimentd/regiment/recording"
-	"github.com/regimentd/regiment/sim"
-	"github.com/regimentd/regiment/sim/trace"
-	"github.com/regimentd/regiment/soldier"
-	"github.com/regimentd/regiment/store"
+	"github.com/regimentd/regiment/internal/adapter/bus"
+	"github.com/regimentd/regiment/internal/adapter/live"
+	"github.com/regimentd/regiment/internal/adapter/recording"
+	"github.com/regimentd/regiment/internal/adapter/store"
+	"github.com/regimentd/regiment/internal/config"
+	"github.com/regimentd/regiment/internal/core/commander"
+	"github.com/regimentd/regiment/internal/core/soldier"
+	"github.com/regimentd/regiment/internal/daemon"
+	"github.com/regimentd/regiment/internal/offline/sim"
+	"github.com/regimentd/regiment/internal/offline/sim/trace"
+	"github.com/regimentd/regiment/wire"
 )
 
 // TestNATSOutageFiveMinutes is the outage literally: the nats-server

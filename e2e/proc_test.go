@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/regimentd/regiment/kube/testenv"
+	"github.com/regimentd/regiment/internal/adapter/kube/testenv"
 )
 
 // bin holds the binaries TestMain builds, by name; empty with -short.

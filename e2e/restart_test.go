@@ -22,7 +22,7 @@ import (
 	"github.com/prometheus/prometheus/promql/promqltest"
 	"github.com/prometheus/prometheus/storage"
 
-	"github.com/regimentd/regiment/kube/testenv"
+	"github.com/regimentd/regiment/internal/adapter/kube/testenv"
 )
 
 // loadProm serves the Prometheus HTTP API's instant queries from the real

@@ -31,8 +31,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/regimentd/regiment/kube/testenv"
-	"github.com/regimentd/regiment/report"
+	"github.com/regimentd/regiment/internal/adapter/kube/testenv"
+	"github.com/regimentd/regiment/internal/offline/report"
 )
 
 // guideBlock is one ```sh block of a guide, under its section heading.

@@ -18,7 +18,7 @@
 #                         $REGIMENT_K8S_CACHE/v$K8S_VERSION, never inside the repository.
 #   WORK (/tmp/regiment-k8s)  ETCD_PORT (23790)  KAS_PORT (16443)   for start/stop/smoke
 #
-# The Go tests (kube/testenv) start their own control plane from the cache on
+# The Go tests (internal/adapter/kube/testenv) start their own control plane from the cache on
 # random loopback ports, once per test binary; start is for humans.
 #
 # Measured on 2 cores, Go 1.26: cold build (empty module and build caches)

@@ -14,7 +14,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/regimentd/regiment/daemon"
+	"github.com/regimentd/regiment/internal/daemon"
 )
 
 const usage = `Usage: commander --config F [--nats URL] [--kubeconfig F] [--data DIR] [--listen ADDR] [--http-token-file F] [--log-level L] [--log-format text|json]

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/regimentd/regiment/bus"
-	"github.com/regimentd/regiment/bus/bustest"
-	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/internal/adapter/bus"
+	"github.com/regimentd/regiment/internal/adapter/bus/bustest"
+	"github.com/regimentd/regiment/internal/config"
 )
 
 func TestUsage(t *testing.T) {

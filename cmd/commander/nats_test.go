@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/regimentd/regiment/bus"
-	"github.com/regimentd/regiment/bus/bustest"
-	"github.com/regimentd/regiment/bus/wire"
-	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/internal/adapter/bus"
+	"github.com/regimentd/regiment/internal/adapter/bus/bustest"
+	"github.com/regimentd/regiment/internal/config"
+	"github.com/regimentd/regiment/wire"
 )
 
 // TestCommanderRunsWithItsRolePermissions runs the Commander daemon against a

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/regimentd/regiment/calibrate"
-	"github.com/regimentd/regiment/domains"
-	"github.com/regimentd/regiment/domains/config"
-	"github.com/regimentd/regiment/episodes"
+	"github.com/regimentd/regiment/internal/config"
+	"github.com/regimentd/regiment/internal/core/domains"
+	"github.com/regimentd/regiment/internal/offline/calibrate"
+	"github.com/regimentd/regiment/internal/offline/episodes"
 )
 
 const calibrateUsage = `Usage: regiment calibrate --config F --episodes DIR|FILE[,...] [--out calibrated.hcl] [--json report.json]

@@ -11,15 +11,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/regimentd/regiment/calibrate"
-	"github.com/regimentd/regiment/domains"
-	"github.com/regimentd/regiment/domains/config"
-	"github.com/regimentd/regiment/recording"
-	"github.com/regimentd/regiment/sim"
-	"github.com/regimentd/regiment/sim/trace"
-	"github.com/regimentd/regiment/simcluster"
-	"github.com/regimentd/regiment/soldier"
-	"github.com/regimentd/regiment/store"
+	"github.com/regimentd/regiment/internal/adapter/recording"
+	"github.com/regimentd/regiment/internal/adapter/store"
+	"github.com/regimentd/regiment/internal/config"
+	"github.com/regimentd/regiment/internal/core/domains"
+	"github.com/regimentd/regiment/internal/core/soldier"
+	"github.com/regimentd/regiment/internal/offline/calibrate"
+	"github.com/regimentd/regiment/internal/offline/sim"
+	"github.com/regimentd/regiment/internal/offline/sim/trace"
+	"github.com/regimentd/regiment/internal/offline/simcluster"
 )
 
 // truthChanges is how the "real" cluster differs from examples/small.hcl:

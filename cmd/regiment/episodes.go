@@ -12,9 +12,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/regimentd/regiment/cli"
-	"github.com/regimentd/regiment/episodes"
-	"github.com/regimentd/regiment/store"
+	"github.com/regimentd/regiment/internal/adapter/store"
+	"github.com/regimentd/regiment/internal/cli"
+	"github.com/regimentd/regiment/internal/offline/episodes"
 )
 
 // episodesUsage is what `regiment episodes --help` prints.

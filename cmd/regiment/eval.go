@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/regimentd/regiment/baseline"
-	"github.com/regimentd/regiment/domains/config"
-	"github.com/regimentd/regiment/eval"
-	"github.com/regimentd/regiment/sim/scenario"
+	"github.com/regimentd/regiment/internal/config"
+	"github.com/regimentd/regiment/internal/offline/baseline"
+	"github.com/regimentd/regiment/internal/offline/eval"
+	"github.com/regimentd/regiment/internal/offline/sim/scenario"
 )
 
 // evalUsage is what `regiment eval --help` prints before the flags; its

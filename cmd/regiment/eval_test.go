@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/regimentd/regiment/eval"
+	"github.com/regimentd/regiment/internal/offline/eval"
 )
 
 func TestEvalRejectsBadUsage(t *testing.T) {

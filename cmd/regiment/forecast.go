@@ -6,10 +6,10 @@ import (
 	"io"
 	"time"
 
-	"github.com/regimentd/regiment/domains"
-	"github.com/regimentd/regiment/episodes"
-	"github.com/regimentd/regiment/forecast"
-	"github.com/regimentd/regiment/sim/trace"
+	"github.com/regimentd/regiment/internal/core/domains"
+	"github.com/regimentd/regiment/internal/core/forecast"
+	"github.com/regimentd/regiment/internal/offline/episodes"
+	"github.com/regimentd/regiment/internal/offline/sim/trace"
 )
 
 // The forecaster's calibration target: P80 exceeded 20% +- 5 of the time,

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/regimentd/regiment/forecast"
+	"github.com/regimentd/regiment/internal/core/forecast"
 )
 
 // writeDemandTrace writes days of a diurnal per-minute demand with noise as

@@ -57,7 +57,7 @@ func TestHostileFilesExitOneFastAndSmall(t *testing.T) {
 		return a
 	}
 	config := abs("../../examples/small.hcl")
-	merchant := abs("../../sim/trace/testdata/azure_functions_sample.csv")
+	merchant := abs("../../internal/offline/sim/trace/testdata/azure_functions_sample.csv")
 	path := func(name string) string { return filepath.Join(dir, name) }
 
 	// The hostile files.

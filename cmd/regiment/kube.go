@@ -16,9 +16,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/regimentd/regiment/cli"
-	"github.com/regimentd/regiment/domains"
-	"github.com/regimentd/regiment/kube"
+	"github.com/regimentd/regiment/internal/adapter/kube"
+	"github.com/regimentd/regiment/internal/cli"
+	"github.com/regimentd/regiment/internal/core/domains"
 )
 
 // kubeUsage is what `regiment kube --help` prints before restore's flags.

@@ -30,14 +30,14 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/regimentd/regiment/domains"
-	"github.com/regimentd/regiment/kube"
-	"github.com/regimentd/regiment/kube/testenv"
-	"github.com/regimentd/regiment/soldier"
+	"github.com/regimentd/regiment/internal/adapter/kube"
+	"github.com/regimentd/regiment/internal/adapter/kube/testenv"
+	"github.com/regimentd/regiment/internal/core/domains"
+	"github.com/regimentd/regiment/internal/core/soldier"
 )
 
 // TestMain starts a kube-apiserver and etcd for the `regiment kube` tests
-// (kube/testenv); without their binaries those tests skip.
+// (internal/adapter/kube/testenv); without their binaries those tests skip.
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{})) }
 
 func TestKubeUsageErrors(t *testing.T) {

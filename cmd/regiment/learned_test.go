@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/regimentd/regiment/store"
+	"github.com/regimentd/regiment/internal/adapter/store"
 )
 
 // TestEpisodesWhyShowsLearnedServiceTimes: a step with the service and

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/regimentd/regiment/cli"
+	"github.com/regimentd/regiment/internal/cli"
 )
 
 // command is one subcommand: it parses args and returns the exit code.

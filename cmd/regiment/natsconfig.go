@@ -7,8 +7,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/regimentd/regiment/bus"
-	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/internal/adapter/bus"
+	"github.com/regimentd/regiment/internal/config"
 )
 
 // natsConfigUsage is what `regiment nats-config --help` prints before the flags.

@@ -10,12 +10,12 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/regimentd/regiment/bus"
-	"github.com/regimentd/regiment/bus/wire"
-	"github.com/regimentd/regiment/cli"
-	"github.com/regimentd/regiment/daemon"
-	"github.com/regimentd/regiment/domains"
-	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/internal/adapter/bus"
+	"github.com/regimentd/regiment/internal/cli"
+	"github.com/regimentd/regiment/internal/config"
+	"github.com/regimentd/regiment/internal/core/domains"
+	"github.com/regimentd/regiment/internal/daemon"
+	"github.com/regimentd/regiment/wire"
 )
 
 // overrideUsage is what `regiment override --help` prints before the flags.

@@ -13,7 +13,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/regimentd/regiment/cli"
+	"github.com/regimentd/regiment/internal/cli"
 )
 
 // pipeLines runs f with the write end of a pipe, as a process's stderr in a

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/regimentd/regiment/domains/config"
-	"github.com/regimentd/regiment/episodes"
-	"github.com/regimentd/regiment/eval"
-	"github.com/regimentd/regiment/report"
+	"github.com/regimentd/regiment/internal/config"
+	"github.com/regimentd/regiment/internal/offline/episodes"
+	"github.com/regimentd/regiment/internal/offline/eval"
+	"github.com/regimentd/regiment/internal/offline/report"
 )
 
 const reportUsage = `Usage: regiment report --config F --episodes DIR|FILE|URL[,...] --out DIR [--top N] [--http-token-file F]

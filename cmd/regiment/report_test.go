@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/regimentd/regiment/domains/config"
-	"github.com/regimentd/regiment/episodes"
-	"github.com/regimentd/regiment/recording"
-	"github.com/regimentd/regiment/report"
-	"github.com/regimentd/regiment/store"
+	"github.com/regimentd/regiment/internal/adapter/recording"
+	"github.com/regimentd/regiment/internal/adapter/store"
+	"github.com/regimentd/regiment/internal/config"
+	"github.com/regimentd/regiment/internal/offline/episodes"
+	"github.com/regimentd/regiment/internal/offline/report"
 )
 
 // recommendConfig writes a copy of the small example (the heuristic

@@ -14,12 +14,12 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/regimentd/regiment/cli"
-	"github.com/regimentd/regiment/commander"
-	"github.com/regimentd/regiment/daemon"
-	"github.com/regimentd/regiment/eval"
-	"github.com/regimentd/regiment/sim"
-	"github.com/regimentd/regiment/soldier"
+	"github.com/regimentd/regiment/internal/cli"
+	"github.com/regimentd/regiment/internal/core/commander"
+	"github.com/regimentd/regiment/internal/core/soldier"
+	"github.com/regimentd/regiment/internal/daemon"
+	"github.com/regimentd/regiment/internal/offline/eval"
+	"github.com/regimentd/regiment/internal/offline/sim"
 )
 
 // The built-in example `regiment run` uses without flags.

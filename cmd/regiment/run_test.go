@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/regimentd/regiment/domains"
-	"github.com/regimentd/regiment/sim"
-	"github.com/regimentd/regiment/store"
+	"github.com/regimentd/regiment/internal/adapter/store"
+	"github.com/regimentd/regiment/internal/core/domains"
+	"github.com/regimentd/regiment/internal/offline/sim"
 )
 
 // TestRunRecordsEveryTick runs the whole system (embedded NATS, Commander,

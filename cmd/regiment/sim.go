@@ -7,8 +7,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/regimentd/regiment/eval"
-	"github.com/regimentd/regiment/sim"
+	"github.com/regimentd/regiment/internal/offline/eval"
+	"github.com/regimentd/regiment/internal/offline/sim"
 )
 
 // simReport is what `regiment sim --json` prints. It holds no wall-clock

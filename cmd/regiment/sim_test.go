@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/regimentd/regiment/sim"
+	"github.com/regimentd/regiment/internal/offline/sim"
 )
 
 func TestSimJSONIsDeterministic(t *testing.T) {

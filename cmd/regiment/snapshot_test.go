@@ -11,8 +11,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/regimentd/regiment/daemon"
-	"github.com/regimentd/regiment/store"
+	"github.com/regimentd/regiment/internal/adapter/store"
+	"github.com/regimentd/regiment/internal/daemon"
 )
 
 // serveStore serves st as a daemon does (its HTTP server's /store) behind

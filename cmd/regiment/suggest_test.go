@@ -11,9 +11,9 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/regimentd/regiment/kube"
-	"github.com/regimentd/regiment/kube/testenv"
-	"github.com/regimentd/regiment/store"
+	"github.com/regimentd/regiment/internal/adapter/kube"
+	"github.com/regimentd/regiment/internal/adapter/kube/testenv"
+	"github.com/regimentd/regiment/internal/adapter/store"
 )
 
 // TestMisspellingsGetASuggestion: a misspelt flag of every subcommand, a

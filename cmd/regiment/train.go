@@ -11,13 +11,13 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/regimentd/regiment/calibrate"
-	"github.com/regimentd/regiment/cli"
-	"github.com/regimentd/regiment/domains"
-	"github.com/regimentd/regiment/domains/config"
-	"github.com/regimentd/regiment/sim"
-	"github.com/regimentd/regiment/sim/scenario"
-	"github.com/regimentd/regiment/train"
+	"github.com/regimentd/regiment/internal/cli"
+	"github.com/regimentd/regiment/internal/config"
+	"github.com/regimentd/regiment/internal/core/domains"
+	"github.com/regimentd/regiment/internal/offline/calibrate"
+	"github.com/regimentd/regiment/internal/offline/sim"
+	"github.com/regimentd/regiment/internal/offline/sim/scenario"
+	"github.com/regimentd/regiment/internal/offline/train"
 )
 
 // trainUsage is what `regiment train --help` prints before the flags.

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/regimentd/regiment/commander"
-	"github.com/regimentd/regiment/domains/config"
-	"github.com/regimentd/regiment/soldier"
+	"github.com/regimentd/regiment/internal/config"
+	"github.com/regimentd/regiment/internal/core/commander"
+	"github.com/regimentd/regiment/internal/core/soldier"
 )
 
 func TestTrainSoldierWritesACheckpointTheSoldierLoads(t *testing.T) {

@@ -8,11 +8,11 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/regimentd/regiment/domains"
-	"github.com/regimentd/regiment/domains/config"
-	"github.com/regimentd/regiment/eval"
-	"github.com/regimentd/regiment/sim"
-	"github.com/regimentd/regiment/sim/trace"
+	"github.com/regimentd/regiment/internal/config"
+	"github.com/regimentd/regiment/internal/core/domains"
+	"github.com/regimentd/regiment/internal/offline/eval"
+	"github.com/regimentd/regiment/internal/offline/sim"
+	"github.com/regimentd/regiment/internal/offline/sim/trace"
 )
 
 // validateUsage is what `regiment validate --help` prints before the flags.

@@ -9,13 +9,13 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/regimentd/regiment/baseline"
-	"github.com/regimentd/regiment/cli"
-	"github.com/regimentd/regiment/domains"
-	"github.com/regimentd/regiment/eval"
-	"github.com/regimentd/regiment/sim"
-	"github.com/regimentd/regiment/sim/scenario"
-	"github.com/regimentd/regiment/sim/trace"
+	"github.com/regimentd/regiment/internal/cli"
+	"github.com/regimentd/regiment/internal/core/domains"
+	"github.com/regimentd/regiment/internal/offline/baseline"
+	"github.com/regimentd/regiment/internal/offline/eval"
+	"github.com/regimentd/regiment/internal/offline/sim"
+	"github.com/regimentd/regiment/internal/offline/sim/scenario"
+	"github.com/regimentd/regiment/internal/offline/sim/trace"
 )
 
 // world is a loaded config and scenario with their traces: everything a

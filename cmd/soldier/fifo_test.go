@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/regimentd/regiment/bus"
-	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/internal/adapter/bus"
+	"github.com/regimentd/regiment/internal/config"
 )
 
 // TestReloadOntoAFIFOIsRefusedAndShutdownStillEnds: a config file replaced

@@ -19,8 +19,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/regimentd/regiment/cli"
-	"github.com/regimentd/regiment/daemon"
+	"github.com/regimentd/regiment/internal/cli"
+	"github.com/regimentd/regiment/internal/daemon"
 )
 
 const usage = `Usage: soldier --config F --domain NAME (--scenario F | --kubeconfig F) [--nats URL] [--data DIR] [--listen ADDR] [--http-token-file F] [--log-level L] [--log-format text|json]

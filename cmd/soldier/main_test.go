@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/regimentd/regiment/bus"
-	"github.com/regimentd/regiment/domains/config"
-	"github.com/regimentd/regiment/store"
+	"github.com/regimentd/regiment/internal/adapter/bus"
+	"github.com/regimentd/regiment/internal/adapter/store"
+	"github.com/regimentd/regiment/internal/config"
 )
 
 const (

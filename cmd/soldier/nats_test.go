@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/regimentd/regiment/bus"
-	"github.com/regimentd/regiment/bus/bustest"
-	"github.com/regimentd/regiment/bus/wire"
-	"github.com/regimentd/regiment/domains/config"
+	"github.com/regimentd/regiment/internal/adapter/bus"
+	"github.com/regimentd/regiment/internal/adapter/bus/bustest"
+	"github.com/regimentd/regiment/internal/config"
+	"github.com/regimentd/regiment/wire"
 )
 
 // TestSoldierRunsWithItsRolePermissions runs the Soldier daemon against a

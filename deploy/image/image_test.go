@@ -19,7 +19,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
-	"github.com/regimentd/regiment/bus/wire"
+	"github.com/regimentd/regiment/wire"
 )
 
 // buildStatic compiles pkgs with CGO_ENABLED=0 for linux, stripped as
@@ -253,7 +253,7 @@ func TestImageOfTheDaemons(t *testing.T) {
 	}
 	t0 := time.Now()
 	// As the Makefile links them: --version says VERSION and REVISION.
-	bins := buildStatic(t, "-X github.com/regimentd/regiment/cli.release=v0.1.0 -X github.com/regimentd/regiment/cli.revision=0123abcdef0123abcdef",
+	bins := buildStatic(t, "-X github.com/regimentd/regiment/internal/cli.release=v0.1.0 -X github.com/regimentd/regiment/internal/cli.revision=0123abcdef0123abcdef",
 		"github.com/regimentd/regiment/cmd/...")
 	t.Logf("binaries built in %s", time.Since(t0).Round(time.Millisecond))
 	if runtime.GOOS == "linux" {

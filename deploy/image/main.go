@@ -16,7 +16,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
-	"github.com/regimentd/regiment/cli"
+	"github.com/regimentd/regiment/internal/cli"
 )
 
 func main() {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/regimentd/regiment/bus/wire"
+	"github.com/regimentd/regiment/wire"
 )
 
 // TestVersionAndMisspeltFlags: --version prints this program's version and

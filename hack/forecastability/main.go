@@ -20,8 +20,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/regimentd/regiment/domains"
-	"github.com/regimentd/regiment/sim/trace"
+	"github.com/regimentd/regiment/internal/core/domains"
+	"github.com/regimentd/regiment/internal/offline/sim/trace"
 )
 
 // lags is how many past one-minute changes of log demand the linear

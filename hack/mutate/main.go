@@ -29,7 +29,7 @@ type mutant struct {
 	File     string // relative to the repository's root
 	Original string // exact text, occurring once in File
 	Mutated  string
-	Pkg      string // package to test, "./soldier"
+	Pkg      string // package to test, "./internal/core/soldier"
 	Run      string // -run pattern narrowing the tests; "" runs them all
 }
 

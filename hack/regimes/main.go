@@ -23,10 +23,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/regimentd/regiment/domains"
-	"github.com/regimentd/regiment/domains/config"
-	"github.com/regimentd/regiment/sim"
-	"github.com/regimentd/regiment/sim/trace"
+	"github.com/regimentd/regiment/internal/config"
+	"github.com/regimentd/regiment/internal/core/domains"
+	"github.com/regimentd/regiment/internal/offline/sim"
+	"github.com/regimentd/regiment/internal/offline/sim/trace"
 )
 
 // tournament is the first day of the 1998 World Cup (10 June): the

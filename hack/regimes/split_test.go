@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/regimentd/regiment/domains/config"
-	"github.com/regimentd/regiment/sim/trace"
+	"github.com/regimentd/regiment/internal/config"
+	"github.com/regimentd/regiment/internal/offline/sim/trace"
 )
 
 // The seed-scale training and evaluation sets hold the same regimes

@@ -1,0 +1,298 @@
+package episodes
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/regimentd/regiment/internal/adapter/recording"
+	"github.com/regimentd/regiment/internal/adapter/store"
+	"github.com/regimentd/regiment/internal/core/domains"
+	"github.com/regimentd/regiment/internal/offline/calibrate"
+)
+
+// Runs are the Soldier episodes read for calibration.
+type Runs struct {
+	Runs     []*calibrate.Run // the episodes grouped into runs of the cluster
+	Spec     string           // the stores asked for, as given to ReadRuns
+	Paths    []string         // the stores read
+	Episodes int              // Soldier episodes with per-app telemetry
+	Steps    int              // steps read
+	Without  int              // steps skipped: without per-app telemetry (recorded by an older Regiment)
+}
+
+// ReadRuns reads the Soldier episodes of cfg's cluster and domains stored in
+// spec (a directory whose *.db stores are read, a bbolt file, or a
+// comma-separated list of both) into calibration runs (calibrate.Fit).
+// onRead, when not nil, sees the steps read so far and the episode being
+// read.
+func ReadRuns(ctx context.Context, cfg *domains.Config, spec string, onRead func(steps int, episode string)) (Runs, error) {
+	paths, err := StoreFiles(spec)
+	if err != nil {
+		return Runs{}, err
+	}
+	if onRead == nil {
+		onRead = func(int, string) {}
+	}
+	r := &seriesReader{cfg: cfg, onRead: onRead}
+	for _, path := range paths {
+		if err := r.readFile(ctx, path); err != nil {
+			return Runs{}, err
+		}
+	}
+	rd := Runs{Spec: spec, Paths: paths, Episodes: len(r.series), Steps: r.steps, Without: r.without}
+	if len(r.series) > 0 {
+		rd.Runs = groupRuns(cfg, r.series)
+	}
+	return rd, nil
+}
+
+// Fit fits cfg to the runs read with calibrate.Fit and opt; progress gets
+// what was read and skipped first.
+func (rd Runs) Fit(cfg *domains.Config, opt calibrate.Options, progress io.Writer) (*calibrate.Result, error) {
+	if rd.Without > 0 {
+		fmt.Fprintf(progress, "skipped %d steps without per-app telemetry (recorded by an older Regiment)\n", rd.Without)
+	}
+	if rd.Episodes == 0 {
+		return nil, fmt.Errorf("no Soldier steps with per-app telemetry for cluster %q in %s (%d steps read)", cfg.Cluster.Name, strings.Join(rd.Paths, ", "), rd.Steps)
+	}
+	fmt.Fprintf(progress, "read %d steps of %d Soldier episodes from %d store(s): %d run(s)\n", rd.Steps, rd.Episodes, len(rd.Paths), len(rd.Runs))
+	res, err := calibrate.Fit(cfg, rd.Runs, opt)
+	if err != nil {
+		return nil, fmt.Errorf("calibrate from %s: %w", rd.Spec, err)
+	}
+	return res, nil
+}
+
+// episodeSeries is one Soldier episode's steps, reduced to what calibration
+// reads.
+type episodeSeries struct {
+	ep          store.Episode
+	domain      int
+	at          []time.Time
+	p99, errs   []float64
+	apps        [][]float64 // [app index in domain * appMetrics + metric][step]
+	first, last time.Time
+}
+
+// appMetrics are the per-app outcome keys read, in calibrate.App field order.
+var appMetrics = []string{recording.AppRPS, recording.AppCPUUtil, recording.AppReady, recording.AppStarting, recording.AppPending, recording.AppTarget}
+
+// StoreFiles resolves --episodes: a comma-separated list of bbolt files and
+// directories, a directory standing for every *.db file in it (regiment.db
+// of "regiment run", soldier-<domain>.db of the Soldier daemons).
+func StoreFiles(spec string) ([]string, error) {
+	var files []string
+	for _, p := range strings.Split(spec, ",") {
+		if p == "" {
+			continue
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("open episodes: no store at %s (point --episodes at the directory a Soldier daemon or \"regiment run\" wrote, or at a .db file)", p)
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		dbs, err := filepath.Glob(filepath.Join(p, "*.db"))
+		if err != nil {
+			return nil, fmt.Errorf("open episodes: %w", err)
+		}
+		if len(dbs) == 0 {
+			return nil, fmt.Errorf("open episodes: no store at %s: no *.db file in it (point --episodes at the directory a Soldier daemon or \"regiment run\" wrote)", p)
+		}
+		files = append(files, dbs...)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("open episodes: no store given")
+	}
+	return files, nil
+}
+
+// seriesReader reads the Soldier episodes of cfg's cluster and domains from
+// stores into per-episode series.
+type seriesReader struct {
+	cfg     *domains.Config
+	onRead  func(steps int, episode string)
+	index   []map[string]int // [domain]["domain/app"]: the app's position in its domain
+	series  []*episodeSeries
+	steps   int
+	without int // steps without per-app telemetry
+}
+
+func (r *seriesReader) readFile(ctx context.Context, path string) error {
+	st, err := store.Open(path, store.Options{ReadOnly: true})
+	if errors.Is(err, store.ErrLocked) {
+		return fmt.Errorf("open episodes: %s is locked by another process (a running daemon or \"regiment run\"); stop it or calibrate a copy", path)
+	}
+	if err != nil {
+		return fmt.Errorf("open episodes %q: %w", path, err)
+	}
+	defer st.Close()
+	return r.read(ctx, st)
+}
+
+func (r *seriesReader) read(ctx context.Context, st *store.Store) error {
+	cfg := r.cfg
+	eps, err := st.Episodes()
+	if err != nil {
+		return fmt.Errorf("list episodes of %s: %w", st.Path(), err)
+	}
+	if r.index == nil {
+		r.index = make([]map[string]int, len(cfg.Domains))
+		for i := range r.index {
+			r.index[i] = map[string]int{}
+		}
+		for _, a := range cfg.Apps() {
+			r.index[a.Domain][a.Name] = len(r.index[a.Domain])
+		}
+	}
+	for _, e := range eps {
+		di := cfg.Domain(e.Domain)
+		if e.Level != "soldier" || di < 0 || (e.Cluster != "" && e.Cluster != cfg.Cluster.Name) {
+			continue
+		}
+		index := r.index[di]
+		probe := recording.AppKey(recording.AppRPS, firstApp(index))
+		es := &episodeSeries{ep: e, domain: di, apps: make([][]float64, len(index)*len(appMetrics))}
+		err := st.Steps(e.ID, time.Time{}, time.Time{}, func(s store.Step) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			r.steps++
+			r.onRead(r.steps, e.ID)
+			if _, ok := s.Outcome[probe]; !ok {
+				r.without++
+				return nil
+			}
+			es.at = append(es.at, s.At)
+			es.p99 = append(es.p99, outcome(s, "p99_seconds"))
+			es.errs = append(es.errs, outcome(s, "error_rate"))
+			for j := range es.apps {
+				v := nanValue
+				if m := j % len(appMetrics); appMetrics[m] == recording.AppStarting || appMetrics[m] == recording.AppPending {
+					v = 0 // recorded only when not 0
+				}
+				es.apps[j] = append(es.apps[j], v)
+			}
+			n := len(es.at) - 1
+			for k, v := range s.Outcome {
+				metric, app, ok := recording.SplitAppKey(k)
+				if !ok {
+					continue
+				}
+				ai, ok := index[app]
+				if !ok {
+					continue
+				}
+				if m := slices.Index(appMetrics, metric); m >= 0 {
+					es.apps[ai*len(appMetrics)+m][n] = v
+				}
+			}
+			for app, ai := range index {
+				if s.Outcome[recording.AppKey(recording.AppBlind, app)] == 1 {
+					for m := range appMetrics {
+						es.apps[ai*len(appMetrics)+m][n] = nanValue
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("read episode %q of %s: %w", e.ID, st.Path(), err)
+		}
+		if len(es.at) > 0 {
+			es.first, es.last = es.at[0], es.at[len(es.at)-1]
+			r.series = append(r.series, es)
+		}
+	}
+	return nil
+}
+
+var nanValue = math.NaN()
+
+func outcome(s store.Step, key string) float64 {
+	if v, ok := s.Outcome[key]; ok {
+		return v
+	}
+	return nanValue
+}
+
+// firstApp is the name of the app at position 0.
+func firstApp(index map[string]int) string {
+	for name, i := range index {
+		if i == 0 {
+			return name
+		}
+	}
+	return ""
+}
+
+// groupRuns puts episodes that overlap in time into one run, at most one per
+// domain: in start order, each episode joins the first run it overlaps that
+// lacks its domain.
+func groupRuns(cfg *domains.Config, series []*episodeSeries) []*calibrate.Run {
+	slices.SortStableFunc(series, func(a, b *episodeSeries) int {
+		return cmp.Or(a.first.Compare(b.first), cmp.Compare(a.domain, b.domain))
+	})
+	type group struct {
+		first, last time.Time
+		members     []*episodeSeries
+		has         []bool
+	}
+	var groups []*group
+	for _, es := range series {
+		var g *group
+		for _, c := range groups {
+			if !c.has[es.domain] && !es.first.After(c.last) && !es.last.Before(c.first) {
+				g = c
+				break
+			}
+		}
+		if g == nil {
+			g = &group{first: es.first, last: es.last, has: make([]bool, len(cfg.Domains))}
+			groups = append(groups, g)
+		}
+		g.members = append(g.members, es)
+		g.has[es.domain] = true
+		if es.first.Before(g.first) {
+			g.first = es.first
+		}
+		if es.last.After(g.last) {
+			g.last = es.last
+		}
+	}
+	tick := cfg.Soldier.Tick
+	runs := make([]*calibrate.Run, 0, len(groups))
+	for _, g := range groups {
+		n := int(g.last.Sub(g.first)/tick) + 1
+		r := calibrate.NewRun(cfg, g.members[0].ep.ID, g.first, tick, n)
+		for _, es := range g.members {
+			d := &r.Domains[es.domain]
+			for s, at := range es.at {
+				k, ok := r.Index(at)
+				if !ok {
+					continue
+				}
+				d.P99[k], d.ErrorRate[k] = es.p99[s], es.errs[s]
+				for ai := range d.Apps {
+					a := &d.Apps[ai]
+					for m, dst := range [][]float64{a.RPS, a.CPUUtil, a.Ready, a.Starting, a.Pending, a.Target} {
+						dst[k] = es.apps[ai*len(appMetrics)+m][s]
+					}
+				}
+			}
+		}
+		runs = append(runs, r)
+	}
+	return runs
+}
