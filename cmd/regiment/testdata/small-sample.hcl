@@ -5,12 +5,12 @@ scenario "small-sample" {
   duration = "4h"
   seed     = 3
   traffic "payment" {
-    trace    = "../../../sim/trace/testdata/worldcup98_sample.csv"
+    trace    = "../../../internal/offline/sim/trace/testdata/worldcup98_sample.csv"
     format   = "timeseries"
     peak_rps = 9000
   }
   traffic "merchant" {
-    trace           = "../../../sim/trace/testdata/azure_functions_sample.csv"
+    trace           = "../../../internal/offline/sim/trace/testdata/azure_functions_sample.csv"
     format          = "azure-functions"
     peak_rps        = 3000
     function_stride = 2
