@@ -5,85 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/regimentd/regiment/wire/wiretest"
 )
-
-// The contract of release 1.0 (before the minor field), frozen: the
-// directive and report structs and the decoder's rules exactly as that
-// release had them. A daemon of that release is what a new one meets during
-// a rolling upgrade. Do not edit these to follow the contract.
-type directive10 struct {
-	Version  int       `json:"version"`
-	Cluster  string    `json:"cluster"`
-	Domain   string    `json:"domain"`
-	Term     uint64    `json:"term"`
-	Seq      uint64    `json:"seq"`
-	IssuedAt time.Time `json:"issued_at"`
-	TTL      Duration  `json:"ttl"`
-	Share    float64   `json:"share"`
-	Cores    float64   `json:"cores"`
-	Urgency  float64   `json:"urgency"`
-	Headroom float64   `json:"headroom"`
-	Policy   string    `json:"policy"`
-	Reason   string    `json:"reason"`
-	Signer   string    `json:"signer,omitempty"`
-	Sig      string    `json:"sig,omitempty"`
-}
-
-type report10 struct {
-	Version           int       `json:"version"`
-	Cluster           string    `json:"cluster"`
-	Domain            string    `json:"domain"`
-	Seq               uint64    `json:"seq"`
-	SentAt            time.Time `json:"sent_at"`
-	RPS               float64   `json:"rps"`
-	RPSP95            float64   `json:"rps_p95"`
-	P99Seconds        float64   `json:"p99_seconds"`
-	ErrorRate         float64   `json:"error_rate"`
-	CPUUtilP75        float64   `json:"cpu_util_p75"`
-	MemUtilP75        float64   `json:"mem_util_p75"`
-	RestartRate       float64   `json:"restart_rate"`
-	LivePods          int       `json:"live_pods"`
-	PendingPods       int       `json:"pending_pods"`
-	StartingPods      int       `json:"starting_pods"`
-	CoresUsed         float64   `json:"cores_used"`
-	BudgetCores       float64   `json:"budget_cores"`
-	DemandCores       float64   `json:"demand_cores"`
-	BudgetUtilisation float64   `json:"budget_utilisation"`
-	DirectiveTerm     uint64    `json:"directive_term"`
-	DirectiveSeq      uint64    `json:"directive_seq"`
-	Mode              string    `json:"mode"`
-	Fallback          bool      `json:"fallback"`
-}
-
-// decode10 is release 1.0's decoder: version exactly 1, then strict
-// decoding of one object (unknown fields refused).
-func decode10(b []byte, v any) error {
-	var head struct {
-		Version int `json:"version"`
-	}
-	if err := json.Unmarshal(b, &head); err != nil {
-		return err
-	}
-	if head.Version != 1 {
-		return fmt.Errorf("version %d not supported (want 1)", head.Version)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("trailing data after the object")
-	}
-	return nil
-}
 
 // TestThisBuildReadsThePreviousMinor: every message of release 1.0, as that
 // release encoded it (the committed goldens in testdata/v1.0), decodes in
@@ -108,12 +37,12 @@ func TestThisBuildReadsThePreviousMinor(t *testing.T) {
 			}
 		})
 	}
-	var d10 directive10
+	var d10 wiretest.Directive10
 	old, err := os.ReadFile(filepath.Join("testdata", "v1.0", "directive.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := decode10(old, &d10); err != nil {
+	if err := wiretest.Decode10(old, &d10); err != nil {
 		t.Fatal(err)
 	}
 	d10.Signer, d10.Sig = "", ""
@@ -140,8 +69,8 @@ func TestThePreviousReleaseReadsWhatThisBuildWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var d10 directive10
-	if err := decode10(b, &d10); err != nil {
+	var d10 wiretest.Directive10
+	if err := wiretest.Decode10(b, &d10); err != nil {
 		t.Fatalf("release 1.0 refuses this build's directive: %v\n%s", err, b)
 	}
 	if d10.Cores != d.Cores || d10.Term != d.Term || d10.Seq != d.Seq || !d10.IssuedAt.Equal(d.IssuedAt) || d10.Sig != d.Sig || d10.Reason != d.Reason {
@@ -153,8 +82,8 @@ func TestThePreviousReleaseReadsWhatThisBuildWrites(t *testing.T) {
 	if b, err = r.Encode(); err != nil {
 		t.Fatal(err)
 	}
-	var r10 report10
-	if err := decode10(b, &r10); err != nil {
+	var r10 wiretest.Report10
+	if err := wiretest.Decode10(b, &r10); err != nil {
 		t.Fatalf("release 1.0 refuses this build's report: %v\n%s", err, b)
 	}
 	if r10.DemandCores != r.DemandCores || r10.LivePods != r.LivePods || r10.Mode != r.Mode || r10.DirectiveSeq != r.DirectiveSeq {
@@ -165,7 +94,7 @@ func TestThePreviousReleaseReadsWhatThisBuildWrites(t *testing.T) {
 	if b, err = r.Encode(); err != nil {
 		t.Fatal(err)
 	}
-	if err := decode10(b, &r10); err == nil || !strings.Contains(err.Error(), `unknown field "minor"`) {
+	if err := wiretest.Decode10(b, &r10); err == nil || !strings.Contains(err.Error(), `unknown field "minor"`) {
 		t.Fatalf("release 1.0 decoding a %d.%d report: %v, want an unknown field \"minor\"", Version, Minor, err)
 	}
 }

@@ -123,7 +123,7 @@ func (p *CommanderProcess) Open(ctx context.Context) error {
 	if err := p.openStore(start); err != nil {
 		return err
 	}
-	if p.probes, err = p.serveHTTP(p.Ready); err != nil {
+	if p.probes, err = p.Lifecycle.serveHTTP(p.opts.Listen, p.opts.HTTPTokenFile, p.st, p.deps.Store == nil, p.reg, p.Ready); err != nil {
 		return err
 	}
 	if err := p.dial(ctx); err != nil {
@@ -346,16 +346,3 @@ func (p *CommanderProcess) config() *domains.Config {
 
 // Rejected is how many messages the process rejected.
 func (p *CommanderProcess) Rejected() int { return int(counterValue(p.metrics.Rejected)) }
-
-// serveHTTP serves the probes, /metrics and the store's snapshots on
-// --listen, if any.
-func (p *CommanderProcess) serveHTTP(ready func() string) (*Probes, error) {
-	if p.opts.Listen == "" {
-		return nil, nil
-	}
-	o, err := httpOptions(p.opts.HTTPTokenFile, p.st, p.deps.Store == nil)
-	if err != nil {
-		return nil, err
-	}
-	return p.Lifecycle.probes(p.opts.Listen, p.reg, ready, o)
-}

@@ -83,12 +83,18 @@ func (l *Lifecycle) connect(ctx context.Context, copts bus.ConnectOptions, reg p
 // connectTimeout bounds connecting and the first reads from the bus.
 const connectTimeout = 10 * time.Second
 
-// probes serves /metrics, /healthz, /readyz and what o adds on listen and
-// stops serving at Close; with listen "" (a process inside `regiment run`)
-// it serves nothing and returns nil.
-func (l *Lifecycle) probes(listen string, reg *prometheus.Registry, ready func() string, o HTTPOptions) (*Probes, error) {
+// serveHTTP serves /metrics, /healthz, /readyz and, for a process that
+// owns st (not a store shared by `regiment run`'s processes), its
+// snapshots, on listen, behind the token of tokenFile if any; it stops
+// serving at Close. With listen "" (a process inside `regiment run`) it
+// serves nothing and returns nil.
+func (l *Lifecycle) serveHTTP(listen, tokenFile string, st *store.Store, own bool, reg *prometheus.Registry, ready func() string) (*Probes, error) {
 	if listen == "" {
 		return nil, nil
+	}
+	o, err := httpOptions(tokenFile, st, own)
+	if err != nil {
+		return nil, err
 	}
 	pr, err := ServeProbes(listen, reg, ready, o, l.Log)
 	if err != nil {

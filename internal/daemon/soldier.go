@@ -169,7 +169,7 @@ func (p *SoldierProcess) Open(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	if p.probes, err = p.serveHTTP(p.ready); err != nil {
+	if p.probes, err = p.Lifecycle.serveHTTP(p.opts.Listen, p.opts.HTTPTokenFile, p.st, p.deps.Store == nil, p.reg, p.ready); err != nil {
 		return err
 	}
 	if err := p.dial(ctx); err != nil {
@@ -538,19 +538,6 @@ func shapeChange(cur, next *domains.Config) string {
 		return "the set of apps changed"
 	}
 	return ""
-}
-
-// serveHTTP serves the probes, /metrics and the store's snapshots on
-// --listen, if any.
-func (p *SoldierProcess) serveHTTP(ready func() string) (*Probes, error) {
-	if p.opts.Listen == "" {
-		return nil, nil
-	}
-	o, err := httpOptions(p.opts.HTTPTokenFile, p.st, p.deps.Store == nil)
-	if err != nil {
-		return nil, err
-	}
-	return p.Lifecycle.probes(p.opts.Listen, p.reg, ready, o)
 }
 
 // appsMeta describes cfg's apps of the domain for the episode's Meta.

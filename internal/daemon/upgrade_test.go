@@ -3,11 +3,8 @@ package daemon
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"testing"
 	"time"
 
@@ -19,93 +16,20 @@ import (
 	"github.com/regimentd/regiment/internal/adapter/bus"
 	"github.com/regimentd/regiment/internal/core/soldier"
 	"github.com/regimentd/regiment/wire"
+	"github.com/regimentd/regiment/wire/wiretest"
 )
 
-// The directive and report of wire contract 1.0 (the release before the
-// minor field), and its decoder's rules, frozen: what a daemon of that
-// release sends and reads. Do not edit them to follow the contract.
-type directive10 struct {
-	Version  int           `json:"version"`
-	Cluster  string        `json:"cluster"`
-	Domain   string        `json:"domain"`
-	Term     uint64        `json:"term"`
-	Seq      uint64        `json:"seq"`
-	IssuedAt time.Time     `json:"issued_at"`
-	TTL      wire.Duration `json:"ttl"`
-	Share    float64       `json:"share"`
-	Cores    float64       `json:"cores"`
-	Urgency  float64       `json:"urgency"`
-	Headroom float64       `json:"headroom"`
-	Policy   string        `json:"policy"`
-	Reason   string        `json:"reason"`
-	Signer   string        `json:"signer,omitempty"`
-	Sig      string        `json:"sig,omitempty"`
-}
-
-type report10 struct {
-	Version           int       `json:"version"`
-	Cluster           string    `json:"cluster"`
-	Domain            string    `json:"domain"`
-	Seq               uint64    `json:"seq"`
-	SentAt            time.Time `json:"sent_at"`
-	RPS               float64   `json:"rps"`
-	RPSP95            float64   `json:"rps_p95"`
-	P99Seconds        float64   `json:"p99_seconds"`
-	ErrorRate         float64   `json:"error_rate"`
-	CPUUtilP75        float64   `json:"cpu_util_p75"`
-	MemUtilP75        float64   `json:"mem_util_p75"`
-	RestartRate       float64   `json:"restart_rate"`
-	LivePods          int       `json:"live_pods"`
-	PendingPods       int       `json:"pending_pods"`
-	StartingPods      int       `json:"starting_pods"`
-	CoresUsed         float64   `json:"cores_used"`
-	BudgetCores       float64   `json:"budget_cores"`
-	DemandCores       float64   `json:"demand_cores"`
-	BudgetUtilisation float64   `json:"budget_utilisation"`
-	DirectiveTerm     uint64    `json:"directive_term"`
-	DirectiveSeq      uint64    `json:"directive_seq"`
-	Mode              string    `json:"mode"`
-	Fallback          bool      `json:"fallback"`
-}
-
-// decode10 is release 1.0's decoder: version exactly 1, strict decoding of
-// one object.
-func decode10(b []byte, v any) error {
-	var head struct {
-		Version int `json:"version"`
-	}
-	if err := json.Unmarshal(b, &head); err != nil {
-		return err
-	}
-	if head.Version != 1 {
-		return fmt.Errorf("version %d not supported (want 1)", head.Version)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("trailing data")
-	}
-	return nil
-}
-
-// sign10 signs d as a 1.0 Commander does: ed25519 over its JSON without
-// signer and sig.
-func sign10(t *testing.T, kp nkeys.KeyPair, d directive10) directive10 {
+// sign10 signs d as a 1.0 Commander does (wiretest.Sign10) with kp.
+func sign10(t *testing.T, kp nkeys.KeyPair, d wiretest.Directive10) wiretest.Directive10 {
 	t.Helper()
-	d.Signer, d.Sig = "", ""
-	b, err := json.Marshal(d)
+	pub, err := kp.PublicKey()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sig, err := kp.Sign(b)
+	d, err = wiretest.Sign10(d, pub, kp.Sign)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.Signer, _ = kp.PublicKey()
-	d.Sig = base64.StdEncoding.EncodeToString(sig)
 	return d
 }
 
@@ -166,8 +90,8 @@ func TestRollingUpgradeBothWays(t *testing.T) {
 	}
 
 	// A 1.0 Commander's directive, as that release encodes and signs it.
-	old := sign10(t, kp, directive10{Version: 1, Cluster: "prod", Domain: "payment", Term: 7, Seq: 1, IssuedAt: now,
-		TTL: wire.Duration(3 * time.Minute), Share: 0.2, Cores: 20, Urgency: 0.5, Headroom: 0.1, Policy: "forecast", Reason: "release 1.0"})
+	old := sign10(t, kp, wiretest.Directive10{Version: 1, Cluster: "prod", Domain: "payment", Term: 7, Seq: 1, IssuedAt: now,
+		TTL: wiretest.Duration10(3 * time.Minute), Share: 0.2, Cores: 20, Urgency: 0.5, Headroom: 0.1, Policy: "forecast", Reason: "release 1.0"})
 	b, err := json.Marshal(old)
 	if err != nil {
 		t.Fatal(err)
@@ -185,8 +109,8 @@ func TestRollingUpgradeBothWays(t *testing.T) {
 
 	// A directive two minors ahead (a daemon that skipped a release):
 	// refused as a version, signed or not.
-	ahead := sign10(t, kp, directive10{Version: 1, Cluster: "prod", Domain: "payment", Term: 7, Seq: 2, IssuedAt: now,
-		TTL: wire.Duration(3 * time.Minute), Share: 0.3, Cores: 30, Policy: "forecast", Reason: "release 1.2"})
+	ahead := sign10(t, kp, wiretest.Directive10{Version: 1, Cluster: "prod", Domain: "payment", Term: 7, Seq: 2, IssuedAt: now,
+		TTL: wiretest.Duration10(3 * time.Minute), Share: 0.3, Cores: 30, Policy: "forecast", Reason: "release 1.2"})
 	b, err = json.Marshal(ahead)
 	if err != nil {
 		t.Fatal(err)
@@ -209,8 +133,8 @@ func TestRollingUpgradeBothWays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r report10
-	if err := decode10(msg.Data, &r); err != nil {
+	var r wiretest.Report10
+	if err := wiretest.Decode10(msg.Data, &r); err != nil {
 		t.Fatalf("a 1.0 Commander refuses this Soldier's report: %v\n%s", err, msg.Data)
 	}
 	if r.Domain != "payment" || r.DirectiveTerm != 7 || r.DirectiveSeq != 1 || r.BudgetCores != 20 {
