@@ -55,11 +55,10 @@
 // Pods of the apps' namespaces (workloads and HPAs keep only the
 // managedFields of the written fields, others none), and KEDA ScaledObjects
 // when served (Adapter.WatchKEDA); request rate, p99 latency, error rate, CPU,
-// memory and restart rate from the Prometheus HTTP API (Prometheus:
-// client_golang's API client over prometheus/common's HTTP client, with the
-// bearer token file re-read for every query, CA bundle, client certificate,
-// extra headers; short queries are GETs, long batched ones POSTs). Queries come from the config, an app set's own before the
-// prometheus block's; a batched query (batch_by) is sent once per tick for
+// memory and restart rate from the Prometheus HTTP API (a
+// promclient.Client: TLS, the bearer token re-read for every query, short
+// queries as GETs, long batched ones POSTed). Queries (Metric) come from the
+// config, an app set's own before the prometheus block's; a batched query (batch_by) is sent once per tick for
 // every app that shares it and matched back to apps by label, a per-app one
 // once per app (planQueries).
 // Stale and missing metrics are flagged (Observer.Status), never silently

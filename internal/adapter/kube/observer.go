@@ -20,6 +20,7 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/regimentd/regiment/internal/adapter/promclient"
 	"github.com/regimentd/regiment/internal/core/domains"
 	"github.com/regimentd/regiment/internal/core/soldier"
 )
@@ -33,7 +34,7 @@ type ObserverConfig struct {
 	Actuation domains.Actuation
 	Targets   []Target
 	// Prometheus reads the metrics; nil: every metric is missing.
-	Prometheus *Prometheus
+	Prometheus *promclient.Client
 	// MaxAge is how long a metric's last good value is held, marked stale.
 	MaxAge time.Duration
 	// TargetUtilisation sizes the stand-in for a missing request rate.
@@ -464,7 +465,7 @@ func (o *Observer) observeMetrics(ctx context.Context, obs *soldier.Observation,
 		// No requests: an empty or NaN latency and error rate are exact zeros.
 		if errs[i][MetricRPS] == nil && vals[i][MetricRPS] == 0 {
 			for _, m := range []Metric{MetricP99, MetricErrorRate} {
-				if errors.Is(errs[i][m], ErrNoData) || errors.Is(errs[i][m], ErrNotFinite) {
+				if errors.Is(errs[i][m], promclient.ErrNoData) || errors.Is(errs[i][m], promclient.ErrNotFinite) {
 					vals[i][m], errs[i][m] = 0, nil
 				}
 			}
@@ -564,8 +565,8 @@ func (o *Observer) query(ctx context.Context, plan []request, vals [][numMetrics
 }
 
 // assignBatch gives each app of batched request r the value of its series
-// in vec: no series is ErrNoData for that app alone, several an error.
-func assignBatch(r *request, vec []Series, err error, vals [][numMetrics]float64, errs [][numMetrics]error) {
+// in vec: no series is promclient.ErrNoData for that app alone, several an error.
+func assignBatch(r *request, vec []promclient.Series, err error, vals [][numMetrics]float64, errs [][numMetrics]error) {
 	byKey := map[string][]float64{}
 	for _, s := range vec {
 		k := seriesKey(s.Labels, r.batchBy)
@@ -579,11 +580,11 @@ func assignBatch(r *request, vec []Series, err error, vals [][numMetrics]float64
 		case r.appErr[j] != nil:
 			errs[i][m] = r.appErr[j]
 		case len(vs) == 0:
-			errs[i][m] = ErrNoData
+			errs[i][m] = promclient.ErrNoData
 		case len(vs) > 1:
 			errs[i][m] = fmt.Errorf("kube: prometheus query returned %d series for one app's %s labels; aggregate by them", len(vs), strings.Join(r.batchBy, ","))
 		default:
-			vals[i][m], errs[i][m] = finite(vs[0])
+			vals[i][m], errs[i][m] = promclient.Finite(vs[0])
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/regimentd/regiment/internal/adapter/kube/testenv"
+	"github.com/regimentd/regiment/internal/adapter/promclient"
 	"github.com/regimentd/regiment/internal/core/domains"
 	"github.com/regimentd/regiment/internal/core/soldier"
 )
@@ -54,9 +55,9 @@ func pod(t *testing.T, c kubernetes.Interface, ns, name, app, node string, phase
 }
 
 // promOver is a client of a Prometheus serving series.
-func promOver(t *testing.T, series ...fmt.Stringer) *Prometheus {
+func promOver(t *testing.T, series ...fmt.Stringer) *promclient.Client {
 	t.Helper()
-	p, err := NewPrometheus(domains.Prometheus{URL: newPromServer(t, script(series...), false).URL, Timeout: 10 * time.Second})
+	p, err := promclient.New(domains.Prometheus{URL: newPromServer(t, script(series...), false).URL, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
