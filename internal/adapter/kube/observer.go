@@ -207,8 +207,9 @@ func NewObserver(client kubernetes.Interface, cfg ObserverConfig) *Observer {
 	return o
 }
 
-// dropManagedFields keeps informer caches small.
-func dropManagedFields(obj any) (any, error) {
+// DropManagedFields is an informer transform that clears an object's
+// managedFields: it keeps informer caches small.
+func DropManagedFields(obj any) (any, error) {
 	if a, err := meta.Accessor(obj); err == nil {
 		a.SetManagedFields(nil)
 	}

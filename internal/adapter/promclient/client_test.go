@@ -112,7 +112,7 @@ func TestPrometheusSendsHeadersAndRereadsRotatedToken(t *testing.T) {
 	}
 }
 
-func TestNewPrometheusRefusesUnreadableFiles(t *testing.T) {
+func TestNewRefusesUnreadableFiles(t *testing.T) {
 	dir := t.TempDir()
 	empty, garbage := filepath.Join(dir, "empty"), filepath.Join(dir, "garbage")
 	os.WriteFile(empty, []byte(" \n"), 0o600)
