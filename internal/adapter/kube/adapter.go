@@ -131,7 +131,7 @@ func NewAdapter(client kubernetes.Interface, cfg *domains.Config, domain, identi
 			return nil, err
 		}
 	}
-	callers, err := CallersOf(cfg, domain)
+	callers, err := CallerTargetsOf(cfg, domain)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +174,7 @@ func (a *Adapter) SetApps(cfg *domains.Config, domain string) error {
 	if err != nil {
 		return err
 	}
-	callers, err := CallersOf(cfg, domain)
+	callers, err := CallerTargetsOf(cfg, domain)
 	if err != nil {
 		return err
 	}

@@ -383,10 +383,10 @@ domain "shop" {
 	}
 }
 
-// TestCallersOfMapsTheCallingAppsToTheirWorkloads: each calling app, in any
+// TestCallerTargetsOfMapsTheCallingAppsToTheirWorkloads: each calling app, in any
 // domain, is one target carrying its own set's queries, and each app of the
 // domain lists its callers by index in those targets.
-func TestCallersOfMapsTheCallingAppsToTheirWorkloads(t *testing.T) {
+func TestCallerTargetsOfMapsTheCallingAppsToTheirWorkloads(t *testing.T) {
 	cfg, err := config.Parse([]byte(`cluster "k" {
   capacity_cores = 100
 }
@@ -424,7 +424,7 @@ domain "fraud" {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := CallersOf(cfg, "fraud")
+	c, err := CallerTargetsOf(cfg, "fraud")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -442,10 +442,10 @@ domain "fraud" {
 	if !slices.EqualFunc(c.Of, want, slices.Equal) {
 		t.Errorf("callers per fraud app %v, want %v", c.Of, want)
 	}
-	if c, err := CallersOf(cfg, "payment"); c != nil || err != nil {
+	if c, err := CallerTargetsOf(cfg, "payment"); c != nil || err != nil {
 		t.Errorf("payment, called by nobody: %+v, %v; want nil, nil", c, err)
 	}
-	if _, err := CallersOf(cfg, "nope"); err == nil {
+	if _, err := CallerTargetsOf(cfg, "nope"); err == nil {
 		t.Error("an unknown domain: no error")
 	}
 }

@@ -55,10 +55,10 @@ type ObserverConfig struct {
 	Dynamic dynamic.Interface
 	// Claims are the objects the Actuator wrote; nil: none.
 	Claims *Claims
-	// Callers are the apps that call the Targets (CallersOf); nil: none.
+	// Callers are the apps that call the Targets (CallerTargetsOf); nil: none.
 	// Their request rates are read at each Observe with the Targets'
 	// metrics; a caller whose rate cannot be read adds no calls.
-	Callers *Callers
+	Callers *CallerTargets
 }
 
 // Freshness says where a metric's value comes from.
@@ -272,9 +272,9 @@ func (o *Observer) SetTargets(ts []Target) error {
 	return nil
 }
 
-// SetCallers replaces the apps that call the Targets (CallersOf) from the
+// SetCallers replaces the apps that call the Targets (CallerTargetsOf) from the
 // next Observe on. Not concurrently with Observe.
-func (o *Observer) SetCallers(c *Callers) { o.cfg.Callers, o.calls = c, callerQueries(c) }
+func (o *Observer) SetCallers(c *CallerTargets) { o.cfg.Callers, o.calls = c, callerQueries(c) }
 
 // Status returns each app's status at the last Observe.
 func (o *Observer) Status() []AppStatus {
@@ -498,7 +498,7 @@ func (o *Observer) observeMetrics(ctx context.Context, obs *soldier.Observation,
 }
 
 // callerQueries are the request rate queries of c's Targets; none for nil.
-func callerQueries(c *Callers) []request {
+func callerQueries(c *CallerTargets) []request {
 	if c == nil {
 		return nil
 	}

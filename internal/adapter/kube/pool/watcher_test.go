@@ -61,7 +61,7 @@ func boundPod(t *testing.T, c kubernetes.Interface, ns, name, node, app, cpu str
 // kubelet runs is coming; a DaemonSet's pod and a pod not Regiment's
 // subtract their requests, a pod of a Regiment app does not; a node added
 // adds its cores and a node removed takes its own and its pods' away.
-func TestPoolWatcherFollowsNodes(t *testing.T) {
+func TestWatcherFollowsNodes(t *testing.T) {
 	env := testenv.RequireFull(t)
 	ns := namespace(t, env.Client)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -121,7 +121,7 @@ func TestPoolWatcherFollowsNodes(t *testing.T) {
 
 // A Karpenter NodePool's cpu limit caps the pool named by its nodes'
 // karpenter.sh/nodepool label; pool_max_cores caps it further when lower.
-func TestPoolWatcherCappedByKarpenterLimit(t *testing.T) {
+func TestWatcherCappedByKarpenterLimit(t *testing.T) {
 	env := testenv.RequireFull(t)
 	ns := namespace(t, env.Client)
 	ctx, cancel := context.WithCancel(context.Background())
