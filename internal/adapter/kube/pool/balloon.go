@@ -82,11 +82,11 @@ type Balloons struct {
 func NewBalloons(client kubernetes.Interface, cfg BalloonConfig, used func() (float64, bool)) (*Balloons, error) {
 	switch {
 	case cfg.Namespace == "":
-		return nil, errors.New("balloons: no namespace")
+		return nil, errors.New("pool: balloons: no namespace")
 	case !(cfg.PodCores > 0):
-		return nil, fmt.Errorf("balloons: pod cores %v, want > 0", cfg.PodCores)
+		return nil, fmt.Errorf("pool: balloons: pod cores %v, want > 0", cfg.PodCores)
 	case cfg.PriorityClass == "" || cfg.Image == "":
-		return nil, errors.New("balloons: a priority class and an image are needed")
+		return nil, errors.New("pool: balloons: a priority class and an image are needed")
 	}
 	return &Balloons{client: client, cfg: cfg, used: used, last: -1}, nil
 }
@@ -109,7 +109,7 @@ func (b *Balloons) SetCapacityTarget(ctx context.Context, cores float64) error {
 		b.checked = true
 	}
 	if _, err := b.client.AppsV1().Deployments(b.cfg.Namespace).Apply(ctx, b.deployment(n), kube.ApplyOptions()); err != nil {
-		return fmt.Errorf("balloons: apply %d pods of %v cores: %w", n, b.cfg.PodCores, err)
+		return fmt.Errorf("pool: balloons: apply %d pods of %v cores: %w", n, b.cfg.PodCores, err)
 	}
 	b.last = n
 	return nil
@@ -125,10 +125,10 @@ func (b *Balloons) Replicas() int32 {
 func (b *Balloons) checkPriorityClass(ctx context.Context) error {
 	pc, err := b.client.SchedulingV1().PriorityClasses().Get(ctx, b.cfg.PriorityClass, metav1.GetOptions{})
 	if err != nil {
-		return fmt.Errorf("balloons: priority class %s: %w (the chart, or deploy/components/balloons, creates it; balloons are held until it exists)", b.cfg.PriorityClass, err)
+		return fmt.Errorf("pool: balloons: priority class %s: %w (the chart, or deploy/components/balloons, creates it; balloons are held until it exists)", b.cfg.PriorityClass, err)
 	}
 	if pc.Value >= 0 {
-		return fmt.Errorf("balloons: priority class %s has value %d: it must be negative, below every real pod's, so that any pod preempts a balloon", pc.Name, pc.Value)
+		return fmt.Errorf("pool: balloons: priority class %s has value %d: it must be negative, below every real pod's, so that any pod preempts a balloon", pc.Name, pc.Value)
 	}
 	return nil
 }
