@@ -7,7 +7,6 @@ import (
 	"math"
 	"sync"
 
-	"github.com/regimentd/regiment/internal/adapter/kube"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +15,8 @@ import (
 	accorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 	acmetav1 "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/regimentd/regiment/internal/adapter/kube"
 )
 
 // The balloon Deployment holds the Commander's capacity plan on a
