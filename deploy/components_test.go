@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/regimentd/regiment/internal/adapter/kube"
+	"github.com/regimentd/regiment/internal/adapter/kube/pool"
 	"github.com/regimentd/regiment/internal/adapter/kube/testenv"
 )
 
@@ -247,8 +247,8 @@ func TestComponentsGrantWhatTheChartGrants(t *testing.T) {
 // and is no default.
 func TestBalloonPriorityClassIsTheCharts(t *testing.T) {
 	objs := buildWith(t, []string{"overlays/example"}, []string{"components/pool", "components/balloons"}, "")
-	got := find(objs, "PriorityClass", kube.BalloonName)
-	want := find(renderChartWith(t, true, true), "PriorityClass", kube.BalloonName)
+	got := find(objs, "PriorityClass", pool.BalloonName)
+	want := find(renderChartWith(t, true, true), "PriorityClass", pool.BalloonName)
 	if got == nil || want == nil {
 		t.Fatalf("balloon PriorityClass: component %v, chart %v", got != nil, want != nil)
 	}
@@ -260,7 +260,7 @@ func TestBalloonPriorityClassIsTheCharts(t *testing.T) {
 	if fmt.Sprint(field(got.Object, "value")) != "-1000" || field(got.Object, "preemptionPolicy") != "Never" {
 		t.Errorf("value %v, preemptionPolicy %v; want -1000, Never", field(got.Object, "value"), field(got.Object, "preemptionPolicy"))
 	}
-	if n := find(buildWith(t, []string{"overlays/example"}, []string{"components/pool"}, ""), "PriorityClass", kube.BalloonName); n != nil {
+	if n := find(buildWith(t, []string{"overlays/example"}, []string{"components/pool"}, ""), "PriorityClass", pool.BalloonName); n != nil {
 		t.Error("the pool component alone creates the balloon PriorityClass")
 	}
 }
@@ -381,7 +381,7 @@ func commanderAccessReviews(t *testing.T, admin kubernetes.Interface) {
 	}
 }
 
-// followsThePool runs the Commander's PoolWatcher as cfg's ServiceAccount:
+// followsThePool runs the Commander's pool.Watcher as cfg's ServiceAccount:
 // its Node and Pod informers sync, and its read of the pool's Karpenter
 // NodePool is not refused (the test apiserver has no Karpenter: not found,
 // which the watcher takes for no cap).
@@ -395,7 +395,7 @@ func followsThePool(t *testing.T, cfg *rest.Config) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := kube.NewPoolWatcher(client, dyn, kube.PoolConfig{NodeSelector: kube.LabelKarpenterNodePool + "=general", MaxCores: 100})
+	w, err := pool.NewWatcher(client, dyn, pool.Config{NodeSelector: pool.LabelKarpenterNodePool + "=general", MaxCores: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,7 +417,7 @@ func followsThePool(t *testing.T, cfg *rest.Config) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if _, err := dyn.Resource(kube.NodePools).Get(ctx, "general", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := dyn.Resource(pool.NodePools).Get(ctx, "general", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("get nodepool general as the Commander: %v, want not found (no Karpenter here), not forbidden", err)
 	}
 }
@@ -430,8 +430,8 @@ func holdsBalloons(t *testing.T, cfg *rest.Config, admin kubernetes.Interface) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := kube.NewBalloons(client, kube.BalloonConfig{Namespace: movedNamespace, NodeSelector: map[string]string{"pool": "general"},
-		PodCores: 2, PriorityClass: kube.BalloonName, Image: "registry.k8s.io/pause:3.10"}, func() (float64, bool) { return 1, true })
+	b, err := pool.NewBalloons(client, pool.BalloonConfig{Namespace: movedNamespace, NodeSelector: map[string]string{"pool": "general"},
+		PodCores: 2, PriorityClass: pool.BalloonName, Image: "registry.k8s.io/pause:3.10"}, func() (float64, bool) { return 1, true })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -443,7 +443,7 @@ func holdsBalloons(t *testing.T, cfg *rest.Config, admin kubernetes.Interface) {
 		if err := b.SetCapacityTarget(ctx, c.planCores); err != nil {
 			t.Fatalf("plan of %v cores: %v", c.planCores, err)
 		}
-		d, err := admin.AppsV1().Deployments(movedNamespace).Get(ctx, kube.BalloonName, metav1.GetOptions{})
+		d, err := admin.AppsV1().Deployments(movedNamespace).Get(ctx, pool.BalloonName, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,7 @@
 // namespaces enforcing Pod Security "restricted", with no warning at all;
 // and that the components pool and balloons grant the Commander exactly
 // the rights the chart grants for the same features, which the apiserver
-// confirms (SubjectAccessReview, and the Commander's own PoolWatcher and
+// confirms (SubjectAccessReview, and the Commander's own pool.Watcher and
 // Balloons run as its ServiceAccount); that a Soldier in recommend mode
 // cannot write an HPA (403) and may once active; and that what `helm
 // uninstall` leaves is what docs/kubernetes.md says, and its commands

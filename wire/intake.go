@@ -58,7 +58,7 @@ type IntakeBounds struct {
 	// Cores must be at most Share of it, within BudgetTolerance of the pool
 	// (so a budget past its share is refused, while a capacity reload on
 	// one side first passes while small). Cores may be less: the Commander
-	// shares the pool the nodes hold when that is smaller (kube.PoolWatcher).
+	// shares the pool the nodes hold when that is smaller (pool.Watcher).
 	// Zero: no bound.
 	CapacityCores float64
 }

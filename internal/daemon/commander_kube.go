@@ -14,6 +14,7 @@ import (
 
 	"github.com/regimentd/regiment/internal/adapter/bus"
 	"github.com/regimentd/regiment/internal/adapter/kube"
+	"github.com/regimentd/regiment/internal/adapter/kube/pool"
 	"github.com/regimentd/regiment/internal/core/commander"
 	"github.com/regimentd/regiment/internal/core/domains"
 )
@@ -21,7 +22,7 @@ import (
 // poolWatcher follows the contested pool's nodes when the config names
 // them (kubernetes.pool_node_selector); nil otherwise. Without a dynamic
 // client it reads no Karpenter limits.
-func (p *CommanderProcess) poolWatcher(cfg *domains.Config, client kubernetes.Interface) *kube.PoolWatcher {
+func (p *CommanderProcess) poolWatcher(cfg *domains.Config, client kubernetes.Interface) *pool.Watcher {
 	k := cfg.Kubernetes
 	if k.PoolNodeSelector == "" {
 		return nil
@@ -41,8 +42,8 @@ func (p *CommanderProcess) poolWatcher(cfg *domains.Config, client kubernetes.In
 	if k.PoolMaxCores > 0 {
 		maxCores = min(maxCores, k.PoolMaxCores)
 	}
-	w, err := kube.NewPoolWatcher(client, dyn, kube.PoolConfig{NodeSelector: k.PoolNodeSelector, MaxCores: maxCores,
-		Managed: kube.ManagedPods(cfg), Discover: discover})
+	w, err := pool.NewWatcher(client, dyn, pool.Config{NodeSelector: k.PoolNodeSelector, MaxCores: maxCores,
+		Managed: pool.ManagedPods(cfg), Discover: discover})
 	if err != nil { // validated: not reached
 		p.log.Error("pool capacity not followed", "error", err)
 		return nil
@@ -59,19 +60,19 @@ func (p *CommanderProcess) poolWatcher(cfg *domains.Config, client kubernetes.In
 // StatefulSet, found by the pod's name, its hostname, in the lease
 // namespace), so that they go when the Commander is uninstalled; a
 // Commander run outside the cluster leaves them unowned.
-func (p *CommanderProcess) balloons(ctx context.Context, cfg *domains.Config, client kubernetes.Interface, pool *kube.PoolWatcher) *kube.Balloons {
+func (p *CommanderProcess) balloons(ctx context.Context, cfg *domains.Config, client kubernetes.Interface, w *pool.Watcher) *pool.Balloons {
 	k := cfg.Kubernetes
 	if k.BalloonPodCores <= 0 || cfg.Commander.CapacityPlan != domains.PlanForecast {
 		return nil
 	}
 	host, _ := os.Hostname()
-	owner, ownerErr := kube.ControllerOf(ctx, client, k.LeaseNamespace, host)
+	owner, ownerErr := pool.ControllerOf(ctx, client, k.LeaseNamespace, host)
 	if ownerErr != nil { // not fatal: the balloons are held, unowned
 		p.log.Info("balloons without an owner: delete Deployment regiment-balloon by hand after uninstalling", "reason", ownerErr)
 	}
-	sel, err := kube.SelectorMap(k.PoolNodeSelector) // validated: no error
-	b, err2 := kube.NewBalloons(client, kube.BalloonConfig{Namespace: k.LeaseNamespace, NodeSelector: sel, PodCores: k.BalloonPodCores,
-		PriorityClass: k.BalloonPriorityClass, Image: k.BalloonImage, Tolerations: kube.Tolerations(k.BalloonTolerations), Owner: owner}, pool.ManagedCores)
+	sel, err := pool.SelectorMap(k.PoolNodeSelector) // validated: no error
+	b, err2 := pool.NewBalloons(client, pool.BalloonConfig{Namespace: k.LeaseNamespace, NodeSelector: sel, PodCores: k.BalloonPodCores,
+		PriorityClass: k.BalloonPriorityClass, Image: k.BalloonImage, Tolerations: pool.Tolerations(k.BalloonTolerations), Owner: owner}, w.ManagedCores)
 	if err = errors.Join(err, err2); err != nil {
 		p.log.Error("capacity plan not held: no balloons", "error", err)
 		return nil
@@ -80,19 +81,19 @@ func (p *CommanderProcess) balloons(ctx context.Context, cfg *domains.Config, cl
 	if owner != nil {
 		ownerName = owner.Kind + "/" + owner.Name
 	}
-	p.log.Info("holding the capacity plan with balloon pods", "deployment", k.LeaseNamespace+"/"+kube.BalloonName,
+	p.log.Info("holding the capacity plan with balloon pods", "deployment", k.LeaseNamespace+"/"+pool.BalloonName,
 		"pod_cores", k.BalloonPodCores, "priority_class", k.BalloonPriorityClass, "tolerations", k.BalloonTolerations, "owner", ownerName)
 	return b
 }
 
 // logCapacity logs the pool's capacity once known and whenever it changes
 // by a core or more, checking every tick.
-func logCapacity(ctx context.Context, pool *kube.PoolWatcher, tick time.Duration, log hclog.Logger) {
+func logCapacity(ctx context.Context, w *pool.Watcher, tick time.Duration, log hclog.Logger) {
 	t := time.NewTicker(tick)
 	defer t.Stop()
 	last := -1.0
 	for {
-		if c, ok := pool.Capacity(); ok && math.Abs(c.Cores-last) >= 1 {
+		if c, ok := w.Size(); ok && math.Abs(c.Cores-last) >= 1 {
 			last = c.Cores
 			log.Info("pool capacity", "cores", c.Cores, "nodes", c.Nodes, "pending_nodes", c.PendingNodes,
 				"ready_cores", c.ReadyCores, "pending_cores", c.PendingCores, "reserved_cores", c.ReservedCores,
@@ -150,13 +151,13 @@ func (p *CommanderProcess) lead(ctx context.Context, client kubernetes.Interface
 			cmd.BeginTerm(term)
 			log.Info("leading: publishing directives", "term", term)
 			var wg sync.WaitGroup
-			if pool := p.poolWatcher(cfg, client); pool != nil {
-				cmd.SetCapacity(pool)
+			if pw := p.poolWatcher(cfg, client); pw != nil {
+				cmd.SetCapacity(pw)
 				wg.Go(func() {
-					pool.Run(lctx, func(err error) { log.Warn("read karpenter nodepool limits failed", "error", err) })
+					pw.Run(lctx, func(err error) { log.Warn("read karpenter nodepool limits failed", "error", err) })
 				})
-				wg.Go(func() { logCapacity(lctx, pool, cfg.Commander.Tick, log) })
-				if b := p.balloons(lctx, cfg, client, pool); b != nil {
+				wg.Go(func() { logCapacity(lctx, pw, cfg.Commander.Tick, log) })
+				if b := p.balloons(lctx, cfg, client, pw); b != nil {
 					cmd.SetPool(b)
 				}
 			}

@@ -274,6 +274,10 @@ func (a *Actuator) scale(ctx context.Context, t *Target, replicas int32) error {
 // (Argo CD, Flux) is never forced over: its app is left alone.
 var applyOptions = metav1.ApplyOptions{FieldManager: fieldManager, Force: true}
 
+// ApplyOptions are the options of Regiment's server-side applies: the field
+// manager "regiment", forced.
+func ApplyOptions() metav1.ApplyOptions { return applyOptions }
+
 type (
 	getScale   func(context.Context, string, metav1.GetOptions) (*autoscalingv1.Scale, error)
 	applyScale func(context.Context, string, *acautoscalingv1.ScaleApplyConfiguration, metav1.ApplyOptions) (*autoscalingv1.Scale, error)

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/regimentd/regiment/internal/adapter/promclient"
 	"github.com/regimentd/regiment/internal/core/domains"
 )
 
@@ -124,13 +125,13 @@ func NewAdapter(client kubernetes.Interface, cfg *domains.Config, domain, identi
 	if err != nil {
 		return nil, err
 	}
-	var prom *Prometheus
+	var prom *promclient.Client
 	if cfg.Prometheus.URL != "" {
-		if prom, err = NewPrometheus(cfg.Prometheus); err != nil {
+		if prom, err = promclient.New(cfg.Prometheus); err != nil {
 			return nil, err
 		}
 	}
-	callers, err := CallersOf(cfg, domain)
+	callers, err := CallerTargetsOf(cfg, domain)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +174,7 @@ func (a *Adapter) SetApps(cfg *domains.Config, domain string) error {
 	if err != nil {
 		return err
 	}
-	callers, err := CallersOf(cfg, domain)
+	callers, err := CallerTargetsOf(cfg, domain)
 	if err != nil {
 		return err
 	}

@@ -44,7 +44,7 @@ func NewDiscoverer(client kubernetes.Interface, d domains.Discover) *Discoverer 
 	}
 	for _, ns := range d.Namespaces {
 		f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns),
-			informers.WithTransform(dropManagedFields),
+			informers.WithTransform(DropManagedFields),
 			informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = d.Selector }))
 		x.factories = append(x.factories, f)
 		for _, k := range slices.Compact(slices.Sorted(slices.Values(d.Kinds))) {
@@ -136,7 +136,7 @@ func Found(kind domains.WorkloadKind, meta metav1.ObjectMeta, sel *metav1.LabelS
 		}
 		w.PodSelector = strings.Join(terms, ",")
 	}
-	w.CPURequest = podRequestCores(pod)
+	w.CPURequest = PodRequestCores(pod)
 	return w
 }
 
@@ -179,4 +179,21 @@ func (x *Discoverer) Owns(p *corev1.Pod) bool {
 	}
 	s, err := metav1.LabelSelectorAsSelector(sel)
 	return err == nil && s.Matches(labels.Set(p.Labels))
+}
+
+// PodRequestCores is the sum of spec's containers' CPU requests, in cores.
+func PodRequestCores(spec *corev1.PodSpec) float64 {
+	total := 0.0
+	for _, c := range spec.Containers {
+		q := c.Resources.Requests[corev1.ResourceCPU]
+		total += float64(q.MilliValue()) / 1000
+	}
+	return total
+}
+
+// Informers are the Discoverer's informer factories, to start and shut
+// down, and its informers' synced functions, for a caller that runs it
+// among its own informers (the Commander's pool.Watcher).
+func (d *Discoverer) Informers() ([]informers.SharedInformerFactory, []cache.InformerSynced) {
+	return d.factories, d.synced
 }

@@ -55,11 +55,10 @@
 // Pods of the apps' namespaces (workloads and HPAs keep only the
 // managedFields of the written fields, others none), and KEDA ScaledObjects
 // when served (Adapter.WatchKEDA); request rate, p99 latency, error rate, CPU,
-// memory and restart rate from the Prometheus HTTP API (Prometheus:
-// client_golang's API client over prometheus/common's HTTP client, with the
-// bearer token file re-read for every query, CA bundle, client certificate,
-// extra headers; short queries are GETs, long batched ones POSTs). Queries come from the config, an app set's own before the
-// prometheus block's; a batched query (batch_by) is sent once per tick for
+// memory and restart rate from the Prometheus HTTP API (a
+// promclient.Client: TLS, the bearer token re-read for every query, short
+// queries as GETs, long batched ones POSTed). Queries (Metric) come from the
+// config, an app set's own before the prometheus block's; a batched query (batch_by) is sent once per tick for
 // every app that shares it and matched back to apps by label, a per-app one
 // once per app (planQueries).
 // Stale and missing metrics are flagged (Observer.Status), never silently
@@ -79,26 +78,25 @@
 // Soldier learns the service time of an app whose config sets none
 // (soldier.Learning).
 //
-// Pool capacity (Capacity, PoolWatcher): the contested pool's cores are its
-// ready and coming schedulable nodes' allocatable cores less the CPU requests
-// of DaemonSet pods and pods Regiment does not manage on them (ManagedPods),
-// capped by the pool's max (pool_max_cores, Karpenter NodePool cpu limits read
-// with the dynamic client); Capacity is the pure computation, PoolWatcher the
-// Node and Pod informers around it, a commander.Capacity.
+// The Commander's pool (its size, the balloons that hold its capacity plan)
+// is package internal/adapter/kube/pool, over this package's Discoverer,
+// DropManagedFields, ApplyOptions and PodRequestCores; this package never
+// imports it.
 //
 // Leader election (LeaderElect): client-go leaderelection on a Lease; a
-// Commander publishes only while it leads, a Soldier ticks only while it
-// leads (Adapter.Lead).
+// Commander publishes only while it leads (CommanderLeaseName), a Soldier
+// ticks only while it leads (Adapter.Lead, SoldierElection). It stays here,
+// not with the Commander's pool: the Soldier lock is built on it.
 //
-// Concurrency: Actuator, Lease, Reverter, PoolWatcher and LeaderElect are
+// Concurrency: Actuator, Lease, Reverter and LeaderElect are
 // safe for concurrent use; an Observer's Observe must not run concurrently
 // with itself or SetTargets.
 // Units: replicas are counts, rates per second, latencies seconds, CPU a share
 // of requested cores in [0, 1], memory a share of requested memory (>= 0),
 // restarts per minute.
 //
-// Package kube imports client-go, go-hclog, domains and soldier; the cores never import
-// it. Its tests run against a real etcd and kube-apiserver (and, for the
+// Package kube imports client-go, go-hclog, x/time/rate, domains, soldier and
+// promclient; the cores never import it. Its tests run against a real etcd and kube-apiserver (and, for the
 // end-to-end tests, kube-controller-manager, kube-scheduler and kwok) started
 // by internal/adapter/kube/testenv from binaries built by hack/k8s-testenv.sh.
 package kube

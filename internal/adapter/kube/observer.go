@@ -20,6 +20,7 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/regimentd/regiment/internal/adapter/promclient"
 	"github.com/regimentd/regiment/internal/core/domains"
 	"github.com/regimentd/regiment/internal/core/soldier"
 )
@@ -33,7 +34,7 @@ type ObserverConfig struct {
 	Actuation domains.Actuation
 	Targets   []Target
 	// Prometheus reads the metrics; nil: every metric is missing.
-	Prometheus *Prometheus
+	Prometheus *promclient.Client
 	// MaxAge is how long a metric's last good value is held, marked stale.
 	MaxAge time.Duration
 	// TargetUtilisation sizes the stand-in for a missing request rate.
@@ -54,10 +55,10 @@ type ObserverConfig struct {
 	Dynamic dynamic.Interface
 	// Claims are the objects the Actuator wrote; nil: none.
 	Claims *Claims
-	// Callers are the apps that call the Targets (CallersOf); nil: none.
+	// Callers are the apps that call the Targets (CallerTargetsOf); nil: none.
 	// Their request rates are read at each Observe with the Targets'
 	// metrics; a caller whose rate cannot be read adds no calls.
-	Callers *Callers
+	Callers *CallerTargets
 }
 
 // Freshness says where a metric's value comes from.
@@ -206,8 +207,9 @@ func NewObserver(client kubernetes.Interface, cfg ObserverConfig) *Observer {
 	return o
 }
 
-// dropManagedFields keeps informer caches small.
-func dropManagedFields(obj any) (any, error) {
+// DropManagedFields is an informer transform that clears an object's
+// managedFields: it keeps informer caches small.
+func DropManagedFields(obj any) (any, error) {
 	if a, err := meta.Accessor(obj); err == nil {
 		a.SetManagedFields(nil)
 	}
@@ -270,9 +272,9 @@ func (o *Observer) SetTargets(ts []Target) error {
 	return nil
 }
 
-// SetCallers replaces the apps that call the Targets (CallersOf) from the
+// SetCallers replaces the apps that call the Targets (CallerTargetsOf) from the
 // next Observe on. Not concurrently with Observe.
-func (o *Observer) SetCallers(c *Callers) { o.cfg.Callers, o.calls = c, callerQueries(c) }
+func (o *Observer) SetCallers(c *CallerTargets) { o.cfg.Callers, o.calls = c, callerQueries(c) }
 
 // Status returns each app's status at the last Observe.
 func (o *Observer) Status() []AppStatus {
@@ -464,7 +466,7 @@ func (o *Observer) observeMetrics(ctx context.Context, obs *soldier.Observation,
 		// No requests: an empty or NaN latency and error rate are exact zeros.
 		if errs[i][MetricRPS] == nil && vals[i][MetricRPS] == 0 {
 			for _, m := range []Metric{MetricP99, MetricErrorRate} {
-				if errors.Is(errs[i][m], ErrNoData) || errors.Is(errs[i][m], ErrNotFinite) {
+				if errors.Is(errs[i][m], promclient.ErrNoData) || errors.Is(errs[i][m], promclient.ErrNotFinite) {
 					vals[i][m], errs[i][m] = 0, nil
 				}
 			}
@@ -496,7 +498,7 @@ func (o *Observer) observeMetrics(ctx context.Context, obs *soldier.Observation,
 }
 
 // callerQueries are the request rate queries of c's Targets; none for nil.
-func callerQueries(c *Callers) []request {
+func callerQueries(c *CallerTargets) []request {
 	if c == nil {
 		return nil
 	}
@@ -564,8 +566,8 @@ func (o *Observer) query(ctx context.Context, plan []request, vals [][numMetrics
 }
 
 // assignBatch gives each app of batched request r the value of its series
-// in vec: no series is ErrNoData for that app alone, several an error.
-func assignBatch(r *request, vec []Series, err error, vals [][numMetrics]float64, errs [][numMetrics]error) {
+// in vec: no series is promclient.ErrNoData for that app alone, several an error.
+func assignBatch(r *request, vec []promclient.Series, err error, vals [][numMetrics]float64, errs [][numMetrics]error) {
 	byKey := map[string][]float64{}
 	for _, s := range vec {
 		k := seriesKey(s.Labels, r.batchBy)
@@ -579,11 +581,11 @@ func assignBatch(r *request, vec []Series, err error, vals [][numMetrics]float64
 		case r.appErr[j] != nil:
 			errs[i][m] = r.appErr[j]
 		case len(vs) == 0:
-			errs[i][m] = ErrNoData
+			errs[i][m] = promclient.ErrNoData
 		case len(vs) > 1:
 			errs[i][m] = fmt.Errorf("kube: prometheus query returned %d series for one app's %s labels; aggregate by them", len(vs), strings.Join(r.batchBy, ","))
 		default:
-			vals[i][m], errs[i][m] = finite(vs[0])
+			vals[i][m], errs[i][m] = promclient.Finite(vs[0])
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/regimentd/regiment/internal/adapter/kube/testenv"
+	"github.com/regimentd/regiment/internal/adapter/promclient"
 	"github.com/regimentd/regiment/internal/core/domains"
 	"github.com/regimentd/regiment/internal/core/soldier"
 )
@@ -54,9 +55,9 @@ func pod(t *testing.T, c kubernetes.Interface, ns, name, app, node string, phase
 }
 
 // promOver is a client of a Prometheus serving series.
-func promOver(t *testing.T, series ...fmt.Stringer) *Prometheus {
+func promOver(t *testing.T, series ...fmt.Stringer) *promclient.Client {
 	t.Helper()
-	p, err := NewPrometheus(domains.Prometheus{URL: newPromServer(t, script(series...), false).URL, Timeout: 10 * time.Second})
+	p, err := promclient.New(domains.Prometheus{URL: newPromServer(t, script(series...), false).URL, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestObserverReadsCallersCalls(t *testing.T) {
 		appSeries{ns: ns, pod: "rules-7c9bd-b7n2c", ok: 60, failed: 0, cpu: 0.5, mem: 100, rpm: 0},
 	)
 	scoring, rules := target(0, ns, "scoring", domains.KindDeployment, 1, 50), target(1, ns, "rules", domains.KindDeployment, 1, 50)
-	callers := &Callers{
+	callers := &CallerTargets{
 		Targets: []Target{target(0, ns, "checkout", domains.KindDeployment, 1, 50), target(1, ns, "gone", domains.KindDeployment, 1, 50)},
 		Of:      [][]soldier.Caller{{{App: 0, Ratio: 2}, {App: 1, Ratio: 5}}},
 	}
@@ -157,7 +158,7 @@ func TestObserverReadsCallersCalls(t *testing.T) {
 	if err := obs.SetTargets([]Target{rules, scoring}); err != nil {
 		t.Fatal(err)
 	}
-	obs.SetCallers(&Callers{Targets: callers.Targets[:1], Of: [][]soldier.Caller{{{App: 0, Ratio: 3}}, {{App: 0, Ratio: 2}}}})
+	obs.SetCallers(&CallerTargets{Targets: callers.Targets[:1], Of: [][]soldier.Caller{{{App: 0, Ratio: 3}}, {{App: 0, Ratio: 2}}}})
 	o = &soldier.Observation{Apps: make([]soldier.AppObservation, 2)}
 	if err := obs.Observe(context.Background(), o); err != nil {
 		t.Fatal(err)

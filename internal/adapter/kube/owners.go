@@ -397,7 +397,7 @@ func trimToOwnership(obj any) (any, error) {
 	case *autoscalingv2.HorizontalPodAutoscaler:
 		x.ManagedFields = trimFields(x.ManagedFields, minPath, maxPath)
 	default:
-		return dropManagedFields(obj)
+		return DropManagedFields(obj)
 	}
 	return obj, nil
 }

@@ -10,6 +10,25 @@ import (
 	"github.com/regimentd/regiment/internal/core/domains"
 )
 
+// Metric names the signals an app has, in domains.Signals order.
+type Metric int
+
+const (
+	MetricRPS Metric = iota
+	MetricP99
+	MetricErrorRate
+	MetricCPU
+	MetricMemory
+	MetricRestarts
+	numMetrics
+)
+
+func (m Metric) String() string { return domains.Signals[m] }
+
+// sizing reports whether the Soldier sizes apps from m: a missing sizing
+// metric blinds the app; memory and restarts only inform the Commander.
+func (m Metric) sizing() bool { return m <= MetricCPU }
+
 // request is one Prometheus query of a tick: a signal's query for one app
 // (per app) or for every app that shares a batched query.
 type request struct {

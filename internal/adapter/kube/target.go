@@ -54,11 +54,11 @@ func targetOf(cfg *domains.Config, a domains.App, app soldier.App) (Target, erro
 	return Target{App: app, WorkloadRef: ref, Pods: sel, Queries: cfg.Queries(a)}, nil
 }
 
-// Callers are the apps, in any domain, that call a domain's apps
+// CallerTargets are the apps, in any domain, that call a domain's apps
 // (depends_on): the Observer reads their request rates with the domain's
 // metrics, and reports each app's callers' calls as its CallerRPS
 // (soldier.AppObservation).
-type Callers struct {
+type CallerTargets struct {
 	// Targets are the calling apps, each once; only their request rate is
 	// read.
 	Targets []Target
@@ -67,9 +67,9 @@ type Callers struct {
 	Of [][]soldier.Caller
 }
 
-// CallersOf maps the callers of domain's apps of cfg (validated) to their
+// CallerTargetsOf maps the callers of domain's apps of cfg (validated) to their
 // workloads; nil when nobody calls them.
-func CallersOf(cfg *domains.Config, domain string) (*Callers, error) {
+func CallerTargetsOf(cfg *domains.Config, domain string) (*CallerTargets, error) {
 	di := cfg.Domain(domain)
 	if di < 0 {
 		return nil, fmt.Errorf("kube: unknown domain %q", domain)
@@ -80,7 +80,7 @@ func CallersOf(cfg *domains.Config, domain string) (*Callers, error) {
 		pos[a.ID] = count[a.Domain]
 		count[a.Domain]++
 	}
-	c := &Callers{Of: soldier.Callers(cfg, di)}
+	c := &CallerTargets{Of: soldier.Callers(cfg, di)}
 	index := map[int]int{} // app id -> index in c.Targets
 	described := map[int][]soldier.App{}
 	for _, callers := range c.Of {

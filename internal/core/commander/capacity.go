@@ -23,7 +23,7 @@ type Pool interface {
 
 // Capacity is the contested pool as the cluster gives it to Regiment's
 // domains: on Kubernetes the most node cores the pool may grow to less
-// what others request on its nodes (kube.PoolWatcher). ok is false while
+// what others request on its nodes (pool.Watcher). ok is false while
 // it is not known.
 type Capacity interface {
 	CapacityCores() (cores float64, ok bool)

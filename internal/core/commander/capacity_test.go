@@ -138,7 +138,7 @@ func TestPlanHold(t *testing.T) {
 	}
 }
 
-// nodeCapacity is a pool whose size the test sets, as kube.PoolWatcher
+// nodeCapacity is a pool whose size the test sets, as pool.Watcher
 // follows nodes.
 type nodeCapacity struct {
 	cores float64

@@ -32,7 +32,7 @@ type Kubernetes struct {
 	// PoolNodeSelector selects the contested pool's nodes, equality only
 	// ("k=v[,k=v]"). Set, the leading Commander shares out what the pool
 	// may grow to (Cluster.CapacityCores, within PoolMaxCores and Karpenter's
-	// limits) less what others request on its nodes (kube.PoolWatcher).
+	// limits) less what others request on its nodes (pool.Watcher).
 	// Empty (the default): CapacityCores is the pool.
 	PoolNodeSelector string
 	// PoolMaxCores is the most node cores the pool may grow to (a
@@ -42,7 +42,7 @@ type Kubernetes struct {
 	// BalloonPodCores is the CPU of one balloon pod, cores: set (> 0), the
 	// leading Commander holds its capacity plan on the pool with a
 	// Deployment of that many-core placeholder pods of BalloonPriorityClass
-	// (kube.Balloons). Needs PoolNodeSelector. 0 (the default): the plan is
+	// (pool.Balloons). Needs PoolNodeSelector. 0 (the default): the plan is
 	// published but not held on the cluster.
 	BalloonPodCores float64
 	// BalloonPriorityClass is the balloon pods' PriorityClass, which must

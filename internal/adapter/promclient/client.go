@@ -1,4 +1,4 @@
-package kube
+package promclient
 
 import (
 	"bytes"
@@ -29,41 +29,22 @@ var (
 	ErrNotFinite = errors.New("query returned NaN or an infinity")
 )
 
-// Prometheus is a client of the Prometheus HTTP API's instant queries
+// Client is a client of the Prometheus HTTP API's instant queries
 // (client_golang's api/prometheus/v1 over an http.Client that
 // prometheus/common/config builds: TLS from the config's tls block, the bearer
 // token re-read from its file on every request, so a rotated token is used
 // at once, and extra headers). It is safe for concurrent use.
-type Prometheus struct {
+type Client struct {
 	api     promv1.API
 	timeout time.Duration
 }
 
-// Metric names the signals an app has, in domains.Signals order.
-type Metric int
-
-const (
-	MetricRPS Metric = iota
-	MetricP99
-	MetricErrorRate
-	MetricCPU
-	MetricMemory
-	MetricRestarts
-	numMetrics
-)
-
-func (m Metric) String() string { return domains.Signals[m] }
-
-// sizing reports whether the Soldier sizes apps from m: a missing sizing
-// metric blinds the app; memory and restarts only inform the Commander.
-func (m Metric) sizing() bool { return m <= MetricCPU }
-
-// NewPrometheus returns a client for cfg (cfg.URL must be set). It reads the
+// New returns a client for cfg (cfg.URL must be set). It reads the
 // CA bundle, the client certificate and key, and the bearer token file now,
 // so that a missing or unreadable file is an error at start.
-func NewPrometheus(cfg domains.Prometheus) (*Prometheus, error) {
+func New(cfg domains.Prometheus) (*Client, error) {
 	if cfg.URL == "" {
-		return nil, errors.New("kube: prometheus: no url")
+		return nil, errors.New("prometheus: no url")
 	}
 	if err := checkFiles(cfg); err != nil {
 		return nil, err
@@ -87,17 +68,17 @@ func NewPrometheus(cfg domains.Prometheus) (*Prometheus, error) {
 		}
 	}
 	if err := hc.Validate(); err != nil {
-		return nil, fmt.Errorf("kube: prometheus: %w", err)
+		return nil, fmt.Errorf("prometheus: %w", err)
 	}
 	client, err := promconfig.NewClientFromConfig(hc, "regiment")
 	if err != nil {
-		return nil, fmt.Errorf("kube: prometheus tls: %w", err)
+		return nil, fmt.Errorf("prometheus tls: %w", err)
 	}
 	ac, err := promapi.NewClient(promapi.Config{Address: cfg.URL, Client: client})
 	if err != nil {
-		return nil, fmt.Errorf("kube: prometheus url: %w", err)
+		return nil, fmt.Errorf("prometheus url: %w", err)
 	}
-	return &Prometheus{api: promv1.NewAPI(shortGets{ac}), timeout: cfg.Timeout}, nil
+	return &Client{api: promv1.NewAPI(shortGets{ac}), timeout: cfg.Timeout}, nil
 }
 
 // maxCAFile is the largest CA bundle or bearer token file read, in bytes:
@@ -113,24 +94,24 @@ func checkFiles(cfg domains.Prometheus) error {
 	if t.CAFile != "" {
 		pem, err := infile.ReadFile(t.CAFile, maxCAFile)
 		if err != nil {
-			return fmt.Errorf("kube: prometheus tls ca_file: %w", err)
+			return fmt.Errorf("prometheus tls ca_file: %w", err)
 		}
 		if !x509.NewCertPool().AppendCertsFromPEM(pem) {
-			return fmt.Errorf("kube: prometheus tls ca_file %s: no PEM certificate in it", t.CAFile)
+			return fmt.Errorf("prometheus tls ca_file %s: no PEM certificate in it", t.CAFile)
 		}
 	}
 	if t.CertFile != "" || t.KeyFile != "" {
 		if _, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile); err != nil {
-			return fmt.Errorf("kube: prometheus tls cert_file and key_file: %w", err)
+			return fmt.Errorf("prometheus tls cert_file and key_file: %w", err)
 		}
 	}
 	if cfg.BearerTokenFile != "" {
 		b, err := infile.ReadFile(cfg.BearerTokenFile, maxCAFile)
 		if err != nil {
-			return fmt.Errorf("kube: prometheus bearer_token_file: %w", err)
+			return fmt.Errorf("prometheus bearer_token_file: %w", err)
 		}
 		if len(bytes.TrimSpace(b)) == 0 {
-			return fmt.Errorf("kube: prometheus bearer_token_file %s is empty", cfg.BearerTokenFile)
+			return fmt.Errorf("prometheus bearer_token_file %s is empty", cfg.BearerTokenFile)
 		}
 	}
 	return nil
@@ -147,7 +128,7 @@ type Series struct {
 // value. A vector with no sample is ErrNoData, NaN or an infinity is
 // ErrNotFinite (wrapped with the value), and a vector with several samples is
 // an error: queries must aggregate to one series.
-func (p *Prometheus) Query(ctx context.Context, query string) (float64, error) {
+func (p *Client) Query(ctx context.Context, query string) (float64, error) {
 	vec, err := p.QueryVector(ctx, query)
 	if err != nil {
 		return 0, err
@@ -156,14 +137,15 @@ func (p *Prometheus) Query(ctx context.Context, query string) (float64, error) {
 	case 0:
 		return 0, ErrNoData
 	case 1:
-		return finite(vec[0].Value)
+		return Finite(vec[0].Value)
 	default:
-		return 0, fmt.Errorf("kube: prometheus query %q returned %d series; aggregate it to one (sum, max, ...)", query, len(vec))
+		return 0, fmt.Errorf("prometheus query %q returned %d series; aggregate it to one (sum, max, ...)", query, len(vec))
 	}
 }
 
-// finite returns v, or ErrNotFinite for NaN and infinities.
-func finite(v float64) (float64, error) {
+// Finite returns v, or ErrNotFinite (wrapped with v) for NaN and
+// infinities.
+func Finite(v float64) (float64, error) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, fmt.Errorf("%w (%g)", ErrNotFinite, v)
 	}
@@ -172,7 +154,7 @@ func finite(v float64) (float64, error) {
 
 // QueryVector runs an instant query and returns every series of its result;
 // a scalar result is one series without labels.
-func (p *Prometheus) QueryVector(ctx context.Context, query string) ([]Series, error) {
+func (p *Client) QueryVector(ctx context.Context, query string) ([]Series, error) {
 	if p.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, p.timeout)
@@ -182,7 +164,7 @@ func (p *Prometheus) QueryVector(ctx context.Context, query string) ([]Series, e
 	if err != nil {
 		var perr *promv1.Error
 		if !errors.As(err, &perr) {
-			return nil, fmt.Errorf("kube: prometheus query: %w", err)
+			return nil, fmt.Errorf("prometheus query: %w", err)
 		}
 		msg := perr.Msg
 		if (perr.Type == promv1.ErrServer || perr.Type == promv1.ErrClient) && perr.Detail != "" {
@@ -190,7 +172,7 @@ func (p *Prometheus) QueryVector(ctx context.Context, query string) ([]Series, e
 			// (Prometheus's error, or a proxy's refusal).
 			msg += ": " + strings.TrimSpace(perr.Detail[:min(len(perr.Detail), maxErrorBody)])
 		}
-		return nil, fmt.Errorf("kube: prometheus query %q: %s: %s", query, perr.Type, msg)
+		return nil, fmt.Errorf("prometheus query %q: %s: %s", query, perr.Type, msg)
 	}
 	switch v := val.(type) {
 	case *model.Scalar:
@@ -206,7 +188,7 @@ func (p *Prometheus) QueryVector(ctx context.Context, query string) ([]Series, e
 		}
 		return out, nil
 	default:
-		return nil, fmt.Errorf("kube: prometheus query %q: result type %q, want vector or scalar", query, val.Type())
+		return nil, fmt.Errorf("prometheus query %q: result type %q, want vector or scalar", query, val.Type())
 	}
 }
 

@@ -1,4 +1,4 @@
-package kube
+package pool
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 	accorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 	acmetav1 "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/regimentd/regiment/internal/adapter/kube"
 )
 
 // The balloon Deployment holds the Commander's capacity plan on a
@@ -60,7 +62,7 @@ func BalloonReplicas(planCores, usedCores, podCores float64) int32 {
 
 // Balloons is a commander.Pool on Kubernetes: SetCapacityTarget sizes the
 // balloon Deployment to the plan less what Regiment's apps use on the pool
-// now (PoolWatcher's ManagedCores). It applies the whole Deployment every
+// now (Watcher's ManagedCores). It applies the whole Deployment every
 // time, level-triggered: a Deployment deleted or scaled by hand is put back
 // at the next tick, and an unchanged one is a no-op apply the API server
 // does not store. It writes nothing until the priority class is found with a negative
@@ -81,11 +83,11 @@ type Balloons struct {
 func NewBalloons(client kubernetes.Interface, cfg BalloonConfig, used func() (float64, bool)) (*Balloons, error) {
 	switch {
 	case cfg.Namespace == "":
-		return nil, errors.New("kube: balloons: no namespace")
+		return nil, errors.New("pool: balloons: no namespace")
 	case !(cfg.PodCores > 0):
-		return nil, fmt.Errorf("kube: balloons: pod cores %v, want > 0", cfg.PodCores)
+		return nil, fmt.Errorf("pool: balloons: pod cores %v, want > 0", cfg.PodCores)
 	case cfg.PriorityClass == "" || cfg.Image == "":
-		return nil, errors.New("kube: balloons: a priority class and an image are needed")
+		return nil, errors.New("pool: balloons: a priority class and an image are needed")
 	}
 	return &Balloons{client: client, cfg: cfg, used: used, last: -1}, nil
 }
@@ -107,8 +109,8 @@ func (b *Balloons) SetCapacityTarget(ctx context.Context, cores float64) error {
 		}
 		b.checked = true
 	}
-	if _, err := b.client.AppsV1().Deployments(b.cfg.Namespace).Apply(ctx, b.deployment(n), applyOptions); err != nil {
-		return fmt.Errorf("kube: balloons: apply %d pods of %v cores: %w", n, b.cfg.PodCores, err)
+	if _, err := b.client.AppsV1().Deployments(b.cfg.Namespace).Apply(ctx, b.deployment(n), kube.ApplyOptions()); err != nil {
+		return fmt.Errorf("pool: balloons: apply %d pods of %v cores: %w", n, b.cfg.PodCores, err)
 	}
 	b.last = n
 	return nil
@@ -124,10 +126,10 @@ func (b *Balloons) Replicas() int32 {
 func (b *Balloons) checkPriorityClass(ctx context.Context) error {
 	pc, err := b.client.SchedulingV1().PriorityClasses().Get(ctx, b.cfg.PriorityClass, metav1.GetOptions{})
 	if err != nil {
-		return fmt.Errorf("kube: balloons: priority class %s: %w (the chart, or deploy/components/balloons, creates it; balloons are held until it exists)", b.cfg.PriorityClass, err)
+		return fmt.Errorf("pool: balloons: priority class %s: %w (the chart, or deploy/components/balloons, creates it; balloons are held until it exists)", b.cfg.PriorityClass, err)
 	}
 	if pc.Value >= 0 {
-		return fmt.Errorf("kube: balloons: priority class %s has value %d: it must be negative, below every real pod's, so that any pod preempts a balloon", pc.Name, pc.Value)
+		return fmt.Errorf("pool: balloons: priority class %s has value %d: it must be negative, below every real pod's, so that any pod preempts a balloon", pc.Name, pc.Value)
 	}
 	return nil
 }
@@ -173,7 +175,7 @@ func (b *Balloons) deployment(n int32) *acappsv1.DeploymentApplyConfiguration {
 func ControllerOf(ctx context.Context, client kubernetes.Interface, namespace, name string) (*metav1.OwnerReference, error) {
 	p, err := client.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("kube: the controller of pod %s/%s: %w", namespace, name, err)
+		return nil, fmt.Errorf("pool: the controller of pod %s/%s: %w", namespace, name, err)
 	}
 	ref := metav1.GetControllerOf(p)
 	if ref == nil {
@@ -190,7 +192,7 @@ func isBalloon(p *corev1.Pod) bool { return p.Labels[LabelBalloon] == "true" }
 func SelectorMap(s string) (map[string]string, error) {
 	m, err := labels.ConvertSelectorToLabelsMap(s)
 	if err != nil {
-		return nil, fmt.Errorf("kube: selector %q: %w", s, err)
+		return nil, fmt.Errorf("pool: selector %q: %w", s, err)
 	}
 	return m, nil
 }

@@ -1,4 +1,4 @@
-package kube
+package pool
 
 import (
 	"context"
@@ -61,7 +61,7 @@ func boundPod(t *testing.T, c kubernetes.Interface, ns, name, node, app, cpu str
 // kubelet runs is coming; a DaemonSet's pod and a pod not Regiment's
 // subtract their requests, a pod of a Regiment app does not; a node added
 // adds its cores and a node removed takes its own and its pods' away.
-func TestPoolWatcherFollowsNodes(t *testing.T) {
+func TestWatcherFollowsNodes(t *testing.T) {
 	env := testenv.RequireFull(t)
 	ns := namespace(t, env.Client)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -90,7 +90,7 @@ func TestPoolWatcherFollowsNodes(t *testing.T) {
 	cfg := &domains.Config{Kubernetes: domains.Kubernetes{Namespace: ns},
 		Domains: []domains.Domain{{Name: "shop", AppSets: []domains.AppSet{{Name: "web", Count: 1}}}}}
 	cfg.Defaults()
-	w, err := NewPoolWatcher(env.Client, nil, PoolConfig{NodeSelector: "regiment-test-pool=" + pool, Managed: ManagedPods(cfg)})
+	w, err := NewWatcher(env.Client, nil, Config{NodeSelector: "regiment-test-pool=" + pool, Managed: ManagedPods(cfg)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,22 +98,22 @@ func TestPoolWatcherFollowsNodes(t *testing.T) {
 	go func() { w.Run(ctx, func(err error) { t.Error(err) }); close(done) }()
 	defer func() { cancel(); <-done }()
 
-	expect := func(what string, want PoolCapacity) {
+	expect := func(what string, want Size) {
 		t.Helper()
-		var got PoolCapacity
+		var got Size
 		eventually(t, 30*time.Second, func() (bool, string) {
-			got, _ = w.Capacity()
+			got, _ = w.Size()
 			return got == want, fmt.Sprintf("%s: capacity %+v, want %+v", what, got, want)
 		})
 	}
-	expect("a ready, b coming, the agent's and cron's requests reserved", PoolCapacity{Cores: 10.5, ReadyCores: 8, PendingCores: 4,
+	expect("a ready, b coming, the agent's and cron's requests reserved", Size{Cores: 10.5, ReadyCores: 8, PendingCores: 4,
 		ReservedCores: 1.5, ManagedCores: 2, Nodes: 1, PendingNodes: 1})
 	poolNode(t, env.Client, c, pool, "8", true)
-	expect("c added", PoolCapacity{Cores: 18.5, ReadyCores: 16, PendingCores: 4, ReservedCores: 1.5, ManagedCores: 2, Nodes: 2, PendingNodes: 1})
+	expect("c added", Size{Cores: 18.5, ReadyCores: 16, PendingCores: 4, ReservedCores: 1.5, ManagedCores: 2, Nodes: 2, PendingNodes: 1})
 	if err := env.Client.CoreV1().Nodes().Delete(ctx, a, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	expect("a removed with its pods", PoolCapacity{Cores: 12, ReadyCores: 8, PendingCores: 4, Nodes: 1, PendingNodes: 1})
+	expect("a removed with its pods", Size{Cores: 12, ReadyCores: 8, PendingCores: 4, Nodes: 1, PendingNodes: 1})
 	if cores, ok := w.CapacityCores(); ok {
 		t.Errorf("CapacityCores = %g, true without a max; want false (the Commander shares capacity_cores)", cores)
 	}
@@ -121,7 +121,7 @@ func TestPoolWatcherFollowsNodes(t *testing.T) {
 
 // A Karpenter NodePool's cpu limit caps the pool named by its nodes'
 // karpenter.sh/nodepool label; pool_max_cores caps it further when lower.
-func TestPoolWatcherCappedByKarpenterLimit(t *testing.T) {
+func TestWatcherCappedByKarpenterLimit(t *testing.T) {
 	env := testenv.RequireFull(t)
 	ns := namespace(t, env.Client)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -149,7 +149,7 @@ func TestPoolWatcherCappedByKarpenterLimit(t *testing.T) {
 	for _, tt := range []struct {
 		maxCores, want float64
 	}{{0, 12}, {10, 10}} {
-		w, err := NewPoolWatcher(env.Client, dyn, PoolConfig{NodeSelector: LabelKarpenterNodePool + "=np-" + ns, MaxCores: tt.maxCores,
+		w, err := NewWatcher(env.Client, dyn, Config{NodeSelector: LabelKarpenterNodePool + "=np-" + ns, MaxCores: tt.maxCores,
 			KarpenterEvery: 100 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
@@ -157,9 +157,9 @@ func TestPoolWatcherCappedByKarpenterLimit(t *testing.T) {
 		wctx, stop := context.WithCancel(ctx)
 		done := make(chan struct{})
 		go func() { w.Run(wctx, func(err error) { t.Error(err) }); close(done) }()
-		want := PoolCapacity{Cores: tt.want, ReadyCores: 16, Nodes: 2, MaxCores: tt.want, Capped: true}
+		want := Size{Cores: tt.want, ReadyCores: 16, Nodes: 2, MaxCores: tt.want, Capped: true}
 		eventually(t, 30*time.Second, func() (bool, string) {
-			got, _ := w.Capacity()
+			got, _ := w.Size()
 			return got == want, fmt.Sprintf("pool_max_cores %g: capacity %+v, want %+v", tt.maxCores, got, want)
 		})
 		if cores, ok := w.CapacityCores(); !ok || cores != tt.want {

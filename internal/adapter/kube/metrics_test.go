@@ -2,23 +2,10 @@ package kube
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"fmt"
-	"io"
-	"log"
 	"math"
-	"math/big"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -28,6 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"k8s.io/klog/v2"
 
+	"github.com/regimentd/regiment/internal/adapter/promclient"
 	"github.com/regimentd/regiment/internal/config"
 	"github.com/regimentd/regiment/internal/core/domains"
 	"github.com/regimentd/regiment/internal/core/soldier"
@@ -92,181 +80,6 @@ const p99InBucket = 0.05 + 0.99*0.05
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(1, math.Abs(b)) }
 
-func TestPrometheusQuery(t *testing.T) {
-	s := newPromServer(t, script(rawSeries(`up_value 42.5+0x40`), rawSeries(`two{a="1"} 1+0x40`), rawSeries(`two{a="2"} 2+0x40`)), false)
-	p, err := NewPrometheus(domains.Prometheus{URL: s.URL, Timeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if v, err := p.Query(ctx, "up_value"); err != nil || v != 42.5 {
-		t.Errorf("one sample: %v, %v", v, err)
-	}
-	if _, methods := s.longestQuery(); methods[http.MethodGet] != 1 {
-		t.Errorf("requests per method %v, want a short query sent with GET", methods)
-	}
-	if v, err := p.Query(ctx, "scalar(up_value)"); err != nil || v != 42.5 {
-		t.Errorf("scalar: %v, %v", v, err)
-	}
-	if _, err := p.Query(ctx, "absent_metric"); !errors.Is(err, ErrNoData) {
-		t.Errorf("no series: %v, want ErrNoData", err)
-	}
-	if _, err := p.Query(ctx, "vector(0) / 0"); !errors.Is(err, ErrNotFinite) {
-		t.Errorf("NaN: %v, want ErrNotFinite", err)
-	}
-	if _, err := p.Query(ctx, "two"); err == nil || !strings.Contains(err.Error(), "aggregate") {
-		t.Errorf("two series: %v, want an error asking to aggregate", err)
-	}
-	if vec, err := p.QueryVector(ctx, "two"); err != nil || len(vec) != 2 || vec[0].Labels["a"] == vec[1].Labels["a"] {
-		t.Errorf("vector: %+v, %v", vec, err)
-	}
-	if _, err := p.Query(ctx, "sum(("); err == nil || !strings.Contains(err.Error(), "bad_data") {
-		t.Errorf("bad query: %v, want Prometheus's bad_data", err)
-	}
-	s.fail(true)
-	if _, err := p.Query(ctx, "up_value"); err == nil || errors.Is(err, ErrNoData) || !strings.Contains(err.Error(), "test outage") {
-		t.Errorf("outage: %v, want Prometheus's error", err)
-	}
-}
-
-func TestPrometheusSendsHeadersAndRereadsRotatedToken(t *testing.T) {
-	s := newPromServer(t, script(rawSeries(`up_value 1+0x40`)), false)
-	tokenFile := filepath.Join(t.TempDir(), "token")
-	if err := os.WriteFile(tokenFile, []byte("first-token\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewPrometheus(domains.Prometheus{URL: s.URL, BearerTokenFile: tokenFile,
-		Headers: map[string]string{"X-Scope-OrgID": "payments"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	query := func() http.Header {
-		t.Helper()
-		if _, err := p.Query(context.Background(), "up_value"); err != nil {
-			t.Fatal(err)
-		}
-		_, h := s.stats()
-		return h
-	}
-	h := query()
-	if h.Get("Authorization") != "Bearer first-token" || h.Get("X-Scope-OrgID") != "payments" {
-		t.Errorf("headers %v, want the token and the tenant", h)
-	}
-	// The kubelet rotates a projected token by replacing the file.
-	if err := os.WriteFile(tokenFile, []byte("rotated"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	later := time.Now().Add(time.Minute)
-	if err := os.Chtimes(tokenFile, later, later); err != nil {
-		t.Fatal(err)
-	}
-	if h := query(); h.Get("Authorization") != "Bearer rotated" {
-		t.Errorf("after rotation: Authorization %q, want the new token", h.Get("Authorization"))
-	}
-}
-
-func TestNewPrometheusRefusesUnreadableFiles(t *testing.T) {
-	dir := t.TempDir()
-	empty, garbage := filepath.Join(dir, "empty"), filepath.Join(dir, "garbage")
-	os.WriteFile(empty, []byte(" \n"), 0o600)
-	os.WriteFile(garbage, []byte("not a certificate"), 0o600)
-	missing := filepath.Join(dir, "missing")
-	cases := []struct {
-		name string
-		cfg  domains.Prometheus
-		want string
-	}{
-		{"a missing token file", domains.Prometheus{BearerTokenFile: missing}, "bearer_token_file"},
-		{"an empty token file", domains.Prometheus{BearerTokenFile: empty}, "is empty"},
-		{"a missing CA bundle", domains.Prometheus{TLS: domains.PrometheusTLS{CAFile: missing}}, "ca_file"},
-		{"a CA bundle without a certificate", domains.Prometheus{TLS: domains.PrometheusTLS{CAFile: garbage}}, "no PEM certificate"},
-		{"a client certificate that does not load", domains.Prometheus{TLS: domains.PrometheusTLS{CertFile: garbage, KeyFile: garbage}}, "cert_file and key_file"},
-	}
-	for _, c := range cases {
-		c.cfg.URL = "https://prometheus.invalid"
-		if _, err := NewPrometheus(c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
-		}
-	}
-}
-
-func TestPrometheusTLS(t *testing.T) {
-	clientCA, clientCert, clientKey := clientCertificate(t)
-	s := &promServer{eng: newPromServer(t, "load 15s\n", false).eng, at: promAt}
-	s.load(t, script(rawSeries(`up_value 3+0x40`)))
-	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
-	s.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes are expected
-	s.TLS = &tls.Config{ClientCAs: clientCA, ClientAuth: tls.VerifyClientCertIfGiven}
-	s.StartTLS()
-	t.Cleanup(s.Close)
-	dir := t.TempDir()
-	caFile := filepath.Join(dir, "ca.crt")
-	os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.Certificate().Raw}), 0o600)
-
-	query := func(tc domains.PrometheusTLS) error {
-		p, err := NewPrometheus(domains.Prometheus{URL: s.URL, TLS: tc})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = p.Query(context.Background(), "up_value")
-		return err
-	}
-	if err := query(domains.PrometheusTLS{}); err == nil || !strings.Contains(err.Error(), "certificate") {
-		t.Errorf("system roots: %v, want an unknown authority", err)
-	}
-	if err := query(domains.PrometheusTLS{CAFile: caFile}); err != nil {
-		t.Errorf("with the CA bundle: %v", err)
-	}
-	if err := query(domains.PrometheusTLS{InsecureSkipVerify: true}); err != nil {
-		t.Errorf("insecure_skip_verify: %v", err)
-	}
-	if err := query(domains.PrometheusTLS{CAFile: caFile, CertFile: clientCert, KeyFile: clientKey}); err != nil {
-		t.Errorf("mTLS: %v", err)
-	}
-	if _, h := s.stats(); h == nil {
-		t.Fatal("no request reached the server")
-	}
-	// A server that requires a client certificate refuses a client without one.
-	s.TLS.ClientAuth = tls.RequireAndVerifyClientCert
-	s.CloseClientConnections()
-	if err := query(domains.PrometheusTLS{CAFile: caFile}); err == nil {
-		t.Error("no client certificate: the server accepted the query")
-	}
-	if err := query(domains.PrometheusTLS{CAFile: caFile, CertFile: clientCert, KeyFile: clientKey}); err != nil {
-		t.Errorf("mTLS required: %v", err)
-	}
-}
-
-// clientCertificate makes a CA and a client certificate it signed, and
-// writes the certificate and key as PEM files.
-func clientCertificate(t *testing.T) (*x509.CertPool, string, string) {
-	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test client CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true,
-		KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, _ := x509.ParseCertificate(caDER)
-	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "regiment-soldier"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, _ := x509.MarshalECPrivateKey(key)
-	dir := t.TempDir()
-	certFile, keyFile := filepath.Join(dir, "client.crt"), filepath.Join(dir, "client.key")
-	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
-	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600)
-	pool := x509.NewCertPool()
-	pool.AddCert(ca)
-	return pool, certFile, keyFile
-}
-
 func TestPlanRendersTemplates(t *testing.T) {
 	targets := []Target{
 		{WorkloadRef: domains.WorkloadRef{Kind: domains.KindDeployment, Namespace: "shop", Name: "web.v2", Selector: "app=web,app.kubernetes.io/part-of=shop"}},
@@ -296,7 +109,7 @@ func TestPlanRendersTemplates(t *testing.T) {
 // observerForMetrics is an Observer with targets but no informers, for the
 // metric logic alone.
 func observerForMetrics(t *testing.T, url string, maxAge time.Duration, targets ...Target) (*Observer, *time.Time) {
-	p, err := NewPrometheus(domains.Prometheus{URL: url, Timeout: 10 * time.Second})
+	p, err := promclient.New(domains.Prometheus{URL: url, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,8 +145,8 @@ func TestObserverMetricFreshness(t *testing.T) {
 		t.Errorf("missing stand-ins: %+v, want the size-holding values and blind", a)
 	}
 	for m, st := range status[0].Metrics {
-		if st.Freshness != Missing || !errors.Is(st.Err, ErrNoData) {
-			t.Errorf("%s: %v (%v), want missing with ErrNoData", Metric(m), st.Freshness, st.Err)
+		if st.Freshness != Missing || !errors.Is(st.Err, promclient.ErrNoData) {
+			t.Errorf("%s: %v (%v), want missing with promclient.ErrNoData", Metric(m), st.Freshness, st.Err)
 		}
 	}
 
@@ -377,7 +190,7 @@ func TestObserverMetricFreshness(t *testing.T) {
 	s.load(t, script(rawSeries(`http_requests_total{namespace="ns",pod="web-6d4cf-x2k4p",code="200"} 0+150x40`),
 		rawSeries(`http_request_duration_seconds_bucket{namespace="ns",pod="web-6d4cf-x2k4p",le="+Inf"} 0+0x40`)))
 	*now = now.Add(5 * time.Minute)
-	if _, status = observe(o); status[0].Metrics[MetricP99].Freshness != Missing || !errors.Is(status[0].Metrics[MetricP99].Err, ErrNotFinite) {
+	if _, status = observe(o); status[0].Metrics[MetricP99].Freshness != Missing || !errors.Is(status[0].Metrics[MetricP99].Err, promclient.ErrNotFinite) {
 		t.Errorf("NaN p99 with traffic: %+v, want missing", status[0].Metrics[MetricP99])
 	}
 }
@@ -570,10 +383,10 @@ domain "shop" {
 	}
 }
 
-// TestCallersOfMapsTheCallingAppsToTheirWorkloads: each calling app, in any
+// TestCallerTargetsOfMapsTheCallingAppsToTheirWorkloads: each calling app, in any
 // domain, is one target carrying its own set's queries, and each app of the
 // domain lists its callers by index in those targets.
-func TestCallersOfMapsTheCallingAppsToTheirWorkloads(t *testing.T) {
+func TestCallerTargetsOfMapsTheCallingAppsToTheirWorkloads(t *testing.T) {
 	cfg, err := config.Parse([]byte(`cluster "k" {
   capacity_cores = 100
 }
@@ -611,7 +424,7 @@ domain "fraud" {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := CallersOf(cfg, "fraud")
+	c, err := CallerTargetsOf(cfg, "fraud")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -629,10 +442,10 @@ domain "fraud" {
 	if !slices.EqualFunc(c.Of, want, slices.Equal) {
 		t.Errorf("callers per fraud app %v, want %v", c.Of, want)
 	}
-	if c, err := CallersOf(cfg, "payment"); c != nil || err != nil {
+	if c, err := CallerTargetsOf(cfg, "payment"); c != nil || err != nil {
 		t.Errorf("payment, called by nobody: %+v, %v; want nil, nil", c, err)
 	}
-	if _, err := CallersOf(cfg, "nope"); err == nil {
+	if _, err := CallerTargetsOf(cfg, "nope"); err == nil {
 		t.Error("an unknown domain: no error")
 	}
 }

@@ -1,9 +1,9 @@
-package kube
+package pool
 
 import "math"
 
-// PoolNode is a node of the contested pool as Capacity sees it.
-type PoolNode struct {
+// Node is a node of the contested pool as SizeOf sees it.
+type Node struct {
 	Name             string
 	AllocatableCores float64
 	// Ready says the node's Ready condition is true; a node not ready yet
@@ -14,8 +14,8 @@ type PoolNode struct {
 	Unschedulable bool
 }
 
-// PoolPod is a pod bound to a node, as Capacity sees it.
-type PoolPod struct {
+// Pod is a pod bound to a node, as SizeOf sees it.
+type Pod struct {
 	Node         string
 	RequestCores float64 // sum of its containers' CPU requests
 	// DaemonSet says a DaemonSet owns the pod; Managed that it is a pod of
@@ -25,8 +25,8 @@ type PoolPod struct {
 	DaemonSet, Managed, Balloon bool
 }
 
-// PoolCapacity is the contested pool's size now, in cores, and its parts.
-type PoolCapacity struct {
+// Size is the contested pool's size now, in cores, and its parts.
+type Size struct {
 	// Cores is what the Commander shares out: ReadyCores + PendingCores -
 	// ReservedCores, at most MaxCores - ReservedCores when MaxCores > 0,
 	// and never below 0.
@@ -51,14 +51,14 @@ type PoolCapacity struct {
 	Capped   bool
 }
 
-// Capacity is the contested pool's capacity: the allocatable cores of its
+// SizeOf is the contested pool's size: the allocatable cores of its
 // ready and coming (not yet ready) schedulable nodes, less the CPU that
 // DaemonSet pods and pods Regiment does not manage request on them,
 // capped by maxCores (its most node cores; <= 0: none) less that same
 // reserved CPU. Regiment's balloon pods count for neither. Cordoned nodes and their pods count for nothing; pods on
 // nodes not in nodes are ignored. Pure.
-func Capacity(nodes []PoolNode, pods []PoolPod, maxCores float64) PoolCapacity {
-	var c PoolCapacity
+func SizeOf(nodes []Node, pods []Pod, maxCores float64) Size {
+	var c Size
 	counted := make(map[string]bool, len(nodes))
 	for _, n := range nodes {
 		if n.Unschedulable || !(n.AllocatableCores > 0) {

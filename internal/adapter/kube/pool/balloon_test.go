@@ -1,4 +1,4 @@
-package kube
+package pool
 
 import (
 	"context"
@@ -99,7 +99,7 @@ func TestBalloonsHoldThePlanAndYieldToPods(t *testing.T) {
 	cfg := &domains.Config{Kubernetes: domains.Kubernetes{Namespace: ns},
 		Domains: []domains.Domain{{Name: "shop", AppSets: []domains.AppSet{{Name: "web", Count: 1}}}}}
 	cfg.Defaults()
-	w, err := NewPoolWatcher(env.Client, nil, PoolConfig{NodeSelector: "regiment-test-pool=" + pool, Managed: ManagedPods(cfg)})
+	w, err := NewWatcher(env.Client, nil, Config{NodeSelector: "regiment-test-pool=" + pool, Managed: ManagedPods(cfg)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestBalloonsHoldThePlanAndYieldToPods(t *testing.T) {
 	}
 	eventually(t, 60*time.Second, func() (bool, string) {
 		bound, all := balloonPods(t, env.Client, ns)
-		c, _ := w.Capacity()
+		c, _ := w.Size()
 		return bound == 3 && all == 3 && c.Cores == 8 && c.ManagedCores == 1,
 			fmt.Sprintf("balloon pods %d bound of %d; capacity %+v (want 3 of 3, cores 8, managed 1)", bound, all, c)
 	})
@@ -158,7 +158,7 @@ func TestBalloonsHoldThePlanAndYieldToPods(t *testing.T) {
 		return bound == 2, fmt.Sprintf("%d balloon pods bound, want 2: one preempted, its replacement pending", bound)
 	})
 	eventually(t, 30*time.Second, func() (bool, string) {
-		c, _ := w.Capacity()
+		c, _ := w.Size()
 		return c.ManagedCores == 4, fmt.Sprintf("managed cores %v, want 4", c.ManagedCores)
 	})
 	// The same plan now needs ceil((7 - 4) / 2) = 2 balloons.

@@ -1,4 +1,4 @@
-package kube
+package pool
 
 import (
 	"context"
@@ -23,6 +23,7 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/regimentd/regiment/internal/adapter/kube"
 	"github.com/regimentd/regiment/internal/core/domains"
 )
 
@@ -32,8 +33,8 @@ const LabelKarpenterNodePool = "karpenter.sh/nodepool"
 // NodePools is the Karpenter NodePool resource, karpenter.sh/v1.
 var NodePools = schema.GroupVersionResource{Group: "karpenter.sh", Version: "v1", Resource: "nodepools"}
 
-// PoolConfig configures a PoolWatcher.
-type PoolConfig struct {
+// Config configures a Watcher.
+type Config struct {
 	// NodeSelector selects the pool's nodes, equality only: "k=v[,k=v]".
 	NodeSelector string
 	// MaxCores is the most node cores the pool may grow to, as the
@@ -43,28 +44,28 @@ type PoolConfig struct {
 	// Managed says whether a pod is of an app Regiment sizes.
 	Managed func(*corev1.Pod) bool
 	// Discover are the domains' discover blocks: a pod of a workload one
-	// selects is managed too (Discoverer.Owns), whatever its labels.
+	// selects is managed too (kube.Discoverer.Owns), whatever its labels.
 	Discover []domains.Discover
 	// KarpenterEvery is how often the NodePools' limits are read. Default 1m.
 	KarpenterEvery time.Duration
 }
 
-// PoolWatcher follows the contested pool's capacity (Capacity) with a Node
+// Watcher follows the contested pool's size (SizeOf) with a Node
 // informer filtered by the pool's selector and a Pod informer over pods
 // bound to nodes, indexed by node; it reads the CPU limit of the pool's
 // Karpenter NodePools (those named by its nodes' karpenter.sh/nodepool
 // label, or by its selector) with the dynamic client, where the CRD
-// exists. It implements commander.Capacity. Run starts it; Capacity is
+// exists. It implements commander.Capacity. Run starts it; Size is
 // safe for concurrent use.
-type PoolWatcher struct {
-	cfg     PoolConfig
+type Watcher struct {
+	cfg     Config
 	dyn     dynamic.Interface // nil: no Karpenter limits
 	nodeSel labels.Selector
 	factory []informers.SharedInformerFactory
 	nodes   corelisters.NodeLister
 	pods    cache.Indexer
 	synced  []cache.InformerSynced
-	owners  []*Discoverer // of cfg.Discover
+	owners  []*kube.Discoverer // of cfg.Discover
 
 	mu        sync.Mutex
 	karpenter float64 // summed NodePool cpu limits; 0: none known
@@ -72,12 +73,12 @@ type PoolWatcher struct {
 
 const podsByNode = "node"
 
-// NewPoolWatcher returns a PoolWatcher reading through client and, for
+// NewWatcher returns a Watcher reading through client and, for
 // Karpenter limits, dyn (nil: none). It starts nothing.
-func NewPoolWatcher(client kubernetes.Interface, dyn dynamic.Interface, cfg PoolConfig) (*PoolWatcher, error) {
+func NewWatcher(client kubernetes.Interface, dyn dynamic.Interface, cfg Config) (*Watcher, error) {
 	sel, err := labels.Parse(cfg.NodeSelector)
 	if err != nil {
-		return nil, fmt.Errorf("kube: pool node selector %q: %w", cfg.NodeSelector, err)
+		return nil, fmt.Errorf("pool: node selector %q: %w", cfg.NodeSelector, err)
 	}
 	if cfg.KarpenterEvery <= 0 {
 		cfg.KarpenterEvery = time.Minute
@@ -85,32 +86,33 @@ func NewPoolWatcher(client kubernetes.Interface, dyn dynamic.Interface, cfg Pool
 	if cfg.Managed == nil {
 		cfg.Managed = func(*corev1.Pod) bool { return false }
 	}
-	w := &PoolWatcher{cfg: cfg, dyn: dyn, nodeSel: sel}
-	nf := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(dropManagedFields),
+	w := &Watcher{cfg: cfg, dyn: dyn, nodeSel: sel}
+	nf := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(kube.DropManagedFields),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = cfg.NodeSelector }))
-	pf := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(dropManagedFields),
+	pf := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(kube.DropManagedFields),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = "spec.nodeName!=" }))
 	ni, pi := nf.Core().V1().Nodes(), pf.Core().V1().Pods()
 	if err := pi.Informer().AddIndexers(cache.Indexers{podsByNode: func(obj any) ([]string, error) {
 		return []string{obj.(*corev1.Pod).Spec.NodeName}, nil
 	}}); err != nil {
-		return nil, fmt.Errorf("kube: pool pods index: %w", err)
+		return nil, fmt.Errorf("pool: pods index: %w", err)
 	}
 	w.factory = []informers.SharedInformerFactory{nf, pf}
 	w.nodes, w.pods = ni.Lister(), pi.Informer().GetIndexer()
 	w.synced = []cache.InformerSynced{ni.Informer().HasSynced, pi.Informer().HasSynced}
 	for _, d := range cfg.Discover {
-		x := NewDiscoverer(client, d)
+		x := kube.NewDiscoverer(client, d)
+		factories, synced := x.Informers()
 		w.owners = append(w.owners, x)
-		w.factory = append(w.factory, x.factories...)
-		w.synced = append(w.synced, x.synced...)
+		w.factory = append(w.factory, factories...)
+		w.synced = append(w.synced, synced...)
 	}
 	return w, nil
 }
 
 // Run runs the informers and reads the Karpenter limits every
 // KarpenterEvery until ctx ends; onErr, if not nil, sees failed reads.
-func (w *PoolWatcher) Run(ctx context.Context, onErr func(error)) {
+func (w *Watcher) Run(ctx context.Context, onErr func(error)) {
 	for _, f := range w.factory {
 		f.Start(ctx.Done())
 	}
@@ -137,7 +139,7 @@ func (w *PoolWatcher) Run(ctx context.Context, onErr func(error)) {
 }
 
 // Synced reports whether the informers have synced once.
-func (w *PoolWatcher) Synced() bool {
+func (w *Watcher) Synced() bool {
 	for _, s := range w.synced {
 		if !s() {
 			return false
@@ -146,17 +148,17 @@ func (w *PoolWatcher) Synced() bool {
 	return true
 }
 
-// Capacity is the pool's capacity now (see Capacity, the function); false
+// Size is the pool's size now (see SizeOf); false
 // before the informers synced.
-func (w *PoolWatcher) Capacity() (PoolCapacity, bool) {
+func (w *Watcher) Size() (Size, bool) {
 	if !w.Synced() {
-		return PoolCapacity{}, false
+		return Size{}, false
 	}
 	nodes, _ := w.nodes.List(w.nodeSel)
-	var pn []PoolNode
-	var pp []PoolPod
+	var pn []Node
+	var pp []Pod
 	for _, n := range nodes {
-		pn = append(pn, PoolNode{Name: n.Name, AllocatableCores: cores(n.Status.Allocatable[corev1.ResourceCPU]),
+		pn = append(pn, Node{Name: n.Name, AllocatableCores: cores(n.Status.Allocatable[corev1.ResourceCPU]),
 			Ready: nodeReady(n), Unschedulable: n.Spec.Unschedulable})
 		objs, _ := w.pods.ByIndex(podsByNode, n.Name)
 		for _, o := range objs {
@@ -164,7 +166,7 @@ func (w *PoolWatcher) Capacity() (PoolCapacity, bool) {
 			if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 				continue
 			}
-			pp = append(pp, PoolPod{Node: n.Name, RequestCores: podRequestCores(&p.Spec), DaemonSet: ownedByDaemonSet(p),
+			pp = append(pp, Pod{Node: n.Name, RequestCores: kube.PodRequestCores(&p.Spec), DaemonSet: ownedByDaemonSet(p),
 				Managed: w.managed(p), Balloon: isBalloon(p)})
 		}
 	}
@@ -174,12 +176,12 @@ func (w *PoolWatcher) Capacity() (PoolCapacity, bool) {
 	if w.cfg.MaxCores > 0 && (maxCores == 0 || w.cfg.MaxCores < maxCores) {
 		maxCores = w.cfg.MaxCores
 	}
-	return Capacity(pn, pp, maxCores), true
+	return SizeOf(pn, pp, maxCores), true
 }
 
-// managed says whether p is of an app Regiment sizes: PoolConfig.Managed,
+// managed says whether p is of an app Regiment sizes: Config.Managed,
 // or a pod of a discovered workload.
-func (w *PoolWatcher) managed(p *corev1.Pod) bool {
+func (w *Watcher) managed(p *corev1.Pod) bool {
 	if w.cfg.Managed(p) {
 		return true
 	}
@@ -191,10 +193,10 @@ func (w *PoolWatcher) managed(p *corev1.Pod) bool {
 	return false
 }
 
-// ManagedCores is Capacity's ManagedCores, what Balloons need not hold;
+// ManagedCores is Size's ManagedCores, what Balloons need not hold;
 // false before the informers synced.
-func (w *PoolWatcher) ManagedCores() (float64, bool) {
-	c, ok := w.Capacity()
+func (w *Watcher) ManagedCores() (float64, bool) {
+	c, ok := w.Size()
 	return c.ManagedCores, ok
 }
 
@@ -206,8 +208,8 @@ func (w *PoolWatcher) ManagedCores() (float64, bool) {
 // plan's balloons). Sharing out only the nodes there now squeezed every
 // domain's growth to its overage cap, at 1.5x the breaches on the seed-scale
 // training days (docs/experiments.md).
-func (w *PoolWatcher) CapacityCores() (float64, bool) {
-	c, ok := w.Capacity()
+func (w *Watcher) CapacityCores() (float64, bool) {
+	c, ok := w.Size()
 	if !ok || c.MaxCores <= 0 {
 		return 0, false
 	}
@@ -216,7 +218,7 @@ func (w *PoolWatcher) CapacityCores() (float64, bool) {
 
 // readKarpenter sums the cpu limits of the pool's NodePools; a NodePool
 // without one, or none found, leaves no Karpenter cap.
-func (w *PoolWatcher) readKarpenter(ctx context.Context) error {
+func (w *Watcher) readKarpenter(ctx context.Context) error {
 	if w.dyn == nil {
 		return nil
 	}
@@ -239,7 +241,7 @@ func (w *PoolWatcher) readKarpenter(ctx context.Context) error {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("kube: read nodepool %s: %w", name, err)
+			return fmt.Errorf("pool: read nodepool %s: %w", name, err)
 		}
 		limit, found, _ := unstructured.NestedFieldNoCopy(np.Object, "spec", "limits", "cpu")
 		q, perr := resource.ParseQuantity(fmt.Sprint(limit)) // "1000", 1000 or "1000m"
@@ -261,8 +263,8 @@ func (w *PoolWatcher) readKarpenter(ctx context.Context) error {
 // ManagedPods says whether a pod is of an app of cfg: it matches the pod
 // selector of a listed app in the app's namespace, or it is in a discover
 // namespace of a domain and carries that discover block's selector labels
-// itself. PoolWatcher also counts the pods of discovered workloads
-// (PoolConfig.Discover), whatever their labels.
+// itself. Watcher also counts the pods of discovered workloads
+// (Config.Discover), whatever their labels.
 func ManagedPods(cfg *domains.Config) func(*corev1.Pod) bool {
 	type sel struct {
 		ns  string
@@ -296,14 +298,6 @@ func ManagedPods(cfg *domains.Config) func(*corev1.Pod) bool {
 }
 
 func cores(q resource.Quantity) float64 { return float64(q.MilliValue()) / 1000 }
-
-func podRequestCores(spec *corev1.PodSpec) float64 {
-	total := 0.0
-	for _, c := range spec.Containers {
-		total += cores(c.Resources.Requests[corev1.ResourceCPU])
-	}
-	return total
-}
 
 func nodeReady(n *corev1.Node) bool {
 	for _, c := range n.Status.Conditions {
