@@ -17,9 +17,9 @@ import (
 // TestReportTable prints every baseline's metrics on one config and scenario
 // side by side. It runs only when asked:
 //
-//	REGIMENT_REPORT=../examples/scenarios/diurnal.hcl go test ./internal/offline/baseline -run TestReportTable -v
+//	REGIMENT_REPORT=../../../examples/scenarios/diurnal.hcl go test ./internal/offline/baseline -run TestReportTable -v
 //
-// REGIMENT_REPORT_CONFIG overrides the config (default ../examples/paymentscale.hcl);
+// REGIMENT_REPORT_CONFIG overrides the config (default ../../../examples/paymentscale.hcl);
 // REGIMENT_REPORT_POLICIES picks policies (default all, in report order).
 func TestReportTable(t *testing.T) {
 	scenarios := os.Getenv("REGIMENT_REPORT")

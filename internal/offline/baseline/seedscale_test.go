@@ -128,8 +128,8 @@ func TestSeedScaleProvisionerStallsUnderTheFlashSaleOnly(t *testing.T) {
 	}{
 		{name: "training postmortem under hpa stalls 3-5 min", scenario: "../../../examples/scenarios/seed/train/postmortem.hcl", policy: "hpa", stallLo: 3, stallHi: 5},
 		{name: "evaluation postmortem under hpa stalls 3-5 min", scenario: "../../../examples/scenarios/seed/eval/postmortem.hcl", policy: "hpa", stallLo: 3, stallHi: 5},
-		{name: "training postmortem without its sale does not stall", scenario: "no-sale:../examples/scenarios/seed/train/postmortem.hcl", policy: "hpa"},
-		{name: "evaluation postmortem without its sale does not stall", scenario: "no-sale:../examples/scenarios/seed/eval/postmortem.hcl", policy: "hpa"},
+		{name: "training postmortem without its sale does not stall", scenario: "no-sale:../../../examples/scenarios/seed/train/postmortem.hcl", policy: "hpa"},
+		{name: "evaluation postmortem without its sale does not stall", scenario: "no-sale:../../../examples/scenarios/seed/eval/postmortem.hcl", policy: "hpa"},
 		{name: "training diurnal does not stall", scenario: "../../../examples/scenarios/seed/train/diurnal.hcl", policy: "hpa"},
 		{name: "evaluation diurnal does not stall", scenario: "../../../examples/scenarios/seed/eval/diurnal.hcl", policy: "hpa"},
 		{name: "the oracle never fails a launch in the stampede", scenario: "../../../examples/scenarios/seed/train/postmortem.hcl", policy: "oracle"},
