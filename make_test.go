@@ -35,7 +35,7 @@ func TestMakeTestRunsRaceOnEveryPackageThatStartsGoroutines(t *testing.T) {
 
 // TestMakeTestRequiresKubernetes pins that the Makefile's test target
 // exports REGIMENT_K8S_REQUIRED=1, so absent control-plane binaries fail
-// make test rather than skip (kube/testenv.Required).
+// make test rather than skip (internal/adapter/kube/testenv.Required).
 func TestMakeTestRequiresKubernetes(t *testing.T) {
 	b, err := os.ReadFile("Makefile")
 	if err != nil {
