@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/regimentd/regiment/internal/adapter/kube"
+	"github.com/regimentd/regiment/internal/adapter/kube/leader"
 	"github.com/regimentd/regiment/internal/adapter/kube/testenv"
 )
 
@@ -90,7 +91,7 @@ func TestUninstallLeavesWhatTheDocsSay(t *testing.T) {
 			}
 		}
 	}
-	leases := []string{kube.CommanderLeaseName}
+	leases := []string{leader.CommanderLease}
 	for _, d := range []string{"payment", "fraud", "merchant"} {
 		leases = append(leases, kube.SoldierLeaseName(d))
 	}

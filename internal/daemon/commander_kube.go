@@ -14,6 +14,7 @@ import (
 
 	"github.com/regimentd/regiment/internal/adapter/bus"
 	"github.com/regimentd/regiment/internal/adapter/kube"
+	"github.com/regimentd/regiment/internal/adapter/kube/leader"
 	"github.com/regimentd/regiment/internal/adapter/kube/pool"
 	"github.com/regimentd/regiment/internal/core/commander"
 	"github.com/regimentd/regiment/internal/core/domains"
@@ -138,9 +139,9 @@ func (p *CommanderProcess) lead(ctx context.Context, client kubernetes.Interface
 	kube.RouteKlog(p.log.Named("client-go"))
 	rev := kube.NewReverter(client, nss)
 	rev.Kinds = kube.RevertKinds(cfg.Soldier.Actuation)
-	log := p.log.With("lease", k.LeaseNamespace+"/"+kube.CommanderLeaseName, "identity", id)
+	log := p.log.With("lease", k.LeaseNamespace+"/"+leader.CommanderLease, "identity", id)
 	log.Info("campaigning for leadership")
-	return kube.LeaderElect(ctx, kube.ElectionConfig{Client: client, Namespace: k.LeaseNamespace}, id,
+	return leader.Elect(ctx, leader.Config{Client: client, Namespace: k.LeaseNamespace}, id,
 		func(lctx context.Context) {
 			term := commander.FirstTerm(time.Now())
 			for _, d := range cfg.Domains {

@@ -33,7 +33,7 @@ func target(i int, ns, name string, kind domains.WorkloadKind, lo, hi int32) Tar
 
 func TestActuatorScalesThroughTheScaleSubresource(t *testing.T) {
 	env := testenv.Require(t)
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	deployment(t, env.Client, ns, "web", 1, false)
 	statefulSet(t, env.Client, ns, "db", 1)
 	targets := []Target{target(0, ns, "web", domains.KindDeployment, 1, 50), target(1, ns, "db", domains.KindStatefulSet, 1, 50)}
@@ -65,7 +65,7 @@ func TestActuatorScalesThroughTheScaleSubresource(t *testing.T) {
 
 	// The observer sees the new replicas through its informers.
 	o := &soldier.Observation{Apps: make([]soldier.AppObservation, 2)}
-	eventually(t, 10*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 10*time.Second, func() (bool, string) {
 		if err := obs.Observe(ctx, o); err != nil {
 			return false, err.Error()
 		}
@@ -84,7 +84,7 @@ func TestActuatorScalesThroughTheScaleSubresource(t *testing.T) {
 
 func TestActuatorSetsHPABounds(t *testing.T) {
 	env := testenv.Require(t)
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	deployment(t, env.Client, ns, "api", 2, false)
 	hpa(t, env.Client, ns, "api", 1, 10)
 	targets := []Target{target(0, ns, "api", domains.KindDeployment, 2, 40)}
@@ -114,7 +114,7 @@ func TestActuatorSetsHPABounds(t *testing.T) {
 		t.Errorf("hpa labels %v, annotations %v", h.Labels, h.Annotations)
 	}
 	o := &soldier.Observation{Apps: make([]soldier.AppObservation, 1)}
-	eventually(t, 10*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 10*time.Second, func() (bool, string) {
 		if err := obs.Observe(ctx, o); err != nil {
 			return false, err.Error()
 		}
@@ -165,7 +165,7 @@ func TestActuatorSetsHPABounds(t *testing.T) {
 
 func TestActuatorApplyKeepsAConcurrentWritersFields(t *testing.T) {
 	env := testenv.Require(t)
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	deployment(t, env.Client, ns, "api", 2, false)
 	hpa(t, env.Client, ns, "api", 1, 10)
 
@@ -218,7 +218,7 @@ func TestActuatorApplyKeepsAConcurrentWritersFields(t *testing.T) {
 
 func TestActuatorRateLimitsWrites(t *testing.T) {
 	env := testenv.Require(t)
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	var targets []Target
 	var changes []soldier.Change
 	for i := range 6 {
@@ -254,7 +254,7 @@ func TestActuatorRateLimitsWrites(t *testing.T) {
 // taken 160 s for the 800 requests.
 func TestDefaultWriteLimitsWrite200AppsWithinATick(t *testing.T) {
 	env := testenv.Require(t)
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	const n = 200
 	var cfg domains.Config
 	cfg.Defaults()

@@ -54,7 +54,7 @@ func TestRestartInTheCooldownScalesDownNoEarlier(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			ns := kube.Namespace(t, env.Client)
+			ns := testenv.Namespace(t, env.Client)
 			kube.CreateDeployment(t, env.Client, ns, "web-0", 1)
 			hpas := c.actuation == "hpa-bounds"
 			if hpas {

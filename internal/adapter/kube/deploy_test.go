@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 
+	"github.com/regimentd/regiment/internal/adapter/kube/leader"
 	"github.com/regimentd/regiment/internal/adapter/kube/testenv"
 	"github.com/regimentd/regiment/internal/config"
 	"github.com/regimentd/regiment/internal/core/domains"
@@ -220,7 +221,7 @@ func soldierCanWork(t *testing.T, env *testenv.Env, cfg *domains.Config) {
 	}
 	// An Event on the workload of an app it cannot write.
 	go ad.Events.Run(ctx)
-	eventually(t, 10*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 10*time.Second, func() (bool, string) {
 		ad.Events.Report(time.Now(), []soldier.Failing{{App: 0, Reason: soldier.FailDenied, Detail: "test", Target: 5, Failures: 1}})
 		list, err := env.Client.CoreV1().Events("shop").List(ctx, metav1.ListOptions{FieldSelector: "reason=" + EventWriteFailed})
 		if err != nil {
@@ -247,7 +248,7 @@ func soldierCanWork(t *testing.T, env *testenv.Env, cfg *domains.Config) {
 func eventOnce(t *testing.T, env *testenv.Env, reason, workload, message string, report func() int) {
 	t.Helper()
 	told := 0
-	eventually(t, 10*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 10*time.Second, func() (bool, string) {
 		told += report()
 		list, err := env.Client.CoreV1().Events("shop").List(context.Background(), metav1.ListOptions{FieldSelector: "reason=" + reason})
 		if err != nil {
@@ -272,7 +273,7 @@ func commanderCanWork(t *testing.T, env *testenv.Env) {
 	led := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		done <- LeaderElect(ctx, ElectionConfig{Client: c, Namespace: "regiment", RetryPeriod: 200 * time.Millisecond},
+		done <- leader.Elect(ctx, leader.Config{Client: c, Namespace: "regiment", RetryPeriod: 200 * time.Millisecond},
 			"commander-0", func(lctx context.Context) { close(led); <-lctx.Done() }, nil)
 	}()
 	select {
@@ -284,7 +285,7 @@ func commanderCanWork(t *testing.T, env *testenv.Env) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	le, err := env.Client.CoordinationV1().Leases("regiment").Get(context.Background(), CommanderLeaseName, metav1.GetOptions{})
+	le, err := env.Client.CoordinationV1().Leases("regiment").Get(context.Background(), leader.CommanderLease, metav1.GetOptions{})
 	if err != nil || le.Spec.HolderIdentity == nil || *le.Spec.HolderIdentity != "" {
 		t.Errorf("lease after release: %+v, %v; want released (no holder)", le.Spec, err)
 	}
@@ -354,7 +355,7 @@ var (
 		}},
 		{"take the commander's lease", func(ctx context.Context, c kubernetes.Interface) error {
 			_, err := c.CoordinationV1().Leases("regiment").Update(ctx, &coordinationv1.Lease{
-				ObjectMeta: metav1.ObjectMeta{Name: CommanderLeaseName, Namespace: "regiment"}}, metav1.UpdateOptions{})
+				ObjectMeta: metav1.ObjectMeta{Name: leader.CommanderLease, Namespace: "regiment"}}, metav1.UpdateOptions{})
 			return err
 		}},
 		{"read the config", func(ctx context.Context, c kubernetes.Interface) error {
@@ -384,7 +385,7 @@ var (
 			return err
 		}},
 		{"delete its own lease", func(ctx context.Context, c kubernetes.Interface) error {
-			return c.CoordinationV1().Leases("regiment").Delete(ctx, CommanderLeaseName, metav1.DeleteOptions{})
+			return c.CoordinationV1().Leases("regiment").Delete(ctx, leader.CommanderLease, metav1.DeleteOptions{})
 		}},
 		{"read secrets", func(ctx context.Context, c kubernetes.Interface) error {
 			_, err := c.CoreV1().Secrets("regiment").List(ctx, metav1.ListOptions{})

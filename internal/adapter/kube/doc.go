@@ -1,7 +1,7 @@
 // Package kube connects Regiment to a Kubernetes cluster with client-go: it
 // implements the Soldier's soldier.Actuator and soldier.Observer, keeps each
-// Soldier's lease, reverts the HPAs of Soldiers that are gone, and elects the
-// Commander's leader.
+// Soldier's lease (the Soldier lock), and reverts the HPAs of Soldiers that
+// are gone.
 //
 // Mapping (domains.Config.Workload): each app of a domain is one workload, a
 // Deployment (default) or StatefulSet, in the app's namespace (the app set's
@@ -83,20 +83,20 @@
 // DropManagedFields, ApplyOptions and PodRequestCores; this package never
 // imports it.
 //
-// Leader election (LeaderElect): client-go leaderelection on a Lease; a
-// Commander publishes only while it leads (CommanderLeaseName), a Soldier
-// ticks only while it leads (Adapter.Lead, SoldierElection). It stays here,
-// not with the Commander's pool: the Soldier lock is built on it.
+// Leader election is package internal/adapter/kube/leader (leader.Elect):
+// the Commander publishes only while it leads (leader.CommanderLease), and
+// a Soldier ticks only while it leads its lease (Adapter.Lead on the
+// election SoldierElection).
 //
-// Concurrency: Actuator, Lease, Reverter and LeaderElect are
+// Concurrency: Actuator, Lease and Reverter are
 // safe for concurrent use; an Observer's Observe must not run concurrently
 // with itself or SetTargets.
 // Units: replicas are counts, rates per second, latencies seconds, CPU a share
 // of requested cores in [0, 1], memory a share of requested memory (>= 0),
 // restarts per minute.
 //
-// Package kube imports client-go, go-hclog, x/time/rate, domains, soldier and
-// promclient; the cores never import it. Its tests run against a real etcd and kube-apiserver (and, for the
+// Package kube imports client-go, go-hclog, x/time/rate, domains, soldier,
+// promclient and kube/leader; the cores never import it. Its tests run against a real etcd and kube-apiserver (and, for the
 // end-to-end tests, kube-controller-manager, kube-scheduler and kwok) started
 // by internal/adapter/kube/testenv from binaries built by hack/k8s-testenv.sh.
 package kube

@@ -13,8 +13,6 @@ import (
 // The helpers of the integration tests, for the tests of package kube_test
 // (which may import daemon, as kube's own tests cannot).
 
-func Namespace(t *testing.T, c kubernetes.Interface) string { return namespace(t, c) }
-
 func CreateDeployment(t *testing.T, c kubernetes.Interface, ns, name string, replicas int32) {
 	deployment(t, c, ns, name, replicas, false)
 }

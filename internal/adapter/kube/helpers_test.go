@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,21 +25,6 @@ import (
 // kube-apiserver and, when built, the controller-manager, scheduler and kwok),
 // each test in its own namespace.
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{Full: true})) }
-
-var nsSeq atomic.Int64
-
-// namespace creates a fresh namespace for t and deletes it afterwards.
-func namespace(t *testing.T, c kubernetes.Interface) string {
-	t.Helper()
-	name := fmt.Sprintf("t%d-%s", nsSeq.Add(1), strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name())))
-	name = strings.TrimRight(name[:min(len(name), 50)], "-")
-	ctx := context.Background()
-	if _, err := c.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{}) })
-	return name
-}
 
 // deployment creates a Deployment of replicas pods labelled app=name; with
 // fake set its pods tolerate kwok's fake nodes.
@@ -93,23 +77,6 @@ func hpa(t *testing.T, c kubernetes.Interface, ns, name string, lo, hi int32) {
 	}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
-	}
-}
-
-// eventually polls cond every 100ms until it returns true or timeout passes,
-// then fails with the last message cond gave.
-func eventually(t *testing.T, timeout time.Duration, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		ok, msg := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %s: %s", timeout, msg)
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }
 
@@ -203,5 +170,5 @@ func runObserver(t *testing.T, o *Observer) {
 		cancel()
 		<-done
 	})
-	eventually(t, 30*time.Second, func() (bool, string) { return o.Synced(), "informers not synced" })
+	testenv.Eventually(t, 30*time.Second, func() (bool, string) { return o.Synced(), "informers not synced" })
 }

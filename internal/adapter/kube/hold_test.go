@@ -47,7 +47,7 @@ func (l *lockedBuffer) String() string {
 // Soldier would reassert its bounds.
 func TestHeldAdapterReassertsNothing(t *testing.T) {
 	env := testenv.Require(t)
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	deployment(t, env.Client, ns, "web-0", 1, false)
 	hpa(t, env.Client, ns, "web-0", 1, 10)
 	prom := newPromServer(t, "load 15s\n", false)
@@ -84,11 +84,11 @@ func TestHeldAdapterReassertsNothing(t *testing.T) {
 		}
 		return fmt.Sprintf("[%d, %d]", *h.Spec.MinReplicas, h.Spec.MaxReplicas)
 	}
-	eventually(t, 10*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 10*time.Second, func() (bool, string) {
 		_, err := env.Client.CoordinationV1().Leases(ns).Get(ctx, SoldierLeaseName("shop"), metav1.GetOptions{})
 		return err == nil, fmt.Sprint("lease not created: ", err)
 	})
-	eventually(t, 10*time.Second, func() (bool, string) { return ad.Observer.Synced(), "the observer's caches have not synced" })
+	testenv.Eventually(t, 10*time.Second, func() (bool, string) { return ad.Observer.Synced(), "the observer's caches have not synced" })
 	if err := ad.Actuator.Apply(ctx, []soldier.Change{{App: 0, Replicas: 6}}); err != nil {
 		t.Fatal(err)
 	}
@@ -105,9 +105,9 @@ func TestHeldAdapterReassertsNothing(t *testing.T) {
 	if _, err := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Patch(ctx, "web-0", types.MergePatchType, revert, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, func() (bool, string) { return time.Now().After(lapsed), "the lease has not lapsed" })
+	testenv.Eventually(t, 10*time.Second, func() (bool, string) { return time.Now().After(lapsed), "the lease has not lapsed" })
 	cut.Store(false)
-	eventually(t, 10*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 10*time.Second, func() (bool, string) {
 		return strings.Contains(logs.String(), "soldier lease regained: writing nothing"), "no renewal after the lapse logged:\n" + logs.String()
 	})
 	if got := bounds(); got != "[1, 10]" {

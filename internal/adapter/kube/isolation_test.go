@@ -41,7 +41,7 @@ type isolationRun struct {
 func runIsolation(t *testing.T, env *testenv.Env, apps, ticks int, missing []int, denied int) isolationRun {
 	t.Helper()
 	ctx := context.Background()
-	ns := kube.Namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	names := make([]string, apps)
 	for i := range apps {
 		names[i] = fmt.Sprintf("web-%d", i)

@@ -30,7 +30,7 @@ func (r *learnRecords) Record(rec soldier.Record) { r.got = append(r.got, rec.Le
 // pods' startup is the median of creation to ready.
 func TestDiscoveredAppLearnsItsServiceTime(t *testing.T) {
 	env := testenv.Require(t)
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	prom := newPromServer(t, "load 15s\n", false)
 	d := deployment(t, env.Client, ns, "cart", 2, false)
 	for i, startup := range []time.Duration{8 * time.Second, 12 * time.Second} {

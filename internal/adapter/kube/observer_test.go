@@ -66,7 +66,7 @@ func promOver(t *testing.T, series ...fmt.Stringer) *promclient.Client {
 
 func TestObserverCountsPodsAndReadsMetrics(t *testing.T) {
 	env := testenv.Require(t)
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	deployment(t, env.Client, ns, "web", 0, false)
 	deployment(t, env.Client, ns, "api", 0, false)
 	// web: 2 ready (one restarted 3 times), 1 starting, 1 pending, 1 finished.
@@ -89,7 +89,7 @@ func TestObserverCountsPodsAndReadsMetrics(t *testing.T) {
 	runObserver(t, obs)
 
 	o := &soldier.Observation{Apps: make([]soldier.AppObservation, 2)}
-	eventually(t, 10*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 10*time.Second, func() (bool, string) {
 		if err := obs.Observe(context.Background(), o); err != nil {
 			return false, err.Error()
 		}
@@ -126,7 +126,7 @@ func TestObserverCountsPodsAndReadsMetrics(t *testing.T) {
 // (SetTargets, SetCallers) are read from the next Observe.
 func TestObserverReadsCallersCalls(t *testing.T) {
 	env := testenv.Require(t)
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	deployment(t, env.Client, ns, "scoring", 0, false)
 	deployment(t, env.Client, ns, "rules", 0, false)
 	// checkout (another domain's app: not watched, only queried) serves 100
@@ -207,7 +207,7 @@ func readyAfter(t *testing.T, c kubernetes.Interface, ns, name string, d time.Du
 // over its ready pods, of creation to ready; pods not ready do not count.
 func TestObserverMeasuresPodStartup(t *testing.T) {
 	env := testenv.Require(t)
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	deployment(t, env.Client, ns, "web", 0, false)
 	deployment(t, env.Client, ns, "api", 0, false)
 	for name, d := range map[string]time.Duration{"web-a": 10 * time.Second, "web-b": 30 * time.Second, "web-c": 14 * time.Second} {
@@ -220,7 +220,7 @@ func TestObserverMeasuresPodStartup(t *testing.T) {
 	obs := NewObserver(env.Client, ObserverConfig{Actuation: domains.ActuateReplicas, Targets: targets, MaxAge: time.Minute, TargetUtilisation: 0.5})
 	runObserver(t, obs)
 	o := &soldier.Observation{Apps: make([]soldier.AppObservation, 2)}
-	eventually(t, 10*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 10*time.Second, func() (bool, string) {
 		if err := obs.Observe(context.Background(), o); err != nil {
 			return false, err.Error()
 		}

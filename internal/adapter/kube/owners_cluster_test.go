@@ -103,7 +103,7 @@ func (r *ownersRig) tick(t *testing.T) soldier.TickResult {
 // others none).
 func (r *ownersRig) waitOwners(t *testing.T, want map[int]string) {
 	t.Helper()
-	eventually(t, 10*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 10*time.Second, func() (bool, string) {
 		var got []string
 		ok := true
 		for i, tg := range r.ad.Observer.cfg.Targets {
@@ -151,7 +151,7 @@ func replicasOf(t *testing.T, r *ownersRig, ns string, i int) int32 {
 // Regiment: it took the field, and web-3 is left alone from the next tick.
 func TestSoldierLeavesAppsWithOtherOwnersAlone(t *testing.T) {
 	env := testenv.Require(t)
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	ctx := context.Background()
 	dyn, err := dynamic.NewForConfig(env.Config)
 	if err != nil {
@@ -251,7 +251,7 @@ func TestSoldierLeavesAppsWithOtherOwnersAlone(t *testing.T) {
 // web-0's HPA gets Regiment's bounds, owned by "regiment" in managedFields.
 func TestSoldierLeavesHPABoundsWithAnotherManagerAlone(t *testing.T) {
 	env := testenv.Require(t)
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	ctx := context.Background()
 	for i := range 2 {
 		name := fmt.Sprintf("web-%d", i)
@@ -302,7 +302,7 @@ func scaledObjectCRD(t *testing.T, dyn dynamic.Interface) {
 	if _, err := dyn.Resource(crds).Create(context.Background(), crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 30*time.Second, func() (bool, string) {
 		_, err := dyn.Resource(scaledObjects).List(context.Background(), metav1.ListOptions{})
 		return err == nil, fmt.Sprintf("scaledobjects not served: %v", err)
 	})

@@ -44,7 +44,7 @@ func TestRecommendModeWritesNothingToTheAPIServer(t *testing.T) {
 		writes bool
 	}{{"recommend", false}, {"shadow", false}, {"active", true}} {
 		t.Run(tc.mode, func(t *testing.T) {
-			ns := kube.Namespace(t, env.Client)
+			ns := testenv.Namespace(t, env.Client)
 			const apps, ticks = 4, 36
 			prom := kube.NewPromServer(t)
 			var names []string

@@ -87,7 +87,7 @@ func twentyHPAs(t *testing.T, c kubernetes.Interface, ns, lease string) (*Actuat
 func TestRestoreGivesBackTwentyHPAsExactly(t *testing.T) {
 	env := testenv.Require(t)
 	ctx := context.Background()
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	lease := NewLease(env.Client, ns, SoldierLeaseName("pay"), "soldier-0", time.Second)
 	if err := lease.Renew(ctx); err != nil {
 		t.Fatal(err)
@@ -146,7 +146,7 @@ func TestRestoreGivesBackTwentyHPAsExactly(t *testing.T) {
 	rev := NewReverter(env.Client, []string{ns})
 	rev.Grace = 0
 	var reverts []Restored
-	eventually(t, 10*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 10*time.Second, func() (bool, string) {
 		var err error
 		reverts, err = rev.RevertOnce(ctx)
 		return len(reverts) > 0, fmt.Sprintf("%d reverts, %v", len(reverts), err)
@@ -183,7 +183,7 @@ func TestRestoreGivesBackTwentyHPAsExactly(t *testing.T) {
 func TestRevertRestoresReplicas(t *testing.T) {
 	env := testenv.Require(t)
 	ctx := context.Background()
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	deployment(t, env.Client, ns, "web", 3, false)
 	deps := env.Client.AppsV1().Deployments(ns)
 	spec := func() string {

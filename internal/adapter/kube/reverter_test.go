@@ -23,7 +23,7 @@ import (
 
 func TestReverterRevertsHPAsOfALapsedSoldier(t *testing.T) {
 	env := testenv.Require(t)
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	deployment(t, env.Client, ns, "api", 2, false)
 	hpa(t, env.Client, ns, "api", 1, 10)
 	bounds := func() string {
@@ -68,7 +68,7 @@ func TestReverterRevertsHPAsOfALapsedSoldier(t *testing.T) {
 			}
 		})
 	}()
-	eventually(t, 10*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 10*time.Second, func() (bool, string) {
 		_, err := env.Client.CoordinationV1().Leases(ns).Get(ctx, lease.name, metav1.GetOptions{})
 		return err == nil, fmt.Sprint("lease not created: ", err)
 	})
@@ -92,7 +92,7 @@ func TestReverterRevertsHPAsOfALapsedSoldier(t *testing.T) {
 	// exactly once, and Regiment's marks go.
 	cut.Store(true)
 	var reverts []Restored
-	eventually(t, 10*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 10*time.Second, func() (bool, string) {
 		var err error
 		reverts, err = rev.RevertOnce(ctx)
 		return len(reverts) > 0, fmt.Sprint("no revert yet: ", err)
@@ -116,7 +116,7 @@ func TestReverterRevertsHPAsOfALapsedSoldier(t *testing.T) {
 	// The partition heals: the lease renews after its lapse and the Soldier
 	// reasserts its target.
 	cut.Store(false)
-	eventually(t, 10*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 10*time.Second, func() (bool, string) {
 		return regained.Load() == 1 && bounds() == "[8, 12]", fmt.Sprintf("regained %d, bounds %s", regained.Load(), bounds())
 	})
 	cancel()
@@ -125,7 +125,7 @@ func TestReverterRevertsHPAsOfALapsedSoldier(t *testing.T) {
 
 func TestReverterTreatsAMissingLeaseAsLapsed(t *testing.T) {
 	env := testenv.Require(t)
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	deployment(t, env.Client, ns, "api", 2, false)
 	hpa(t, env.Client, ns, "api", 1, 10)
 	act, _ := NewActuator(env.Client, ActuatorConfig{Actuation: domains.ActuateHPABounds, HPAHeadroom: 0, Lease: ns + "/never-created",
@@ -144,7 +144,7 @@ func TestReverterTreatsAMissingLeaseAsLapsed(t *testing.T) {
 // A bad annotation is reported, not guessed at.
 func TestReverterPutsLegacyHPAsToTheirSafeBounds(t *testing.T) {
 	env := testenv.Require(t)
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	hpa(t, env.Client, ns, "api", 5, 6)
 	hpas := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns)
 	patch := func(labels, annotations string) {

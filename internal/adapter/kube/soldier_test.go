@@ -78,7 +78,7 @@ func directive(cfg *domains.Config, seq uint64, now time.Time) wire.Directive {
 // the Kubernetes writes stay under 10% of one write per app per tick.
 func TestSoldierSteadyStateWritesLittle(t *testing.T) {
 	env := testenv.Require(t)
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	const apps, ticks = 20, 30
 	prom := newPromServer(t, "load 15s\n", false)
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -203,7 +203,7 @@ func fakeNode(t *testing.T, c kubernetes.Interface, name string, cpu string) {
 // the new max are cut to it.
 func TestSoldierOverNATSBoundsAnHPAOnFakeNodes(t *testing.T) {
 	env := testenv.RequireFull(t)
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	fakeNode(t, env.Client, "fake-"+ns, "32")
 	deployment(t, env.Client, ns, "web-0", 1, true)
 	hpa(t, env.Client, ns, "web-0", 1, 10)
@@ -298,7 +298,7 @@ func TestSoldierOverNATSBoundsAnHPAOnFakeNodes(t *testing.T) {
 
 	// Up: demand for 6 replicas sets the bounds to [6, 9]; the HPA
 	// controller raises the Deployment from 1 to its new min.
-	eventually(t, 60*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 60*time.Second, func() (bool, string) {
 		h, d, running := state()
 		return *h.Spec.MinReplicas == 6 && h.Spec.MaxReplicas == 9 && *d.Spec.Replicas == 6 && running == 6, describe()
 	})
@@ -311,7 +311,7 @@ func TestSoldierOverNATSBoundsAnHPAOnFakeNodes(t *testing.T) {
 	if err := cconn.PublishDirective(ctx, directive(cfg, 2, time.Now())); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 60*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 60*time.Second, func() (bool, string) {
 		h, d, running := state()
 		return *h.Spec.MinReplicas == 2 && h.Spec.MaxReplicas == 3 && *d.Spec.Replicas == 3 && running == 3, describe()
 	})

@@ -7,6 +7,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/regimentd/regiment/internal/adapter/kube/leader"
 )
 
 // Leadership is one term of a Soldier holding its domain's lease.
@@ -21,11 +23,11 @@ type Leadership struct {
 // SoldierElection is the leader election on a Soldier lease lasting
 // duration: the leader renews every eighth of it and stops leading after
 // half of it without a renewal, well before a standby may take over; on
-// release the lease is handed over (ElectionConfig.HandOver). Standbys
+// release the lease is handed over (leader.Config.HandOver). Standbys
 // retry every eighth.
-func SoldierElection(l *Lease) ElectionConfig {
+func SoldierElection(l *Lease) leader.Config {
 	d := max(l.duration, time.Second)
-	return ElectionConfig{Client: l.client, Namespace: l.namespace, Name: l.name,
+	return leader.Config{Client: l.client, Namespace: l.namespace, Name: l.name,
 		LeaseDuration: d, RenewDeadline: d / 2, RetryPeriod: max(d/8, 100*time.Millisecond), HandOver: true}
 }
 
@@ -45,7 +47,7 @@ func (a *Adapter) Lead(ctx context.Context, log hclog.Logger, lead func(context.
 	log = log.With("lease", l.Ref(), "identity", l.identity)
 	term, transitions := 0, int32(-1)
 	log.Info("campaigning for the soldier lease")
-	return LeaderElect(ctx, SoldierElection(l), l.identity, func(lctx context.Context) {
+	return leader.Elect(ctx, SoldierElection(l), l.identity, func(lctx context.Context) {
 		term++
 		now := a.transitions(lctx)
 		lt := Leadership{Term: term, Others: term > 1 && (now < 0 || transitions < 0 || now != transitions)}

@@ -116,7 +116,7 @@ func startReplica(t *testing.T, ctx context.Context, base *rest.Config, cfg *dom
 // duration kept) rather than left to lapse at once.
 func TestTwoSoldiersOfOneDomainNeverBothWrite(t *testing.T) {
 	env := testenv.Require(t)
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	const apps = 3
 	prom := newPromServer(t, "load 15s\n", false)
 	for i := range apps {
@@ -147,7 +147,7 @@ func TestTwoSoldiersOfOneDomainNeverBothWrite(t *testing.T) {
 	defer cancel()
 
 	a := startReplica(t, ctx, env.Config, cfg, "soldier-a")
-	eventually(t, 10*time.Second, func() (bool, string) { return a.leading(), "soldier-a does not lead" })
+	testenv.Eventually(t, 10*time.Second, func() (bool, string) { return a.leading(), "soldier-a does not lead" })
 	b := startReplica(t, ctx, env.Config, cfg, "soldier-b")
 	lease := func() *coordinationv1.Lease {
 		le, err := env.Client.CoordinationV1().Leases(ns).Get(context.Background(), SoldierLeaseName("shop"), metav1.GetOptions{})
@@ -169,8 +169,8 @@ func TestTwoSoldiersOfOneDomainNeverBothWrite(t *testing.T) {
 	}
 
 	a.cutLease.Store(true) // soldier-a is stuck: its writes would still go through
-	eventually(t, 15*time.Second, func() (bool, string) { return b.leading(), "soldier-b does not take over" })
-	eventually(t, 10*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 15*time.Second, func() (bool, string) { return b.leading(), "soldier-b does not take over" })
+	testenv.Eventually(t, 10*time.Second, func() (bool, string) {
 		bw, _ := b.snapshot()
 		return len(bw) > 0, "soldier-b leads but writes nothing"
 	})

@@ -86,7 +86,7 @@ func balloonPods(t *testing.T, c kubernetes.Interface, ns string) (bound, all in
 // deleted by hand is put back.
 func TestBalloonsHoldThePlanAndYieldToPods(t *testing.T) {
 	env := testenv.RequireFull(t)
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pool := ns
@@ -111,7 +111,7 @@ func TestBalloonsHoldThePlanAndYieldToPods(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, func() (bool, string) { return w.Synced(), "pool watcher not synced" })
+	testenv.Eventually(t, 30*time.Second, func() (bool, string) { return w.Synced(), "pool watcher not synced" })
 
 	// Plan 7 cores, 1 in use: ceil(6 / 2) = 3 balloons, all on the pool.
 	if err := b.SetCapacityTarget(ctx, 7); err != nil {
@@ -120,7 +120,7 @@ func TestBalloonsHoldThePlanAndYieldToPods(t *testing.T) {
 	if b.Replicas() != 3 {
 		t.Fatalf("balloons %d, want 3", b.Replicas())
 	}
-	eventually(t, 60*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 60*time.Second, func() (bool, string) {
 		bound, all := balloonPods(t, env.Client, ns)
 		c, _ := w.Size()
 		return bound == 3 && all == 3 && c.Cores == 8 && c.ManagedCores == 1,
@@ -146,18 +146,18 @@ func TestBalloonsHoldThePlanAndYieldToPods(t *testing.T) {
 	if _, err := env.Client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 60*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 60*time.Second, func() (bool, string) {
 		got, err := env.Client.CoreV1().Pods(ns).Get(ctx, "web-1", metav1.GetOptions{})
 		if err != nil {
 			return false, err.Error()
 		}
 		return got.Spec.NodeName != "", "the real pod was not scheduled over a balloon"
 	})
-	eventually(t, 30*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 30*time.Second, func() (bool, string) {
 		bound, _ := balloonPods(t, env.Client, ns)
 		return bound == 2, fmt.Sprintf("%d balloon pods bound, want 2: one preempted, its replacement pending", bound)
 	})
-	eventually(t, 30*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 30*time.Second, func() (bool, string) {
 		c, _ := w.Size()
 		return c.ManagedCores == 4, fmt.Sprintf("managed cores %v, want 4", c.ManagedCores)
 	})
@@ -192,7 +192,7 @@ func TestBalloonsHoldThePlanAndYieldToPods(t *testing.T) {
 // are bound to the pool's node.
 func TestBalloonsTolerateATaintedPool(t *testing.T) {
 	env := testenv.RequireFull(t)
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	ctx := context.Background()
 	pool := ns
 	poolNode(t, env.Client, "bt-"+ns, pool, "4", true, corev1.Taint{Key: "dedicated", Value: "apps", Effect: corev1.TaintEffectNoSchedule})
@@ -212,7 +212,7 @@ func TestBalloonsTolerateATaintedPool(t *testing.T) {
 	}
 
 	hold(domains.Toleration{Key: "dedicated", Value: "batch", Effect: "NoSchedule"}, domains.Toleration{Key: "gpu"})
-	eventually(t, 60*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 60*time.Second, func() (bool, string) {
 		ps, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: LabelBalloon + "=true"})
 		if err != nil {
 			return false, err.Error()
@@ -232,7 +232,7 @@ func TestBalloonsTolerateATaintedPool(t *testing.T) {
 	})
 
 	hold(domains.Toleration{Key: "dedicated", Value: "apps", Effect: "NoSchedule"})
-	eventually(t, 60*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 60*time.Second, func() (bool, string) {
 		bound, all := balloonPods(t, env.Client, ns)
 		return bound == 2 && all == 2, fmt.Sprintf("%d of %d balloon pods bound, want 2 of 2 on the tainted pool", bound, all)
 	})
@@ -250,7 +250,7 @@ func TestBalloonsTolerateATaintedPool(t *testing.T) {
 // value: a balloon every pod could not preempt would take real pods' nodes.
 func TestBalloonsNeedANegativePriorityClass(t *testing.T) {
 	env := testenv.Require(t)
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	ctx := context.Background()
 	used := func() (float64, bool) { return 0, true }
 	zero := "zero-" + ns
@@ -294,7 +294,7 @@ func TestNewBalloonsRefusesBadConfig(t *testing.T) {
 // is deleted, as at uninstall.
 func TestBalloonsGoWithTheirOwner(t *testing.T) {
 	env := testenv.RequireFull(t)
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	ctx := context.Background()
 	pc := "balloon-" + ns
 	priorityClass(t, env.Client, pc, -1000)
@@ -328,7 +328,7 @@ func TestBalloonsGoWithTheirOwner(t *testing.T) {
 	if err := env.Client.CoreV1().ConfigMaps(ns).Delete(ctx, owner.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 60*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 60*time.Second, func() (bool, string) {
 		_, err := env.Client.AppsV1().Deployments(ns).Get(ctx, BalloonName, metav1.GetOptions{})
 		return apierrors.IsNotFound(err), fmt.Sprintf("the balloon Deployment outlived its owner: %v", err)
 	})

@@ -18,8 +18,8 @@
 // own controller (ControllerOf) when it runs in the cluster, tolerating the
 // pool's taints (Tolerations) on its nodes (SelectorMap).
 //
-// The Commander's leader election is kube.LeaderElect: the Soldier lock is
-// built on it too, so it stays in package kube.
+// The Commander's leader election is package internal/adapter/kube/leader
+// (leader.Elect), the Soldier lock's too.
 //
 // Concurrency: Watcher (once Run) and Balloons are safe for concurrent use.
 //

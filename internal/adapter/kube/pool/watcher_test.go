@@ -63,7 +63,7 @@ func boundPod(t *testing.T, c kubernetes.Interface, ns, name, node, app, cpu str
 // adds its cores and a node removed takes its own and its pods' away.
 func TestWatcherFollowsNodes(t *testing.T) {
 	env := testenv.RequireFull(t)
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pool := ns
@@ -101,7 +101,7 @@ func TestWatcherFollowsNodes(t *testing.T) {
 	expect := func(what string, want Size) {
 		t.Helper()
 		var got Size
-		eventually(t, 30*time.Second, func() (bool, string) {
+		testenv.Eventually(t, 30*time.Second, func() (bool, string) {
 			got, _ = w.Size()
 			return got == want, fmt.Sprintf("%s: capacity %+v, want %+v", what, got, want)
 		})
@@ -123,7 +123,7 @@ func TestWatcherFollowsNodes(t *testing.T) {
 // karpenter.sh/nodepool label; pool_max_cores caps it further when lower.
 func TestWatcherCappedByKarpenterLimit(t *testing.T) {
 	env := testenv.RequireFull(t)
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	dyn, err := dynamic.NewForConfig(env.Config)
@@ -158,7 +158,7 @@ func TestWatcherCappedByKarpenterLimit(t *testing.T) {
 		done := make(chan struct{})
 		go func() { w.Run(wctx, func(err error) { t.Error(err) }); close(done) }()
 		want := Size{Cores: tt.want, ReadyCores: 16, Nodes: 2, MaxCores: tt.want, Capped: true}
-		eventually(t, 30*time.Second, func() (bool, string) {
+		testenv.Eventually(t, 30*time.Second, func() (bool, string) {
 			got, _ := w.Size()
 			return got == want, fmt.Sprintf("pool_max_cores %g: capacity %+v, want %+v", tt.maxCores, got, want)
 		})
@@ -186,7 +186,7 @@ func nodePoolCRD(t *testing.T, dyn dynamic.Interface) {
 	if _, err := dyn.Resource(crds).Create(context.Background(), crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 30*time.Second, func() (bool, string) {
 		_, err := dyn.Resource(NodePools).List(context.Background(), metav1.ListOptions{})
 		return err == nil, fmt.Sprintf("nodepools not served: %v", err)
 	})

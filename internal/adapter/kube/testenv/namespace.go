@@ -1,9 +1,8 @@
-package pool
+package testenv
 
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -12,16 +11,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-
-	"github.com/regimentd/regiment/internal/adapter/kube/testenv"
 )
-
-func TestMain(m *testing.M) { os.Exit(testenv.Main(m, testenv.Options{Full: true})) }
 
 var nsSeq atomic.Int64
 
-// namespace creates a fresh namespace for t and deletes it afterwards.
-func namespace(t *testing.T, c kubernetes.Interface) string {
+// Namespace creates a fresh namespace for t, named after the test (at most
+// 50 characters, unique in the test binary), and deletes it when t ends:
+// the tests sharing one control plane keep apart by namespace.
+func Namespace(t testing.TB, c kubernetes.Interface) string {
 	t.Helper()
 	name := fmt.Sprintf("t%d-%s", nsSeq.Add(1), strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name())))
 	name = strings.TrimRight(name[:min(len(name), 50)], "-")
@@ -33,9 +30,9 @@ func namespace(t *testing.T, c kubernetes.Interface) string {
 	return name
 }
 
-// eventually polls cond every 100 ms until it holds or timeout passes,
-// then fails with the last message cond gave.
-func eventually(t *testing.T, timeout time.Duration, cond func() (bool, string)) {
+// Eventually polls cond every 100 ms until it holds or timeout passes, then
+// fails t with the last message cond gave.
+func Eventually(t testing.TB, timeout time.Duration, cond func() (bool, string)) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {

@@ -1,4 +1,4 @@
-package kube
+package leader
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 )
 
-// ElectionConfig is a leader election on a coordination.k8s.io Lease.
-type ElectionConfig struct {
+// Config is a leader election on a coordination.k8s.io Lease.
+type Config struct {
 	Client    kubernetes.Interface
 	Namespace string
 	Name      string // the Lease; default "regiment-commander"
@@ -32,10 +32,10 @@ type ElectionConfig struct {
 	HandOver bool
 }
 
-// CommanderLeaseName is the default election lease.
-const CommanderLeaseName = "regiment-commander"
+// CommanderLease is the default election lease, the Commander's.
+const CommanderLease = "regiment-commander"
 
-// LeaderElect campaigns for the lease as identity until ctx ends. Each time
+// Elect campaigns for the lease as identity until ctx ends. Each time
 // it wins it calls onStartedLeading with a context that ends when leadership
 // is lost or ctx ends; after that call has returned it calls onStopped (if
 // not nil), and campaigns again unless ctx ended.
@@ -46,15 +46,15 @@ const CommanderLeaseName = "regiment-commander"
 // and on ctx's end the lease is released only after onStartedLeading has
 // returned, so a successor starts at once but never while this one still
 // acts.
-func LeaderElect(ctx context.Context, cfg ElectionConfig, identity string, onStartedLeading func(ctx context.Context), onStopped func()) error {
+func Elect(ctx context.Context, cfg Config, identity string, onStartedLeading func(ctx context.Context), onStopped func()) error {
 	if cfg.Name == "" {
-		cfg.Name = CommanderLeaseName
+		cfg.Name = CommanderLease
 	}
 	setDefault(&cfg.LeaseDuration, 15*time.Second)
 	setDefault(&cfg.RenewDeadline, 10*time.Second)
 	setDefault(&cfg.RetryPeriod, 2*time.Second)
 	if identity == "" {
-		return errors.New("kube: leader election: empty identity")
+		return errors.New("leader: election: empty identity")
 	}
 	lock := &resourcelock.LeaseLock{
 		LeaseMeta:  metav1.ObjectMeta{Namespace: cfg.Namespace, Name: cfg.Name},
@@ -75,7 +75,7 @@ func LeaderElect(ctx context.Context, cfg ElectionConfig, identity string, onSta
 			},
 		})
 		if err != nil {
-			return fmt.Errorf("kube: leader election: %w", err)
+			return fmt.Errorf("leader: election: %w", err)
 		}
 		le.Run(ctx) // returns once leadership is lost or ctx ended
 		if !le.IsLeader() {
@@ -94,7 +94,7 @@ func LeaderElect(ctx context.Context, cfg ElectionConfig, identity string, onSta
 
 // release gives the lease up, if identity still holds it, so a follower takes
 // over within its RetryPeriod instead of waiting for the lease to expire;
-// handOver keeps its duration (ElectionConfig.HandOver), else it lapses in
+// handOver keeps its duration (Config.HandOver), else it lapses in
 // a second.
 func release(lock *resourcelock.LeaseLock, identity string, handOver bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -1,4 +1,4 @@
-package kube
+package leader
 
 import (
 	"context"
@@ -112,12 +112,7 @@ func startCandidate(t *testing.T, env *testenv.Env, ns, url string, cfg *domains
 	c := &candidate{name: name, done: make(chan struct{})}
 	rc := rest.CopyConfig(env.Config)
 	rc.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripper(func(r *http.Request) (*http.Response, error) {
-			if c.cut.Load() {
-				return nil, errors.New("partitioned")
-			}
-			return rt.RoundTrip(r)
-		})
+		return cutter{c, rt}
 	})
 	client, err := kubernetes.NewForConfig(rc)
 	if err != nil {
@@ -142,7 +137,7 @@ func startCandidate(t *testing.T, env *testenv.Env, ns, url string, cfg *domains
 	go func() {
 		defer close(c.done)
 		defer conn.Close()
-		err := LeaderElect(ctx, ElectionConfig{Client: client, Namespace: ns,
+		err := Elect(ctx, Config{Client: client, Namespace: ns,
 			LeaseDuration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: 500 * time.Millisecond},
 			name,
 			func(lctx context.Context) {
@@ -162,6 +157,19 @@ func startCandidate(t *testing.T, env *testenv.Env, ns, url string, cfg *domains
 	return c
 }
 
+// cutter fails every request of its candidate while the test cuts it off.
+type cutter struct {
+	c  *candidate
+	rt http.RoundTripper
+}
+
+func (p cutter) RoundTrip(r *http.Request) (*http.Response, error) {
+	if p.c.cut.Load() {
+		return nil, errors.New("partitioned")
+	}
+	return p.rt.RoundTrip(r)
+}
+
 func (c *candidate) stop() {
 	c.cancel()
 	<-c.done
@@ -169,7 +177,7 @@ func (c *candidate) stop() {
 
 func TestLeaderElectionOneCommanderPublishes(t *testing.T) {
 	env := testenv.Require(t)
-	ns := namespace(t, env.Client)
+	ns := testenv.Namespace(t, env.Client)
 	cfg, err := config.Parse([]byte(electionConfig), "le.hcl")
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +203,7 @@ func TestLeaderElectionOneCommanderPublishes(t *testing.T) {
 
 	// One of them leads and publishes; the other does not.
 	var leader, follower *candidate
-	eventually(t, 20*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 20*time.Second, func() (bool, string) {
 		return len(log.publishers()) > 0, "no directive yet"
 	})
 	for name := range log.publishers() {
@@ -211,7 +219,7 @@ func TestLeaderElectionOneCommanderPublishes(t *testing.T) {
 	// over within 15 s, and never publishes while the old leader still does.
 	stopped := time.Now()
 	leader.stop()
-	eventually(t, 15*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 15*time.Second, func() (bool, string) {
 		_, ok := log.publishers()[follower.name]
 		return ok, "the follower has not published"
 	})
@@ -228,7 +236,7 @@ func TestLeaderElectionOneCommanderPublishes(t *testing.T) {
 	c := startCandidate(t, env, ns, srv.ClientURL(), cfg, "commander-c", &log)
 	cutAt := time.Now()
 	follower.cut.Store(true)
-	eventually(t, 15*time.Second, func() (bool, string) {
+	testenv.Eventually(t, 15*time.Second, func() (bool, string) {
 		_, ok := log.publishers()[c.name]
 		return ok, "the new candidate has not published"
 	})
