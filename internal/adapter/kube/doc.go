@@ -96,7 +96,9 @@
 // restarts per minute.
 //
 // Package kube imports client-go, go-hclog, x/time/rate, domains, soldier,
-// promclient and kube/leader; the cores never import it. Its tests run against a real etcd and kube-apiserver (and, for the
-// end-to-end tests, kube-controller-manager, kube-scheduler and kwok) started
-// by internal/adapter/kube/testenv from binaries built by hack/k8s-testenv.sh.
+// promclient and kube/leader; the cores never import it. Its tests run
+// against a real etcd and kube-apiserver (and, for the end-to-end tests,
+// kube-controller-manager, kube-scheduler and kwok) started by
+// internal/adapter/kube/testenv from binaries built by hack/k8s-testenv.sh,
+// and read metrics from the real PromQL engine (promclient/promtest).
 package kube

@@ -7,6 +7,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/regimentd/regiment/internal/adapter/promclient/promtest"
 	"github.com/regimentd/regiment/internal/core/domains"
 )
 
@@ -26,10 +27,10 @@ func SoldierTestConfig(t *testing.T, ns, url string, n int, soldierBlock string)
 }
 
 // PromServer answers Prometheus queries from the real PromQL engine over
-// the series of the apps set with SetApps (see promServer).
-type PromServer struct{ s *promServer }
+// the series of the apps set with SetApps (see promtest.Server).
+type PromServer struct{ s *promtest.Server }
 
-func NewPromServer(t testing.TB) PromServer { return PromServer{newPromServer(t, "load 15s\n", false)} }
+func NewPromServer(t testing.TB) PromServer { return PromServer{promtest.New(t, "load 15s\n")} }
 
 func (p PromServer) URL() string { return p.s.URL }
 
@@ -41,7 +42,7 @@ func (p PromServer) SetApps(t testing.TB, ns string, names []string, rps, cpu fl
 	for _, n := range names {
 		series = append(series, appSeries{ns: ns, pod: n + "-6d4cf-x2k4p", ok: rps, cpu: cpu, mem: 100})
 	}
-	p.s.load(t, script(series...))
+	p.s.Load(t, promtest.Script(series...))
 }
 
 // WriteAttempts counts every request other than GET made through the

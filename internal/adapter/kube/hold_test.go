@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/regimentd/regiment/internal/adapter/kube/testenv"
+	"github.com/regimentd/regiment/internal/adapter/promclient/promtest"
 	"github.com/regimentd/regiment/internal/core/soldier"
 )
 
@@ -50,7 +51,7 @@ func TestHeldAdapterReassertsNothing(t *testing.T) {
 	ns := testenv.Namespace(t, env.Client)
 	deployment(t, env.Client, ns, "web-0", 1, false)
 	hpa(t, env.Client, ns, "web-0", 1, 10)
-	prom := newPromServer(t, "load 15s\n", false)
+	prom := promtest.New(t, "load 15s\n")
 	cfg := soldierConfig(t, ns, prom.URL, 1, `  actuation = "hpa-bounds"`)
 	cfg.Kubernetes.LeaseDuration = 2 * time.Second
 

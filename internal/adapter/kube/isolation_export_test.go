@@ -3,6 +3,8 @@ package kube
 import (
 	"fmt"
 	"testing"
+
+	"github.com/regimentd/regiment/internal/adapter/promclient/promtest"
 )
 
 // SetAppRates serves, for each app name (its Deployment; one pod) in ns,
@@ -13,5 +15,5 @@ func (p PromServer) SetAppRates(t testing.TB, ns string, names []string, rps []f
 	for i, n := range names {
 		series[i] = appSeries{ns: ns, pod: n + "-6d4cf-x2k4p", ok: rps[i], cpu: cpu, mem: 100}
 	}
-	p.s.load(t, script(series...))
+	p.s.Load(t, promtest.Script(series...))
 }

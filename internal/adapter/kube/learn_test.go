@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/regimentd/regiment/internal/adapter/kube/testenv"
+	"github.com/regimentd/regiment/internal/adapter/promclient/promtest"
 	"github.com/regimentd/regiment/internal/config"
 	"github.com/regimentd/regiment/internal/core/domains"
 	"github.com/regimentd/regiment/internal/core/soldier"
@@ -31,7 +32,7 @@ func (r *learnRecords) Record(rec soldier.Record) { r.got = append(r.got, rec.Le
 func TestDiscoveredAppLearnsItsServiceTime(t *testing.T) {
 	env := testenv.Require(t)
 	ns := testenv.Namespace(t, env.Client)
-	prom := newPromServer(t, "load 15s\n", false)
+	prom := promtest.New(t, "load 15s\n")
 	d := deployment(t, env.Client, ns, "cart", 2, false)
 	for i, startup := range []time.Duration{8 * time.Second, 12 * time.Second} {
 		name := fmt.Sprintf("cart-6d4cf-%d", i)
@@ -82,7 +83,7 @@ domain "shop" {
 	}
 	var rec learnRecords
 	s := soldier.New(scfg, &soldier.SqrtStaffing{}, ad.Observer, ad.Actuator, nil, &rec)
-	prom.load(t, script(
+	prom.Load(t, promtest.Script(
 		appSeries{ns: ns, pod: "cart-6d4cf-0", ok: 30, cpu: 0.3, mem: 100},
 		appSeries{ns: ns, pod: "cart-6d4cf-1", ok: 30, cpu: 0.3, mem: 100},
 	))

@@ -16,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/regimentd/regiment/internal/adapter/promclient"
+	"github.com/regimentd/regiment/internal/adapter/promclient/promtest"
 	"github.com/regimentd/regiment/internal/config"
 	"github.com/regimentd/regiment/internal/core/domains"
 	"github.com/regimentd/regiment/internal/core/soldier"
@@ -60,20 +61,6 @@ func (a appSeries) String() string {
 	}
 	return b.String()
 }
-
-// script is a promqltest load script of series.
-func script(series ...fmt.Stringer) string {
-	var b strings.Builder
-	b.WriteString("load 15s\n")
-	for _, s := range series {
-		b.WriteString(s.String())
-	}
-	return b.String()
-}
-
-type rawSeries string
-
-func (r rawSeries) String() string { return "  " + string(r) + "\n" }
 
 // p99InBucket is histogram_quantile(0.99) of requests all in (0.05, 0.1].
 const p99InBucket = 0.05 + 0.99*0.05
@@ -136,7 +123,7 @@ func observe(o *Observer) (*soldier.Observation, []AppStatus) {
 }
 
 func TestObserverMetricFreshness(t *testing.T) {
-	s := newPromServer(t, "load 15s\n", false)
+	s := promtest.New(t, "load 15s\n")
 	o, now := observerForMetrics(t, s.URL, time.Minute, metricTarget(0, "ns", "web", domains.KindDeployment))
 
 	// Never read: stand-ins that hold the size, flagged missing.
@@ -151,7 +138,7 @@ func TestObserverMetricFreshness(t *testing.T) {
 	}
 
 	web := appSeries{ns: "ns", pod: "web-6d4cf-x2k4p", ok: 114, failed: 6, cpu: 0.6, mem: 500, rpm: 4}
-	s.load(t, script(web))
+	s.Load(t, promtest.Script(web))
 	obs, status = observe(o)
 	a := obs.Apps[0]
 	if !near(a.RPS, 120) || !near(a.P99, p99InBucket) || !near(a.ErrorRate, 0.05) || !near(a.CPUUtil, 0.6) || status[0].Stale() || a.Blind {
@@ -162,7 +149,7 @@ func TestObserverMetricFreshness(t *testing.T) {
 	}
 
 	// An outage: the last values are held, flagged stale with their age.
-	s.fail(true)
+	s.Fail(true)
 	*now = now.Add(30 * time.Second)
 	obs, status = observe(o)
 	if a := obs.Apps[0]; !near(a.RPS, 120) || !near(a.P99, p99InBucket) || a.Blind {
@@ -180,15 +167,15 @@ func TestObserverMetricFreshness(t *testing.T) {
 	}
 
 	// No traffic: NaN latency and error rate are exact zeros, not stand-ins.
-	s.fail(false)
-	s.load(t, script(appSeries{ns: "ns", pod: "web-6d4cf-x2k4p", ok: 0, failed: -1, cpu: 0.01, mem: 1, rpm: 0}))
+	s.Fail(false)
+	s.Load(t, promtest.Script(appSeries{ns: "ns", pod: "web-6d4cf-x2k4p", ok: 0, failed: -1, cpu: 0.01, mem: 1, rpm: 0}))
 	obs, status = observe(o)
 	if a := obs.Apps[0]; a.RPS != 0 || a.P99 != 0 || a.ErrorRate != 0 || status[0].Stale() {
 		t.Errorf("no traffic: %+v %+v", a, status[0])
 	}
 	// With traffic, a NaN latency is missing, not zero.
-	s.load(t, script(rawSeries(`http_requests_total{namespace="ns",pod="web-6d4cf-x2k4p",code="200"} 0+150x40`),
-		rawSeries(`http_request_duration_seconds_bucket{namespace="ns",pod="web-6d4cf-x2k4p",le="+Inf"} 0+0x40`)))
+	s.Load(t, promtest.Script(promtest.Series(`http_requests_total{namespace="ns",pod="web-6d4cf-x2k4p",code="200"} 0+150x40`),
+		promtest.Series(`http_request_duration_seconds_bucket{namespace="ns",pod="web-6d4cf-x2k4p",le="+Inf"} 0+0x40`)))
 	*now = now.Add(5 * time.Minute)
 	if _, status = observe(o); status[0].Metrics[MetricP99].Freshness != Missing || !errors.Is(status[0].Metrics[MetricP99].Err, promclient.ErrNotFinite) {
 		t.Errorf("NaN p99 with traffic: %+v, want missing", status[0].Metrics[MetricP99])
@@ -196,10 +183,10 @@ func TestObserverMetricFreshness(t *testing.T) {
 }
 
 func TestObserverMissingSeriesMarksOnlyThatApp(t *testing.T) {
-	s := newPromServer(t, script(
+	s := promtest.New(t, promtest.Script(
 		appSeries{ns: "shop", pod: "web-6d4cf-x2k4p", ok: 10, failed: 0, cpu: 0.3, mem: -1, rpm: -1},
 		appSeries{ns: "shop", pod: "api-7c9bd-q8r2m", ok: 20, failed: -1, cpu: -1, mem: 800, rpm: 0},
-	), false)
+	))
 	o, _ := observerForMetrics(t, s.URL, time.Minute,
 		metricTarget(0, "shop", "web", domains.KindDeployment), metricTarget(1, "shop", "api", domains.KindDeployment))
 	obs, status := observe(o)
@@ -220,12 +207,12 @@ func TestObserverMissingSeriesMarksOnlyThatApp(t *testing.T) {
 }
 
 func TestObserverPerAppSetQueryOverrides(t *testing.T) {
-	s := newPromServer(t, script(
+	s := promtest.New(t, promtest.Script(
 		appSeries{ns: "shop", pod: "web-6d4cf-x2k4p", ok: 10, failed: 0, cpu: 0.3, mem: 100, rpm: 0},
 		appSeries{ns: "shop", pod: "api-7c9bd-q8r2m", ok: 20, failed: 0, cpu: 0.2, mem: 100, rpm: 0},
-		rawSeries(`edge_latency_seconds{namespace="shop",service="web"} 0.25+0x40`),
-		rawSeries(`edge_requests_total{namespace="shop",app="api"} 0+450x40`),
-	), false)
+		promtest.Series(`edge_latency_seconds{namespace="shop",service="web"} 0.25+0x40`),
+		promtest.Series(`edge_requests_total{namespace="shop",app="api"} 0+450x40`),
+	))
 	web, api := metricTarget(0, "shop", "web", domains.KindDeployment), metricTarget(1, "shop", "api", domains.KindDeployment)
 	// web's set reads its p99 from a gauge, per app; api's set its request
 	// rate from another counter, batched by its selector's app label.
@@ -257,12 +244,12 @@ func TestObserverBatchesQueries(t *testing.T) {
 		targets = append(targets, metricTarget(i, ns, name, kind))
 		series = append(series, appSeries{ns: ns, pod: pod, ok: float64(i), failed: 1, cpu: float64(i%10) / 10, mem: float64(i), rpm: 0})
 	}
-	s := newPromServer(t, script(series...), false)
+	s := promtest.New(t, promtest.Script(series...))
 	o, _ := observerForMetrics(t, s.URL, time.Minute, targets...)
 	start := time.Now()
 	obs, status := observe(o)
 	elapsed := time.Since(start)
-	n, _ := s.stats()
+	n, _ := s.Stats()
 	if n != int(numMetrics) {
 		t.Errorf("%d queries for 500 apps, want %d", n, numMetrics)
 	}
@@ -284,7 +271,7 @@ func TestObserverBatchesQueries(t *testing.T) {
 	if got := len(planQueries(perApp)); got != 500*int(numMetrics) {
 		t.Errorf("per-app plan: %d queries, want %d", got, 500*numMetrics)
 	}
-	longest, methods := s.longestQuery()
+	longest, methods := s.LongestQuery()
 	if methods[http.MethodPost] != int(numMetrics) {
 		t.Errorf("requests per method %v: want the long batched queries POSTed", methods)
 	}
@@ -294,9 +281,9 @@ func TestObserverBatchesQueries(t *testing.T) {
 		targets[i].Queries.RPS = domains.Query{Template: `sum(rate(http_requests_total{namespace="{{.Namespace}}",pod=~"{{.Pods}}"}[1m]))`}
 	}
 	o, _ = observerForMetrics(t, s.URL, time.Minute, targets...)
-	before, _ := s.stats()
+	before, _ := s.Stats()
 	obs, status = observe(o)
-	if n, _ := s.stats(); n-before != int(numMetrics)+10 {
+	if n, _ := s.Stats(); n-before != int(numMetrics)+10 {
 		t.Errorf("%d queries with ten per-app overrides, want %d", n-before, int(numMetrics)+10)
 	}
 	if a := obs.Apps[3]; !near(a.RPS, 4) || status[3].Stale() {
@@ -320,7 +307,7 @@ func TestDefaultQueriesSizeFromTheLastScrape(t *testing.T) {
 		}
 		lines = append(lines, l)
 	}
-	s := newPromServer(t, "load 15s\n"+strings.Join(lines, "\n"), false)
+	s := promtest.New(t, "load 15s\n"+strings.Join(lines, "\n"))
 	o, _ := observerForMetrics(t, s.URL, time.Minute, metricTarget(0, "shop", "web", domains.KindDeployment))
 	obs, status := observe(o)
 	if a := obs.Apps[0]; status[0].Stale() || !near(a.RPS, 4) || !near(a.CPUUtil, 0.9) {

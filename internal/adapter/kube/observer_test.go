@@ -13,6 +13,7 @@ import (
 
 	"github.com/regimentd/regiment/internal/adapter/kube/testenv"
 	"github.com/regimentd/regiment/internal/adapter/promclient"
+	"github.com/regimentd/regiment/internal/adapter/promclient/promtest"
 	"github.com/regimentd/regiment/internal/core/domains"
 	"github.com/regimentd/regiment/internal/core/soldier"
 )
@@ -57,7 +58,7 @@ func pod(t *testing.T, c kubernetes.Interface, ns, name, app, node string, phase
 // promOver is a client of a Prometheus serving series.
 func promOver(t *testing.T, series ...fmt.Stringer) *promclient.Client {
 	t.Helper()
-	p, err := promclient.New(domains.Prometheus{URL: newPromServer(t, script(series...), false).URL, Timeout: 10 * time.Second})
+	p, err := promclient.New(domains.Prometheus{URL: promtest.New(t, promtest.Script(series...)).URL, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/regimentd/regiment/internal/adapter/kube/testenv"
+	"github.com/regimentd/regiment/internal/adapter/promclient/promtest"
 	"github.com/regimentd/regiment/internal/adapter/recording"
 	"github.com/regimentd/regiment/internal/adapter/store"
 	"github.com/regimentd/regiment/internal/core/domains"
@@ -43,12 +44,12 @@ type ownersRig struct {
 func newOwnersRig(t *testing.T, ns string, n int, soldierBlock string, dyn dynamic.Interface) *ownersRig {
 	t.Helper()
 	env := testenv.Require(t)
-	prom := newPromServer(t, "load 15s\n", false)
+	prom := promtest.New(t, "load 15s\n")
 	var series []fmt.Stringer
 	for i := range n {
 		series = append(series, appSeries{ns: ns, pod: fmt.Sprintf("web-%d-6d4cf-x2k4p", i), ok: 52.5, cpu: 0.5, mem: 100})
 	}
-	prom.load(t, script(series...))
+	prom.Load(t, promtest.Script(series...))
 	cfg := soldierConfig(t, ns, prom.URL, n, soldierBlock)
 	ad, err := NewAdapter(env.Client, cfg, "shop", "soldier-0")
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/regimentd/regiment/internal/adapter/bus"
 	"github.com/regimentd/regiment/internal/adapter/kube/testenv"
+	"github.com/regimentd/regiment/internal/adapter/promclient/promtest"
 	"github.com/regimentd/regiment/internal/config"
 	"github.com/regimentd/regiment/internal/core/domains"
 	"github.com/regimentd/regiment/internal/core/soldier"
@@ -80,7 +81,7 @@ func TestSoldierSteadyStateWritesLittle(t *testing.T) {
 	env := testenv.Require(t)
 	ns := testenv.Namespace(t, env.Client)
 	const apps, ticks = 20, 30
-	prom := newPromServer(t, "load 15s\n", false)
+	prom := promtest.New(t, "load 15s\n")
 	rng := rand.New(rand.NewPCG(1, 2))
 	t.Logf("seed 1,2")
 	for i := range apps {
@@ -122,7 +123,7 @@ func TestSoldierSteadyStateWritesLittle(t *testing.T) {
 		for i := range apps {
 			series = append(series, appSeries{ns: ns, pod: fmt.Sprintf("web-%d-6d4cf-x2k4p", i), ok: 52.5 * (1 + 0.03*(2*rng.Float64()-1)), cpu: 0.5, mem: 100})
 		}
-		prom.load(t, script(series...))
+		prom.Load(t, promtest.Script(series...))
 		if tick%6 == 0 {
 			if ok, reason := s.OnDirective(directive(cfg, uint64(tick+1), now), now); !ok {
 				t.Fatalf("directive rejected: %s", reason)
@@ -154,7 +155,7 @@ func TestSoldierSteadyStateWritesLittle(t *testing.T) {
 	// write either way. From 2 minutes in the directives ask for 20%
 	// headroom: sized from the size-holding stand-ins that would ratchet
 	// every app up each tick; blind apps hold instead.
-	prom.fail(true)
+	prom.Fail(true)
 	before := w.total("horizontalpodautoscalers", "/scale")
 	for tick := range 30 {
 		if tick%6 == 0 {
@@ -208,7 +209,7 @@ func TestSoldierOverNATSBoundsAnHPAOnFakeNodes(t *testing.T) {
 	deployment(t, env.Client, ns, "web-0", 1, true)
 	hpa(t, env.Client, ns, "web-0", 1, 10)
 	// 30 rps at 10/replica and 50%: 6 replicas
-	prom := newPromServer(t, script(appSeries{ns: ns, pod: "web-0-6d4cf-x2k4p", ok: 30, cpu: 0.5, mem: 100}), false)
+	prom := promtest.New(t, promtest.Script(appSeries{ns: ns, pod: "web-0-6d4cf-x2k4p", ok: 30, cpu: 0.5, mem: 100}))
 	cfg := soldierConfig(t, ns, prom.URL, 1, `  tick = "500ms"
   actuation = "hpa-bounds"
   target_utilisation = 0.5
@@ -307,7 +308,7 @@ func TestSoldierOverNATSBoundsAnHPAOnFakeNodes(t *testing.T) {
 	// Down: demand for 2 replicas (by requests, and by 6 pods' CPU at 15%
 	// for a 50% target) sets the bounds to [2, 3]; the HPA
 	// controller cuts the Deployment from 6 to its new max.
-	prom.load(t, script(appSeries{ns: ns, pod: "web-0-6d4cf-x2k4p", ok: 10, cpu: 0.15, mem: 100})) // 10 rps; the pods at 15% CPU
+	prom.Load(t, promtest.Script(appSeries{ns: ns, pod: "web-0-6d4cf-x2k4p", ok: 10, cpu: 0.15, mem: 100})) // 10 rps; the pods at 15% CPU
 	if err := cconn.PublishDirective(ctx, directive(cfg, 2, time.Now())); err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/regimentd/regiment/internal/adapter/kube/testenv"
+	"github.com/regimentd/regiment/internal/adapter/promclient/promtest"
 	"github.com/regimentd/regiment/internal/core/domains"
 	"github.com/regimentd/regiment/internal/core/soldier"
 )
@@ -118,7 +119,7 @@ func TestTwoSoldiersOfOneDomainNeverBothWrite(t *testing.T) {
 	env := testenv.Require(t)
 	ns := testenv.Namespace(t, env.Client)
 	const apps = 3
-	prom := newPromServer(t, "load 15s\n", false)
+	prom := promtest.New(t, "load 15s\n")
 	for i := range apps {
 		deployment(t, env.Client, ns, fmt.Sprintf("web-%d", i), 1, false)
 	}
@@ -136,7 +137,7 @@ func TestTwoSoldiersOfOneDomainNeverBothWrite(t *testing.T) {
 			for i := range apps {
 				series = append(series, appSeries{ns: ns, pod: fmt.Sprintf("web-%d-6d4cf-x2k4p", i), ok: 10 + 5*float64(k%50), cpu: 0.5, mem: 100})
 			}
-			prom.load(t, script(series...))
+			prom.Load(t, promtest.Script(series...))
 			select {
 			case <-ctx.Done():
 			case <-time.After(100 * time.Millisecond):

@@ -10,37 +10,22 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
-	"fmt"
 	"io"
 	"log"
 	"math/big"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/regimentd/regiment/internal/adapter/promclient/promtest"
 	"github.com/regimentd/regiment/internal/core/domains"
 )
 
-// script is a promqltest load script of series.
-func script(series ...fmt.Stringer) string {
-	var b strings.Builder
-	b.WriteString("load 15s\n")
-	for _, s := range series {
-		b.WriteString(s.String())
-	}
-	return b.String()
-}
-
-type rawSeries string
-
-func (r rawSeries) String() string { return "  " + string(r) + "\n" }
-
 func TestPrometheusQuery(t *testing.T) {
-	s := newPromServer(t, script(rawSeries(`up_value 42.5+0x40`), rawSeries(`two{a="1"} 1+0x40`), rawSeries(`two{a="2"} 2+0x40`)), false)
+	s := promtest.New(t, promtest.Script(promtest.Series(`up_value 42.5+0x40`), promtest.Series(`two{a="1"} 1+0x40`), promtest.Series(`two{a="2"} 2+0x40`)))
 	p, err := New(domains.Prometheus{URL: s.URL, Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +34,7 @@ func TestPrometheusQuery(t *testing.T) {
 	if v, err := p.Query(ctx, "up_value"); err != nil || v != 42.5 {
 		t.Errorf("one sample: %v, %v", v, err)
 	}
-	if _, methods := s.longestQuery(); methods[http.MethodGet] != 1 {
+	if _, methods := s.LongestQuery(); methods[http.MethodGet] != 1 {
 		t.Errorf("requests per method %v, want a short query sent with GET", methods)
 	}
 	if v, err := p.Query(ctx, "scalar(up_value)"); err != nil || v != 42.5 {
@@ -70,14 +55,14 @@ func TestPrometheusQuery(t *testing.T) {
 	if _, err := p.Query(ctx, "sum(("); err == nil || !strings.Contains(err.Error(), "bad_data") {
 		t.Errorf("bad query: %v, want Prometheus's bad_data", err)
 	}
-	s.fail(true)
+	s.Fail(true)
 	if _, err := p.Query(ctx, "up_value"); err == nil || errors.Is(err, ErrNoData) || !strings.Contains(err.Error(), "test outage") {
 		t.Errorf("outage: %v, want Prometheus's error", err)
 	}
 }
 
 func TestPrometheusSendsHeadersAndRereadsRotatedToken(t *testing.T) {
-	s := newPromServer(t, script(rawSeries(`up_value 1+0x40`)), false)
+	s := promtest.New(t, promtest.Script(promtest.Series(`up_value 1+0x40`)))
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(tokenFile, []byte("first-token\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -92,7 +77,7 @@ func TestPrometheusSendsHeadersAndRereadsRotatedToken(t *testing.T) {
 		if _, err := p.Query(context.Background(), "up_value"); err != nil {
 			t.Fatal(err)
 		}
-		_, h := s.stats()
+		_, h := s.Stats()
 		return h
 	}
 	h := query()
@@ -139,13 +124,10 @@ func TestNewRefusesUnreadableFiles(t *testing.T) {
 
 func TestPrometheusTLS(t *testing.T) {
 	clientCA, clientCert, clientKey := clientCertificate(t)
-	s := &promServer{eng: newPromServer(t, "load 15s\n", false).eng, at: promAt}
-	s.load(t, script(rawSeries(`up_value 3+0x40`)))
-	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s := promtest.NewUnstarted(t, promtest.Script(promtest.Series(`up_value 3+0x40`)))
 	s.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes are expected
 	s.TLS = &tls.Config{ClientCAs: clientCA, ClientAuth: tls.VerifyClientCertIfGiven}
 	s.StartTLS()
-	t.Cleanup(s.Close)
 	dir := t.TempDir()
 	caFile := filepath.Join(dir, "ca.crt")
 	os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.Certificate().Raw}), 0o600)
@@ -170,7 +152,7 @@ func TestPrometheusTLS(t *testing.T) {
 	if err := query(domains.PrometheusTLS{CAFile: caFile, CertFile: clientCert, KeyFile: clientKey}); err != nil {
 		t.Errorf("mTLS: %v", err)
 	}
-	if _, h := s.stats(); h == nil {
+	if _, h := s.Stats(); h == nil {
 		t.Fatal("no request reached the server")
 	}
 	// A server that requires a client certificate refuses a client without one.

@@ -17,5 +17,6 @@
 //
 // Package promclient imports internal/core/domains, internal/infile and
 // prometheus (client_golang's api, common's config and model). Its tests
-// answer queries from the real PromQL engine over loaded series.
+// answer queries from the real PromQL engine over loaded series
+// (promclient/promtest).
 package promclient

@@ -7,7 +7,8 @@
 // Every process listens on loopback only, on free ports picked at start, with
 // its state in a temporary directory, so several test binaries can each run
 // their own control plane. Start it once per test binary, from TestMain (see
-// Main), and share it between tests by giving each test its own namespace.
+// Main), and share it between tests by giving each test its own namespace
+// (Namespace); Eventually polls the cluster with a deadline.
 //
 // When the binaries are absent and the tests are required (RequiredEnv=1,
 // which `make test` exports, or CI=true), Main fails the test binary, naming

@@ -1,4 +1,4 @@
-package promclient
+package promtest
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,16 +18,15 @@ import (
 	"github.com/prometheus/prometheus/storage"
 )
 
-// promServer serves the Prometheus HTTP API's instant query endpoint
+// Server serves the Prometheus HTTP API's instant query endpoint
 // (/api/v1/query, GET or form POST) from the real PromQL engine over
 // series loaded in the promqltest format ("load 15s\n  metric{labels}
 // 0+10x40"). There is no Prometheus binary in the test environment; this is
-// its query path. It evaluates every query at a fixed time, counts requests
-// and keeps the last request's headers.
-type promServer struct {
+// its query path. It evaluates every query at a fixed time (at), counts
+// requests and keeps the last request's headers.
+type Server struct {
 	*httptest.Server
 	eng *promql.Engine
-	at  time.Time
 
 	mu       sync.Mutex
 	st       storage.Queryable
@@ -37,54 +37,60 @@ type promServer struct {
 	methods  map[string]int // requests per HTTP method
 }
 
-// promAt is when promServer evaluates queries: 10 minutes after the loaded
-// series start (at the Unix epoch).
-var promAt = time.Unix(600, 0)
+// at is when a Server evaluates queries: 10 minutes after the loaded series
+// start (at the Unix epoch).
+var at = time.Unix(600, 0)
 
-// newPromServer starts a server over the series of script; tlsOn serves
-// HTTPS with httptest's certificate.
-func newPromServer(t testing.TB, script string, tlsOn bool) *promServer {
-	s := &promServer{eng: promql.NewEngine(promql.EngineOpts{MaxSamples: 50_000_000, Timeout: time.Minute, LookbackDelta: 5 * time.Minute}), at: promAt}
-	s.load(t, script)
-	if tlsOn {
-		s.Server = httptest.NewTLSServer(http.HandlerFunc(s.serve))
-	} else {
-		s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
-	}
+// New starts a plain HTTP server over the series of script, closed when t
+// ends.
+func New(t testing.TB, script string) *Server {
+	s := NewUnstarted(t, script)
+	s.Start()
+	return s
+}
+
+// NewUnstarted is New without starting the server, so that a test can set
+// its TLS config and call StartTLS; it is closed when t ends.
+func NewUnstarted(t testing.TB, script string) *Server {
+	s := &Server{eng: promql.NewEngine(promql.EngineOpts{MaxSamples: 50_000_000, Timeout: time.Minute, LookbackDelta: 5 * time.Minute})}
+	s.Load(t, script)
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s
 }
 
-// load replaces the series the server answers from.
-func (s *promServer) load(t testing.TB, script string) {
+// Load replaces the series the server answers from.
+func (s *Server) Load(t testing.TB, script string) {
 	st := promqltest.LoadedStorage(t, script)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.st = st
 }
 
-func (s *promServer) fail(on bool) {
+// Fail makes every query fail (503, as an unavailable Prometheus answers)
+// while on.
+func (s *Server) Fail(on bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failing = on
 }
 
-// stats returns the requests served so far and the last one's headers.
-func (s *promServer) stats() (int, http.Header) {
+// Stats returns the requests served so far and the last one's headers.
+func (s *Server) Stats() (int, http.Header) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.requests, s.header
 }
 
-// longestQuery returns the bytes of the longest query served so far and
+// LongestQuery returns the bytes of the longest query served so far and
 // the requests per HTTP method.
-func (s *promServer) longestQuery() (int, map[string]int) {
+func (s *Server) LongestQuery() (int, map[string]int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.longest, maps.Clone(s.methods)
 }
 
-func (s *promServer) serve(w http.ResponseWriter, r *http.Request) {
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests++
 	s.header = r.Header.Clone()
@@ -108,7 +114,7 @@ func (s *promServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.longest = max(s.longest, len(query))
 	s.mu.Unlock()
-	q, err := s.eng.NewInstantQuery(r.Context(), st, nil, query, s.at)
+	q, err := s.eng.NewInstantQuery(r.Context(), st, nil, query, at)
 	if err != nil {
 		w.WriteHeader(http.StatusBadRequest)
 		json.NewEncoder(w).Encode(map[string]string{"status": "error", "errorType": "bad_data", "error": err.Error()})
@@ -142,3 +148,19 @@ func encodeResult(v any) map[string]any {
 	}
 	return map[string]any{"resultType": fmt.Sprintf("%T", v), "result": nil}
 }
+
+// Script is a promqltest load script of series at a 15 s step.
+func Script(series ...fmt.Stringer) string {
+	var b strings.Builder
+	b.WriteString("load 15s\n")
+	for _, s := range series {
+		b.WriteString(s.String())
+	}
+	return b.String()
+}
+
+// Series is one series of a Script as promqltest writes it:
+// `up{job="a"} 0+10x40`.
+type Series string
+
+func (r Series) String() string { return "  " + string(r) + "\n" }
