@@ -246,6 +246,17 @@ spec:
                     scheme: {type: string, enum: [http, https]}
                     interval: {type: string, pattern: '^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$'}
                     honorLabels: {type: boolean}
+                    authorization:
+                      type: object
+                      properties:
+                        type: {type: string}
+                        credentials:
+                          type: object
+                          required: [key]
+                          properties:
+                            name: {type: string}
+                            key: {type: string}
+                            optional: {type: boolean}
                     relabelings:
                       type: array
                       items:

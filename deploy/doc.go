@@ -8,7 +8,13 @@
 // testdata/, each with a config that matches its values; that the chart
 // runs the Soldiers of the config it ships and the real `helm template`
 // refuses values naming other domains, naming the domain (its scanner of
-// the HCL reads the domains and modes config.Parse reads); that every
+// the HCL reads the domains and modes config.Parse reads); that the
+// daemons get --log-format from logFormat and, exactly when
+// http.tokenSecret is set, --http-token-file naming the file its Secret is
+// mounted as, with the ServiceMonitor sending the same token, that the
+// schema refuses a bad logFormat or token Secret, and that a release
+// upgraded with --reuse-values from a chart without these values still
+// renders (text logs, no token); that every
 // metric the Grafana dashboard and the alerts query is one the daemons
 // export, and each alert fires in its case and not otherwise; and, with a
 // control plane (internal/adapter/kube/testenv), that the apiserver admits every object of

@@ -11,7 +11,7 @@ import (
 	"github.com/regimentd/regiment/internal/offline/episodes"
 )
 
-const calibrateUsage = `Usage: regiment calibrate --config F --episodes DIR|FILE[,...] [--out calibrated.hcl] [--json report.json]
+const calibrateUsage = `Usage: regiment calibrate --config F --episodes DIR|FILE|URL[,...] [--out calibrated.hcl] [--json report.json] [--http-token-file F]
 
 Fits the simulator to what the Soldiers recorded, per app set of the config:
 
@@ -35,12 +35,16 @@ calibration; 1: some fail (the outputs are still written) or an error.
 
 The episodes are the Soldier episodes of every *.db store in DIR (the --data
 directory of "regiment run", regiment.db, or of the Soldier daemons,
-soldier-<domain>.db), or of bbolt files given directly; a comma-separated list
-combines stores copied from several hosts. Episodes that overlap in time form
-one run, replayed together. Soldier steps hold per-app telemetry
-("rps/<app>", "cpu_util/<app>", ... outcome keys) from this version of
-Regiment on; older steps are skipped. A store held by a running daemon is
-locked: stop it, or calibrate a copy taken while it was stopped.
+soldier-<domain>.db), of bbolt files given directly, or of running daemons:
+a URL, http(s)://HOST:PORT/ (a daemon's --listen address, e.g. through
+kubectl port-forward), reads a consistent snapshot of its store (its /store;
+the token of its --http-token-file with --http-token-file or
+$REGIMENT_HTTP_TOKEN). A comma-separated list combines stores from several
+hosts. Episodes that overlap in time form one run, replayed together.
+Soldier steps hold per-app telemetry ("rps/<app>", "cpu_util/<app>", ...
+outcome keys) from this version of Regiment on; older steps are skipped. A
+store file held by a running daemon is locked: read the daemon's URL, or the
+file "curl -o soldier-<domain>.db http://HOST:PORT/store" saves.
 
 --out writes a copy of the config with the changed values edited in (comments
 kept, layout as hclfmt, relative checkpoint paths rebased to the copy's
@@ -51,6 +55,7 @@ calibration before fine-tuning.
 Example:
   regiment calibrate --config examples/small.hcl --episodes data --out calibrated.hcl
   regiment validate --config calibrated.hcl
+  regiment calibrate --config prod.hcl --episodes http://localhost:9465/,http://localhost:9466/ --out calibrated.hcl
 
 Flags:
 `
@@ -59,7 +64,8 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fail := failer("calibrate", stderr)
 	fs := newFlagSet("calibrate", calibrateUsage, stderr)
 	configPath := fs.String("config", "", "cluster config `file` (HCL) to calibrate; required")
-	episodes := fs.String("episodes", "", "store `dir`ectory (every *.db in it), a bbolt file, or a comma-separated list; required")
+	spec := fs.String("episodes", "", "store `dir`ectory (every *.db in it), a bbolt file, a running daemon's URL (http://localhost:9465/), or a comma-separated list; required")
+	tokenFile := fs.String("http-token-file", "", "`file` with the daemons' bearer token, for URLs (default $"+episodes.TokenEnv+")")
 	out := fs.String("out", "", "write the calibrated config (HCL) to `file`")
 	jsonOut := fs.String("json", "", "write the report as JSON to `file`")
 	target := fs.Float64("target", 0.85, "Pearson r each replayed series must reach")
@@ -67,7 +73,7 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
-	if *configPath == "" || *episodes == "" || fs.NArg() > 0 {
+	if *configPath == "" || *spec == "" || fs.NArg() > 0 {
 		return usageFailer("calibrate", fs, stderr)("--config and --episodes are required, and nothing else")
 	}
 	src, err := config.ReadFile(*configPath)
@@ -78,7 +84,16 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return fail(err)
 	}
-	res, err := CalibrateWith(ctx, cfg, *episodes, stderr, calibrate.Options{Target: *target, MinSamples: *minSamples})
+	tok, err := episodes.Token(*tokenFile)
+	if err != nil {
+		return fail(err)
+	}
+	srcs, done, err := episodes.Sources(ctx, *spec, tok)
+	defer done()
+	if err != nil {
+		return fail(err)
+	}
+	res, err := CalibrateWith(ctx, cfg, srcs, stderr, calibrate.Options{Target: *target, MinSamples: *minSamples})
 	if err != nil {
 		return fail(err)
 	}
@@ -113,16 +128,25 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // line while steps are read and a summary. cfg is not modified: the
 // calibrated config is Result.Config. "regiment train --episodes" calls it.
 func Calibrate(ctx context.Context, cfg *domains.Config, episodesDir string, progress io.Writer) (*calibrate.Result, error) {
-	return CalibrateWith(ctx, cfg, episodesDir, progress, calibrate.Options{})
+	paths, err := episodes.StoreFiles(episodesDir)
+	if err != nil {
+		return nil, err
+	}
+	srcs := make([]episodes.Source, len(paths))
+	for i, p := range paths {
+		srcs[i] = episodes.Source{Name: p, Path: p}
+	}
+	return CalibrateWith(ctx, cfg, srcs, progress, calibrate.Options{})
 }
 
-// CalibrateWith is Calibrate with options.
-func CalibrateWith(ctx context.Context, cfg *domains.Config, episodesDir string, progress io.Writer, opt calibrate.Options) (*calibrate.Result, error) {
+// CalibrateWith is Calibrate with options, from the stores srcs
+// (episodes.Sources: files, and running daemons' snapshots).
+func CalibrateWith(ctx context.Context, cfg *domains.Config, srcs []episodes.Source, progress io.Writer, opt calibrate.Options) (*calibrate.Result, error) {
 	if progress == nil {
 		progress = io.Discard
 	}
 	bar := newProgress(progress)
-	rd, err := episodes.ReadRuns(ctx, cfg, episodesDir, func(steps int, episode string) {
+	rd, err := episodes.ReadRuns(ctx, cfg, srcs, func(steps int, episode string) {
 		bar.update(false, "reading episodes: %d steps, episode %s", steps, episode)
 	})
 	bar.done()

@@ -158,6 +158,68 @@ func TestCalibrateFromRecordedEpisodes(t *testing.T) {
 	}
 	t.Run("calibration recovers the recorded cluster", func(t *testing.T) { testCalibrateRecovers(t, dir) })
 	t.Run("the command writes a loadable config", func(t *testing.T) { testCalibrateCommand(t, dir) })
+	t.Run("the command reads a running daemon's URL", func(t *testing.T) { testCalibrateReadsARunningDaemonsURL(t, dir) })
+}
+
+// testCalibrateReadsARunningDaemonsURL: the store a running daemon holds
+// (locked) is calibrated through the daemon's URL (its /store, served by
+// the daemon's HTTP server behind its token, from --http-token-file or
+// $REGIMENT_HTTP_TOKEN) to the same report as from the file; without the
+// token the command says 401 and how to give it, and the locked file itself
+// is refused with the URL to use instead.
+func testCalibrateReadsARunningDaemonsURL(t *testing.T, dir string) {
+	calibrateOn := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		code := runCalibrate(context.Background(), append([]string{"--config", "../../examples/small.hcl"}, args...), &stdout, &stderr)
+		return code, stdout.String(), stderr.String()
+	}
+	code, fromFile, errOut := calibrateOn("--episodes", dir)
+	if code != 0 || !strings.Contains(fromFile, "PASS") {
+		t.Fatalf("from the file: exit %d\n%s\n%s", code, fromFile, errOut)
+	}
+	held, err := store.Open(filepath.Join(dir, "regiment.db"), store.Options{}) // the running daemon's
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	url := serveStore(t, held, "s3cret")
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, fromURL, errOut := calibrateOn("--episodes", url, "--http-token-file", tokenFile)
+	if code != 0 || fromURL != fromFile {
+		t.Errorf("from %s: exit %d\n%s\nstderr:\n%s\nfrom the file:\n%s", url, code, fromURL, errOut, fromFile)
+	}
+	if !strings.Contains(errOut, "from 1 store(s)") {
+		t.Errorf("from %s: progress %q, want the one store read", url, errOut)
+	}
+	t.Setenv("REGIMENT_HTTP_TOKEN", "s3cret")
+	if code, fromEnv, errOut := calibrateOn("--episodes", url); code != 0 || fromEnv != fromFile {
+		t.Errorf("from %s with $REGIMENT_HTTP_TOKEN: exit %d\n%s\n%s", url, code, fromEnv, errOut)
+	}
+	t.Setenv("REGIMENT_HTTP_TOKEN", "")
+	wrongFile := filepath.Join(t.TempDir(), "wrong")
+	if err := os.WriteFile(wrongFile, []byte("s3cre7"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		rule string
+		args []string
+		want []string
+	}{
+		{"no token", []string{"--episodes", url}, []string{"401 Unauthorized", "--http-token-file"}},
+		{"a wrong token, the URL with its path", []string{"--episodes", url + "store", "--http-token-file", wrongFile}, []string{"401 Unauthorized"}},
+		{"the locked file", []string{"--episodes", dir}, []string{"is locked", "--episodes http://"}},
+		{"an empty token file", []string{"--episodes", url, "--http-token-file", os.DevNull}, []string{"read http token", "is empty"}},
+	} {
+		code, out, errOut := calibrateOn(tc.args...)
+		for _, w := range tc.want {
+			if code != 1 || out != "" || !strings.Contains(errOut, w) {
+				t.Errorf("%s: exit %d, stdout %q, stderr %q; want 1, nothing, and %q", tc.rule, code, out, errOut, w)
+			}
+		}
+	}
 }
 
 // TestCalibrateFlagsWhatItCannotModel: with a slow spell in the recording,

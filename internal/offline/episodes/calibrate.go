@@ -22,33 +22,32 @@ import (
 // Runs are the Soldier episodes read for calibration.
 type Runs struct {
 	Runs     []*calibrate.Run // the episodes grouped into runs of the cluster
-	Spec     string           // the stores asked for, as given to ReadRuns
-	Paths    []string         // the stores read
+	Stores   []string         // the stores read, by Source.Name: a file's path or a daemon's URL
 	Episodes int              // Soldier episodes with per-app telemetry
 	Steps    int              // steps read
 	Without  int              // steps skipped: without per-app telemetry (recorded by an older Regiment)
 }
 
 // ReadRuns reads the Soldier episodes of cfg's cluster and domains stored in
-// spec (a directory whose *.db stores are read, a bbolt file, or a
-// comma-separated list of both) into calibration runs (calibrate.Fit).
-// onRead, when not nil, sees the steps read so far and the episode being
-// read.
-func ReadRuns(ctx context.Context, cfg *domains.Config, spec string, onRead func(steps int, episode string)) (Runs, error) {
-	paths, err := StoreFiles(spec)
-	if err != nil {
-		return Runs{}, err
+// srcs (Sources: bbolt files, and snapshots downloaded from running
+// daemons) into calibration runs (calibrate.Fit). onRead, when not nil,
+// sees the steps read so far and the episode being read.
+func ReadRuns(ctx context.Context, cfg *domains.Config, srcs []Source, onRead func(steps int, episode string)) (Runs, error) {
+	if len(srcs) == 0 {
+		return Runs{}, errors.New("open episodes: no store given")
 	}
 	if onRead == nil {
 		onRead = func(int, string) {}
 	}
 	r := &seriesReader{cfg: cfg, onRead: onRead}
-	for _, path := range paths {
-		if err := r.readFile(ctx, path); err != nil {
+	names := make([]string, 0, len(srcs))
+	for _, src := range srcs {
+		names = append(names, src.Name)
+		if err := r.readFile(ctx, src); err != nil {
 			return Runs{}, err
 		}
 	}
-	rd := Runs{Spec: spec, Paths: paths, Episodes: len(r.series), Steps: r.steps, Without: r.without}
+	rd := Runs{Stores: names, Episodes: len(r.series), Steps: r.steps, Without: r.without}
 	if len(r.series) > 0 {
 		rd.Runs = groupRuns(cfg, r.series)
 	}
@@ -62,12 +61,12 @@ func (rd Runs) Fit(cfg *domains.Config, opt calibrate.Options, progress io.Write
 		fmt.Fprintf(progress, "skipped %d steps without per-app telemetry (recorded by an older Regiment)\n", rd.Without)
 	}
 	if rd.Episodes == 0 {
-		return nil, fmt.Errorf("no Soldier steps with per-app telemetry for cluster %q in %s (%d steps read)", cfg.Cluster.Name, strings.Join(rd.Paths, ", "), rd.Steps)
+		return nil, fmt.Errorf("no Soldier steps with per-app telemetry for cluster %q in %s (%d steps read)", cfg.Cluster.Name, strings.Join(rd.Stores, ", "), rd.Steps)
 	}
-	fmt.Fprintf(progress, "read %d steps of %d Soldier episodes from %d store(s): %d run(s)\n", rd.Steps, rd.Episodes, len(rd.Paths), len(rd.Runs))
+	fmt.Fprintf(progress, "read %d steps of %d Soldier episodes from %d store(s): %d run(s)\n", rd.Steps, rd.Episodes, len(rd.Stores), len(rd.Runs))
 	res, err := calibrate.Fit(cfg, rd.Runs, opt)
 	if err != nil {
-		return nil, fmt.Errorf("calibrate from %s: %w", rd.Spec, err)
+		return nil, fmt.Errorf("calibrate from %s: %w", strings.Join(rd.Stores, ", "), err)
 	}
 	return res, nil
 }
@@ -129,23 +128,24 @@ type seriesReader struct {
 	without int // steps without per-app telemetry
 }
 
-func (r *seriesReader) readFile(ctx context.Context, path string) error {
-	st, err := store.Open(path, store.Options{ReadOnly: true})
+func (r *seriesReader) readFile(ctx context.Context, src Source) error {
+	st, err := store.Open(src.Path, store.Options{ReadOnly: true})
 	if errors.Is(err, store.ErrLocked) {
-		return fmt.Errorf("open episodes: %s is locked by another process (a running daemon or \"regiment run\"); stop it or calibrate a copy", path)
+		return fmt.Errorf("open episodes: %s is locked by another process (a running daemon or \"regiment run\"); calibrate on a copy, or on the daemon's snapshot: --episodes http://<its --listen address>/", src.Name)
 	}
 	if err != nil {
-		return fmt.Errorf("open episodes %q: %w", path, err)
+		return fmt.Errorf("open episodes %q: %w", src.Name, err)
 	}
 	defer st.Close()
-	return r.read(ctx, st)
+	return r.read(ctx, st, src.Name)
 }
 
-func (r *seriesReader) read(ctx context.Context, st *store.Store) error {
+// read reads the store st, called name in errors.
+func (r *seriesReader) read(ctx context.Context, st *store.Store, name string) error {
 	cfg := r.cfg
 	eps, err := st.Episodes()
 	if err != nil {
-		return fmt.Errorf("list episodes of %s: %w", st.Path(), err)
+		return fmt.Errorf("list episodes of %s: %w", name, err)
 	}
 	if r.index == nil {
 		r.index = make([]map[string]int, len(cfg.Domains))
@@ -208,7 +208,7 @@ func (r *seriesReader) read(ctx context.Context, st *store.Store) error {
 			return nil
 		})
 		if err != nil {
-			return fmt.Errorf("read episode %q of %s: %w", e.ID, st.Path(), err)
+			return fmt.Errorf("read episode %q of %s: %w", e.ID, name, err)
 		}
 		if len(es.at) > 0 {
 			es.first, es.last = es.at[0], es.at[len(es.at)-1]

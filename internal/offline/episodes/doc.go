@@ -3,8 +3,9 @@
 // export, stats and prune`. Each function writes plain text (tab-aligned
 // tables) to the writer it is given and returns errors worded for an
 // operator; the command only parses flags and picks the store file.
-// ReadRuns reads recorded Soldier episodes into calibration runs for
-// `regiment calibrate` and `regiment train --episodes`.
+// ReadRuns reads recorded Soldier episodes, from the stores Sources
+// resolves, into calibration runs for `regiment calibrate` and `regiment
+// train --episodes`.
 //
 // Times print in UTC, RFC 3339; values with four significant digits.
 // ParseTime and ParseDuration take what the flags take: RFC 3339, relative

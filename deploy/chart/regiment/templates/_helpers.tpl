@@ -81,8 +81,27 @@ env:
 {{- end }}
 {{- end -}}
 
+{{/* The Secret of the daemons' HTTP token, http.tokenSecret, as JSON
+{"name": ..., "key": ...}: name "" for none, also for a release upgraded
+with --reuse-values from a chart without the value (helm then renders with
+the old chart's values only). */}}
+{{- define "regiment.httpToken" -}}
+{{- $s := dig "tokenSecret" dict (.Values.http | default dict) -}}
+{{- dict "name" ($s.name | default "") "key" ($s.key | default "token") | toJson -}}
+{{- end -}}
+
+{{/* The daemons' arguments beside their own: logging, and the bearer
+token of their HTTP port when http.tokenSecret names a Secret. */}}
+{{- define "regiment.daemonArgs" -}}
+- --log-level={{ .Values.logLevel }}
+- --log-format={{ .Values.logFormat | default "text" }}
+{{- if (include "regiment.httpToken" . | fromJson).name }}
+- --http-token-file=/etc/regiment-http/token
+{{- end }}
+{{- end -}}
+
 {{/* Volume mounts shared by the daemons: config, data, and the optional
-NATS credentials and Prometheus files. */}}
+NATS credentials, Prometheus files and HTTP token. */}}
 {{- define "regiment.mounts" -}}
 - name: config
   mountPath: /etc/regiment
@@ -97,6 +116,11 @@ NATS credentials and Prometheus files. */}}
 {{- if or .Values.prometheus.bearerTokenSecret.name .Values.prometheus.caConfigMap.name }}
 - name: prometheus
   mountPath: /etc/regiment-prometheus
+  readOnly: true
+{{- end }}
+{{- if (include "regiment.httpToken" . | fromJson).name }}
+- name: http-token
+  mountPath: /etc/regiment-http
   readOnly: true
 {{- end }}
 {{- end -}}
@@ -133,6 +157,15 @@ NATS credentials and Prometheus files. */}}
           path: ca.crt
     {{- end }}{{ end }}
 {{- end }}
+{{- with include "regiment.httpToken" .root | fromJson }}{{ if .name }}
+- name: http-token
+  secret:
+    secretName: {{ .name }}
+    defaultMode: 0440
+    items:
+    - key: {{ .key | quote }}
+      path: token
+{{- end }}{{ end }}
 {{- end -}}
 
 {{/* A daemon's probes on its port named http. */}}
