@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/regimentd/regiment/internal/cli"
 	"github.com/regimentd/regiment/internal/config"
 	"github.com/regimentd/regiment/internal/core/domains"
 	"github.com/regimentd/regiment/internal/offline/calibrate"
@@ -108,7 +109,7 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stdout, "\nwrote %s\n", *out)
 	}
 	if *jsonOut != "" {
-		if err := writeJSON(*jsonOut, res); err != nil {
+		if err := cli.WriteJSON(*jsonOut, res); err != nil {
 			return fail(err)
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", *jsonOut)
@@ -145,11 +146,11 @@ func CalibrateWith(ctx context.Context, cfg *domains.Config, srcs []episodes.Sou
 	if progress == nil {
 		progress = io.Discard
 	}
-	bar := newProgress(progress)
+	bar := cli.NewProgress(progress)
 	rd, err := episodes.ReadRuns(ctx, cfg, srcs, func(steps int, episode string) {
-		bar.update(false, "reading episodes: %d steps, episode %s", steps, episode)
+		bar.Update(false, "reading episodes: %d steps, episode %s", steps, episode)
 	})
-	bar.done()
+	bar.Done()
 	if err != nil {
 		return nil, err
 	}

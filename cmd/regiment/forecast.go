@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/regimentd/regiment/internal/cli"
 	"github.com/regimentd/regiment/internal/core/domains"
 	"github.com/regimentd/regiment/internal/core/forecast"
 	"github.com/regimentd/regiment/internal/offline/episodes"
@@ -82,7 +83,7 @@ func runForecast(_ context.Context, args []string, stdout, stderr io.Writer) int
 	fmt.Fprintf(stdout, "%s: %d series, %d minutes from %s\n%v\n", *tracePath, len(series), len(demand), startLabel(series[0].Start), rep)
 	ok := rep.WriteVerdict(stdout)
 	if *jsonOut != "" {
-		if err := writeJSON(*jsonOut, rep); err != nil {
+		if err := cli.WriteJSON(*jsonOut, rep); err != nil {
 			return fail(err)
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", *jsonOut)

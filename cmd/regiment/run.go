@@ -62,7 +62,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	dataDir := fs.String("data", "data", "`dir`ectory for the episode store (regiment.db), kept across runs; the embedded NATS server keeps its JetStream in a temporary directory of the run's own")
 	logLevel := fs.String("log-level", "warn", "log `level`: trace, debug, info, warn, error")
 	logFormat := fs.String("log-format", cli.LogText, cli.LogFormatUsage)
-	every := fs.Duration("progress-every", progressEvery, "when stderr is not a terminal (a pod, CI), log a progress line this often; 0: never")
+	every := fs.Duration("progress-every", cli.ProgressEvery, "when stderr is not a terminal (a pod, CI), log a progress line this often; 0: never")
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
@@ -89,7 +89,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	sum, err := runSystem(ctx, w, *dataDir, *speed, log, newProgressLog(stderr, *logFormat, *every))
+	sum, err := runSystem(ctx, w, *dataDir, *speed, log, cli.NewProgressLog(stderr, *logFormat, *every))
 	if err != nil {
 		fmt.Fprintf(stderr, "regiment run: %v\n", err)
 		return 1
@@ -110,7 +110,7 @@ type runSummary struct {
 // runSystem runs the Commander and Soldiers over an embedded NATS server
 // against a simulated cluster (daemon.System), then the summary's baselines
 // on the same traffic.
-func runSystem(ctx context.Context, w *world, dataDir string, speed float64, log hclog.Logger, bar *progress) (sum runSummary, err error) {
+func runSystem(ctx context.Context, w *world, dataDir string, speed float64, log hclog.Logger, bar *cli.Progress) (sum runSummary, err error) {
 	s, err := w.newSim()
 	if err != nil {
 		return sum, err
@@ -123,9 +123,9 @@ func runSystem(ctx context.Context, w *world, dataDir string, speed float64, log
 	start := time.Now()
 	sum.stopped, err = sys.Run(ctx, speed, func(simElapsed time.Duration) {
 		elapsed := time.Since(start)
-		bar.update(false, "%s  %s of %s  (%.0fx real time)", w.sc.Name, simElapsed, w.sc.Duration, simElapsed.Seconds()/max(elapsed.Seconds(), 1e-9))
+		bar.Update(false, "%s  %s of %s  (%.0fx real time)", w.sc.Name, simElapsed, w.sc.Duration, simElapsed.Seconds()/max(elapsed.Seconds(), 1e-9))
 	})
-	bar.done()
+	bar.Done()
 	sum.wall = time.Since(start)
 	if err != nil {
 		return sum, err
@@ -141,7 +141,7 @@ func runSystem(ctx context.Context, w *world, dataDir string, speed float64, log
 		if sum.stopped {
 			break
 		}
-		bar.update(true, "running the %s baseline on the same traffic", name)
+		bar.Update(true, "running the %s baseline on the same traffic", name)
 		bs, err := w.newSimFor(name)
 		if err != nil {
 			return sum, err
@@ -152,7 +152,7 @@ func runSystem(ctx context.Context, w *world, dataDir string, speed float64, log
 		}
 		sum.baselines = append(sum.baselines, bs.Run(p))
 	}
-	bar.done()
+	bar.Done()
 	return sum, nil
 }
 

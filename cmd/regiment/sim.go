@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/regimentd/regiment/internal/cli"
 	"github.com/regimentd/regiment/internal/offline/eval"
 	"github.com/regimentd/regiment/internal/offline/sim"
 )
@@ -76,19 +77,19 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "regiment sim: %v\n", err)
 		return 2
 	}
-	bar := newProgress(stderr)
+	bar := cli.NewProgress(stderr)
 	start := time.Now()
 	for !s.Done() {
 		if ctx.Err() != nil {
-			bar.done()
+			bar.Done()
 			fmt.Fprintln(stderr, "regiment sim: interrupted")
 			return 1
 		}
 		p.Decide(s.Now(), s.Telemetry(), s.Targets())
 		s.Step()
-		bar.update(false, "simulating %s: %s of %s", w.sc.Name, s.Now().Sub(w.sc.Start), w.sc.Duration)
+		bar.Update(false, "simulating %s: %s of %s", w.sc.Name, s.Now().Sub(w.sc.Start), w.sc.Duration)
 	}
-	bar.done()
+	bar.Done()
 	wall := time.Since(start).Seconds()
 	m := s.Metrics()
 	if *asJSON {

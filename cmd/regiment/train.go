@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -161,7 +160,7 @@ func calibrateFirst(ctx context.Context, cfg *domains.Config, episodes, out stri
 	if err != nil {
 		return nil, fmt.Errorf("calibrate on %q: %w", episodes, err)
 	}
-	if err := writeJSON(filepath.Join(out, "calibration.json"), cal); err != nil {
+	if err := cli.WriteJSON(filepath.Join(out, "calibration.json"), cal); err != nil {
 		return nil, err
 	}
 	// What was fitted and how well the calibrated simulator replays the
@@ -178,26 +177,14 @@ func calibrateFirst(ctx context.Context, cfg *domains.Config, episodes, out stri
 // loadTrainScenarios loads the comma-separated scenario files of list, each
 // with its traces; every one must outlast a training episode.
 func loadTrainScenarios(cfg *domains.Config, list string, episode time.Duration) ([]sim.Scenario, error) {
-	scs, err := scenario.LoadAll(cfg, splitList(list))
+	scs, err := scenario.LoadAll(cfg, cli.SplitList(list))
 	if err != nil {
 		return nil, err
 	}
 	for i, sc := range scs {
 		if sc.Duration < episode {
-			return nil, fmt.Errorf("scenario %s lasts %s, shorter than an episode (--episode %s)", splitList(list)[i], sc.Duration, episode)
+			return nil, fmt.Errorf("scenario %s lasts %s, shorter than an episode (--episode %s)", cli.SplitList(list)[i], sc.Duration, episode)
 		}
 	}
 	return scs, nil
-}
-
-// writeJSON writes v to path as indented JSON with a final newline.
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
