@@ -6,10 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/regimentd/regiment/internal/adapter/store"
@@ -77,11 +74,12 @@ type epCmd struct {
 	data      string
 	db        string // a file, or a daemon's URL
 	tokenFile string // the daemon's bearer token, for a URL
+	ctx       context.Context
 	stderr    io.Writer
 }
 
-func newEpCmd(name, help string, stderr io.Writer) *epCmd {
-	c := &epCmd{name: name, help: help, stderr: stderr, fs: flag.NewFlagSet("episodes "+name, flag.ContinueOnError)}
+func newEpCmd(ctx context.Context, name, help string, stderr io.Writer) *epCmd {
+	c := &epCmd{name: name, help: help, ctx: ctx, stderr: stderr, fs: flag.NewFlagSet("episodes "+name, flag.ContinueOnError)}
 	c.fs.SetOutput(io.Discard) // parse errors and help are printed by parse
 	c.fs.Usage = func() {}
 	c.fs.StringVar(&c.data, "data", "data", "data `dir`ectory; the store is DIR/regiment.db")
@@ -134,55 +132,18 @@ func (c *epCmd) path() string {
 	return filepath.Join(c.data, "regiment.db")
 }
 
-// run opens the store, read-only unless write, runs f on it and returns the
-// exit code: 0, 2 after reporting a domain or app the store has not
-// recorded (episodes.ErrUnknown, with the closest), or 1 after reporting
-// f's error. A --db URL is a running daemon's: its store's snapshot is
-// downloaded into a temporary file, read and removed; it cannot be written.
+// run runs f on the store (episodes.Use) and returns the exit code: 0, 2
+// after reporting a domain or app the store has not recorded
+// (episodes.ErrUnknown, with the closest), or 1 after reporting the error.
 func (c *epCmd) run(write bool, f func(s *store.Store) error) int {
-	path := c.path()
-	if episodes.IsURL(path) {
-		if write {
-			return c.fail(fmt.Errorf("%s is a read-only snapshot of a running daemon's store: %s the store itself, with its daemon stopped", path, c.name))
-		}
-		tok, err := episodes.Token(c.tokenFile)
-		if err != nil {
-			return c.fail(err)
-		}
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		srcs, done, err := episodes.Sources(ctx, path, tok)
-		stop()
-		defer done()
-		if err != nil {
-			return c.fail(err)
-		}
-		path = srcs[0].Path
+	err := episodes.Use(c.ctx, c.path(), c.tokenFile, write, c.name, f)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, episodes.ErrUnknown):
+		return c.usageError("%v", err)
 	}
-	s, err := episodes.Open(path, write)
-	if err != nil {
-		return c.fail(err)
-	}
-	defer s.Close()
-	if err := f(s); err != nil {
-		if errors.Is(err, episodes.ErrUnknown) {
-			return c.usageError("%v", err)
-		}
-		return c.fail(err)
-	}
-	return 0
-}
-
-// domainThen is f after checking that the store has recorded domain (when
-// set): a misspelt --domain is a usage error naming the closest.
-func domainThen(domain string, f func(s *store.Store) error) func(s *store.Store) error {
-	return func(s *store.Store) error {
-		if domain != "" {
-			if err := episodes.CheckDomain(s, domain); err != nil {
-				return err
-			}
-		}
-		return f(s)
-	}
+	return c.fail(err)
 }
 
 const epListHelp = `Usage: regiment episodes list [--data DIR | --db FILE] [--level L] [--domain D]
@@ -195,14 +156,14 @@ Examples:
   regiment episodes list --data /var/lib/regiment --domain payment
 `
 
-func epList(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newEpCmd("list", epListHelp, stderr)
+func epList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newEpCmd(ctx, "list", epListHelp, stderr)
 	level := c.fs.String("level", "", "only episodes of this level: commander or soldier")
 	domain := c.fs.String("domain", "", "only episodes of this domain")
 	if code, ok := c.parse(args, stdout); !ok {
 		return code
 	}
-	return c.run(false, domainThen(*domain, func(s *store.Store) error { return episodes.List(stdout, s, c.path(), *level, *domain) }))
+	return c.run(false, episodes.InDomain(*domain, func(s *store.Store) error { return episodes.List(stdout, s, c.path(), *level, *domain) }))
 }
 
 const epShowHelp = `Usage: regiment episodes show --episode ID [--from T] [--to T] [--limit N]
@@ -218,7 +179,7 @@ Examples:
 `
 
 func epShow(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newEpCmd("show", epShowHelp, stderr)
+	c := newEpCmd(ctx, "show", epShowHelp, stderr)
 	id := c.fs.String("episode", "", "episode `id` (see list); required")
 	fromS := c.fs.String("from", "", "first step `time` (inclusive)")
 	toS := c.fs.String("to", "", "end `time` (exclusive)")
@@ -229,14 +190,9 @@ func epShow(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *id == "" {
 		return c.usageError("--episode is required (list shows the ids)")
 	}
-	now := time.Now()
-	from, err := episodes.ParseTime(*fromS, now)
+	from, to, err := episodes.ParseRange(*fromS, *toS, time.Now())
 	if err != nil {
-		return c.usageError("--from: %v", err)
-	}
-	to, err := episodes.ParseTime(*toS, now)
-	if err != nil {
-		return c.usageError("--to: %v", err)
+		return c.usageError("%v", err)
 	}
 	return c.run(false, func(s *store.Store) error { return episodes.Show(ctx, stdout, s, *id, from, to, *limit) })
 }
@@ -266,7 +222,7 @@ Examples:
 `
 
 func epWhy(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newEpCmd("why", epWhyHelp, stderr)
+	c := newEpCmd(ctx, "why", epWhyHelp, stderr)
 	domain := c.fs.String("domain", "", "domain `name`; required")
 	app := c.fs.String("app", "", "only this `app` (domain/app, or app within --domain) and the domain's own values")
 	atS := c.fs.String("at", "now", "decision `time`: RFC 3339 or relative to now (-5m)")
@@ -302,8 +258,8 @@ Examples:
   regiment episodes export --episode cmd-7 --format csv --out cmd-7.csv
 `
 
-func epExport(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newEpCmd("export", epExportHelp, stderr)
+func epExport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newEpCmd(ctx, "export", epExportHelp, stderr)
 	var f store.Filter
 	c.fs.StringVar(&f.Episode, "episode", "", "only this episode `id`")
 	c.fs.StringVar(&f.Domain, "domain", "", "only episodes of this `domain`")
@@ -315,18 +271,14 @@ func epExport(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if code, ok := c.parse(args, stdout); !ok {
 		return code
 	}
-	now := time.Now()
 	var err error
-	if f.From, err = episodes.ParseTime(*fromS, now); err != nil {
-		return c.usageError("--from: %v", err)
-	}
-	if f.To, err = episodes.ParseTime(*toS, now); err != nil {
-		return c.usageError("--to: %v", err)
+	if f.From, f.To, err = episodes.ParseRange(*fromS, *toS, time.Now()); err != nil {
+		return c.usageError("%v", err)
 	}
 	if *format != "jsonl" && *format != "csv" {
 		return c.usageError("--format %q: want jsonl or csv", *format)
 	}
-	code := c.run(false, domainThen(f.Domain, func(s *store.Store) error { return episodes.Export(stdout, s, f, *format, *out) }))
+	code := c.run(false, episodes.InDomain(f.Domain, func(s *store.Store) error { return episodes.Export(stdout, s, f, *format, *out) }))
 	if code == 0 && *out != "" {
 		fmt.Fprintf(stderr, "wrote %s\n", *out)
 	}
@@ -344,8 +296,8 @@ Example:
   regiment episodes stats --data data
 `
 
-func epStats(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newEpCmd("stats", epStatsHelp, stderr)
+func epStats(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newEpCmd(ctx, "stats", epStatsHelp, stderr)
 	if code, ok := c.parse(args, stdout); !ok {
 		return code
 	}
@@ -369,28 +321,16 @@ Examples:
   regiment episodes prune --before 1998-06-11T00:00:00Z --data runs/worldcup
 `
 
-func epPrune(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newEpCmd("prune", epPruneHelp, stderr)
+func epPrune(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newEpCmd(ctx, "prune", epPruneHelp, stderr)
 	olderThan := c.fs.String("older-than", "", "retention `duration`: delete what is older (168h, 30d)")
 	beforeS := c.fs.String("before", "", "absolute cutoff `time` (RFC 3339) instead of --older-than")
 	if code, ok := c.parse(args, stdout); !ok {
 		return code
 	}
-	if (*olderThan == "") == (*beforeS == "") {
-		return c.usageError("give exactly one of --older-than and --before")
-	}
-	var cutoff time.Time
-	if *olderThan != "" {
-		d, err := episodes.ParseDuration(*olderThan)
-		if err != nil || d <= 0 {
-			return c.usageError("--older-than %q: want a positive duration such as 168h or 30d", *olderThan)
-		}
-		cutoff = time.Now().Add(-d)
-	} else {
-		var err error
-		if cutoff, err = episodes.ParseTime(*beforeS, time.Now()); err != nil {
-			return c.usageError("--before: %v", err)
-		}
+	cutoff, err := episodes.Cutoff(*olderThan, *beforeS, time.Now())
+	if err != nil {
+		return c.usageError("%v", err)
 	}
 	return c.run(true, func(s *store.Store) error { return episodes.Prune(stdout, s, cutoff) })
 }
@@ -409,29 +349,15 @@ Examples:
   regiment episodes repair --in regiment.db --out regiment.repaired.db
 `
 
-func epRepair(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newEpCmd("repair", epRepairHelp, stderr)
+func epRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newEpCmd(ctx, "repair", epRepairHelp, stderr)
 	c.fs.StringVar(&c.db, "in", "", "damaged store `file` (overrides --data)")
 	out := c.fs.String("out", "", "new store `file` to write (default DIR/regiment.repaired.db)")
 	if code, ok := c.parse(args, stdout); !ok {
 		return code
 	}
-	dst := *out
-	if dst == "" {
-		dst = filepath.Join(filepath.Dir(c.path()), "regiment.repaired.db")
-	}
-	rep, err := store.Repair(c.path(), dst)
-	if err != nil {
+	if err := episodes.Repair(stdout, c.path(), *out); err != nil {
 		return c.fail(err)
-	}
-	fmt.Fprintf(stdout, "wrote %s: %d keys in %d buckets\n", dst, rep.Keys, rep.Buckets)
-	if len(rep.Skipped) == 0 {
-		fmt.Fprintln(stdout, "skipped nothing: every page read back")
-		return 0
-	}
-	fmt.Fprintf(stdout, "skipped %d damaged parts:\n", len(rep.Skipped))
-	for _, sk := range rep.Skipped {
-		fmt.Fprintf(stdout, "  %s\n", sk)
 	}
 	return 0
 }
