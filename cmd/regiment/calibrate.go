@@ -7,7 +7,6 @@ import (
 
 	"github.com/regimentd/regiment/internal/cli"
 	"github.com/regimentd/regiment/internal/config"
-	"github.com/regimentd/regiment/internal/core/domains"
 	"github.com/regimentd/regiment/internal/offline/calibrate"
 	"github.com/regimentd/regiment/internal/offline/episodes"
 )
@@ -94,7 +93,7 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return fail(err)
 	}
-	res, err := CalibrateWith(ctx, cfg, srcs, stderr, calibrate.Options{Target: *target, MinSamples: *minSamples})
+	res, err := episodes.CalibrateFrom(ctx, cfg, srcs, stderr, calibrate.Options{Target: *target, MinSamples: *minSamples})
 	if err != nil {
 		return fail(err)
 	}
@@ -120,39 +119,4 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	fmt.Fprintf(stdout, "\nPASS: every replayed series reaches r >= %.2f after calibration\n", *target)
 	return 0
-}
-
-// Calibrate fits cfg to the Soldier episodes stored in episodesDir (a
-// directory whose *.db stores are read, a bbolt file, or a comma-separated
-// list of both) with the default options,
-// and validates the result by replay; progress, when not nil, gets a progress
-// line while steps are read and a summary. cfg is not modified: the
-// calibrated config is Result.Config. "regiment train --episodes" calls it.
-func Calibrate(ctx context.Context, cfg *domains.Config, episodesDir string, progress io.Writer) (*calibrate.Result, error) {
-	paths, err := episodes.StoreFiles(episodesDir)
-	if err != nil {
-		return nil, err
-	}
-	srcs := make([]episodes.Source, len(paths))
-	for i, p := range paths {
-		srcs[i] = episodes.Source{Name: p, Path: p}
-	}
-	return CalibrateWith(ctx, cfg, srcs, progress, calibrate.Options{})
-}
-
-// CalibrateWith is Calibrate with options, from the stores srcs
-// (episodes.Sources: files, and running daemons' snapshots).
-func CalibrateWith(ctx context.Context, cfg *domains.Config, srcs []episodes.Source, progress io.Writer, opt calibrate.Options) (*calibrate.Result, error) {
-	if progress == nil {
-		progress = io.Discard
-	}
-	bar := cli.NewProgress(progress)
-	rd, err := episodes.ReadRuns(ctx, cfg, srcs, func(steps int, episode string) {
-		bar.Update(false, "reading episodes: %d steps, episode %s", steps, episode)
-	})
-	bar.Done()
-	if err != nil {
-		return nil, err
-	}
-	return rd.Fit(cfg, opt, progress)
 }

@@ -7,15 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/regimentd/regiment/internal/cli"
 	"github.com/regimentd/regiment/internal/config"
-	"github.com/regimentd/regiment/internal/core/domains"
-	"github.com/regimentd/regiment/internal/offline/calibrate"
-	"github.com/regimentd/regiment/internal/offline/sim"
-	"github.com/regimentd/regiment/internal/offline/sim/scenario"
 	"github.com/regimentd/regiment/internal/offline/train"
 )
 
@@ -75,33 +70,11 @@ func (f *trainFlags) bind(fs *flag.FlagSet) {
 
 // problem is what is wrong with the flags, or "".
 func (f *trainFlags) problem(args int) string {
-	switch {
-	case f.configPath == "" || f.scenarios == "" || f.Out == "" || f.Stage == "" || args > 0:
+	if f.configPath == "" || f.scenarios == "" || f.Out == "" || f.Stage == "" || args > 0 {
 		return "--config, --scenario, --stage and --out are required, and nothing else"
-	case f.Stage != train.StageSoldier && f.Stage != train.StageCommander && f.Stage != train.StageJoint:
-		stages := []string{train.StageSoldier, train.StageCommander, train.StageJoint}
-		if s, ok := cli.Suggest(f.Stage, stages); ok {
-			return fmt.Sprintf("unknown stage %q; did you mean %s?", f.Stage, s)
-		}
-		return fmt.Sprintf("unknown stage %q (want soldier, commander or joint)", f.Stage)
-	case f.Steps < 1:
-		return "--steps must be at least 1"
-	case f.Envs < 1:
-		return "--envs must be at least 1"
-	case f.Episode < 10*time.Minute:
-		return "--episode must be at least 10m"
-	case f.LR < 0:
-		return "--lr must not be negative"
-	case f.Rounds < 1:
-		return "--rounds must be at least 1"
-	case f.Stage != train.StageJoint && (f.InitSoldier != "" || f.InitCommander != ""):
-		return "--init-soldier and --init-commander are for the joint stage (the soldier stage continues from --init)"
-	case f.Stage == train.StageJoint && f.Init != "":
-		return "--init is for the soldier stage: the joint stage starts from --init-soldier and --init-commander"
-	case f.Stage == train.StageCommander && f.Init != "":
-		return "--init is for the soldier stage: the commander stage starts from the Forecast heuristic"
-	case f.Stage == train.StageJoint && f.Steps < 2*int64(f.Rounds):
-		return "--steps must be at least 2 x --rounds for the joint stage"
+	}
+	if err := f.Check(); err != nil {
+		return err.Error()
 	}
 	return ""
 }
@@ -133,12 +106,12 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return fail(err)
 	}
 	if f.episodes != "" {
-		if cfg, err = calibrateFirst(ctx, cfg, f.episodes, f.Out, stdout, stderr); err != nil {
+		if cfg, err = train.CalibrateFirst(ctx, cfg, f.episodes, f.Out, stdout, stderr); err != nil {
 			return fail(err)
 		}
 	}
 	f.Config = cfg
-	if f.Scenarios, err = loadTrainScenarios(cfg, f.scenarios, f.Episode); err != nil {
+	if f.Scenarios, err = train.LoadScenarios(cfg, cli.SplitList(f.scenarios), f.Episode); err != nil {
 		return fail(err)
 	}
 	start := time.Now()
@@ -150,41 +123,4 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	fmt.Fprintf(stdout, "trained in %s; wrote %s\n", time.Since(start).Round(time.Second), f.Out)
 	return 0
-}
-
-// calibrateFirst calibrates cfg on the episodes recorded in episodes, writes
-// out/calibration.json and the report, and returns the calibrated config.
-func calibrateFirst(ctx context.Context, cfg *domains.Config, episodes, out string, stdout, stderr io.Writer) (*domains.Config, error) {
-	fmt.Fprintf(stderr, "calibrating the simulator on %s\n", episodes)
-	cal, err := Calibrate(ctx, cfg, episodes, stderr)
-	if err != nil {
-		return nil, fmt.Errorf("calibrate on %q: %w", episodes, err)
-	}
-	if err := cli.WriteJSON(filepath.Join(out, "calibration.json"), cal); err != nil {
-		return nil, err
-	}
-	// What was fitted and how well the calibrated simulator replays the
-	// recording (Pearson r per series), before any training on it.
-	if err := calibrate.WriteReport(stdout, cal); err != nil {
-		return nil, err
-	}
-	if !cal.After.Pass() {
-		fmt.Fprintf(stdout, "\nWARNING: some replayed series stay below r = %.2f after calibration; training goes on with the calibrated simulator\n\n", cal.After.Target)
-	}
-	return cal.Config, nil
-}
-
-// loadTrainScenarios loads the comma-separated scenario files of list, each
-// with its traces; every one must outlast a training episode.
-func loadTrainScenarios(cfg *domains.Config, list string, episode time.Duration) ([]sim.Scenario, error) {
-	scs, err := scenario.LoadAll(cfg, cli.SplitList(list))
-	if err != nil {
-		return nil, err
-	}
-	for i, sc := range scs {
-		if sc.Duration < episode {
-			return nil, fmt.Errorf("scenario %s lasts %s, shorter than an episode (--episode %s)", cli.SplitList(list)[i], sc.Duration, episode)
-		}
-	}
-	return scs, nil
 }
