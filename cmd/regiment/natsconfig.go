@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -78,23 +77,14 @@ func runNATSConfig(_ context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	roles, err := bus.Permissions(cfg)
+	b, err := bus.ServerConfigFor(cfg, *seeds, sc, stderr)
 	if err != nil {
 		return fail(err)
 	}
-	if !sc.NkeyEnv {
-		if sc.Nkeys, err = bus.EnsureSeeds(*seeds, roles, stderr); err != nil {
-			return fail(err)
-		}
-	}
-	var b bytes.Buffer
-	if err := bus.WriteServerConfig(&b, roles, sc); err != nil {
-		return fail(err)
-	}
 	if *out == "" {
-		_, err = stdout.Write(b.Bytes())
+		_, err = stdout.Write(b)
 	} else {
-		err = os.WriteFile(*out, b.Bytes(), 0o644)
+		err = os.WriteFile(*out, b, 0o644)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "regiment nats-config: write config: %v\n", err)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/regimentd/regiment/internal/config"
 	"github.com/regimentd/regiment/internal/offline/episodes"
-	"github.com/regimentd/regiment/internal/offline/eval"
 	"github.com/regimentd/regiment/internal/offline/report"
 )
 
@@ -109,21 +108,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "regiment report: %v\n", err)
 		return 1
 	}
-	for _, r := range results {
-		fmt.Fprintf(stdout, "%s: %d steps, %s, core-hours live %s regiment %s, breach app-minutes (estimated) live %.1f regiment %.1f",
-			r.Name, r.Steps, eval.Count(len(r.Apps), "app", "apps"), report.CoreHours(r.Live.CoreHours), report.CoreHours(r.Recommended.CoreHours),
-			r.Live.BreachMinutes, r.Recommended.BreachMinutes)
-		switch {
-		case r.AtMaxApps > 0 && r.LimitedApps > 0:
-			fmt.Fprintf(stdout, "; %s breached at the ceiling, %s wanted more than it (see report.md)",
-				eval.Count(r.AtMaxApps, "app", "apps"), eval.Count(r.LimitedApps, "app", "apps"))
-		case r.AtMaxApps > 0:
-			fmt.Fprintf(stdout, "; %s breached at the ceiling (see report.md)", eval.Count(r.AtMaxApps, "app", "apps"))
-		case r.LimitedApps > 0:
-			fmt.Fprintf(stdout, "; %s wanted more than the ceiling (see report.md)", eval.Count(r.LimitedApps, "app", "apps"))
-		}
-		fmt.Fprintln(stdout)
-	}
+	report.WriteSummary(stdout, results)
 	fmt.Fprintf(stdout, "wrote %s and %s\n", paths[0], paths[1])
 	return 0
 }

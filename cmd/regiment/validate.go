@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/regimentd/regiment/internal/config"
 	"github.com/regimentd/regiment/internal/core/domains"
@@ -80,7 +78,7 @@ func runValidate(_ context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		warnOverloads(stderr, s.Overloads())
 	}
-	fmt.Fprintln(stdout, summary(cfg, sc))
+	fmt.Fprintln(stdout, config.Summary(cfg, sc))
 	return 0
 }
 
@@ -104,51 +102,7 @@ func warnOverloads(w io.Writer, apps []sim.Overload) {
 			fmt.Fprintf(tw, "... %d more\n", len(apps)-maxCeilingRows)
 			break
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t+%s\t%.1f\n", a.App, a.MaxReplicas, a.PeakReplicas, shortDuration(a.PeakAt), a.Minutes)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t+%s\t%.1f\n", a.App, a.MaxReplicas, a.PeakReplicas, config.ShortDuration(a.PeakAt), a.Minutes)
 	}
 	tw.Flush()
-}
-
-// summary is one line describing a valid config and scenario, e.g.
-// "ok: cluster prod, 5 domains, 12 app sets, 1550 apps; scenario s, 72h, 2 traffic, 3 events".
-func summary(cfg *domains.Config, sc *domains.Scenario) string {
-	sets := 0
-	for _, d := range cfg.Domains {
-		sets += len(d.AppSets)
-	}
-	s := fmt.Sprintf("ok: cluster %s, %s, %s, %s", cfg.Cluster.Name,
-		plural(len(cfg.Domains), "domain"), plural(sets, "app set"), plural(cfg.AppCount(), "app"))
-	discovering := 0
-	for _, d := range cfg.Domains {
-		if d.Discover != nil {
-			discovering++
-		}
-	}
-	if discovering > 0 {
-		s += fmt.Sprintf(" (and those %s find on the cluster)", plural(discovering, "discover block")) // counted at run time
-	}
-	if sc != nil {
-		s += fmt.Sprintf("; scenario %s, %s, %d traffic, %s", sc.Name,
-			shortDuration(sc.Duration), len(sc.Traffic), plural(len(sc.Events), "event"))
-	}
-	return s
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, noun)
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// shortDuration drops zero minutes and seconds: 72h, 1h30m, 90s.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }
