@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -20,6 +19,7 @@ import (
 	"github.com/regimentd/regiment/internal/daemon"
 	"github.com/regimentd/regiment/internal/offline/eval"
 	"github.com/regimentd/regiment/internal/offline/sim"
+	"github.com/regimentd/regiment/internal/offline/sim/scenario"
 )
 
 // The built-in example `regiment run` uses without flags.
@@ -74,7 +74,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageFailer("run", fs, stderr)("%v", err)
 	}
-	w, err := loadWorld(*configPath, *scenarioPath)
+	w, err := scenario.LoadWorld(*configPath, *scenarioPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "regiment run: %v\n", err)
 		if *configPath == defaultConfig {
@@ -82,12 +82,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 1
 	}
-	if *duration > 0 {
-		w.sc.Duration = *duration
-		if w.sc.Warmup >= w.sc.Duration {
-			fmt.Fprintf(stderr, "regiment run: --duration %s is within the scenario's warm-up (%s): no tick would be accounted\n", w.sc.Duration, w.sc.Warmup)
-			return 1
-		}
+	if err := w.Override(0, *duration); err != nil {
+		fmt.Fprintf(stderr, "regiment run: %v\n", err)
+		return 1
 	}
 	sum, err := runSystem(ctx, w, *dataDir, *speed, log, cli.NewProgressLog(stderr, *logFormat, *every))
 	if err != nil {
@@ -98,55 +95,37 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// runSummary is what a run did.
+// runSummary is what a run did, and its baselines on the same traffic.
 type runSummary struct {
-	daemon.SystemStats
-	metrics   sim.Metrics
-	baselines []sim.Metrics // summaryBaselines on the same traffic
-	wall      time.Duration
-	stopped   bool
+	daemon.SystemRun
+	baselines []sim.Metrics // summaryBaselines
 }
 
 // runSystem runs the Commander and Soldiers over an embedded NATS server
-// against a simulated cluster (daemon.System), then the summary's baselines
-// on the same traffic.
-func runSystem(ctx context.Context, w *world, dataDir string, speed float64, log hclog.Logger, bar *cli.Progress) (sum runSummary, err error) {
-	s, err := w.newSim()
+// against a simulated cluster (daemon.RunSystem), then the summary's
+// baselines on the same traffic.
+func runSystem(ctx context.Context, w scenario.World, dataDir string, speed float64, log hclog.Logger, bar *cli.Progress) (sum runSummary, err error) {
+	s, err := w.NewSim()
 	if err != nil {
 		return sum, err
 	}
-	sys := daemon.NewSystem(w.cfg, s, dataDir, log)
-	defer func() { err = errors.Join(err, sys.Close()) }()
-	if err := sys.Open(ctx); err != nil {
-		return sum, err
-	}
-	start := time.Now()
-	sum.stopped, err = sys.Run(ctx, speed, func(simElapsed time.Duration) {
-		elapsed := time.Since(start)
-		bar.Update(false, "%s  %s of %s  (%.0fx real time)", w.sc.Name, simElapsed, w.sc.Duration, simElapsed.Seconds()/max(elapsed.Seconds(), 1e-9))
+	sum.SystemRun, err = daemon.RunSystem(ctx, w.Config, s, dataDir, speed, log, func(simElapsed, wall time.Duration) {
+		bar.Update(false, "%s  %s of %s  (%.0fx real time)", w.Name, simElapsed, w.Duration, simElapsed.Seconds()/max(wall.Seconds(), 1e-9))
 	})
 	bar.Done()
-	sum.wall = time.Since(start)
 	if err != nil {
 		return sum, err
 	}
-	if err := sys.Close(); err != nil {
-		return sum, err
-	}
-	sum.SystemStats = sys.Stats()
-	sys.Cluster().Sim(func(s *sim.Sim) { sum.metrics = s.Metrics() })
-
-	// The baselines on the same traffic, for comparison.
 	for _, name := range summaryBaselines {
-		if sum.stopped {
+		if sum.Stopped {
 			break
 		}
 		bar.Update(true, "running the %s baseline on the same traffic", name)
-		bs, err := w.newSimFor(name)
+		bs, err := w.NewSimFor(name)
 		if err != nil {
 			return sum, err
 		}
-		p, err := w.newPolicy(name, bs)
+		p, err := newPolicy(w, name, bs)
 		if err != nil {
 			return sum, err
 		}
@@ -162,18 +141,18 @@ func runSystem(ctx context.Context, w *world, dataDir string, speed float64, log
 // foresight: the limit), and static provisioning for the known peak.
 var summaryBaselines = []string{eval.Independent, "hpa", "oracle", "static"}
 
-func printSummary(out io.Writer, w *world, sum runSummary) {
-	m := sum.metrics
-	if sum.stopped {
+func printSummary(out io.Writer, w scenario.World, sum runSummary) {
+	m := sum.Metrics
+	if sum.Stopped {
 		fmt.Fprintf(out, "stopped after %s simulated (interrupted)\n\n", time.Duration(m.SimSeconds)*time.Second)
 	}
 	fmt.Fprintf(out, "cluster %s, scenario %s: %s simulated in %s (%.0fx real time)\n",
-		w.cfg.Cluster.Name, w.sc.Name, time.Duration(m.SimSeconds)*time.Second, sum.wall.Round(time.Millisecond), m.SimSeconds/sum.wall.Seconds())
+		w.Config.Cluster.Name, w.Name, time.Duration(m.SimSeconds)*time.Second, sum.Wall.Round(time.Millisecond), m.SimSeconds/sum.Wall.Seconds())
 	fmt.Fprintf(out, "regiment: commander policy %s, soldier policy %s\n",
-		cmp.Or(w.cfg.Commander.Policy, commander.ForecastPolicy), cmp.Or(w.cfg.Soldier.Policy, soldier.ProportionalPolicy))
+		cmp.Or(w.Config.Commander.Policy, commander.ForecastPolicy), cmp.Or(w.Config.Soldier.Policy, soldier.ProportionalPolicy))
 	var recommend []string
-	for di, d := range w.cfg.Domains {
-		if w.cfg.ModeOf(di).Recommends() {
+	for di, d := range w.Config.Domains {
+		if w.Config.ModeOf(di).Recommends() {
 			recommend = append(recommend, d.Name)
 		}
 	}
@@ -209,7 +188,7 @@ func printSummary(out io.Writer, w *world, sum runSummary) {
 	row("node churn", func(m sim.Metrics) string { return fmt.Sprintf("%d", m.NodeChurn) })
 	row("pending pod-hours", func(m sim.Metrics) string { return fmt.Sprintf("%.1f", m.PendingPodHours) })
 	tw.Flush()
-	if len(sum.baselines) > 0 && !sum.stopped {
+	if len(sum.baselines) > 0 && !sum.Stopped {
 		in := sum.baselines[0] // summaryBaselines[0], regiment-independent
 		fmt.Fprintf(out, "\nthe hierarchy's worth, regiment x %s: cost %.3f, breaches %s, bad requests %s\n",
 			summaryBaselines[0], ratio(m.CostCoreHours, in.CostCoreHours), ratioText(m.BreachAppMinutes, in.BreachAppMinutes), ratioText(m.BadRequests, in.BadRequests))

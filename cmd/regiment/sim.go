@@ -10,6 +10,7 @@ import (
 	"github.com/regimentd/regiment/internal/cli"
 	"github.com/regimentd/regiment/internal/offline/eval"
 	"github.com/regimentd/regiment/internal/offline/sim"
+	"github.com/regimentd/regiment/internal/offline/sim/scenario"
 )
 
 // simReport is what `regiment sim --json` prints. It holds no wall-clock
@@ -54,51 +55,43 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *configPath == "" || *scenarioPath == "" || fs.NArg() > 0 {
 		return usageFailer("sim", fs, stderr)("--config and --scenario are required, and nothing else")
 	}
-	w, err := loadWorld(*configPath, *scenarioPath)
+	w, err := scenario.LoadWorld(*configPath, *scenarioPath)
 	if err != nil {
 		return fail(err)
 	}
-	if *seed != 0 {
-		w.sc.Seed = *seed
+	if err := w.Override(*seed, *duration); err != nil {
+		fmt.Fprintf(stderr, "regiment sim: %v\n", err)
+		return 1
 	}
-	if *duration > 0 {
-		w.sc.Duration = *duration
-		if w.sc.Warmup >= w.sc.Duration {
-			fmt.Fprintf(stderr, "regiment sim: --duration %s is within the scenario's warm-up (%s): no tick would be accounted\n", w.sc.Duration, w.sc.Warmup)
-			return 1
-		}
-	}
-	s, err := w.newSimFor(*policy)
+	s, err := w.NewSimFor(*policy)
 	if err != nil {
 		return fail(err)
 	}
-	p, err := w.newPolicy(*policy, s)
+	p, err := newPolicy(w, *policy, s)
 	if err != nil {
 		fmt.Fprintf(stderr, "regiment sim: %v\n", err)
 		return 2
 	}
 	bar := cli.NewProgress(stderr)
 	start := time.Now()
-	for !s.Done() {
-		if ctx.Err() != nil {
-			bar.Done()
-			fmt.Fprintln(stderr, "regiment sim: interrupted")
-			return 1
-		}
-		p.Decide(s.Now(), s.Telemetry(), s.Targets())
-		s.Step()
-		bar.Update(false, "simulating %s: %s of %s", w.sc.Name, s.Now().Sub(w.sc.Start), w.sc.Duration)
+	err = w.Simulate(ctx, s, p, func(elapsed time.Duration) {
+		bar.Update(false, "simulating %s: %s of %s", w.Name, elapsed, w.Duration)
+	})
+	if err != nil {
+		bar.Done()
+		fmt.Fprintln(stderr, "regiment sim: interrupted")
+		return 1
 	}
 	bar.Done()
 	wall := time.Since(start).Seconds()
 	m := s.Metrics()
 	if *asJSON {
-		out, _ := json.MarshalIndent(simReport{Config: w.cfg.Cluster.Name, Scenario: w.sc.Name, Policy: *policy, Seed: w.sc.Seed, Metrics: m}, "", "  ")
+		out, _ := json.MarshalIndent(simReport{Config: w.Config.Cluster.Name, Scenario: w.Name, Policy: *policy, Seed: w.Seed, Metrics: m}, "", "  ")
 		fmt.Fprintf(stdout, "%s\n", out)
 		fmt.Fprintf(stderr, "wall_seconds %.3f (%.0fx real time)\n", wall, m.SimSeconds/wall)
 		return 0
 	}
-	eval.WriteMetrics(stdout, w.cfg.Cluster.Name, w.sc.Name, *policy, m, wall)
+	eval.WriteMetrics(stdout, w.Config.Cluster.Name, w.Name, *policy, m, wall)
 	return 0
 }
 
