@@ -61,8 +61,8 @@ Flags:
 `
 
 func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fail := failer("calibrate", stderr)
-	fs := newFlagSet("calibrate", calibrateUsage, stderr)
+	fail := cli.Failer("regiment calibrate", stderr)
+	fs := cli.NewFlagSet("regiment calibrate", calibrateUsage, stderr)
 	configPath := fs.String("config", "", "cluster config `file` (HCL) to calibrate; required")
 	spec := fs.String("episodes", "", "store `dir`ectory (every *.db in it), a bbolt file, a running daemon's URL (http://localhost:9465/), or a comma-separated list; required")
 	tokenFile := fs.String("http-token-file", "", "`file` with the daemons' bearer token, for URLs (default $"+episodes.TokenEnv+")")
@@ -70,11 +70,11 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	jsonOut := fs.String("json", "", "write the report as JSON to `file`")
 	target := fs.Float64("target", 0.85, "Pearson r each replayed series must reach")
 	minSamples := fs.Int("min-samples", 30, "fewest samples an estimate needs to replace the configured value")
-	if code, done := parseFlags(fs, args); done {
+	if code, done := cli.ParseFlags(fs, args); done {
 		return code
 	}
 	if *configPath == "" || *spec == "" || fs.NArg() > 0 {
-		return usageFailer("calibrate", fs, stderr)("--config and --episodes are required, and nothing else")
+		return cli.UsageFailer(fs, stderr)("--config and --episodes are required, and nothing else")
 	}
 	src, err := config.ReadFile(*configPath)
 	if err != nil {

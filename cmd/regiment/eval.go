@@ -46,9 +46,9 @@ Flags:
 // runEval runs policies side by side on scenarios and writes the report
 // (package eval). Usage errors exit 2, failures 1.
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fail := failer("eval", stderr)
+	fail := cli.Failer("regiment eval", stderr)
 	known := eval.Policies()
-	fs := newFlagSet("eval", fmt.Sprintf(evalUsage, strings.Join(known, ", "), strings.Join(known, ",")), stderr)
+	fs := cli.NewFlagSet("regiment eval", fmt.Sprintf(evalUsage, strings.Join(known, ", "), strings.Join(known, ",")), stderr)
 	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
 	scenarios := fs.String("scenario", "", "comma-separated scenario `files` (HCL); required")
 	policies := fs.String("policies", strings.Join(known, ","), "comma-separated `policies` to compare")
@@ -57,10 +57,10 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	workers := fs.Int("workers", runtime.NumCPU(), "runs simulated at once")
 	duration := fs.Duration("duration", 0, "override every scenario's duration, e.g. 6h (0: keep it)")
 	ablation := fs.Bool("ablation", true, "with regiment, also run regiment-independent (its Soldiers without the Commander) right after it")
-	if code, done := parseFlags(fs, args); done {
+	if code, done := cli.ParseFlags(fs, args); done {
 		return code
 	}
-	usage := usageFailer("eval", fs, stderr)
+	usage := cli.UsageFailer(fs, stderr)
 	if *configPath == "" || *scenarios == "" || *out == "" || fs.NArg() > 0 {
 		return usage("--config, --scenario and --out are required, and nothing else")
 	}
@@ -102,7 +102,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // evaluate runs opts with a progress bar on stderr, writes the report into
 // out and returns the exit code.
 func evaluate(ctx context.Context, opts eval.Options, out string, stdout, stderr io.Writer) int {
-	fail := failer("eval", stderr)
+	fail := cli.Failer("regiment eval", stderr)
 	bar := cli.NewProgress(stderr)
 	total := len(opts.Scenarios) * len(opts.Policies) * opts.Seeds
 	bar.Update(true, "evaluating: %s 0/%d runs on %d workers", cli.BarCells(0, total), total, min(opts.Workers, total))

@@ -72,7 +72,7 @@ func runKube(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "restore":
 	default:
-		return unknownSubcommand(stderr, "regiment kube", sub, []string{"restore"})
+		return cli.UnknownSubcommand(stderr, "regiment kube", sub, []string{"restore"})
 	}
 	if err := fs.Parse(args[1:]); err != nil {
 		if err == flag.ErrHelp {

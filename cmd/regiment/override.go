@@ -98,7 +98,7 @@ func runOverride(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	switch sub {
 	case "share", "replicas", "cancel", "list":
 	default:
-		return unknownSubcommand(stderr, "regiment override", sub, []string{"share", "replicas", "cancel", "list"})
+		return cli.UnknownSubcommand(stderr, "regiment override", sub, []string{"share", "replicas", "cancel", "list"})
 	}
 	if f.configPath == "" {
 		return overrideUsageError(stderr, "--config is required: it names the cluster and its NATS server")

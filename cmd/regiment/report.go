@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/regimentd/regiment/internal/cli"
 	"github.com/regimentd/regiment/internal/config"
 	"github.com/regimentd/regiment/internal/offline/episodes"
 	"github.com/regimentd/regiment/internal/offline/report"
@@ -65,16 +66,16 @@ Flags:
 `
 
 func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("report", reportUsage, stderr)
+	fs := cli.NewFlagSet("regiment report", reportUsage, stderr)
 	configPath := fs.String("config", "", "cluster config `file` (HCL) the Soldiers ran, preferably calibrated; required")
 	spec := fs.String("episodes", "", "store `dir`ectory (every *.db in it), a bbolt file, a running daemon's URL (http://localhost:9465/), or a comma-separated list; required")
 	tokenFile := fs.String("http-token-file", "", "`file` with the daemons' bearer token, for URLs (default $"+episodes.TokenEnv+")")
 	out := fs.String("out", "", "report `dir`ectory (created); required")
 	top := fs.Int("top", 5, "apps per domain in the table and the plot, by the difference in core-hours")
-	if code, done := parseFlags(fs, args); done {
+	if code, done := cli.ParseFlags(fs, args); done {
 		return code
 	}
-	fail := usageFailer("report", fs, stderr)
+	fail := cli.UsageFailer(fs, stderr)
 	switch {
 	case *configPath == "" || *spec == "" || *out == "" || fs.NArg() > 0:
 		return fail("--config, --episodes and --out are required, and nothing else")

@@ -54,7 +54,7 @@ Flags:
 `
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("run", runUsage, stderr)
+	fs := cli.NewFlagSet("regiment run", runUsage, stderr)
 	configPath := fs.String("config", defaultConfig, "cluster config `file` (HCL)")
 	scenarioPath := fs.String("scenario", defaultScenario, "scenario `file` (HCL) driving the simulated cluster")
 	speed := fs.Float64("speed", 0, "simulated seconds per wall second; 0: as fast as possible")
@@ -63,7 +63,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	logLevel := fs.String("log-level", "warn", "log `level`: trace, debug, info, warn, error")
 	logFormat := fs.String("log-format", cli.LogText, cli.LogFormatUsage)
 	every := fs.Duration("progress-every", cli.ProgressEvery, "when stderr is not a terminal (a pod, CI), log a progress line this often; 0: never")
-	if code, done := parseFlags(fs, args); done {
+	if code, done := cli.ParseFlags(fs, args); done {
 		return code
 	}
 	if fs.NArg() > 0 {
@@ -72,7 +72,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	log, err := cli.NewLogger("regiment", *logLevel, *logFormat, stderr)
 	if err != nil {
-		return usageFailer("run", fs, stderr)("%v", err)
+		return cli.UsageFailer(fs, stderr)("%v", err)
 	}
 	w, err := scenario.LoadWorld(*configPath, *scenarioPath)
 	if err != nil {

@@ -41,19 +41,19 @@ Flags:
 `
 
 func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fail := failer("sim", stderr)
-	fs := newFlagSet("sim", simUsage, stderr)
+	fail := cli.Failer("regiment sim", stderr)
+	fs := cli.NewFlagSet("regiment sim", simUsage, stderr)
 	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
 	scenarioPath := fs.String("scenario", "", "scenario `file` (HCL); required")
 	policy := fs.String("policy", "static", "policy that sets replicas: "+policyNames)
 	seed := fs.Uint64("seed", 0, "override the scenario's seed (0: keep it)")
 	duration := fs.Duration("duration", 0, "override the scenario's duration, e.g. 6h (0: keep it)")
 	asJSON := fs.Bool("json", false, "print metrics as JSON on stdout (wall time goes to stderr)")
-	if code, done := parseFlags(fs, args); done {
+	if code, done := cli.ParseFlags(fs, args); done {
 		return code
 	}
 	if *configPath == "" || *scenarioPath == "" || fs.NArg() > 0 {
-		return usageFailer("sim", fs, stderr)("--config and --scenario are required, and nothing else")
+		return cli.UsageFailer(fs, stderr)("--config and --scenario are required, and nothing else")
 	}
 	w, err := scenario.LoadWorld(*configPath, *scenarioPath)
 	if err != nil {

@@ -82,17 +82,17 @@ func (f *trainFlags) problem(args int) string {
 // runTrain loads the config, calibrates it on --episodes when given, loads
 // the scenarios and trains (train.RunStage). Usage errors exit 2, failures 1.
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("train", trainUsage, stderr)
+	fs := cli.NewFlagSet("regiment train", trainUsage, stderr)
 	var f trainFlags
 	f.bind(fs)
-	if code, done := parseFlags(fs, args); done {
+	if code, done := cli.ParseFlags(fs, args); done {
 		return code
 	}
-	usage := usageFailer("train", fs, stderr)
+	usage := cli.UsageFailer(fs, stderr)
 	if why := f.problem(fs.NArg()); why != "" {
 		return usage("%s", why)
 	}
-	fail := failer("train", stderr)
+	fail := cli.Failer("regiment train", stderr)
 	cfg, err := config.LoadFile(f.configPath)
 	if err != nil {
 		return fail(err)

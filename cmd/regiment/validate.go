@@ -6,6 +6,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/regimentd/regiment/internal/cli"
 	"github.com/regimentd/regiment/internal/config"
 	"github.com/regimentd/regiment/internal/core/domains"
 	"github.com/regimentd/regiment/internal/offline/eval"
@@ -36,14 +37,14 @@ Flags:
 // problem of both to stderr (exit 1) or a one-line summary to stdout (exit 0).
 // Usage errors exit 2.
 func runValidate(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("validate", validateUsage, stderr)
+	fs := cli.NewFlagSet("regiment validate", validateUsage, stderr)
 	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
 	scenarioPath := fs.String("scenario", "", "scenario `file` (HCL) to check against the config")
-	if code, done := parseFlags(fs, args); done {
+	if code, done := cli.ParseFlags(fs, args); done {
 		return code
 	}
 	if *configPath == "" || fs.NArg() > 0 {
-		return usageFailer("validate", fs, stderr)("--config is required, and takes no arguments")
+		return cli.UsageFailer(fs, stderr)("--config is required, and takes no arguments")
 	}
 
 	cfg, cfgErr := config.LoadFile(*configPath)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"io"
 	"strings"
 
 	"github.com/regimentd/regiment/internal/offline/baseline"
@@ -28,13 +26,4 @@ func newPolicy(w scenario.World, name string, s *sim.Sim) (sim.Policy, error) {
 		return nil, eval.UnknownPolicy(name, policyList)
 	}
 	return eval.NewPolicy(name, baseline.World(name, w.Config), s)
-}
-
-// failer returns a func that prints err as regiment name's failure on
-// stderr and returns exit code 1.
-func failer(name string, stderr io.Writer) func(error) int {
-	return func(err error) int {
-		fmt.Fprintf(stderr, "regiment %s: %v\n", name, err)
-		return 1
-	}
 }
