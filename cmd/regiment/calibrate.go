@@ -84,11 +84,7 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return fail(err)
 	}
-	tok, err := episodes.Token(*tokenFile)
-	if err != nil {
-		return fail(err)
-	}
-	srcs, done, err := episodes.Sources(ctx, *spec, tok)
+	srcs, done, err := episodes.Resolve(ctx, *spec, *tokenFile)
 	defer done()
 	if err != nil {
 		return fail(err)

@@ -87,12 +87,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "regiment report: %v\n", err)
 		return 1
 	}
-	tok, err := episodes.Token(*tokenFile)
-	if err != nil {
-		fmt.Fprintf(stderr, "regiment report: %v\n", err)
-		return 1
-	}
-	srcs, done, err := episodes.Sources(ctx, *spec, tok)
+	srcs, done, err := episodes.Resolve(ctx, *spec, *tokenFile)
 	defer done()
 	if err != nil {
 		fmt.Fprintf(stderr, "regiment report: %v\n", err)

@@ -8,10 +8,9 @@ import (
 
 	"github.com/regimentd/regiment/internal/cli"
 	"github.com/regimentd/regiment/internal/config"
-	"github.com/regimentd/regiment/internal/core/domains"
 	"github.com/regimentd/regiment/internal/offline/eval"
 	"github.com/regimentd/regiment/internal/offline/sim"
-	"github.com/regimentd/regiment/internal/offline/sim/trace"
+	"github.com/regimentd/regiment/internal/offline/sim/scenario"
 )
 
 // validateUsage is what `regiment validate --help` prints before the flags.
@@ -47,38 +46,11 @@ func runValidate(_ context.Context, args []string, stdout, stderr io.Writer) int
 		return cli.UsageFailer(fs, stderr)("--config is required, and takes no arguments")
 	}
 
-	cfg, cfgErr := config.LoadFile(*configPath)
-	if cfgErr != nil {
-		fmt.Fprintln(stderr, cfgErr)
-	}
-	var sc *domains.Scenario
-	var traces map[string][]trace.Series
-	if *scenarioPath != "" {
-		// With a broken config, the scenario is still checked, without its
-		// references to domains and app sets (cfg is nil).
-		var err error
-		if sc, err = config.LoadScenarioFile(*scenarioPath, cfg); err != nil {
-			fmt.Fprintln(stderr, err)
-			return 1
-		}
-		// Every trace is read and checked as regiment sim does, with the
-		// same errors (file and line).
-		if traces, err = loadTraffic(cfg, sc); err != nil {
-			fmt.Fprintln(stderr, err)
-			return 1
-		}
-	}
-	if cfgErr != nil {
+	cfg, sc, overloads, ok := scenario.Check(*configPath, *scenarioPath, func(err error) { fmt.Fprintln(stderr, err) })
+	if !ok {
 		return 1
 	}
-	if sc != nil {
-		s, err := sim.New(cfg, sc, traces)
-		if err != nil {
-			fmt.Fprintln(stderr, err)
-			return 1
-		}
-		warnOverloads(stderr, s.Overloads())
-	}
+	warnOverloads(stderr, overloads)
 	fmt.Fprintln(stdout, config.Summary(cfg, sc))
 	return 0
 }

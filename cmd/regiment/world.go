@@ -9,9 +9,6 @@ import (
 	"github.com/regimentd/regiment/internal/offline/sim/scenario"
 )
 
-// loadTraffic is validate's trace check, the loader's (scenario.Traffic).
-var loadTraffic = scenario.Traffic
-
 // policyList is the policies `sim` knows, for --help and errors;
 // policyNames the same, joined.
 var (

@@ -123,11 +123,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-
 		return code
 	}
 	if cfg.Domain(o.Domain) < 0 {
-		names := make([]string, len(cfg.Domains))
-		for i, d := range cfg.Domains {
-			names[i] = d.Name
-		}
-		return usageError(stderr, "--domain: %v", cli.UnknownName("domain", o.Domain, o.ConfigPath, names))
+		return usageError(stderr, "--domain: %v", cli.UnknownName("domain", o.Domain, o.ConfigPath, cfg.DomainNames()))
 	}
 	log = log.With("domain", o.Domain)
 	if err := daemon.Serve(ctx, daemon.NewSoldierProcess(cfg, o, daemon.Deps{}, nil, log), reload); err != nil {

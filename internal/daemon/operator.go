@@ -147,10 +147,7 @@ func CheckDomain(cfg *domains.Config, domain string) error {
 	if cfg.Domain(domain) >= 0 {
 		return nil
 	}
-	names := make([]string, len(cfg.Domains))
-	for i, d := range cfg.Domains {
-		names[i] = d.Name
-	}
+	names := cfg.DomainNames()
 	return fmt.Errorf("--domain: %q is not a domain of cluster %s%s (domains: %s)", domain, cfg.Cluster.Name, hint(domain, names), strings.Join(names, ", "))
 }
 

@@ -104,6 +104,17 @@ func Sources(ctx context.Context, spec, token string) (srcs []Source, done func(
 	return srcs, done, nil
 }
 
+// Resolve is Sources with the bearer token of Token(tokenFile): the
+// stores of spec for `regiment calibrate`, `report` and `episodes --db`.
+// done is never nil.
+func Resolve(ctx context.Context, spec, tokenFile string) (srcs []Source, done func(), err error) {
+	tok, err := Token(tokenFile)
+	if err != nil {
+		return nil, func() {}, err
+	}
+	return Sources(ctx, spec, tok)
+}
+
 // StoreURL is the snapshot URL of raw, a daemon's address: an http(s) URL
 // with a host, its path StorePath when it has none ("/" or "").
 func StoreURL(raw string) (string, error) {

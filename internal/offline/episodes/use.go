@@ -21,11 +21,7 @@ func Use(ctx context.Context, path, tokenFile string, write bool, what string, f
 		if write {
 			return fmt.Errorf("%s is a read-only snapshot of a running daemon's store: %s the store itself, with its daemon stopped", path, what)
 		}
-		tok, err := Token(tokenFile)
-		if err != nil {
-			return err
-		}
-		srcs, done, err := Sources(ctx, path, tok)
+		srcs, done, err := Resolve(ctx, path, tokenFile)
 		defer done()
 		if err != nil {
 			return err
