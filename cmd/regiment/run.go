@@ -1,21 +1,14 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
-	"slices"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/regimentd/regiment/internal/cli"
-	"github.com/regimentd/regiment/internal/core/commander"
-	"github.com/regimentd/regiment/internal/core/soldier"
 	"github.com/regimentd/regiment/internal/daemon"
 	"github.com/regimentd/regiment/internal/offline/eval"
 	"github.com/regimentd/regiment/internal/offline/sim"
@@ -142,75 +135,7 @@ func runSystem(ctx context.Context, w scenario.World, dataDir string, speed floa
 var summaryBaselines = []string{eval.Independent, "hpa", "oracle", "static"}
 
 func printSummary(out io.Writer, w scenario.World, sum runSummary) {
-	m := sum.Metrics
-	if sum.Stopped {
-		fmt.Fprintf(out, "stopped after %s simulated (interrupted)\n\n", time.Duration(m.SimSeconds)*time.Second)
-	}
-	fmt.Fprintf(out, "cluster %s, scenario %s: %s simulated in %s (%.0fx real time)\n",
-		w.Config.Cluster.Name, w.Name, time.Duration(m.SimSeconds)*time.Second, sum.Wall.Round(time.Millisecond), m.SimSeconds/sum.Wall.Seconds())
-	fmt.Fprintf(out, "regiment: commander policy %s, soldier policy %s\n",
-		cmp.Or(w.Config.Commander.Policy, commander.ForecastPolicy), cmp.Or(w.Config.Soldier.Policy, soldier.ProportionalPolicy))
-	var recommend []string
-	for di, d := range w.Config.Domains {
-		if w.Config.ModeOf(di).Recommends() {
-			recommend = append(recommend, d.Name)
-		}
-	}
-	if len(recommend) > 0 {
-		fmt.Fprintf(out, "recommend mode (nothing written; the cluster's HPAs scale them): %s; review with: regiment report\n",
-			strings.Join(recommend, ", "))
-	}
-	fmt.Fprintln(out)
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "\tregiment\t")
-	for i := range sum.baselines {
-		fmt.Fprintf(tw, "%s\t", summaryBaselines[i])
-	}
-	fmt.Fprintln(tw)
-	row := func(name string, cell func(m sim.Metrics) string) {
-		fmt.Fprintf(tw, "%s\t%s\t", name, cell(m))
-		for _, b := range sum.baselines {
-			fmt.Fprintf(tw, "%s\t", cell(b))
-		}
-		fmt.Fprintln(tw)
-	}
-	row("cost (core-hours)", func(m sim.Metrics) string { return fmt.Sprintf("%.1f", m.CostCoreHours) })
-	row("cost", func(m sim.Metrics) string { return fmt.Sprintf("%.2f", m.Cost) })
-	row("SLO compliance", func(m sim.Metrics) string { return fmt.Sprintf("%.4f", m.SLOCompliance) })
-	row("breach app-minutes", func(m sim.Metrics) string { return fmt.Sprintf("%.1f", m.BreachAppMinutes) })
-	if slices.ContainsFunc(append([]sim.Metrics{m}, sum.baselines...), func(m sim.Metrics) bool { return m.BreachAppMinutesAtMax > 0 }) {
-		row("of which at max_replicas", func(m sim.Metrics) string { return fmt.Sprintf("%.1f", m.BreachAppMinutesAtMax) })
-	}
-	row("bad-request ratio", func(m sim.Metrics) string { return fmt.Sprintf("%.5f", m.BadRequestRatio) })
-	row("energy (kWh)", func(m sim.Metrics) string { return fmt.Sprintf("%.1f", m.EnergyKWh) })
-	row("scaling actions", func(m sim.Metrics) string { return fmt.Sprintf("%d", m.ScalingActions) })
-	row("peak nodes", func(m sim.Metrics) string { return fmt.Sprintf("%d", m.PeakNodes) })
-	row("node churn", func(m sim.Metrics) string { return fmt.Sprintf("%d", m.NodeChurn) })
-	row("pending pod-hours", func(m sim.Metrics) string { return fmt.Sprintf("%.1f", m.PendingPodHours) })
-	tw.Flush()
-	if len(sum.baselines) > 0 && !sum.Stopped {
-		in := sum.baselines[0] // summaryBaselines[0], regiment-independent
-		fmt.Fprintf(out, "\nthe hierarchy's worth, regiment x %s: cost %.3f, breaches %s, bad requests %s\n",
-			summaryBaselines[0], ratio(m.CostCoreHours, in.CostCoreHours), ratioText(m.BreachAppMinutes, in.BreachAppMinutes), ratioText(m.BadRequests, in.BadRequests))
-	}
-	printCeilingBound(out, m.CeilingBound, "(regiment sim --json lists them all)")
-	fmt.Fprintf(out, "\n%d episodes, %d steps written to %s; %d replica writes; %d messages rejected\n",
-		sum.Episodes, sum.Steps, sum.DBPath, sum.Writes, sum.Rejected)
-	fmt.Fprintf(out, "inspect: regiment episodes list --data %s\n", filepath.Dir(sum.DBPath))
-}
-
-// ratio is a / b, 0 when b is 0.
-func ratio(a, b float64) float64 {
-	if b == 0 {
-		return 0
-	}
-	return a / b
-}
-
-// ratioText is a / b to two decimals, "n/a" when b is 0.
-func ratioText(a, b float64) string {
-	if b == 0 {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.2f", a/b)
+	sum.WriteSummary(out, w.Config, w.Name, summaryBaselines, sum.baselines)
+	printCeilingBound(out, sum.Metrics.CeilingBound, "(regiment sim --json lists them all)")
+	sum.WriteStored(out)
 }
