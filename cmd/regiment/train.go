@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/regimentd/regiment/internal/cli"
@@ -102,16 +101,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return usage("the joint stage needs a Soldier and a Commander checkpoint: give --init-soldier and --init-commander, or name checkpoints in the config's soldier and commander policies")
 		}
 	}
-	if err := os.MkdirAll(f.Out, 0o755); err != nil {
-		return fail(err)
-	}
-	if f.episodes != "" {
-		if cfg, err = train.CalibrateFirst(ctx, cfg, f.episodes, f.Out, stdout, stderr); err != nil {
-			return fail(err)
-		}
-	}
-	f.Config = cfg
-	if f.Scenarios, err = train.LoadScenarios(cfg, cli.SplitList(f.scenarios), f.Episode); err != nil {
+	if err := f.Prepare(ctx, cfg, f.episodes, cli.SplitList(f.scenarios), stdout, stderr); err != nil {
 		return fail(err)
 	}
 	start := time.Now()

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 )
 
@@ -133,3 +134,18 @@ func (c *Sub) UsageError(format string, args ...any) int {
 
 // Fail reports a failure and returns exit code 1.
 func (c *Sub) Fail(err error) int { return Failer(c.Cmd, c.Stderr)(err) }
+
+// ReadTokenFile reads a bearer token from the file at path (the daemons'
+// and regiment's --http-token-file), whitespace trimmed; an empty file is
+// an error.
+func ReadTokenFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("read http token: %w", err)
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" {
+		return "", fmt.Errorf("read http token: %s is empty", path)
+	}
+	return tok, nil
+}

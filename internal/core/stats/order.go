@@ -167,17 +167,26 @@ func Kth(xs []float64, k int) float64 {
 				i++
 			}
 		}
-		switch {
-		case k < lt:
-			xs = xs[:lt]
-		case k >= gt:
-			xs, k = xs[gt:], k-gt
-		default:
+		var found bool
+		if xs, k, found = narrow(xs, k, lt, gt); found {
 			return xs[k]
 		}
 	}
 	slices.Sort(xs)
 	return xs[k]
+}
+
+// narrow is the part of xs, partitioned around a pivot into xs[:lt] <
+// pivot, xs[lt:gt] == pivot and xs[gt:] > pivot, that holds the k-th
+// smallest, and k within it; found when it is the pivot, xs[k].
+func narrow(xs []float64, k, lt, gt int) ([]float64, int, bool) {
+	switch {
+	case k < lt:
+		return xs[:lt], k, false
+	case k >= gt:
+		return xs[gt:], k - gt, false
+	}
+	return xs, k, true
 }
 
 // kthNaN is Kth for xs holding NaNs, which cmp.Compare orders first.
@@ -209,12 +218,8 @@ func kthNaN(xs []float64, k int) float64 {
 				i++
 			}
 		}
-		switch {
-		case k < lt:
-			xs = xs[:lt]
-		case k >= gt:
-			xs, k = xs[gt:], k-gt
-		default:
+		var found bool
+		if xs, k, found = narrow(xs, k, lt, gt); found {
 			return xs[k]
 		}
 	}

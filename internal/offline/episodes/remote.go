@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/regimentd/regiment/internal/cli"
 )
 
 // StorePath is the path at which a daemon serves a snapshot of its store
@@ -37,15 +39,7 @@ func Token(file string) (string, error) {
 	if file == "" {
 		return strings.TrimSpace(os.Getenv(TokenEnv)), nil
 	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return "", fmt.Errorf("read http token: %w", err)
-	}
-	tok := strings.TrimSpace(string(b))
-	if tok == "" {
-		return "", fmt.Errorf("read http token: %s is empty", file)
-	}
-	return tok, nil
+	return cli.ReadTokenFile(file)
 }
 
 // Source is one store to read: Path is a local bbolt file, Name what to call

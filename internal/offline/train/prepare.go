@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -86,4 +87,24 @@ func LoadScenarios(cfg *domains.Config, files []string, episode time.Duration) (
 		}
 	}
 	return scs, nil
+}
+
+// Prepare readies o for RunStage: it creates o.Out, calibrates cfg on the
+// episodes of spec first when spec is not "" (CalibrateFirst, its report
+// to w) and loads the scenario files (LoadScenarios) into o.Config and
+// o.Scenarios.
+func (o *Options) Prepare(ctx context.Context, cfg *domains.Config, spec string, files []string, w, progress io.Writer) error {
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return err
+	}
+	if spec != "" {
+		var err error
+		if cfg, err = CalibrateFirst(ctx, cfg, spec, o.Out, w, progress); err != nil {
+			return err
+		}
+	}
+	o.Config = cfg
+	var err error
+	o.Scenarios, err = LoadScenarios(cfg, files, o.Episode)
+	return err
 }
