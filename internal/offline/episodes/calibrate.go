@@ -130,12 +130,9 @@ type seriesReader struct {
 }
 
 func (r *seriesReader) readFile(ctx context.Context, src Source) error {
-	st, err := store.Open(src.Path, store.Options{ReadOnly: true})
-	if errors.Is(err, store.ErrLocked) {
-		return fmt.Errorf("open episodes: %s is locked by another process (a running daemon or \"regiment run\"); calibrate on a copy, or on the daemon's snapshot: --episodes http://<its --listen address>/", src.Name)
-	}
+	st, err := src.Open("calibrate")
 	if err != nil {
-		return fmt.Errorf("open episodes %q: %w", src.Name, err)
+		return err
 	}
 	defer st.Close()
 	return r.read(ctx, st, src.Name)

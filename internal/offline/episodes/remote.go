@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/regimentd/regiment/internal/adapter/store"
 	"github.com/regimentd/regiment/internal/cli"
 )
 
@@ -46,6 +47,20 @@ func Token(file string) (string, error) {
 // it (the path, or the URL it was downloaded from).
 type Source struct {
 	Name, Path string
+}
+
+// Open opens the store read-only for the command what ("calibrate",
+// "report"): a store a running daemon holds is refused with how to read it
+// instead (a copy, or the daemon's snapshot).
+func (src Source) Open(what string) (*store.Store, error) {
+	st, err := store.Open(src.Path, store.Options{ReadOnly: true})
+	if errors.Is(err, store.ErrLocked) {
+		return nil, fmt.Errorf("open episodes: %s is locked by another process (a running daemon or \"regiment run\"); %s on a copy, or on the daemon's snapshot: --episodes http://<its --listen address>/", src.Name, what)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open episodes %q: %w", src.Name, err)
+	}
+	return st, nil
 }
 
 // Sources resolves spec, a comma-separated list of bbolt files, directories

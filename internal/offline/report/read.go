@@ -2,7 +2,6 @@ package report
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -135,12 +134,9 @@ func Read(ctx context.Context, cfg *domains.Config, srcs []episodes.Source) (*Re
 // readStore appends the recommend-mode steps of the store src to the
 // domains.
 func readStore(ctx context.Context, cfg *domains.Config, src episodes.Source, byDomain []*Domain, rec *Recorded) error {
-	st, err := store.Open(src.Path, store.Options{ReadOnly: true})
-	if errors.Is(err, store.ErrLocked) {
-		return fmt.Errorf("open episodes: %s is locked by another process (a running daemon or \"regiment run\"); report on a copy, or on the daemon's snapshot: --episodes http://<its --listen address>/", src.Name)
-	}
+	st, err := src.Open("report")
 	if err != nil {
-		return fmt.Errorf("open episodes %q: %w", src.Name, err)
+		return err
 	}
 	defer st.Close()
 	eps, err := st.Episodes()
