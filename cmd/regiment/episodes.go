@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
 	"github.com/regimentd/regiment/internal/adapter/store"
@@ -83,12 +82,7 @@ func newEpCmd(ctx context.Context, name, help string, stderr io.Writer) *epCmd {
 	return c
 }
 
-func (c *epCmd) path() string {
-	if c.db != "" {
-		return c.db
-	}
-	return filepath.Join(c.data, "regiment.db")
-}
+func (c *epCmd) path() string { return episodes.StoreFile(c.data, c.db) }
 
 // run runs f on the store (episodes.Use) and returns the exit code: 0, 2
 // after reporting a domain or app the store has not recorded

@@ -11,6 +11,15 @@ import (
 	"github.com/regimentd/regiment/internal/adapter/store"
 )
 
+// StoreFile is the store a subcommand names: the file (or URL) db when
+// set, else dir/regiment.db.
+func StoreFile(dir, db string) string {
+	if db != "" {
+		return db
+	}
+	return filepath.Join(dir, "regiment.db")
+}
+
 // Use opens the store at path, read-only unless write, runs f on it and
 // closes it. A path that is a URL is a running daemon's: its store's
 // snapshot is downloaded (with the bearer token of Token(tokenFile)) into a

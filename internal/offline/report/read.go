@@ -12,6 +12,7 @@ import (
 	"github.com/regimentd/regiment/internal/adapter/recording"
 	"github.com/regimentd/regiment/internal/adapter/store"
 	"github.com/regimentd/regiment/internal/core/domains"
+	"github.com/regimentd/regiment/internal/core/stats"
 	"github.com/regimentd/regiment/internal/offline/episodes"
 )
 
@@ -204,8 +205,8 @@ func (d *Domain) add(s store.Step) {
 		if metric, app, ok := recording.SplitAppKey(k); ok && metric == recording.AppTarget && strings.HasPrefix(app, d.Name+"/") {
 			if _, known := d.index[app]; !known {
 				d.index[app] = len(d.Apps)
-				d.Apps = append(d.Apps, App{Name: app, RPS: nans(len(d.At)), Live: nans(len(d.At)),
-					Recommended: nans(len(d.At)), Baseline: nans(len(d.At))})
+				d.Apps = append(d.Apps, App{Name: app, RPS: stats.NaNs(len(d.At)), Live: stats.NaNs(len(d.At)),
+					Recommended: stats.NaNs(len(d.At)), Baseline: stats.NaNs(len(d.At))})
 			}
 		}
 	}
@@ -271,11 +272,3 @@ func permute[T any](xs []T, order []int) []T {
 	return out
 }
 
-// nans is n NaNs.
-func nans(n int) []float64 {
-	xs := make([]float64, n)
-	for i := range xs {
-		xs[i] = math.NaN()
-	}
-	return xs
-}
