@@ -96,19 +96,18 @@ func runKube(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // restore runs regiment kube restore with valid flags f.
 func restore(ctx context.Context, f kubeFlags, stdout, stderr io.Writer) int {
+	fail := cli.Failer("regiment kube restore", stderr)
 	var cfg domains.Config
 	cfg.Defaults()
 	client, err := kube.Client(f.kubeconfig, cfg.Kubernetes)
 	if err != nil {
-		fmt.Fprintf(stderr, "regiment kube restore: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	nss := cli.SplitList(f.namespaces)
 	if f.domain != "" {
 		marked, err := kube.MarkedDomains(ctx, client, nss)
 		if err != nil {
-			fmt.Fprintf(stderr, "regiment kube restore: %v\n", err)
-			return 1
+			return fail(err)
 		}
 		if !slices.Contains(marked, f.domain) {
 			if _, close := cli.Suggest(f.domain, marked); close {
@@ -120,16 +119,14 @@ func restore(ctx context.Context, f kubeFlags, stdout, stderr io.Writer) int {
 	if f.stopSoldiers != "" {
 		n, err := kube.StopSoldiers(ctx, client, f.stopSoldiers, kube.SoldierSelector, time.Second)
 		if err != nil {
-			fmt.Fprintf(stderr, "regiment kube restore: %v\n", err)
-			return 1
+			return fail(err)
 		}
 		fmt.Fprintf(stdout, "stopped %d soldiers in %s\n", n, f.stopSoldiers)
 	}
 	done, err := kube.NewRestorer(client, nss).Restore(ctx, f.domain)
 	kube.WriteRestored(stdout, done)
 	if err != nil {
-		fmt.Fprintf(stderr, "regiment kube restore: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	return 0
 }

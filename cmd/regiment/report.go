@@ -75,34 +75,31 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if code, done := cli.ParseFlags(fs, args); done {
 		return code
 	}
-	fail := cli.UsageFailer(fs, stderr)
+	fail := cli.Failer("regiment report", stderr)
+	usage := cli.UsageFailer(fs, stderr)
 	switch {
 	case *configPath == "" || *spec == "" || *out == "" || fs.NArg() > 0:
-		return fail("--config, --episodes and --out are required, and nothing else")
+		return usage("--config, --episodes and --out are required, and nothing else")
 	case *top < 0:
-		return fail("--top must be 0 or more, not %d", *top)
+		return usage("--top must be 0 or more, not %d", *top)
 	}
 	cfg, err := config.LoadFile(*configPath)
 	if err != nil {
-		fmt.Fprintf(stderr, "regiment report: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	srcs, done, err := episodes.Resolve(ctx, *spec, *tokenFile)
 	defer done()
 	if err != nil {
-		fmt.Fprintf(stderr, "regiment report: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	rec, err := report.Read(ctx, cfg, srcs)
 	if err != nil {
-		fmt.Fprintf(stderr, "regiment report: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	results := report.Compare(rec)
 	paths, err := report.Write(*out, rec, results, *top)
 	if err != nil {
-		fmt.Fprintf(stderr, "regiment report: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	report.WriteSummary(stdout, results)
 	fmt.Fprintf(stdout, "wrote %s and %s\n", paths[0], paths[1])
