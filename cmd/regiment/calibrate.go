@@ -84,12 +84,7 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return fail(err)
 	}
-	srcs, done, err := episodes.Resolve(ctx, *spec, *tokenFile)
-	defer done()
-	if err != nil {
-		return fail(err)
-	}
-	res, err := episodes.CalibrateFrom(ctx, cfg, srcs, stderr, calibrate.Options{Target: *target, MinSamples: *minSamples})
+	res, err := episodes.CalibrateStores(ctx, cfg, *spec, *tokenFile, stderr, calibrate.Options{Target: *target, MinSamples: *minSamples})
 	if err != nil {
 		return fail(err)
 	}

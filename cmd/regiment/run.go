@@ -10,6 +10,7 @@ import (
 
 	"github.com/regimentd/regiment/internal/cli"
 	"github.com/regimentd/regiment/internal/daemon"
+	"github.com/regimentd/regiment/internal/offline/baseline"
 	"github.com/regimentd/regiment/internal/offline/eval"
 	"github.com/regimentd/regiment/internal/offline/sim"
 	"github.com/regimentd/regiment/internal/offline/sim/scenario"
@@ -114,7 +115,7 @@ func runSystem(ctx context.Context, w scenario.World, dataDir string, speed floa
 			break
 		}
 		bar.Update(true, "running the %s baseline on the same traffic", name)
-		bs, err := w.NewSimFor(name)
+		bs, err := w.NewSimOn(baseline.World(name, w.Config))
 		if err != nil {
 			return sum, err
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/regimentd/regiment/internal/cli"
+	"github.com/regimentd/regiment/internal/offline/baseline"
 	"github.com/regimentd/regiment/internal/offline/eval"
 	"github.com/regimentd/regiment/internal/offline/sim"
 	"github.com/regimentd/regiment/internal/offline/sim/scenario"
@@ -63,7 +64,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "regiment sim: %v\n", err)
 		return 1
 	}
-	s, err := w.NewSimFor(*policy)
+	s, err := w.NewSimOn(baseline.World(*policy, w.Config))
 	if err != nil {
 		return fail(err)
 	}

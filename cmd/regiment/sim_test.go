@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/regimentd/regiment/internal/offline/baseline"
 	"github.com/regimentd/regiment/internal/offline/sim"
 	"github.com/regimentd/regiment/internal/offline/sim/scenario"
 )
@@ -77,7 +78,7 @@ func TestSimPrintsTheScoreboard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := w.NewSimFor("hpa")
+	s, err := w.NewSimOn(baseline.World("hpa", w.Config))
 	if err != nil {
 		t.Fatal(err)
 	}

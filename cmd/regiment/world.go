@@ -17,7 +17,7 @@ var (
 )
 
 // newPolicy builds the named sim policy for s, a simulation of w from
-// w.NewSimFor(name).
+// w.NewSimOn(baseline.World(name, w.Config)).
 func newPolicy(w scenario.World, name string, s *sim.Sim) (sim.Policy, error) {
 	if name != eval.Regiment && name != eval.Independent && !baseline.Known(name) {
 		return nil, eval.UnknownPolicy(name, policyList)

@@ -280,4 +280,3 @@ func carried(s []float64) []float64 {
 	}
 	return out
 }
-

@@ -329,3 +329,15 @@ func CalibrateFrom(ctx context.Context, cfg *domains.Config, srcs []Source, prog
 	}
 	return rd.Fit(cfg, opt, progress)
 }
+
+// CalibrateStores is CalibrateFrom on the stores of spec (Resolve, with
+// the token of tokenFile): `regiment calibrate`. The snapshots it
+// downloaded from daemons are removed when it returns.
+func CalibrateStores(ctx context.Context, cfg *domains.Config, spec, tokenFile string, progress io.Writer, opt calibrate.Options) (*calibrate.Result, error) {
+	srcs, done, err := Resolve(ctx, spec, tokenFile)
+	defer done()
+	if err != nil {
+		return nil, err
+	}
+	return CalibrateFrom(ctx, cfg, srcs, progress, opt)
+}

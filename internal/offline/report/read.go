@@ -271,4 +271,3 @@ func permute[T any](xs []T, order []int) []T {
 	}
 	return out
 }
-

@@ -5,17 +5,18 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/regimentd/regiment/internal/offline/baseline"
+	"github.com/regimentd/regiment/internal/core/domains"
 	"github.com/regimentd/regiment/internal/offline/sim"
 )
 
 // NewSim builds a fresh simulation of the world.
-func (w World) NewSim() (*sim.Sim, error) { return sim.New(w.Config, w.Scenario.Scenario, w.Traces) }
+func (w World) NewSim() (*sim.Sim, error) { return w.NewSimOn(w.Config) }
 
-// NewSimFor builds a fresh simulation of the world the named policy runs
-// in (baseline.World: hpa-priority's has PriorityClasses).
-func (w World) NewSimFor(policy string) (*sim.Sim, error) {
-	return sim.New(baseline.World(policy, w.Config), w.Scenario.Scenario, w.Traces)
+// NewSimOn builds a fresh simulation of the world's scenario on cfg: the
+// world's config, or the variant of it a policy runs in (baseline.World:
+// hpa-priority's has PriorityClasses).
+func (w World) NewSimOn(cfg *domains.Config) (*sim.Sim, error) {
+	return sim.New(cfg, w.Scenario.Scenario, w.Traces)
 }
 
 // Override sets the scenario's seed and duration, each unless 0 (the

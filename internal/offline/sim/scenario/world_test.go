@@ -45,7 +45,7 @@ func TestWorldOverrideAndSimulate(t *testing.T) {
 	if err := w.Override(7, w.Warmup+10*time.Minute); err != nil || w.Seed != 7 {
 		t.Fatalf("Override: %v, seed %d", err, w.Seed)
 	}
-	s, err := w.NewSimFor("static")
+	s, err := w.NewSim()
 	if err != nil {
 		t.Fatal(err)
 	}
