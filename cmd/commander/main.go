@@ -3,17 +3,16 @@
 // directive per domain over NATS, from the reports the Soldiers publish.
 //
 // It is the only place, with cmd/soldier and cmd/regiment, that handles
-// signals and exit codes: SIGTERM and SIGINT shut it down gracefully, SIGHUP
-// reloads the config file.
+// signals and exit codes (the daemons' main, cmd/internal/daemonmain):
+// SIGTERM and SIGINT shut it down gracefully, SIGHUP reloads the config file.
 package main
 
 import (
 	"context"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
+	"github.com/regimentd/regiment/cmd/internal/daemonmain"
 	"github.com/regimentd/regiment/internal/daemon"
 )
 
@@ -71,14 +70,7 @@ Example:
 Flags:
 `
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, hup)
-	stop()
-	os.Exit(code)
-}
+func main() { daemonmain.Main(run) }
 
 // embeddedPort is where the dev-mode NATS server listens: NATS's default
 // port, where a Soldier without --nats looks. Tests change it.

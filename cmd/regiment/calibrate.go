@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/regimentd/regiment/internal/cli"
 	"github.com/regimentd/regiment/internal/config"
-	"github.com/regimentd/regiment/internal/core/domains"
 	"github.com/regimentd/regiment/internal/offline/calibrate"
 	"github.com/regimentd/regiment/internal/offline/episodes"
 )
@@ -61,8 +61,8 @@ Flags:
 `
 
 func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fail := failer("calibrate", stderr)
-	fs := newFlagSet("calibrate", calibrateUsage, stderr)
+	fail := cli.Failer("regiment calibrate", stderr)
+	fs := cli.NewFlagSet("regiment calibrate", calibrateUsage, stderr)
 	configPath := fs.String("config", "", "cluster config `file` (HCL) to calibrate; required")
 	spec := fs.String("episodes", "", "store `dir`ectory (every *.db in it), a bbolt file, a running daemon's URL (http://localhost:9465/), or a comma-separated list; required")
 	tokenFile := fs.String("http-token-file", "", "`file` with the daemons' bearer token, for URLs (default $"+episodes.TokenEnv+")")
@@ -70,11 +70,11 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	jsonOut := fs.String("json", "", "write the report as JSON to `file`")
 	target := fs.Float64("target", 0.85, "Pearson r each replayed series must reach")
 	minSamples := fs.Int("min-samples", 30, "fewest samples an estimate needs to replace the configured value")
-	if code, done := parseFlags(fs, args); done {
+	if code, done := cli.ParseFlags(fs, args); done {
 		return code
 	}
 	if *configPath == "" || *spec == "" || fs.NArg() > 0 {
-		return usageFailer("calibrate", fs, stderr)("--config and --episodes are required, and nothing else")
+		return cli.UsageFailer(fs, stderr)("--config and --episodes are required, and nothing else")
 	}
 	src, err := config.ReadFile(*configPath)
 	if err != nil {
@@ -84,16 +84,7 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return fail(err)
 	}
-	tok, err := episodes.Token(*tokenFile)
-	if err != nil {
-		return fail(err)
-	}
-	srcs, done, err := episodes.Sources(ctx, *spec, tok)
-	defer done()
-	if err != nil {
-		return fail(err)
-	}
-	res, err := CalibrateWith(ctx, cfg, srcs, stderr, calibrate.Options{Target: *target, MinSamples: *minSamples})
+	res, err := episodes.CalibrateStores(ctx, cfg, *spec, *tokenFile, stderr, calibrate.Options{Target: *target, MinSamples: *minSamples})
 	if err != nil {
 		return fail(err)
 	}
@@ -108,7 +99,7 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stdout, "\nwrote %s\n", *out)
 	}
 	if *jsonOut != "" {
-		if err := writeJSON(*jsonOut, res); err != nil {
+		if err := cli.WriteJSON(*jsonOut, res); err != nil {
 			return fail(err)
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", *jsonOut)
@@ -119,39 +110,4 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	fmt.Fprintf(stdout, "\nPASS: every replayed series reaches r >= %.2f after calibration\n", *target)
 	return 0
-}
-
-// Calibrate fits cfg to the Soldier episodes stored in episodesDir (a
-// directory whose *.db stores are read, a bbolt file, or a comma-separated
-// list of both) with the default options,
-// and validates the result by replay; progress, when not nil, gets a progress
-// line while steps are read and a summary. cfg is not modified: the
-// calibrated config is Result.Config. "regiment train --episodes" calls it.
-func Calibrate(ctx context.Context, cfg *domains.Config, episodesDir string, progress io.Writer) (*calibrate.Result, error) {
-	paths, err := episodes.StoreFiles(episodesDir)
-	if err != nil {
-		return nil, err
-	}
-	srcs := make([]episodes.Source, len(paths))
-	for i, p := range paths {
-		srcs[i] = episodes.Source{Name: p, Path: p}
-	}
-	return CalibrateWith(ctx, cfg, srcs, progress, calibrate.Options{})
-}
-
-// CalibrateWith is Calibrate with options, from the stores srcs
-// (episodes.Sources: files, and running daemons' snapshots).
-func CalibrateWith(ctx context.Context, cfg *domains.Config, srcs []episodes.Source, progress io.Writer, opt calibrate.Options) (*calibrate.Result, error) {
-	if progress == nil {
-		progress = io.Discard
-	}
-	bar := newProgress(progress)
-	rd, err := episodes.ReadRuns(ctx, cfg, srcs, func(steps int, episode string) {
-		bar.update(false, "reading episodes: %d steps, episode %s", steps, episode)
-	})
-	bar.done()
-	if err != nil {
-		return nil, err
-	}
-	return rd.Fit(cfg, opt, progress)
 }

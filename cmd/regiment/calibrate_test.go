@@ -17,6 +17,7 @@ import (
 	"github.com/regimentd/regiment/internal/core/domains"
 	"github.com/regimentd/regiment/internal/core/soldier"
 	"github.com/regimentd/regiment/internal/offline/calibrate"
+	"github.com/regimentd/regiment/internal/offline/episodes"
 	"github.com/regimentd/regiment/internal/offline/sim"
 	"github.com/regimentd/regiment/internal/offline/sim/trace"
 	"github.com/regimentd/regiment/internal/offline/simcluster"
@@ -232,7 +233,7 @@ func TestCalibrateFlagsWhatItCannotModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	var progress bytes.Buffer
-	res, err := Calibrate(context.Background(), nominal(t), dir, &progress)
+	res, err := episodes.Calibrate(context.Background(), nominal(t), dir, &progress)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +250,7 @@ func TestCalibrateFlagsWhatItCannotModel(t *testing.T) {
 	}
 	// One domain's store alone: the others are replayed without demand,
 	// and only the recorded domain is scored.
-	one, err := Calibrate(context.Background(), nominal(t), filepath.Join(dir, "soldier-merchant.db"), nil)
+	one, err := episodes.Calibrate(context.Background(), nominal(t), filepath.Join(dir, "soldier-merchant.db"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +272,7 @@ func TestCalibrateFlagsWhatItCannotModel(t *testing.T) {
 func testCalibrateRecovers(t *testing.T, dir string) {
 	cfg := nominal(t)
 	var progress bytes.Buffer
-	res, err := Calibrate(context.Background(), cfg, dir, &progress)
+	res, err := episodes.Calibrate(context.Background(), cfg, dir, &progress)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,13 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/regimentd/regiment/internal/adapter/store"
@@ -64,125 +59,43 @@ func runEpisodes(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	run, ok := subs[args[0]]
 	if !ok {
-		return unknownSubcommand(stderr, "regiment episodes", args[0], []string{"list", "show", "why", "export", "stats", "prune", "repair"})
+		return cli.UnknownSubcommand(stderr, "regiment episodes", args[0], []string{"list", "show", "why", "export", "stats", "prune", "repair"})
 	}
 	return run(ctx, args[1:], stdout, stderr)
 }
 
-// epCmd is one subcommand's flag set and help.
+// epCmd is one subcommand: its flags, help and the store they name.
 type epCmd struct {
+	*cli.Sub
 	name      string
-	fs        *flag.FlagSet
-	help      string // usage line, description and examples; flags are appended
 	data      string
 	db        string // a file, or a daemon's URL
 	tokenFile string // the daemon's bearer token, for a URL
-	stderr    io.Writer
+	ctx       context.Context
 }
 
-func newEpCmd(name, help string, stderr io.Writer) *epCmd {
-	c := &epCmd{name: name, help: help, stderr: stderr, fs: flag.NewFlagSet("episodes "+name, flag.ContinueOnError)}
-	c.fs.SetOutput(io.Discard) // parse errors and help are printed by parse
-	c.fs.Usage = func() {}
-	c.fs.StringVar(&c.data, "data", "data", "data `dir`ectory; the store is DIR/regiment.db")
-	c.fs.StringVar(&c.db, "db", "", "store `file` (overrides --data), or a running daemon's `URL` (http://localhost:9465/: a snapshot of its store)")
-	c.fs.StringVar(&c.tokenFile, "http-token-file", "", "`file` with the daemon's bearer token, for a --db URL (default $"+episodes.TokenEnv+")")
+func newEpCmd(ctx context.Context, name, help string, stderr io.Writer) *epCmd {
+	c := &epCmd{Sub: cli.NewSub("regiment episodes "+name, help, stderr), name: name, ctx: ctx}
+	c.FS.StringVar(&c.data, "data", "data", "data `dir`ectory; the store is DIR/regiment.db")
+	c.FS.StringVar(&c.db, "db", "", "store `file` (overrides --data), or a running daemon's `URL` (http://localhost:9465/: a snapshot of its store)")
+	c.FS.StringVar(&c.tokenFile, "http-token-file", "", "`file` with the daemon's bearer token, for a --db URL (default $"+episodes.TokenEnv+")")
 	return c
 }
 
-// parse parses args. ok false means return code now: 0 after --help, 2 on a
-// usage error.
-func (c *epCmd) parse(args []string, stdout io.Writer) (code int, ok bool) {
-	err := c.fs.Parse(args)
-	if errors.Is(err, flag.ErrHelp) {
-		c.printHelp(stdout)
-		return 0, false
-	}
-	if err != nil {
-		return c.usageError("%v", cli.FlagError(c.fs, err)), false
-	}
-	if c.fs.NArg() > 0 {
-		return c.usageError("unexpected argument %q", c.fs.Arg(0)), false
-	}
-	return 0, true
-}
+func (c *epCmd) path() string { return episodes.StoreFile(c.data, c.db) }
 
-func (c *epCmd) printHelp(w io.Writer) {
-	fmt.Fprint(w, c.help)
-	fmt.Fprintln(w, "\nFlags:")
-	c.fs.SetOutput(w)
-	c.fs.PrintDefaults()
-	c.fs.SetOutput(io.Discard)
-}
-
-// usageError reports a usage problem and returns exit code 2.
-func (c *epCmd) usageError(format string, args ...any) int {
-	fmt.Fprintf(c.stderr, "regiment episodes %s: %s\nRun 'regiment episodes %s --help' for usage.\n", c.name, fmt.Sprintf(format, args...), c.name)
-	return 2
-}
-
-// fail reports a failure and returns exit code 1.
-func (c *epCmd) fail(err error) int {
-	fmt.Fprintf(c.stderr, "regiment episodes %s: %v\n", c.name, err)
-	return 1
-}
-
-func (c *epCmd) path() string {
-	if c.db != "" {
-		return c.db
-	}
-	return filepath.Join(c.data, "regiment.db")
-}
-
-// run opens the store, read-only unless write, runs f on it and returns the
-// exit code: 0, 2 after reporting a domain or app the store has not
-// recorded (episodes.ErrUnknown, with the closest), or 1 after reporting
-// f's error. A --db URL is a running daemon's: its store's snapshot is
-// downloaded into a temporary file, read and removed; it cannot be written.
+// run runs f on the store (episodes.Use) and returns the exit code: 0, 2
+// after reporting a domain or app the store has not recorded
+// (episodes.ErrUnknown, with the closest), or 1 after reporting the error.
 func (c *epCmd) run(write bool, f func(s *store.Store) error) int {
-	path := c.path()
-	if episodes.IsURL(path) {
-		if write {
-			return c.fail(fmt.Errorf("%s is a read-only snapshot of a running daemon's store: %s the store itself, with its daemon stopped", path, c.name))
-		}
-		tok, err := episodes.Token(c.tokenFile)
-		if err != nil {
-			return c.fail(err)
-		}
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		srcs, done, err := episodes.Sources(ctx, path, tok)
-		stop()
-		defer done()
-		if err != nil {
-			return c.fail(err)
-		}
-		path = srcs[0].Path
+	err := episodes.Use(c.ctx, c.path(), c.tokenFile, write, c.name, f)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, episodes.ErrUnknown):
+		return c.UsageError("%v", err)
 	}
-	s, err := episodes.Open(path, write)
-	if err != nil {
-		return c.fail(err)
-	}
-	defer s.Close()
-	if err := f(s); err != nil {
-		if errors.Is(err, episodes.ErrUnknown) {
-			return c.usageError("%v", err)
-		}
-		return c.fail(err)
-	}
-	return 0
-}
-
-// domainThen is f after checking that the store has recorded domain (when
-// set): a misspelt --domain is a usage error naming the closest.
-func domainThen(domain string, f func(s *store.Store) error) func(s *store.Store) error {
-	return func(s *store.Store) error {
-		if domain != "" {
-			if err := episodes.CheckDomain(s, domain); err != nil {
-				return err
-			}
-		}
-		return f(s)
-	}
+	return c.Fail(err)
 }
 
 const epListHelp = `Usage: regiment episodes list [--data DIR | --db FILE] [--level L] [--domain D]
@@ -195,14 +108,14 @@ Examples:
   regiment episodes list --data /var/lib/regiment --domain payment
 `
 
-func epList(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newEpCmd("list", epListHelp, stderr)
-	level := c.fs.String("level", "", "only episodes of this level: commander or soldier")
-	domain := c.fs.String("domain", "", "only episodes of this domain")
-	if code, ok := c.parse(args, stdout); !ok {
+func epList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newEpCmd(ctx, "list", epListHelp, stderr)
+	level := c.FS.String("level", "", "only episodes of this level: commander or soldier")
+	domain := c.FS.String("domain", "", "only episodes of this domain")
+	if code, ok := c.Parse(args, stdout); !ok {
 		return code
 	}
-	return c.run(false, domainThen(*domain, func(s *store.Store) error { return episodes.List(stdout, s, c.path(), *level, *domain) }))
+	return c.run(false, episodes.InDomain(*domain, func(s *store.Store) error { return episodes.List(stdout, s, c.path(), *level, *domain) }))
 }
 
 const epShowHelp = `Usage: regiment episodes show --episode ID [--from T] [--to T] [--limit N]
@@ -218,25 +131,20 @@ Examples:
 `
 
 func epShow(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newEpCmd("show", epShowHelp, stderr)
-	id := c.fs.String("episode", "", "episode `id` (see list); required")
-	fromS := c.fs.String("from", "", "first step `time` (inclusive)")
-	toS := c.fs.String("to", "", "end `time` (exclusive)")
-	limit := c.fs.Int("limit", 50, "print at most `N` steps (0: all)")
-	if code, ok := c.parse(args, stdout); !ok {
+	c := newEpCmd(ctx, "show", epShowHelp, stderr)
+	id := c.FS.String("episode", "", "episode `id` (see list); required")
+	fromS := c.FS.String("from", "", "first step `time` (inclusive)")
+	toS := c.FS.String("to", "", "end `time` (exclusive)")
+	limit := c.FS.Int("limit", 50, "print at most `N` steps (0: all)")
+	if code, ok := c.Parse(args, stdout); !ok {
 		return code
 	}
 	if *id == "" {
-		return c.usageError("--episode is required (list shows the ids)")
+		return c.UsageError("--episode is required (list shows the ids)")
 	}
-	now := time.Now()
-	from, err := episodes.ParseTime(*fromS, now)
+	from, to, err := episodes.ParseRange(*fromS, *toS, time.Now())
 	if err != nil {
-		return c.usageError("--from: %v", err)
-	}
-	to, err := episodes.ParseTime(*toS, now)
-	if err != nil {
-		return c.usageError("--to: %v", err)
+		return c.UsageError("%v", err)
 	}
 	return c.run(false, func(s *store.Store) error { return episodes.Show(ctx, stdout, s, *id, from, to, *limit) })
 }
@@ -266,20 +174,20 @@ Examples:
 `
 
 func epWhy(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newEpCmd("why", epWhyHelp, stderr)
-	domain := c.fs.String("domain", "", "domain `name`; required")
-	app := c.fs.String("app", "", "only this `app` (domain/app, or app within --domain) and the domain's own values")
-	atS := c.fs.String("at", "now", "decision `time`: RFC 3339 or relative to now (-5m)")
-	window := c.fs.Duration("window", 5*time.Minute, "show ledger entries within this `duration` of T")
-	if code, ok := c.parse(args, stdout); !ok {
+	c := newEpCmd(ctx, "why", epWhyHelp, stderr)
+	domain := c.FS.String("domain", "", "domain `name`; required")
+	app := c.FS.String("app", "", "only this `app` (domain/app, or app within --domain) and the domain's own values")
+	atS := c.FS.String("at", "now", "decision `time`: RFC 3339 or relative to now (-5m)")
+	window := c.FS.Duration("window", 5*time.Minute, "show ledger entries within this `duration` of T")
+	if code, ok := c.Parse(args, stdout); !ok {
 		return code
 	}
 	if *domain == "" {
-		return c.usageError("--domain is required")
+		return c.UsageError("--domain is required")
 	}
 	at, err := episodes.ParseTime(*atS, time.Now())
 	if err != nil {
-		return c.usageError("--at: %v", err)
+		return c.UsageError("--at: %v", err)
 	}
 	return c.run(false, func(s *store.Store) error { return episodes.WhyApp(ctx, stdout, s, *domain, *app, at, *window) })
 }
@@ -302,31 +210,27 @@ Examples:
   regiment episodes export --episode cmd-7 --format csv --out cmd-7.csv
 `
 
-func epExport(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newEpCmd("export", epExportHelp, stderr)
+func epExport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newEpCmd(ctx, "export", epExportHelp, stderr)
 	var f store.Filter
-	c.fs.StringVar(&f.Episode, "episode", "", "only this episode `id`")
-	c.fs.StringVar(&f.Domain, "domain", "", "only episodes of this `domain`")
-	c.fs.StringVar(&f.Level, "level", "", "only episodes of this `level`: commander or soldier")
-	fromS := c.fs.String("from", "", "first step `time` (inclusive)")
-	toS := c.fs.String("to", "", "end `time` (exclusive)")
-	format := c.fs.String("format", "jsonl", "output `format`: jsonl or csv")
-	out := c.fs.String("out", "", "write to this `file` instead of stdout")
-	if code, ok := c.parse(args, stdout); !ok {
+	c.FS.StringVar(&f.Episode, "episode", "", "only this episode `id`")
+	c.FS.StringVar(&f.Domain, "domain", "", "only episodes of this `domain`")
+	c.FS.StringVar(&f.Level, "level", "", "only episodes of this `level`: commander or soldier")
+	fromS := c.FS.String("from", "", "first step `time` (inclusive)")
+	toS := c.FS.String("to", "", "end `time` (exclusive)")
+	format := c.FS.String("format", "jsonl", "output `format`: jsonl or csv")
+	out := c.FS.String("out", "", "write to this `file` instead of stdout")
+	if code, ok := c.Parse(args, stdout); !ok {
 		return code
 	}
-	now := time.Now()
 	var err error
-	if f.From, err = episodes.ParseTime(*fromS, now); err != nil {
-		return c.usageError("--from: %v", err)
-	}
-	if f.To, err = episodes.ParseTime(*toS, now); err != nil {
-		return c.usageError("--to: %v", err)
+	if f.From, f.To, err = episodes.ParseRange(*fromS, *toS, time.Now()); err != nil {
+		return c.UsageError("%v", err)
 	}
 	if *format != "jsonl" && *format != "csv" {
-		return c.usageError("--format %q: want jsonl or csv", *format)
+		return c.UsageError("--format %q: want jsonl or csv", *format)
 	}
-	code := c.run(false, domainThen(f.Domain, func(s *store.Store) error { return episodes.Export(stdout, s, f, *format, *out) }))
+	code := c.run(false, episodes.InDomain(f.Domain, func(s *store.Store) error { return episodes.Export(stdout, s, f, *format, *out) }))
 	if code == 0 && *out != "" {
 		fmt.Fprintf(stderr, "wrote %s\n", *out)
 	}
@@ -344,9 +248,9 @@ Example:
   regiment episodes stats --data data
 `
 
-func epStats(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newEpCmd("stats", epStatsHelp, stderr)
-	if code, ok := c.parse(args, stdout); !ok {
+func epStats(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newEpCmd(ctx, "stats", epStatsHelp, stderr)
+	if code, ok := c.Parse(args, stdout); !ok {
 		return code
 	}
 	return c.run(false, func(s *store.Store) error { return episodes.WriteStats(stdout, s, c.path()) })
@@ -369,28 +273,16 @@ Examples:
   regiment episodes prune --before 1998-06-11T00:00:00Z --data runs/worldcup
 `
 
-func epPrune(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newEpCmd("prune", epPruneHelp, stderr)
-	olderThan := c.fs.String("older-than", "", "retention `duration`: delete what is older (168h, 30d)")
-	beforeS := c.fs.String("before", "", "absolute cutoff `time` (RFC 3339) instead of --older-than")
-	if code, ok := c.parse(args, stdout); !ok {
+func epPrune(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newEpCmd(ctx, "prune", epPruneHelp, stderr)
+	olderThan := c.FS.String("older-than", "", "retention `duration`: delete what is older (168h, 30d)")
+	beforeS := c.FS.String("before", "", "absolute cutoff `time` (RFC 3339) instead of --older-than")
+	if code, ok := c.Parse(args, stdout); !ok {
 		return code
 	}
-	if (*olderThan == "") == (*beforeS == "") {
-		return c.usageError("give exactly one of --older-than and --before")
-	}
-	var cutoff time.Time
-	if *olderThan != "" {
-		d, err := episodes.ParseDuration(*olderThan)
-		if err != nil || d <= 0 {
-			return c.usageError("--older-than %q: want a positive duration such as 168h or 30d", *olderThan)
-		}
-		cutoff = time.Now().Add(-d)
-	} else {
-		var err error
-		if cutoff, err = episodes.ParseTime(*beforeS, time.Now()); err != nil {
-			return c.usageError("--before: %v", err)
-		}
+	cutoff, err := episodes.Cutoff(*olderThan, *beforeS, time.Now())
+	if err != nil {
+		return c.UsageError("%v", err)
 	}
 	return c.run(true, func(s *store.Store) error { return episodes.Prune(stdout, s, cutoff) })
 }
@@ -409,29 +301,15 @@ Examples:
   regiment episodes repair --in regiment.db --out regiment.repaired.db
 `
 
-func epRepair(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newEpCmd("repair", epRepairHelp, stderr)
-	c.fs.StringVar(&c.db, "in", "", "damaged store `file` (overrides --data)")
-	out := c.fs.String("out", "", "new store `file` to write (default DIR/regiment.repaired.db)")
-	if code, ok := c.parse(args, stdout); !ok {
+func epRepair(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newEpCmd(ctx, "repair", epRepairHelp, stderr)
+	c.FS.StringVar(&c.db, "in", "", "damaged store `file` (overrides --data)")
+	out := c.FS.String("out", "", "new store `file` to write (default DIR/regiment.repaired.db)")
+	if code, ok := c.Parse(args, stdout); !ok {
 		return code
 	}
-	dst := *out
-	if dst == "" {
-		dst = filepath.Join(filepath.Dir(c.path()), "regiment.repaired.db")
-	}
-	rep, err := store.Repair(c.path(), dst)
-	if err != nil {
-		return c.fail(err)
-	}
-	fmt.Fprintf(stdout, "wrote %s: %d keys in %d buckets\n", dst, rep.Keys, rep.Buckets)
-	if len(rep.Skipped) == 0 {
-		fmt.Fprintln(stdout, "skipped nothing: every page read back")
-		return 0
-	}
-	fmt.Fprintf(stdout, "skipped %d damaged parts:\n", len(rep.Skipped))
-	for _, sk := range rep.Skipped {
-		fmt.Fprintf(stdout, "  %s\n", sk)
+	if err := episodes.Repair(stdout, c.path(), *out); err != nil {
+		return c.Fail(err)
 	}
 	return 0
 }

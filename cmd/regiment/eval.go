@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/regimentd/regiment/internal/cli"
 	"github.com/regimentd/regiment/internal/config"
 	"github.com/regimentd/regiment/internal/offline/baseline"
 	"github.com/regimentd/regiment/internal/offline/eval"
@@ -45,9 +46,9 @@ Flags:
 // runEval runs policies side by side on scenarios and writes the report
 // (package eval). Usage errors exit 2, failures 1.
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fail := failer("eval", stderr)
+	fail := cli.Failer("regiment eval", stderr)
 	known := eval.Policies()
-	fs := newFlagSet("eval", fmt.Sprintf(evalUsage, strings.Join(known, ", "), strings.Join(known, ",")), stderr)
+	fs := cli.NewFlagSet("regiment eval", fmt.Sprintf(evalUsage, strings.Join(known, ", "), strings.Join(known, ",")), stderr)
 	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
 	scenarios := fs.String("scenario", "", "comma-separated scenario `files` (HCL); required")
 	policies := fs.String("policies", strings.Join(known, ","), "comma-separated `policies` to compare")
@@ -56,14 +57,14 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	workers := fs.Int("workers", runtime.NumCPU(), "runs simulated at once")
 	duration := fs.Duration("duration", 0, "override every scenario's duration, e.g. 6h (0: keep it)")
 	ablation := fs.Bool("ablation", true, "with regiment, also run regiment-independent (its Soldiers without the Commander) right after it")
-	if code, done := parseFlags(fs, args); done {
+	if code, done := cli.ParseFlags(fs, args); done {
 		return code
 	}
-	usage := usageFailer("eval", fs, stderr)
+	usage := cli.UsageFailer(fs, stderr)
 	if *configPath == "" || *scenarios == "" || *out == "" || fs.NArg() > 0 {
 		return usage("--config, --scenario and --out are required, and nothing else")
 	}
-	pols := splitList(*policies)
+	pols := cli.SplitList(*policies)
 	if *ablation {
 		pols = eval.WithAblation(pols)
 	}
@@ -88,7 +89,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	opts := eval.Options{Config: cfg, Policies: pols, Seeds: *seeds, Workers: *workers, Duration: *duration}
-	if opts.Scenarios, err = scenario.LoadAll(cfg, splitList(*scenarios)); err != nil {
+	if opts.Scenarios, err = scenario.LoadAll(cfg, cli.SplitList(*scenarios)); err != nil {
 		return fail(err)
 	}
 	if err := opts.Validate(); err != nil {
@@ -101,28 +102,28 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // evaluate runs opts with a progress bar on stderr, writes the report into
 // out and returns the exit code.
 func evaluate(ctx context.Context, opts eval.Options, out string, stdout, stderr io.Writer) int {
-	fail := failer("eval", stderr)
-	bar := newProgress(stderr)
+	fail := cli.Failer("regiment eval", stderr)
+	bar := cli.NewProgress(stderr)
 	total := len(opts.Scenarios) * len(opts.Policies) * opts.Seeds
-	bar.update(true, "evaluating: %s 0/%d runs on %d workers", barCells(0, total), total, min(opts.Workers, total))
+	bar.Update(true, "evaluating: %s 0/%d runs on %d workers", cli.BarCells(0, total), total, min(opts.Workers, total))
 	opts.Progress = func(done, total int) {
-		elapsed := time.Since(bar.start)
+		elapsed := bar.Elapsed()
 		eta := time.Duration(float64(elapsed) / float64(done) * float64(total-done)).Round(time.Second)
-		bar.update(true, "evaluating: %s %d/%d runs, %s elapsed, ETA %s", barCells(done, total), done, total,
+		bar.Update(true, "evaluating: %s %d/%d runs, %s elapsed, ETA %s", cli.BarCells(done, total), done, total,
 			elapsed.Round(time.Second), eta)
 	}
 	report, err := eval.Run(ctx, opts)
 	if err != nil {
-		bar.done()
+		bar.Done()
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "regiment eval: interrupted")
 			return 1
 		}
 		return fail(err)
 	}
-	bar.update(true, "writing the report and plots to %s", out)
+	bar.Update(true, "writing the report and plots to %s", out)
 	paths, err := report.Write(out)
-	bar.done()
+	bar.Done()
 	if err != nil {
 		return fail(err)
 	}
@@ -139,22 +140,4 @@ func evaluate(ctx context.Context, opts eval.Options, out string, stdout, stderr
 	fmt.Fprintf(stdout, "wrote %s, %s, %s and %d plots\n", filepath.Join(out, "report.json"),
 		filepath.Join(out, "report.md"), filepath.Join(out, "series.csv"), plots)
 	return 0
-}
-
-// splitList splits a comma-separated flag value, dropping empty items.
-func splitList(s string) []string {
-	var out []string
-	for _, x := range strings.Split(s, ",") {
-		if x = strings.TrimSpace(x); x != "" {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-// barCells is a 20-cell text progress bar for done of total.
-func barCells(done, total int) string {
-	const cells = 20
-	n := cells * done / max(total, 1)
-	return "[" + strings.Repeat("#", n) + strings.Repeat(".", cells-n) + "]"
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/regimentd/regiment/internal/cli"
 	"github.com/regimentd/regiment/internal/core/domains"
 	"github.com/regimentd/regiment/internal/core/forecast"
 	"github.com/regimentd/regiment/internal/offline/episodes"
@@ -44,16 +45,16 @@ Flags:
 // calibrated, 1 when it is not or the trace cannot be read, 2 on a usage
 // error.
 func runForecast(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fail := failer("forecast", stderr)
-	fs := newFlagSet("forecast", forecastUsage, stderr)
+	fail := cli.Failer("regiment forecast", stderr)
+	fs := cli.NewFlagSet("regiment forecast", forecastUsage, stderr)
 	tracePath := fs.String("trace", "", "demand trace `file` (CSV); required")
 	format := fs.String("format", string(domains.FormatTimeseries), "trace `format`: timeseries or azure-functions")
 	warmupFlag := fs.String("warmup", "1d", "history replayed before forecasts are scored: a `duration` (90m, 36h) or whole days (40d)")
 	jsonOut := fs.String("json", "", "also write the full report as JSON to `file`")
-	if code, done := parseFlags(fs, args); done {
+	if code, done := cli.ParseFlags(fs, args); done {
 		return code
 	}
-	usageErr := usageFailer("forecast", fs, stderr)
+	usageErr := cli.UsageFailer(fs, stderr)
 	if *tracePath == "" || fs.NArg() > 0 {
 		return usageErr("--trace is required, and takes no arguments")
 	}
@@ -82,7 +83,7 @@ func runForecast(_ context.Context, args []string, stdout, stderr io.Writer) int
 	fmt.Fprintf(stdout, "%s: %d series, %d minutes from %s\n%v\n", *tracePath, len(series), len(demand), startLabel(series[0].Start), rep)
 	ok := rep.WriteVerdict(stdout)
 	if *jsonOut != "" {
-		if err := writeJSON(*jsonOut, rep); err != nil {
+		if err := cli.WriteJSON(*jsonOut, rep); err != nil {
 			return fail(err)
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", *jsonOut)

@@ -5,16 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/regimentd/regiment/internal/adapter/kube"
 	"github.com/regimentd/regiment/internal/cli"
@@ -65,7 +58,7 @@ func runKube(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.domain, "domain", "", "restore the objects of this `domain`'s Soldier")
 	fs.BoolVar(&f.all, "all", false, "restore the objects of every domain's Soldier")
 	fs.StringVar(&f.namespaces, "namespaces", "", "comma-separated `namespaces` to search; default: all (needs cluster-wide list)")
-	fs.StringVar(&f.kubeconfig, "kubeconfig", defaultKubeconfig(), "kubeconfig `file`, or \"in-cluster\" for the pod's service account")
+	fs.StringVar(&f.kubeconfig, "kubeconfig", kube.DefaultKubeconfig(), "kubeconfig `file`, or \"in-cluster\" for the pod's service account")
 	fs.StringVar(&f.stopSoldiers, "stop-soldiers", "", "first scale the chart's Soldier Deployments in this `namespace` to 0 and wait until their pods are gone")
 	fs.DurationVar(&f.timeout, "timeout", 5*time.Minute, "give up after this long")
 	usage := subcommandUsage(fs, kubeUsage)
@@ -79,7 +72,7 @@ func runKube(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "restore":
 	default:
-		return unknownSubcommand(stderr, "regiment kube", sub, []string{"restore"})
+		return cli.UnknownSubcommand(stderr, "regiment kube", sub, []string{"restore"})
 	}
 	if err := fs.Parse(args[1:]); err != nil {
 		if err == flag.ErrHelp {
@@ -103,24 +96,18 @@ func runKube(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // restore runs regiment kube restore with valid flags f.
 func restore(ctx context.Context, f kubeFlags, stdout, stderr io.Writer) int {
+	fail := cli.Failer("regiment kube restore", stderr)
 	var cfg domains.Config
 	cfg.Defaults()
 	client, err := kube.Client(f.kubeconfig, cfg.Kubernetes)
 	if err != nil {
-		fmt.Fprintf(stderr, "regiment kube restore: %v\n", err)
-		return 1
+		return fail(err)
 	}
-	var nss []string
-	for ns := range strings.SplitSeq(f.namespaces, ",") {
-		if ns = strings.TrimSpace(ns); ns != "" {
-			nss = append(nss, ns)
-		}
-	}
+	nss := cli.SplitList(f.namespaces)
 	if f.domain != "" {
-		marked, err := markedDomains(ctx, client, nss)
+		marked, err := kube.MarkedDomains(ctx, client, nss)
 		if err != nil {
-			fmt.Fprintf(stderr, "regiment kube restore: %v\n", err)
-			return 1
+			return fail(err)
 		}
 		if !slices.Contains(marked, f.domain) {
 			if _, close := cli.Suggest(f.domain, marked); close {
@@ -132,64 +119,16 @@ func restore(ctx context.Context, f kubeFlags, stdout, stderr io.Writer) int {
 	if f.stopSoldiers != "" {
 		n, err := kube.StopSoldiers(ctx, client, f.stopSoldiers, kube.SoldierSelector, time.Second)
 		if err != nil {
-			fmt.Fprintf(stderr, "regiment kube restore: %v\n", err)
-			return 1
+			return fail(err)
 		}
 		fmt.Fprintf(stdout, "stopped %d soldiers in %s\n", n, f.stopSoldiers)
 	}
 	done, err := kube.NewRestorer(client, nss).Restore(ctx, f.domain)
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KIND\tOBJECT\tFROM\tSPEC")
-	for _, r := range done {
-		spec := "(unchanged; marks removed)"
-		if r.Wrote {
-			spec = kube.EncodeOriginal(r.Spec)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Kind, r.Object, r.From, spec)
-	}
-	tw.Flush()
-	fmt.Fprintf(stdout, "%d objects restored\n", len(done))
+	kube.WriteRestored(stdout, done)
 	if err != nil {
-		fmt.Fprintf(stderr, "regiment kube restore: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	return 0
-}
-
-// markedDomains is the domains whose Soldiers marked an HPA, Deployment or
-// StatefulSet (kube.LabelManagedBy) in nss (empty: every namespace),
-// sorted.
-func markedDomains(ctx context.Context, client kubernetes.Interface, nss []string) ([]string, error) {
-	if len(nss) == 0 {
-		nss = []string{metav1.NamespaceAll}
-	}
-	seen := map[string]bool{}
-	opts := metav1.ListOptions{LabelSelector: kube.LabelManagedBy}
-	for _, ns := range nss {
-		hpas, err := client.AutoscalingV2().HorizontalPodAutoscalers(ns).List(ctx, opts)
-		if err != nil {
-			return nil, fmt.Errorf("list marked HPAs: %w", err)
-		}
-		for _, o := range hpas.Items {
-			seen[o.Labels[kube.LabelManagedBy]] = true
-		}
-		deps, err := client.AppsV1().Deployments(ns).List(ctx, opts)
-		if err != nil {
-			return nil, fmt.Errorf("list marked Deployments: %w", err)
-		}
-		for _, o := range deps.Items {
-			seen[o.Labels[kube.LabelManagedBy]] = true
-		}
-		sts, err := client.AppsV1().StatefulSets(ns).List(ctx, opts)
-		if err != nil {
-			return nil, fmt.Errorf("list marked StatefulSets: %w", err)
-		}
-		for _, o := range sts.Items {
-			seen[o.Labels[kube.LabelManagedBy]] = true
-		}
-	}
-	delete(seen, "")
-	return slices.Sorted(maps.Keys(seen)), nil
 }
 
 // orNone is names joined by ", ", or "none".
@@ -203,19 +142,4 @@ func orNone(names []string) string {
 func kubeUsageError(stderr io.Writer, format string, args ...any) int {
 	fmt.Fprintf(stderr, "regiment kube: %s\nRun 'regiment kube --help' for usage and examples.\n", fmt.Sprintf(format, args...))
 	return 2
-}
-
-// defaultKubeconfig is $KUBECONFIG (its first file), else ~/.kube/config
-// if it exists, else "".
-func defaultKubeconfig() string {
-	if k := os.Getenv("KUBECONFIG"); k != "" {
-		return filepath.SplitList(k)[0]
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		p := filepath.Join(home, ".kube", "config")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return ""
 }

@@ -5,13 +5,10 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/regimentd/regiment/internal/cli"
@@ -69,66 +66,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		names[i] = c.name
 	}
-	return unknownSubcommand(stderr, "regiment", args[0], names)
-}
-
-// unknownSubcommand reports that sub is not one of subs of command cmd
-// ("regiment", "regiment episodes"), suggesting the closest, and returns
-// exit code 2.
-func unknownSubcommand(stderr io.Writer, cmd, sub string, subs []string) int {
-	hint := ": want " + strings.Join(subs, ", ")
-	if s, ok := cli.Suggest(sub, subs); ok {
-		hint = "; did you mean " + s + "?"
-	}
-	what := "subcommand"
-	if cmd == "regiment" {
-		what = "command"
-	}
-	fmt.Fprintf(stderr, "%s: unknown %s %q%s\nRun '%s --help' for usage.\n", cmd, what, sub, hint, cmd)
-	return 2
-}
-
-// newFlagSet is the flag set of command name, printing usage and then the
-// flags' defaults to stderr on --help or a usage error.
-func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
-	}
-	return fs
-}
-
-// usageFailer returns what reports a usage problem of command name: the
-// problem, then the usage; it returns exit code 2.
-func usageFailer(name string, fs *flag.FlagSet, stderr io.Writer) func(format string, args ...any) int {
-	return func(format string, args ...any) int {
-		fmt.Fprintf(stderr, "regiment "+name+": "+format+"\n", args...)
-		fs.Usage()
-		return 2
-	}
-}
-
-// parseFlags parses args into fs. done means the command returns code now:
-// 0 after --help (fs has printed its usage), 2 on a usage error (printed).
-// A misspelt flag names the closest (cli.FlagError) instead of the usage.
-func parseFlags(fs *flag.FlagSet, args []string) (code int, done bool) {
-	usage, out := fs.Usage, fs.Output()
-	fs.Usage = func() {}
-	fs.SetOutput(io.Discard)
-	err := fs.Parse(args)
-	fs.Usage = usage
-	fs.SetOutput(out)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		usage()
-		return 0, true
-	case err != nil:
-		fmt.Fprintf(out, "regiment %s: %v\nRun 'regiment %s --help' for usage.\n", fs.Name(), cli.FlagError(fs, err), fs.Name())
-		return 2, true
-	}
-	return 0, false
+	return cli.UnknownSubcommand(stderr, "regiment", args[0], names)
 }
 
 func usage(w io.Writer) {

@@ -1,13 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/regimentd/regiment/internal/adapter/bus"
+	"github.com/regimentd/regiment/internal/cli"
 	"github.com/regimentd/regiment/internal/config"
 )
 
@@ -53,8 +53,8 @@ Flags:
 // stable across runs. Exit 1 on a bad config or an I/O failure, 2 on a usage
 // error.
 func runNATSConfig(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fail := failer("nats-config", stderr)
-	fs := newFlagSet("nats-config", natsConfigUsage, stderr)
+	fail := cli.Failer("regiment nats-config", stderr)
+	fs := cli.NewFlagSet("regiment nats-config", natsConfigUsage, stderr)
 	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
 	seeds := fs.String("seeds", "", "`dir`ectory of the users' nkey seeds, <user>.nk; missing ones are created (mode 0600); required without --nkey-env")
 	out := fs.String("out", "", "write the server config to this `file` instead of stdout")
@@ -67,34 +67,25 @@ func runNATSConfig(_ context.Context, args []string, stdout, stderr io.Writer) i
 	fs.StringVar(&sc.TLS.CAFile, "tls-ca", "", "CA `file` (PEM) client certificates must chain to")
 	fs.BoolVar(&sc.TLS.Verify, "tls-verify", false, "require client certificates (needs --tls-ca)")
 	fs.BoolVar(&sc.NkeyEnv, "nkey-env", false, "write each nkey as $REGIMENT_NKEY_<USER>, read by nats-server from its environment, instead of from --seeds")
-	if code, done := parseFlags(fs, args); done {
+	if code, done := cli.ParseFlags(fs, args); done {
 		return code
 	}
 	if *configPath == "" || (*seeds == "") == !sc.NkeyEnv || fs.NArg() > 0 {
-		return usageFailer("nats-config", fs, stderr)("--config and one of --seeds or --nkey-env are required, and it takes no arguments")
+		return cli.UsageFailer(fs, stderr)("--config and one of --seeds or --nkey-env are required, and it takes no arguments")
 	}
 	cfg, err := config.LoadFile(*configPath)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	roles, err := bus.Permissions(cfg)
+	b, err := bus.ServerConfigFor(cfg, *seeds, sc, stderr)
 	if err != nil {
 		return fail(err)
 	}
-	if !sc.NkeyEnv {
-		if sc.Nkeys, err = bus.EnsureSeeds(*seeds, roles, stderr); err != nil {
-			return fail(err)
-		}
-	}
-	var b bytes.Buffer
-	if err := bus.WriteServerConfig(&b, roles, sc); err != nil {
-		return fail(err)
-	}
 	if *out == "" {
-		_, err = stdout.Write(b.Bytes())
+		_, err = stdout.Write(b)
 	} else {
-		err = os.WriteFile(*out, b.Bytes(), 0o644)
+		err = os.WriteFile(*out, b, 0o644)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "regiment nats-config: write config: %v\n", err)

@@ -6,16 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"text/tabwriter"
 	"time"
 
-	"github.com/regimentd/regiment/internal/adapter/bus"
 	"github.com/regimentd/regiment/internal/cli"
 	"github.com/regimentd/regiment/internal/config"
-	"github.com/regimentd/regiment/internal/core/domains"
 	"github.com/regimentd/regiment/internal/daemon"
-	"github.com/regimentd/regiment/wire"
 )
 
 // overrideUsage is what `regiment override --help` prints before the flags.
@@ -61,8 +56,8 @@ Flags:
 // overrideFlags are the flags of every override subcommand.
 type overrideFlags struct {
 	daemon.OverrideRequest
-	configPath, natsURL, natsToken string
-	timeout                        time.Duration
+	daemon.Operator
+	configPath string
 }
 
 func runOverride(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -70,16 +65,16 @@ func runOverride(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs := flag.NewFlagSet("override", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.configPath, "config", "", "cluster config `file` (HCL): cluster name, NATS URL and authentication, domains and apps; required")
-	fs.StringVar(&f.natsURL, "nats", "", "NATS server `URL`; default: nats.url of the config, else "+daemon.DefaultNATS)
-	fs.StringVar(&f.natsToken, "nats-token", "", "NATS authentication `token` (wins over the config's nats block)")
+	fs.StringVar(&f.URL, "nats", "", "NATS server `URL`; default: nats.url of the config, else "+daemon.DefaultNATS)
+	fs.StringVar(&f.Token, "nats-token", "", "NATS authentication `token` (wins over the config's nats block)")
 	fs.StringVar(&f.Domain, "domain", "", "the `domain` to pin or cancel")
 	fs.StringVar(&f.App, "app", "", "the app, as `domain/app` (or app with --domain)")
 	fs.Float64Var(&f.Share, "share", -1, "pinned `fraction` of the pool, 0 to 1 (share)")
 	fs.IntVar(&f.Replicas, "replicas", -1, "pinned replica `count` (replicas)")
 	fs.DurationVar(&f.For, "for", 0, "how long the pin lasts, e.g. 30m; at most 24h (share, replicas)")
 	fs.StringVar(&f.Reason, "reason", "", "why, for the ledger; required for a pin")
-	fs.StringVar(&f.By, "by", defaultOperator(), "who pins, for the ledger")
-	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "how long to wait for the answer")
+	fs.StringVar(&f.By, "by", daemon.DefaultOperator(), "who pins, for the ledger")
+	fs.DurationVar(&f.Timeout, "timeout", 10*time.Second, "how long to wait for the answer")
 	usage := subcommandUsage(fs, overrideUsage)
 	if len(args) == 0 {
 		usage(stderr)
@@ -103,7 +98,7 @@ func runOverride(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	switch sub {
 	case "share", "replicas", "cancel", "list":
 	default:
-		return unknownSubcommand(stderr, "regiment override", sub, []string{"share", "replicas", "cancel", "list"})
+		return cli.UnknownSubcommand(stderr, "regiment override", sub, []string{"share", "replicas", "cancel", "list"})
 	}
 	if f.configPath == "" {
 		return overrideUsageError(stderr, "--config is required: it names the cluster and its NATS server")
@@ -119,110 +114,32 @@ func runOverride(ctx context.Context, args []string, stdout, stderr io.Writer) i
 				return overrideUsageError(stderr, "%v", err)
 			}
 		}
-		return listOverrides(ctx, cfg, f, stdout, stderr)
+		return overrideFailed(stderr, f.ListOverrides(ctx, stdout, cfg, f.Domain))
 	}
 	o, err := daemon.BuildOverride(cfg, sub, f.OverrideRequest, time.Now().UTC())
 	if err != nil {
 		return overrideUsageError(stderr, "%v", err)
 	}
-	return sendOverride(ctx, cfg, f, o, stdout, stderr)
+	answer, err := f.SendOverride(ctx, cfg, o)
+	if err == nil {
+		fmt.Fprintln(stdout, answer)
+	}
+	return overrideFailed(stderr, err)
+}
+
+// overrideFailed reports err, if any, and returns the exit code: 1 after
+// an error, else 0.
+func overrideFailed(stderr io.Writer, err error) int {
+	if err != nil {
+		fmt.Fprintf(stderr, "regiment override: %v\n", err)
+		return 1
+	}
+	return 0
 }
 
 func overrideUsageError(stderr io.Writer, format string, args ...any) int {
 	fmt.Fprintf(stderr, "regiment override: %s\nRun 'regiment override --help' for usage and examples.\n", fmt.Sprintf(format, args...))
 	return 2
-}
-
-// defaultOperator is $USER, else "operator".
-func defaultOperator() string {
-	if u := os.Getenv("USER"); wire.ValidName(u) {
-		return u
-	}
-	return "operator"
-}
-
-// sendOverride sends o and prints the answer.
-func sendOverride(ctx context.Context, cfg *domains.Config, f overrideFlags, o wire.Override, stdout, stderr io.Writer) int {
-	conn, url, err := daemon.ConnectOperator(ctx, cfg, f.natsURL, f.natsToken, f.timeout)
-	if err != nil {
-		fmt.Fprintf(stderr, "regiment override: %v\n", err)
-		return 1
-	}
-	defer conn.Close()
-	who := "the Commander"
-	if !o.ForCommander() {
-		who = "the Soldier of " + o.Domain
-	}
-	rctx, cancel := context.WithTimeout(ctx, f.timeout)
-	defer cancel()
-	a, err := conn.RequestOverride(rctx, o)
-	switch {
-	case errors.Is(err, bus.ErrNoResponder):
-		fmt.Fprintf(stderr, "regiment override: %s is not listening on %s (cluster %s): is it running and connected to this server?\n", who, url, cfg.Cluster.Name)
-		return 1
-	case errors.Is(err, context.DeadlineExceeded):
-		fmt.Fprintf(stderr, "regiment override: no answer from %s within %s (on %s); the override may or may not have been taken: check with 'regiment override list'\n", who, f.timeout, url)
-		return 1
-	case err != nil:
-		fmt.Fprintf(stderr, "regiment override: %v\n", err)
-		return 1
-	}
-	from := a.From
-	if a.From == "soldier" {
-		from += " " + a.Domain
-	}
-	if !a.Accepted {
-		fmt.Fprintf(stderr, "regiment override: refused by %s: %s\n", from, wire.CleanText(a.Reason, wire.MaxReason))
-		return 1
-	}
-	fmt.Fprintf(stdout, "applied by %s from its next tick: %s\n", from, wire.CleanText(a.Reason, wire.MaxReason))
-	return 0
-}
-
-// listOverrides prints the pins in force, from the bus's override bucket.
-func listOverrides(ctx context.Context, cfg *domains.Config, f overrideFlags, stdout, stderr io.Writer) int {
-	conn, _, err := daemon.ConnectOperator(ctx, cfg, f.natsURL, f.natsToken, f.timeout)
-	if err != nil {
-		fmt.Fprintf(stderr, "regiment override: %v\n", err)
-		return 1
-	}
-	defer conn.Close()
-	lctx, cancel := context.WithTimeout(ctx, f.timeout)
-	defer cancel()
-	pins, err := conn.Overrides(lctx, f.Domain)
-	code := 0
-	if err != nil {
-		fmt.Fprintf(stderr, "regiment override: %v\n", err)
-		code = 1
-	}
-	now := time.Now()
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TARGET\tPIN\tUNTIL\tLEFT\tBY\tREASON")
-	n := 0
-	for _, o := range pins {
-		if !o.Active(now) {
-			continue
-		}
-		pin := fmt.Sprintf("share %.4g", derefF(o.Share))
-		if o.Replicas != nil {
-			pin = fmt.Sprintf("%d replicas", *o.Replicas)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", o.Target(), pin, o.Until.UTC().Format(time.RFC3339),
-			o.Until.Sub(now).Round(time.Second), wire.CleanText(o.By, wire.MaxName), wire.CleanText(o.Reason, wire.MaxReason))
-		n++
-	}
-	tw.Flush()
-	if n == 0 {
-		fmt.Fprintln(stdout, "no pins in force")
-	}
-	return code
-}
-
-func derefF(p *float64) float64 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }
 
 // subcommandUsage prints text, then fs's flags, to a writer: the help of a

@@ -10,10 +10,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"testing/synctest"
-	"time"
-
-	"github.com/regimentd/regiment/internal/cli"
 )
 
 // pipeLines runs f with the write end of a pipe, as a process's stderr in a
@@ -37,46 +33,6 @@ func pipeLines(t *testing.T, f func(w *os.File)) []string {
 		return nil
 	}
 	return strings.Split(strings.TrimSpace(string(b)), "\n")
-}
-
-// TestProgressLogsAPlainLineEveryPeriodIntoAPipe: not on a terminal, the
-// progress line is logged at once and then once per period however often
-// it is updated, without the terminal's escape codes; into a buffer (not a
-// file) nothing is written.
-func TestProgressLogsAPlainLineEveryPeriodIntoAPipe(t *testing.T) {
-	lines := pipeLines(t, func(w *os.File) {
-		synctest.Test(t, func(t *testing.T) {
-			p := newProgressLog(w, cli.LogText, 30*time.Second)
-			for i := range 100 { // 100 s, an update a second
-				p.update(i%10 == 0, "simulating: %d s", i)
-				time.Sleep(time.Second)
-			}
-			p.done()
-		})
-	})
-	want := []string{"simulating: 0 s", "simulating: 30 s", "simulating: 60 s", "simulating: 90 s"}
-	if len(lines) != len(want) {
-		t.Fatalf("%d lines, want %d: %q", len(lines), len(want), lines)
-	}
-	for i, l := range lines {
-		if !strings.Contains(l, "[INFO]  regiment: progress: status=\""+want[i]+"\"") || strings.Contains(l, "\033") {
-			t.Errorf("line %d %q, want the plain progress of %q", i, l, want[i])
-		}
-		if wantElapsed := "elapsed=" + (time.Duration(30*i) * time.Second).String(); !strings.HasSuffix(l, wantElapsed) {
-			t.Errorf("line %d %q, want it to end %s", i, l, wantElapsed)
-		}
-	}
-
-	var buf bytes.Buffer
-	p := newProgressLog(&buf, cli.LogText, time.Nanosecond)
-	p.update(true, "x")
-	p.done()
-	if buf.Len() != 0 {
-		t.Fatalf("progress into a buffer wrote %q", buf.String())
-	}
-	if lines := pipeLines(t, func(w *os.File) { newProgressLog(w, cli.LogText, 0).update(true, "x") }); len(lines) != 0 {
-		t.Fatalf("a period of 0 logged %q", lines)
-	}
 }
 
 // TestRunLogsJSONAndItsProgressIntoAPipe runs `regiment run` with stderr a

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/regimentd/regiment/internal/cli"
 	"github.com/regimentd/regiment/internal/config"
 	"github.com/regimentd/regiment/internal/offline/episodes"
-	"github.com/regimentd/regiment/internal/offline/eval"
 	"github.com/regimentd/regiment/internal/offline/report"
 )
 
@@ -66,64 +66,42 @@ Flags:
 `
 
 func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("report", reportUsage, stderr)
+	fs := cli.NewFlagSet("regiment report", reportUsage, stderr)
 	configPath := fs.String("config", "", "cluster config `file` (HCL) the Soldiers ran, preferably calibrated; required")
 	spec := fs.String("episodes", "", "store `dir`ectory (every *.db in it), a bbolt file, a running daemon's URL (http://localhost:9465/), or a comma-separated list; required")
 	tokenFile := fs.String("http-token-file", "", "`file` with the daemons' bearer token, for URLs (default $"+episodes.TokenEnv+")")
 	out := fs.String("out", "", "report `dir`ectory (created); required")
 	top := fs.Int("top", 5, "apps per domain in the table and the plot, by the difference in core-hours")
-	if code, done := parseFlags(fs, args); done {
+	if code, done := cli.ParseFlags(fs, args); done {
 		return code
 	}
-	fail := usageFailer("report", fs, stderr)
+	fail := cli.Failer("regiment report", stderr)
+	usage := cli.UsageFailer(fs, stderr)
 	switch {
 	case *configPath == "" || *spec == "" || *out == "" || fs.NArg() > 0:
-		return fail("--config, --episodes and --out are required, and nothing else")
+		return usage("--config, --episodes and --out are required, and nothing else")
 	case *top < 0:
-		return fail("--top must be 0 or more, not %d", *top)
+		return usage("--top must be 0 or more, not %d", *top)
 	}
 	cfg, err := config.LoadFile(*configPath)
 	if err != nil {
-		fmt.Fprintf(stderr, "regiment report: %v\n", err)
-		return 1
+		return fail(err)
 	}
-	tok, err := episodes.Token(*tokenFile)
-	if err != nil {
-		fmt.Fprintf(stderr, "regiment report: %v\n", err)
-		return 1
-	}
-	srcs, done, err := episodes.Sources(ctx, *spec, tok)
+	srcs, done, err := episodes.Resolve(ctx, *spec, *tokenFile)
 	defer done()
 	if err != nil {
-		fmt.Fprintf(stderr, "regiment report: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	rec, err := report.Read(ctx, cfg, srcs)
 	if err != nil {
-		fmt.Fprintf(stderr, "regiment report: %v\n", err)
-		return 1
+		return fail(err)
 	}
 	results := report.Compare(rec)
 	paths, err := report.Write(*out, rec, results, *top)
 	if err != nil {
-		fmt.Fprintf(stderr, "regiment report: %v\n", err)
-		return 1
+		return fail(err)
 	}
-	for _, r := range results {
-		fmt.Fprintf(stdout, "%s: %d steps, %s, core-hours live %s regiment %s, breach app-minutes (estimated) live %.1f regiment %.1f",
-			r.Name, r.Steps, eval.Count(len(r.Apps), "app", "apps"), report.CoreHours(r.Live.CoreHours), report.CoreHours(r.Recommended.CoreHours),
-			r.Live.BreachMinutes, r.Recommended.BreachMinutes)
-		switch {
-		case r.AtMaxApps > 0 && r.LimitedApps > 0:
-			fmt.Fprintf(stdout, "; %s breached at the ceiling, %s wanted more than it (see report.md)",
-				eval.Count(r.AtMaxApps, "app", "apps"), eval.Count(r.LimitedApps, "app", "apps"))
-		case r.AtMaxApps > 0:
-			fmt.Fprintf(stdout, "; %s breached at the ceiling (see report.md)", eval.Count(r.AtMaxApps, "app", "apps"))
-		case r.LimitedApps > 0:
-			fmt.Fprintf(stdout, "; %s wanted more than the ceiling (see report.md)", eval.Count(r.LimitedApps, "app", "apps"))
-		}
-		fmt.Fprintln(stdout)
-	}
+	report.WriteSummary(stdout, results)
 	fmt.Fprintf(stdout, "wrote %s and %s\n", paths[0], paths[1])
 	return 0
 }

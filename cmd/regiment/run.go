@@ -1,25 +1,19 @@
 package main
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
-	"slices"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/regimentd/regiment/internal/cli"
-	"github.com/regimentd/regiment/internal/core/commander"
-	"github.com/regimentd/regiment/internal/core/soldier"
 	"github.com/regimentd/regiment/internal/daemon"
+	"github.com/regimentd/regiment/internal/offline/baseline"
 	"github.com/regimentd/regiment/internal/offline/eval"
 	"github.com/regimentd/regiment/internal/offline/sim"
+	"github.com/regimentd/regiment/internal/offline/sim/scenario"
 )
 
 // The built-in example `regiment run` uses without flags.
@@ -54,7 +48,7 @@ Flags:
 `
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("run", runUsage, stderr)
+	fs := cli.NewFlagSet("regiment run", runUsage, stderr)
 	configPath := fs.String("config", defaultConfig, "cluster config `file` (HCL)")
 	scenarioPath := fs.String("scenario", defaultScenario, "scenario `file` (HCL) driving the simulated cluster")
 	speed := fs.Float64("speed", 0, "simulated seconds per wall second; 0: as fast as possible")
@@ -62,8 +56,8 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	dataDir := fs.String("data", "data", "`dir`ectory for the episode store (regiment.db), kept across runs; the embedded NATS server keeps its JetStream in a temporary directory of the run's own")
 	logLevel := fs.String("log-level", "warn", "log `level`: trace, debug, info, warn, error")
 	logFormat := fs.String("log-format", cli.LogText, cli.LogFormatUsage)
-	every := fs.Duration("progress-every", progressEvery, "when stderr is not a terminal (a pod, CI), log a progress line this often; 0: never")
-	if code, done := parseFlags(fs, args); done {
+	every := fs.Duration("progress-every", cli.ProgressEvery, "when stderr is not a terminal (a pod, CI), log a progress line this often; 0: never")
+	if code, done := cli.ParseFlags(fs, args); done {
 		return code
 	}
 	if fs.NArg() > 0 {
@@ -72,9 +66,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	log, err := cli.NewLogger("regiment", *logLevel, *logFormat, stderr)
 	if err != nil {
-		return usageFailer("run", fs, stderr)("%v", err)
+		return cli.UsageFailer(fs, stderr)("%v", err)
 	}
-	w, err := loadWorld(*configPath, *scenarioPath)
+	w, err := scenario.LoadWorld(*configPath, *scenarioPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "regiment run: %v\n", err)
 		if *configPath == defaultConfig {
@@ -82,14 +76,11 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 1
 	}
-	if *duration > 0 {
-		w.sc.Duration = *duration
-		if w.sc.Warmup >= w.sc.Duration {
-			fmt.Fprintf(stderr, "regiment run: --duration %s is within the scenario's warm-up (%s): no tick would be accounted\n", w.sc.Duration, w.sc.Warmup)
-			return 1
-		}
+	if err := w.Override(0, *duration); err != nil {
+		fmt.Fprintf(stderr, "regiment run: %v\n", err)
+		return 1
 	}
-	sum, err := runSystem(ctx, w, *dataDir, *speed, log, newProgressLog(stderr, *logFormat, *every))
+	sum, err := runSystem(ctx, w, *dataDir, *speed, log, cli.NewProgressLog(stderr, *logFormat, *every))
 	if err != nil {
 		fmt.Fprintf(stderr, "regiment run: %v\n", err)
 		return 1
@@ -98,61 +89,43 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// runSummary is what a run did.
+// runSummary is what a run did, and its baselines on the same traffic.
 type runSummary struct {
-	daemon.SystemStats
-	metrics   sim.Metrics
-	baselines []sim.Metrics // summaryBaselines on the same traffic
-	wall      time.Duration
-	stopped   bool
+	daemon.SystemRun
+	baselines []sim.Metrics // summaryBaselines
 }
 
 // runSystem runs the Commander and Soldiers over an embedded NATS server
-// against a simulated cluster (daemon.System), then the summary's baselines
-// on the same traffic.
-func runSystem(ctx context.Context, w *world, dataDir string, speed float64, log hclog.Logger, bar *progress) (sum runSummary, err error) {
-	s, err := w.newSim()
+// against a simulated cluster (daemon.RunSystem), then the summary's
+// baselines on the same traffic.
+func runSystem(ctx context.Context, w scenario.World, dataDir string, speed float64, log hclog.Logger, bar *cli.Progress) (sum runSummary, err error) {
+	s, err := w.NewSim()
 	if err != nil {
 		return sum, err
 	}
-	sys := daemon.NewSystem(w.cfg, s, dataDir, log)
-	defer func() { err = errors.Join(err, sys.Close()) }()
-	if err := sys.Open(ctx); err != nil {
-		return sum, err
-	}
-	start := time.Now()
-	sum.stopped, err = sys.Run(ctx, speed, func(simElapsed time.Duration) {
-		elapsed := time.Since(start)
-		bar.update(false, "%s  %s of %s  (%.0fx real time)", w.sc.Name, simElapsed, w.sc.Duration, simElapsed.Seconds()/max(elapsed.Seconds(), 1e-9))
+	sum.SystemRun, err = daemon.RunSystem(ctx, w.Config, s, dataDir, speed, log, func(simElapsed, wall time.Duration) {
+		bar.Update(false, "%s  %s of %s  (%.0fx real time)", w.Name, simElapsed, w.Duration, simElapsed.Seconds()/max(wall.Seconds(), 1e-9))
 	})
-	bar.done()
-	sum.wall = time.Since(start)
+	bar.Done()
 	if err != nil {
 		return sum, err
 	}
-	if err := sys.Close(); err != nil {
-		return sum, err
-	}
-	sum.SystemStats = sys.Stats()
-	sys.Cluster().Sim(func(s *sim.Sim) { sum.metrics = s.Metrics() })
-
-	// The baselines on the same traffic, for comparison.
 	for _, name := range summaryBaselines {
-		if sum.stopped {
+		if sum.Stopped {
 			break
 		}
-		bar.update(true, "running the %s baseline on the same traffic", name)
-		bs, err := w.newSimFor(name)
+		bar.Update(true, "running the %s baseline on the same traffic", name)
+		bs, err := w.NewSimOn(baseline.World(name, w.Config))
 		if err != nil {
 			return sum, err
 		}
-		p, err := w.newPolicy(name, bs)
+		p, err := newPolicy(w, name, bs)
 		if err != nil {
 			return sum, err
 		}
 		sum.baselines = append(sum.baselines, bs.Run(p))
 	}
-	bar.done()
+	bar.Done()
 	return sum, nil
 }
 
@@ -162,76 +135,8 @@ func runSystem(ctx context.Context, w *world, dataDir string, speed float64, log
 // foresight: the limit), and static provisioning for the known peak.
 var summaryBaselines = []string{eval.Independent, "hpa", "oracle", "static"}
 
-func printSummary(out io.Writer, w *world, sum runSummary) {
-	m := sum.metrics
-	if sum.stopped {
-		fmt.Fprintf(out, "stopped after %s simulated (interrupted)\n\n", time.Duration(m.SimSeconds)*time.Second)
-	}
-	fmt.Fprintf(out, "cluster %s, scenario %s: %s simulated in %s (%.0fx real time)\n",
-		w.cfg.Cluster.Name, w.sc.Name, time.Duration(m.SimSeconds)*time.Second, sum.wall.Round(time.Millisecond), m.SimSeconds/sum.wall.Seconds())
-	fmt.Fprintf(out, "regiment: commander policy %s, soldier policy %s\n",
-		cmp.Or(w.cfg.Commander.Policy, commander.ForecastPolicy), cmp.Or(w.cfg.Soldier.Policy, soldier.ProportionalPolicy))
-	var recommend []string
-	for di, d := range w.cfg.Domains {
-		if w.cfg.ModeOf(di).Recommends() {
-			recommend = append(recommend, d.Name)
-		}
-	}
-	if len(recommend) > 0 {
-		fmt.Fprintf(out, "recommend mode (nothing written; the cluster's HPAs scale them): %s; review with: regiment report\n",
-			strings.Join(recommend, ", "))
-	}
-	fmt.Fprintln(out)
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "\tregiment\t")
-	for i := range sum.baselines {
-		fmt.Fprintf(tw, "%s\t", summaryBaselines[i])
-	}
-	fmt.Fprintln(tw)
-	row := func(name string, cell func(m sim.Metrics) string) {
-		fmt.Fprintf(tw, "%s\t%s\t", name, cell(m))
-		for _, b := range sum.baselines {
-			fmt.Fprintf(tw, "%s\t", cell(b))
-		}
-		fmt.Fprintln(tw)
-	}
-	row("cost (core-hours)", func(m sim.Metrics) string { return fmt.Sprintf("%.1f", m.CostCoreHours) })
-	row("cost", func(m sim.Metrics) string { return fmt.Sprintf("%.2f", m.Cost) })
-	row("SLO compliance", func(m sim.Metrics) string { return fmt.Sprintf("%.4f", m.SLOCompliance) })
-	row("breach app-minutes", func(m sim.Metrics) string { return fmt.Sprintf("%.1f", m.BreachAppMinutes) })
-	if slices.ContainsFunc(append([]sim.Metrics{m}, sum.baselines...), func(m sim.Metrics) bool { return m.BreachAppMinutesAtMax > 0 }) {
-		row("of which at max_replicas", func(m sim.Metrics) string { return fmt.Sprintf("%.1f", m.BreachAppMinutesAtMax) })
-	}
-	row("bad-request ratio", func(m sim.Metrics) string { return fmt.Sprintf("%.5f", m.BadRequestRatio) })
-	row("energy (kWh)", func(m sim.Metrics) string { return fmt.Sprintf("%.1f", m.EnergyKWh) })
-	row("scaling actions", func(m sim.Metrics) string { return fmt.Sprintf("%d", m.ScalingActions) })
-	row("peak nodes", func(m sim.Metrics) string { return fmt.Sprintf("%d", m.PeakNodes) })
-	row("node churn", func(m sim.Metrics) string { return fmt.Sprintf("%d", m.NodeChurn) })
-	row("pending pod-hours", func(m sim.Metrics) string { return fmt.Sprintf("%.1f", m.PendingPodHours) })
-	tw.Flush()
-	if len(sum.baselines) > 0 && !sum.stopped {
-		in := sum.baselines[0] // summaryBaselines[0], regiment-independent
-		fmt.Fprintf(out, "\nthe hierarchy's worth, regiment x %s: cost %.3f, breaches %s, bad requests %s\n",
-			summaryBaselines[0], ratio(m.CostCoreHours, in.CostCoreHours), ratioText(m.BreachAppMinutes, in.BreachAppMinutes), ratioText(m.BadRequests, in.BadRequests))
-	}
-	printCeilingBound(out, m.CeilingBound, "(regiment sim --json lists them all)")
-	fmt.Fprintf(out, "\n%d episodes, %d steps written to %s; %d replica writes; %d messages rejected\n",
-		sum.Episodes, sum.Steps, sum.DBPath, sum.Writes, sum.Rejected)
-	fmt.Fprintf(out, "inspect: regiment episodes list --data %s\n", filepath.Dir(sum.DBPath))
-}
-
-// ratio is a / b, 0 when b is 0.
-func ratio(a, b float64) float64 {
-	if b == 0 {
-		return 0
-	}
-	return a / b
-}
-
-// ratioText is a / b to two decimals, "n/a" when b is 0.
-func ratioText(a, b float64) string {
-	if b == 0 {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.2f", a/b)
+func printSummary(out io.Writer, w scenario.World, sum runSummary) {
+	sum.WriteSummary(out, w.Config, w.Name, summaryBaselines, sum.baselines)
+	printCeilingBound(out, sum.Metrics.CeilingBound, "(regiment sim --json lists them all)")
+	sum.WriteStored(out)
 }

@@ -12,7 +12,9 @@ import (
 
 	"github.com/regimentd/regiment/internal/adapter/store"
 	"github.com/regimentd/regiment/internal/core/domains"
+	"github.com/regimentd/regiment/internal/daemon"
 	"github.com/regimentd/regiment/internal/offline/sim"
+	"github.com/regimentd/regiment/internal/offline/sim/scenario"
 )
 
 // TestRunRecordsEveryTick runs the whole system (embedded NATS, Commander,
@@ -131,8 +133,8 @@ func learnedConfig(t *testing.T, dir, ckpt string) string {
 // breaches at max_replicas and lists regiment's ceiling-bound apps only when
 // some policy breached at its ceiling.
 func TestPrintSummaryShowsTheBreachesAtMax(t *testing.T) {
-	w := &world{cfg: &domains.Config{}, sc: &domains.Scenario{Name: "s"}}
-	clear := runSummary{metrics: sim.Metrics{BreachAppMinutes: 4}, baselines: make([]sim.Metrics, len(summaryBaselines)), wall: time.Second}
+	w := scenario.World{Config: &domains.Config{}, Scenario: sim.Scenario{Scenario: &domains.Scenario{Name: "s"}}}
+	clear := runSummary{SystemRun: daemon.SystemRun{Metrics: sim.Metrics{BreachAppMinutes: 4}, Wall: time.Second}, baselines: make([]sim.Metrics, len(summaryBaselines))}
 	var b bytes.Buffer
 	printSummary(&b, w, clear)
 	if strings.Contains(b.String(), "max_replicas") {
@@ -141,7 +143,7 @@ func TestPrintSummaryShowsTheBreachesAtMax(t *testing.T) {
 	atMax := clear
 	atMax.baselines = slices.Clone(clear.baselines)
 	atMax.baselines[1].BreachAppMinutesAtMax = 2.5 // the oracle's only
-	atMax.metrics.CeilingBound = []sim.CeilingBound{{App: "data/loaders-22", MaxReplicas: 600, BreachAppMinutes: 3}}
+	atMax.Metrics.CeilingBound = []sim.CeilingBound{{App: "data/loaders-22", MaxReplicas: 600, BreachAppMinutes: 3}}
 	b.Reset()
 	printSummary(&b, w, atMax)
 	wantLines(t, b.String(),

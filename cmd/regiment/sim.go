@@ -7,8 +7,11 @@ import (
 	"io"
 	"time"
 
+	"github.com/regimentd/regiment/internal/cli"
+	"github.com/regimentd/regiment/internal/offline/baseline"
 	"github.com/regimentd/regiment/internal/offline/eval"
 	"github.com/regimentd/regiment/internal/offline/sim"
+	"github.com/regimentd/regiment/internal/offline/sim/scenario"
 )
 
 // simReport is what `regiment sim --json` prints. It holds no wall-clock
@@ -39,65 +42,57 @@ Flags:
 `
 
 func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fail := failer("sim", stderr)
-	fs := newFlagSet("sim", simUsage, stderr)
+	fail := cli.Failer("regiment sim", stderr)
+	fs := cli.NewFlagSet("regiment sim", simUsage, stderr)
 	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
 	scenarioPath := fs.String("scenario", "", "scenario `file` (HCL); required")
 	policy := fs.String("policy", "static", "policy that sets replicas: "+policyNames)
 	seed := fs.Uint64("seed", 0, "override the scenario's seed (0: keep it)")
 	duration := fs.Duration("duration", 0, "override the scenario's duration, e.g. 6h (0: keep it)")
 	asJSON := fs.Bool("json", false, "print metrics as JSON on stdout (wall time goes to stderr)")
-	if code, done := parseFlags(fs, args); done {
+	if code, done := cli.ParseFlags(fs, args); done {
 		return code
 	}
 	if *configPath == "" || *scenarioPath == "" || fs.NArg() > 0 {
-		return usageFailer("sim", fs, stderr)("--config and --scenario are required, and nothing else")
+		return cli.UsageFailer(fs, stderr)("--config and --scenario are required, and nothing else")
 	}
-	w, err := loadWorld(*configPath, *scenarioPath)
+	w, err := scenario.LoadWorld(*configPath, *scenarioPath)
 	if err != nil {
 		return fail(err)
 	}
-	if *seed != 0 {
-		w.sc.Seed = *seed
+	if err := w.Override(*seed, *duration); err != nil {
+		fmt.Fprintf(stderr, "regiment sim: %v\n", err)
+		return 1
 	}
-	if *duration > 0 {
-		w.sc.Duration = *duration
-		if w.sc.Warmup >= w.sc.Duration {
-			fmt.Fprintf(stderr, "regiment sim: --duration %s is within the scenario's warm-up (%s): no tick would be accounted\n", w.sc.Duration, w.sc.Warmup)
-			return 1
-		}
-	}
-	s, err := w.newSimFor(*policy)
+	s, err := w.NewSimOn(baseline.World(*policy, w.Config))
 	if err != nil {
 		return fail(err)
 	}
-	p, err := w.newPolicy(*policy, s)
+	p, err := newPolicy(w, *policy, s)
 	if err != nil {
 		fmt.Fprintf(stderr, "regiment sim: %v\n", err)
 		return 2
 	}
-	bar := newProgress(stderr)
+	bar := cli.NewProgress(stderr)
 	start := time.Now()
-	for !s.Done() {
-		if ctx.Err() != nil {
-			bar.done()
-			fmt.Fprintln(stderr, "regiment sim: interrupted")
-			return 1
-		}
-		p.Decide(s.Now(), s.Telemetry(), s.Targets())
-		s.Step()
-		bar.update(false, "simulating %s: %s of %s", w.sc.Name, s.Now().Sub(w.sc.Start), w.sc.Duration)
+	err = w.Simulate(ctx, s, p, func(elapsed time.Duration) {
+		bar.Update(false, "simulating %s: %s of %s", w.Name, elapsed, w.Duration)
+	})
+	if err != nil {
+		bar.Done()
+		fmt.Fprintln(stderr, "regiment sim: interrupted")
+		return 1
 	}
-	bar.done()
+	bar.Done()
 	wall := time.Since(start).Seconds()
 	m := s.Metrics()
 	if *asJSON {
-		out, _ := json.MarshalIndent(simReport{Config: w.cfg.Cluster.Name, Scenario: w.sc.Name, Policy: *policy, Seed: w.sc.Seed, Metrics: m}, "", "  ")
+		out, _ := json.MarshalIndent(simReport{Config: w.Config.Cluster.Name, Scenario: w.Name, Policy: *policy, Seed: w.Seed, Metrics: m}, "", "  ")
 		fmt.Fprintf(stdout, "%s\n", out)
 		fmt.Fprintf(stderr, "wall_seconds %.3f (%.0fx real time)\n", wall, m.SimSeconds/wall)
 		return 0
 	}
-	eval.WriteMetrics(stdout, w.cfg.Cluster.Name, w.sc.Name, *policy, m, wall)
+	eval.WriteMetrics(stdout, w.Config.Cluster.Name, w.Name, *policy, m, wall)
 	return 0
 }
 

@@ -10,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/regimentd/regiment/internal/offline/baseline"
 	"github.com/regimentd/regiment/internal/offline/sim"
+	"github.com/regimentd/regiment/internal/offline/sim/scenario"
 )
 
 func TestSimJSONIsDeterministic(t *testing.T) {
@@ -72,15 +74,15 @@ func TestSimPrintsTheScoreboard(t *testing.T) {
 		}
 	}
 	// The figures are the run's: the same world and policy simulated here.
-	w, err := loadWorld("../../examples/small.hcl", "testdata/small-sample.hcl")
+	w, err := scenario.LoadWorld("../../examples/small.hcl", "testdata/small-sample.hcl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := w.newSimFor("hpa")
+	s, err := w.NewSimOn(baseline.World("hpa", w.Config))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := w.newPolicy("hpa", s)
+	p, err := newPolicy(w, "hpa", s)
 	if err != nil {
 		t.Fatal(err)
 	}

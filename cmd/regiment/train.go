@@ -2,21 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/regimentd/regiment/internal/cli"
 	"github.com/regimentd/regiment/internal/config"
-	"github.com/regimentd/regiment/internal/core/domains"
-	"github.com/regimentd/regiment/internal/offline/calibrate"
-	"github.com/regimentd/regiment/internal/offline/sim"
-	"github.com/regimentd/regiment/internal/offline/sim/scenario"
 	"github.com/regimentd/regiment/internal/offline/train"
 )
 
@@ -76,33 +69,11 @@ func (f *trainFlags) bind(fs *flag.FlagSet) {
 
 // problem is what is wrong with the flags, or "".
 func (f *trainFlags) problem(args int) string {
-	switch {
-	case f.configPath == "" || f.scenarios == "" || f.Out == "" || f.Stage == "" || args > 0:
+	if f.configPath == "" || f.scenarios == "" || f.Out == "" || f.Stage == "" || args > 0 {
 		return "--config, --scenario, --stage and --out are required, and nothing else"
-	case f.Stage != train.StageSoldier && f.Stage != train.StageCommander && f.Stage != train.StageJoint:
-		stages := []string{train.StageSoldier, train.StageCommander, train.StageJoint}
-		if s, ok := cli.Suggest(f.Stage, stages); ok {
-			return fmt.Sprintf("unknown stage %q; did you mean %s?", f.Stage, s)
-		}
-		return fmt.Sprintf("unknown stage %q (want soldier, commander or joint)", f.Stage)
-	case f.Steps < 1:
-		return "--steps must be at least 1"
-	case f.Envs < 1:
-		return "--envs must be at least 1"
-	case f.Episode < 10*time.Minute:
-		return "--episode must be at least 10m"
-	case f.LR < 0:
-		return "--lr must not be negative"
-	case f.Rounds < 1:
-		return "--rounds must be at least 1"
-	case f.Stage != train.StageJoint && (f.InitSoldier != "" || f.InitCommander != ""):
-		return "--init-soldier and --init-commander are for the joint stage (the soldier stage continues from --init)"
-	case f.Stage == train.StageJoint && f.Init != "":
-		return "--init is for the soldier stage: the joint stage starts from --init-soldier and --init-commander"
-	case f.Stage == train.StageCommander && f.Init != "":
-		return "--init is for the soldier stage: the commander stage starts from the Forecast heuristic"
-	case f.Stage == train.StageJoint && f.Steps < 2*int64(f.Rounds):
-		return "--steps must be at least 2 x --rounds for the joint stage"
+	}
+	if err := f.Check(); err != nil {
+		return err.Error()
 	}
 	return ""
 }
@@ -110,17 +81,17 @@ func (f *trainFlags) problem(args int) string {
 // runTrain loads the config, calibrates it on --episodes when given, loads
 // the scenarios and trains (train.RunStage). Usage errors exit 2, failures 1.
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("train", trainUsage, stderr)
+	fs := cli.NewFlagSet("regiment train", trainUsage, stderr)
 	var f trainFlags
 	f.bind(fs)
-	if code, done := parseFlags(fs, args); done {
+	if code, done := cli.ParseFlags(fs, args); done {
 		return code
 	}
-	usage := usageFailer("train", fs, stderr)
+	usage := cli.UsageFailer(fs, stderr)
 	if why := f.problem(fs.NArg()); why != "" {
 		return usage("%s", why)
 	}
-	fail := failer("train", stderr)
+	fail := cli.Failer("regiment train", stderr)
 	cfg, err := config.LoadFile(f.configPath)
 	if err != nil {
 		return fail(err)
@@ -130,16 +101,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return usage("the joint stage needs a Soldier and a Commander checkpoint: give --init-soldier and --init-commander, or name checkpoints in the config's soldier and commander policies")
 		}
 	}
-	if err := os.MkdirAll(f.Out, 0o755); err != nil {
-		return fail(err)
-	}
-	if f.episodes != "" {
-		if cfg, err = calibrateFirst(ctx, cfg, f.episodes, f.Out, stdout, stderr); err != nil {
-			return fail(err)
-		}
-	}
-	f.Config = cfg
-	if f.Scenarios, err = loadTrainScenarios(cfg, f.scenarios, f.Episode); err != nil {
+	if err := f.Prepare(ctx, cfg, f.episodes, cli.SplitList(f.scenarios), stdout, stderr); err != nil {
 		return fail(err)
 	}
 	start := time.Now()
@@ -151,53 +113,4 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	fmt.Fprintf(stdout, "trained in %s; wrote %s\n", time.Since(start).Round(time.Second), f.Out)
 	return 0
-}
-
-// calibrateFirst calibrates cfg on the episodes recorded in episodes, writes
-// out/calibration.json and the report, and returns the calibrated config.
-func calibrateFirst(ctx context.Context, cfg *domains.Config, episodes, out string, stdout, stderr io.Writer) (*domains.Config, error) {
-	fmt.Fprintf(stderr, "calibrating the simulator on %s\n", episodes)
-	cal, err := Calibrate(ctx, cfg, episodes, stderr)
-	if err != nil {
-		return nil, fmt.Errorf("calibrate on %q: %w", episodes, err)
-	}
-	if err := writeJSON(filepath.Join(out, "calibration.json"), cal); err != nil {
-		return nil, err
-	}
-	// What was fitted and how well the calibrated simulator replays the
-	// recording (Pearson r per series), before any training on it.
-	if err := calibrate.WriteReport(stdout, cal); err != nil {
-		return nil, err
-	}
-	if !cal.After.Pass() {
-		fmt.Fprintf(stdout, "\nWARNING: some replayed series stay below r = %.2f after calibration; training goes on with the calibrated simulator\n\n", cal.After.Target)
-	}
-	return cal.Config, nil
-}
-
-// loadTrainScenarios loads the comma-separated scenario files of list, each
-// with its traces; every one must outlast a training episode.
-func loadTrainScenarios(cfg *domains.Config, list string, episode time.Duration) ([]sim.Scenario, error) {
-	scs, err := scenario.LoadAll(cfg, splitList(list))
-	if err != nil {
-		return nil, err
-	}
-	for i, sc := range scs {
-		if sc.Duration < episode {
-			return nil, fmt.Errorf("scenario %s lasts %s, shorter than an episode (--episode %s)", splitList(list)[i], sc.Duration, episode)
-		}
-	}
-	return scs, nil
-}
-
-// writeJSON writes v to path as indented JSON with a final newline.
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

@@ -4,15 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
-	"time"
 
+	"github.com/regimentd/regiment/internal/cli"
 	"github.com/regimentd/regiment/internal/config"
-	"github.com/regimentd/regiment/internal/core/domains"
 	"github.com/regimentd/regiment/internal/offline/eval"
 	"github.com/regimentd/regiment/internal/offline/sim"
-	"github.com/regimentd/regiment/internal/offline/sim/trace"
+	"github.com/regimentd/regiment/internal/offline/sim/scenario"
 )
 
 // validateUsage is what `regiment validate --help` prints before the flags.
@@ -38,49 +36,22 @@ Flags:
 // problem of both to stderr (exit 1) or a one-line summary to stdout (exit 0).
 // Usage errors exit 2.
 func runValidate(_ context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("validate", validateUsage, stderr)
+	fs := cli.NewFlagSet("regiment validate", validateUsage, stderr)
 	configPath := fs.String("config", "", "cluster config `file` (HCL); required")
 	scenarioPath := fs.String("scenario", "", "scenario `file` (HCL) to check against the config")
-	if code, done := parseFlags(fs, args); done {
+	if code, done := cli.ParseFlags(fs, args); done {
 		return code
 	}
 	if *configPath == "" || fs.NArg() > 0 {
-		return usageFailer("validate", fs, stderr)("--config is required, and takes no arguments")
+		return cli.UsageFailer(fs, stderr)("--config is required, and takes no arguments")
 	}
 
-	cfg, cfgErr := config.LoadFile(*configPath)
-	if cfgErr != nil {
-		fmt.Fprintln(stderr, cfgErr)
-	}
-	var sc *domains.Scenario
-	var traces map[string][]trace.Series
-	if *scenarioPath != "" {
-		// With a broken config, the scenario is still checked, without its
-		// references to domains and app sets (cfg is nil).
-		var err error
-		if sc, err = config.LoadScenarioFile(*scenarioPath, cfg); err != nil {
-			fmt.Fprintln(stderr, err)
-			return 1
-		}
-		// Every trace is read and checked as regiment sim does, with the
-		// same errors (file and line).
-		if traces, err = loadTraffic(cfg, sc); err != nil {
-			fmt.Fprintln(stderr, err)
-			return 1
-		}
-	}
-	if cfgErr != nil {
+	cfg, sc, overloads, ok := scenario.Check(*configPath, *scenarioPath, func(err error) { fmt.Fprintln(stderr, err) })
+	if !ok {
 		return 1
 	}
-	if sc != nil {
-		s, err := sim.New(cfg, sc, traces)
-		if err != nil {
-			fmt.Fprintln(stderr, err)
-			return 1
-		}
-		warnOverloads(stderr, s.Overloads())
-	}
-	fmt.Fprintln(stdout, summary(cfg, sc))
+	warnOverloads(stderr, overloads)
+	fmt.Fprintln(stdout, config.Summary(cfg, sc))
 	return 0
 }
 
@@ -104,51 +75,7 @@ func warnOverloads(w io.Writer, apps []sim.Overload) {
 			fmt.Fprintf(tw, "... %d more\n", len(apps)-maxCeilingRows)
 			break
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t+%s\t%.1f\n", a.App, a.MaxReplicas, a.PeakReplicas, shortDuration(a.PeakAt), a.Minutes)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t+%s\t%.1f\n", a.App, a.MaxReplicas, a.PeakReplicas, config.ShortDuration(a.PeakAt), a.Minutes)
 	}
 	tw.Flush()
-}
-
-// summary is one line describing a valid config and scenario, e.g.
-// "ok: cluster prod, 5 domains, 12 app sets, 1550 apps; scenario s, 72h, 2 traffic, 3 events".
-func summary(cfg *domains.Config, sc *domains.Scenario) string {
-	sets := 0
-	for _, d := range cfg.Domains {
-		sets += len(d.AppSets)
-	}
-	s := fmt.Sprintf("ok: cluster %s, %s, %s, %s", cfg.Cluster.Name,
-		plural(len(cfg.Domains), "domain"), plural(sets, "app set"), plural(cfg.AppCount(), "app"))
-	discovering := 0
-	for _, d := range cfg.Domains {
-		if d.Discover != nil {
-			discovering++
-		}
-	}
-	if discovering > 0 {
-		s += fmt.Sprintf(" (and those %s find on the cluster)", plural(discovering, "discover block")) // counted at run time
-	}
-	if sc != nil {
-		s += fmt.Sprintf("; scenario %s, %s, %d traffic, %s", sc.Name,
-			shortDuration(sc.Duration), len(sc.Traffic), plural(len(sc.Events), "event"))
-	}
-	return s
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, noun)
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// shortDuration drops zero minutes and seconds: 72h, 1h30m, 90s.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }

@@ -8,17 +8,16 @@
 // only its domain.
 //
 // It is the only place, with cmd/commander and cmd/regiment, that handles
-// signals and exit codes: SIGTERM and SIGINT shut it down gracefully, SIGHUP
-// reloads the config file.
+// signals and exit codes (the daemons' main, cmd/internal/daemonmain):
+// SIGTERM and SIGINT shut it down gracefully, SIGHUP reloads the config file.
 package main
 
 import (
 	"context"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
+	"github.com/regimentd/regiment/cmd/internal/daemonmain"
 	"github.com/regimentd/regiment/internal/cli"
 	"github.com/regimentd/regiment/internal/daemon"
 )
@@ -83,14 +82,7 @@ Example:
 Flags:
 `
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, hup)
-	stop()
-	os.Exit(code)
-}
+func main() { daemonmain.Main(run) }
 
 // run parses args, runs the Soldier until ctx ends and returns the exit
 // code. Each value on reload re-reads the config file.
@@ -123,11 +115,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, reload <-
 		return code
 	}
 	if cfg.Domain(o.Domain) < 0 {
-		names := make([]string, len(cfg.Domains))
-		for i, d := range cfg.Domains {
-			names[i] = d.Name
-		}
-		return usageError(stderr, "--domain: %v", cli.UnknownName("domain", o.Domain, o.ConfigPath, names))
+		return usageError(stderr, "--domain: %v", cli.UnknownName("domain", o.Domain, o.ConfigPath, cfg.DomainNames()))
 	}
 	log = log.With("domain", o.Domain)
 	if err := daemon.Serve(ctx, daemon.NewSoldierProcess(cfg, o, daemon.Deps{}, nil, log), reload); err != nil {

@@ -1,7 +1,11 @@
 // Package cli is what the command lines of Regiment's binaries share: the
 // --version text (Version), the root logger of --log-level and
 // --log-format (NewLogger), and the suggestion for a misspelt flag or name
-// (Suggest, FlagError), so that every binary answers them alike.
+// (Suggest, FlagError), so that every binary answers them alike; and what
+// the offline commands share: the progress line of a long command
+// (Progress: live on a terminal, a periodic log line in a pipe), the
+// split of a comma-separated flag (SplitList) and an indented JSON file
+// (WriteJSON).
 //
 // Invariants: Version never fails (a binary built without build info says
 // "(devel)" and "revision unknown"); Suggest proposes only a candidate

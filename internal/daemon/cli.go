@@ -65,8 +65,7 @@ func ParseFlags(fs *flag.FlagSet, args []string, name, usage string, stdout, std
 // UsageError reports a usage problem of the daemon called name and returns
 // exit code 2.
 func UsageError(stderr io.Writer, name, format string, args ...any) int {
-	fmt.Fprintf(stderr, "%s: %s\nRun '%s --help' for usage.\n", name, fmt.Sprintf(format, args...), name)
-	return 2
+	return cli.UsageError(stderr, name, format, args...)
 }
 
 // NATSToken is the --nats-token value, else $REGIMENT_NATS_TOKEN (which

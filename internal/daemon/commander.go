@@ -140,12 +140,8 @@ func (p *CommanderProcess) Open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	names := make([]string, len(cfg.Domains))
-	for i, d := range cfg.Domains {
-		names[i] = d.Name
-	}
 	p.cmd = commander.New(cfg, policy, cfg.Commander.Policy, p.conn,
-		&recording.Commander{Episode: p.ep.ID, Domains: names, Out: p.rec.follow(steps, p.deps.Store == nil), Ledger: p.st.AppendLedger, Err: p.rec.fail}, p.term, p.seq0)
+		&recording.Commander{Episode: p.ep.ID, Domains: cfg.DomainNames(), Out: p.rec.follow(steps, p.deps.Store == nil), Ledger: p.st.AppendLedger, Err: p.rec.fail}, p.term, p.seq0)
 	if p.deps.Pool != nil {
 		p.cmd.SetPool(p.deps.Pool)
 	}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/regimentd/regiment/internal/adapter/bus"
@@ -144,10 +147,7 @@ func CheckDomain(cfg *domains.Config, domain string) error {
 	if cfg.Domain(domain) >= 0 {
 		return nil
 	}
-	names := make([]string, len(cfg.Domains))
-	for i, d := range cfg.Domains {
-		names[i] = d.Name
-	}
+	names := cfg.DomainNames()
 	return fmt.Errorf("--domain: %q is not a domain of cluster %s%s (domains: %s)", domain, cfg.Cluster.Name, hint(domain, names), strings.Join(names, ", "))
 }
 
@@ -185,4 +185,98 @@ func ConnectOperator(ctx context.Context, cfg *domains.Config, url, token string
 		return nil, url, err
 	}
 	return conn, url, nil
+}
+
+// Operator is how `regiment override` reaches a running system: cfg's
+// NATS, at URL (else nats.url of the config, else DefaultNATS) with Token
+// (winning over the config's authentication), each request answered within
+// Timeout.
+type Operator struct {
+	URL, Token string
+	Timeout    time.Duration
+}
+
+// DefaultOperator is who pins by default, for the ledger: $USER, else
+// "operator".
+func DefaultOperator() string {
+	if u := os.Getenv("USER"); wire.ValidName(u) {
+		return u
+	}
+	return "operator"
+}
+
+// SendOverride sends o and returns the answer of the daemon that took it,
+// the line to print. An override refused, unanswered or not sent is an
+// error worded for the operator.
+func (op Operator) SendOverride(ctx context.Context, cfg *domains.Config, o wire.Override) (string, error) {
+	conn, url, err := ConnectOperator(ctx, cfg, op.URL, op.Token, op.Timeout)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	who := "the Commander"
+	if !o.ForCommander() {
+		who = "the Soldier of " + o.Domain
+	}
+	rctx, cancel := context.WithTimeout(ctx, op.Timeout)
+	defer cancel()
+	a, err := conn.RequestOverride(rctx, o)
+	switch {
+	case errors.Is(err, bus.ErrNoResponder):
+		return "", fmt.Errorf("%s is not listening on %s (cluster %s): is it running and connected to this server?", who, url, cfg.Cluster.Name)
+	case errors.Is(err, context.DeadlineExceeded):
+		return "", fmt.Errorf("no answer from %s within %s (on %s); the override may or may not have been taken: check with 'regiment override list'", who, op.Timeout, url)
+	case err != nil:
+		return "", err
+	}
+	from := a.From
+	if a.From == "soldier" {
+		from += " " + a.Domain
+	}
+	if !a.Accepted {
+		return "", fmt.Errorf("refused by %s: %s", from, wire.CleanText(a.Reason, wire.MaxReason))
+	}
+	return fmt.Sprintf("applied by %s from its next tick: %s", from, wire.CleanText(a.Reason, wire.MaxReason)), nil
+}
+
+// ListOverrides writes a table of the pins in force (of domain, when not
+// ""), as kept in the bus's override bucket. When the bucket cannot be
+// read it writes the (empty) table and returns the error.
+func (op Operator) ListOverrides(ctx context.Context, w io.Writer, cfg *domains.Config, domain string) error {
+	conn, _, err := ConnectOperator(ctx, cfg, op.URL, op.Token, op.Timeout)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	lctx, cancel := context.WithTimeout(ctx, op.Timeout)
+	defer cancel()
+	pins, err := conn.Overrides(lctx, domain)
+	now := time.Now()
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TARGET\tPIN\tUNTIL\tLEFT\tBY\tREASON")
+	n := 0
+	for _, o := range pins {
+		if !o.Active(now) {
+			continue
+		}
+		pin := fmt.Sprintf("share %.4g", derefF(o.Share))
+		if o.Replicas != nil {
+			pin = fmt.Sprintf("%d replicas", *o.Replicas)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", o.Target(), pin, o.Until.UTC().Format(time.RFC3339),
+			o.Until.Sub(now).Round(time.Second), wire.CleanText(o.By, wire.MaxName), wire.CleanText(o.Reason, wire.MaxReason))
+		n++
+	}
+	tw.Flush()
+	if n == 0 {
+		fmt.Fprintln(w, "no pins in force")
+	}
+	return err
+}
+
+func derefF(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }

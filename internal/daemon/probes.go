@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/regimentd/regiment/internal/adapter/store"
+	"github.com/regimentd/regiment/internal/cli"
 )
 
 // Probes serves /metrics from a private registry, /healthz (200 while Live),
@@ -195,15 +194,7 @@ func ReadToken(path string) (string, error) {
 	if path == "" {
 		return "", nil
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("read http token: %w", err)
-	}
-	tok := strings.TrimSpace(string(b))
-	if tok == "" {
-		return "", fmt.Errorf("read http token: %s is empty", path)
-	}
-	return tok, nil
+	return cli.ReadTokenFile(path)
 }
 
 // Addr is the address the server listens on.

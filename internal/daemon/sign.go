@@ -30,12 +30,7 @@ func CommanderSigning(o *bus.ConnectOptions, n domains.NATS, log hclog.Logger) e
 // override_keys }, or none, which is logged at Warn because a pin is then
 // taken from anyone who may send on the override subject.
 func OverrideVerification(o *bus.ConnectOptions, n domains.NATS, log hclog.Logger) {
-	if len(n.OverrideKeys) == 0 {
-		log.Warn("override signatures are not checked: set nats { override_keys } (docs/security.md#signed-overrides)")
-		return
-	}
-	o.OverrideKeys = n.OverrideKeys
-	log.Info("override signatures required", "keys", len(n.OverrideKeys))
+	requireKeys(&o.OverrideKeys, n.OverrideKeys, "override", "override_keys", "signed-overrides", log)
 }
 
 // OperatorSigning sets how the operator's connection (regiment override)
@@ -58,10 +53,17 @@ func OperatorSigning(o *bus.ConnectOptions, n domains.NATS) error {
 // Warn because anyone who may publish on the directive subject can then
 // steer the Soldier.
 func SoldierVerification(o *bus.ConnectOptions, n domains.NATS, log hclog.Logger) {
-	if len(n.DirectiveKeys) == 0 {
-		log.Warn("directive signatures are not checked: set nats { directive_keys } (docs/security.md#signed-directives)")
+	requireKeys(&o.DirectiveKeys, n.DirectiveKeys, "directive", "directive_keys", "signed-directives", log)
+}
+
+// requireKeys sets *dst to keys, the nats { setting } of what's
+// signatures, and logs at Info that they are required, or, with no keys,
+// at Warn that they are not checked (docs/security.md#anchor says why).
+func requireKeys(dst *[]string, keys []string, what, setting, anchor string, log hclog.Logger) {
+	if len(keys) == 0 {
+		log.Warn(what + " signatures are not checked: set nats { " + setting + " } (docs/security.md#" + anchor + ")")
 		return
 	}
-	o.DirectiveKeys = n.DirectiveKeys
-	log.Info("directive signatures required", "keys", len(n.DirectiveKeys))
+	*dst = keys
+	log.Info(what+" signatures required", "keys", len(keys))
 }

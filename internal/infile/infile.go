@@ -28,23 +28,30 @@ func (e notRegular) Is(target error) bool { return target == ErrNotRegular }
 // Kind names a file's type for a message: "a directory", "a named pipe
 // (FIFO)", "a character device", ...
 func Kind(m fs.FileMode) string {
-	switch t := m.Type(); {
-	case t == 0:
+	t := m.Type()
+	if t == 0 {
 		return "a regular file"
-	case t&fs.ModeDir != 0:
-		return "a directory"
-	case t&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case t&fs.ModeCharDevice != 0:
-		return "a character device"
-	case t&fs.ModeDevice != 0:
-		return "a block device"
-	case t&fs.ModeSocket != 0:
-		return "a socket"
-	case t&fs.ModeSymlink != 0:
-		return "a symbolic link"
+	}
+	for _, k := range kinds {
+		if t&k.mode != 0 {
+			return k.name
+		}
 	}
 	return "a special file"
+}
+
+// kinds names the file types Kind tells apart, the first that matches
+// winning (a character device is also a device).
+var kinds = []struct {
+	mode fs.FileMode
+	name string
+}{
+	{fs.ModeDir, "a directory"},
+	{fs.ModeNamedPipe, "a named pipe (FIFO)"},
+	{fs.ModeCharDevice, "a character device"},
+	{fs.ModeDevice, "a block device"},
+	{fs.ModeSocket, "a socket"},
+	{fs.ModeSymlink, "a symbolic link"},
 }
 
 // Open opens the file at path for reading if it is a regular file, and

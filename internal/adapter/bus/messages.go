@@ -41,18 +41,9 @@ func (c *Conn) SubscribeReports(fn func(r wire.DomainReport, err error)) (*Subsc
 		return nil, err
 	}
 	return c.subscribe(subject, false, func(m *nats.Msg, err error) {
-		var r wire.DomainReport
-		if err == nil {
-			r, err = wire.DecodeDomainReport(m.Data)
-		}
-		if err == nil {
-			err = c.checkReceived("report", r.Cluster, r.Domain, lastToken(m.Subject))
-		}
-		if err != nil {
-			fn(wire.DomainReport{}, err)
-			return
-		}
-		fn(r, nil)
+		fn(decoded(m, err, wire.DecodeDomainReport, func(r wire.DomainReport) error {
+			return c.checkReceived("report", r.Cluster, r.Domain, lastToken(m.Subject))
+		}))
 	})
 }
 
@@ -82,21 +73,12 @@ func (c *Conn) SubscribeAllocation(fn func(a wire.Allocation, err error)) (*Subs
 		return nil, err
 	}
 	return c.subscribe(subject, false, func(m *nats.Msg, err error) {
-		var a wire.Allocation
-		if err == nil {
-			a, err = wire.DecodeAllocation(m.Data)
-		}
-		if err == nil {
-			err = c.checkOwn("allocation", a.Cluster, "")
-		}
-		if err == nil && c.known != nil {
-			err = a.Validate(c.known)
-		}
-		if err != nil {
-			fn(wire.Allocation{}, err)
-			return
-		}
-		fn(a, nil)
+		fn(decoded(m, err, wire.DecodeAllocation, func(a wire.Allocation) error {
+			if err := c.checkOwn("allocation", a.Cluster, ""); err != nil || c.known == nil {
+				return err
+			}
+			return a.Validate(c.known)
+		}))
 	})
 }
 

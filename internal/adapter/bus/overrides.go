@@ -73,13 +73,9 @@ func (c *Conn) ServeOverrides(domain string, fn func(o wire.Override, err error)
 		return nil, err
 	}
 	return c.subscribe(subject, true, func(m *nats.Msg, err error) {
-		var o wire.Override
-		if err == nil {
-			o, err = wire.DecodeOverride(m.Data)
-		}
-		if err == nil {
-			err = c.checkReceived("override", o.Cluster, o.Domain, lastToken(m.Subject))
-		}
+		o, err := decoded(m, err, wire.DecodeOverride, func(o wire.Override) error {
+			return c.checkReceived("override", o.Cluster, o.Domain, lastToken(m.Subject))
+		})
 		unsigned := false
 		if err == nil && c.overrideVerify != nil {
 			if err = c.overrideVerify.VerifyOverride(o); err != nil {

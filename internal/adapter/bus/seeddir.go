@@ -1,9 +1,12 @@
 package bus
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"path/filepath"
+
+	"github.com/regimentd/regiment/internal/core/domains"
 )
 
 // EnsureSeeds readies a seeds directory for `regiment nats-config`: the seed
@@ -46,4 +49,25 @@ func signingKey(dir, name string, w io.Writer, format string) error {
 	}
 	fmt.Fprintf(w, verb+" "+format, path, pub, pub)
 	return nil
+}
+
+// ServerConfigFor is the nats-server configuration of `regiment
+// nats-config` for cfg: one nkey user per role (Permissions), whose public
+// keys come from the seeds directory dir (EnsureSeeds, naming on w what it
+// created) unless sc.NkeyEnv reads them from the environment.
+func ServerConfigFor(cfg *domains.Config, dir string, sc ServerConfig, w io.Writer) ([]byte, error) {
+	roles, err := Permissions(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if !sc.NkeyEnv {
+		if sc.Nkeys, err = EnsureSeeds(dir, roles, w); err != nil {
+			return nil, err
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteServerConfig(&b, roles, sc); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }

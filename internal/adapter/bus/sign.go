@@ -76,12 +76,21 @@ func (s *Signer) PublicKey() string { return s.pub }
 
 // Sign returns d with Signer and Sig set.
 func (s *Signer) Sign(d wire.Directive) (wire.Directive, error) {
-	sig, err := s.kp.Sign(d.SignedBytes())
-	if err != nil {
-		return wire.Directive{}, fmt.Errorf("sign directive: %w", err)
+	var err error
+	if d.Signer, d.Sig, err = s.sign("directive", d.SignedBytes()); err != nil {
+		return wire.Directive{}, err
 	}
-	d.Signer, d.Sig = s.pub, base64.StdEncoding.EncodeToString(sig)
 	return d, nil
+}
+
+// sign is the signer's public key and its signature of b, base64, for
+// what it signs ("directive", "override").
+func (s *Signer) sign(what string, b []byte) (signer, sig string, err error) {
+	raw, err := s.kp.Sign(b)
+	if err != nil {
+		return "", "", fmt.Errorf("sign %s: %w", what, err)
+	}
+	return s.pub, base64.StdEncoding.EncodeToString(raw), nil
 }
 
 // Verifier checks directive signatures against the public keys it trusts:
@@ -142,11 +151,10 @@ func (v *Verifier) trusts(msg, sig []byte) bool {
 // SignOverride returns o with Signer and Sig set: the operator's CLI signs
 // every override it sends (nats { override_signing_key_file }).
 func (s *Signer) SignOverride(o wire.Override) (wire.Override, error) {
-	sig, err := s.kp.Sign(o.SignedBytes())
-	if err != nil {
-		return wire.Override{}, fmt.Errorf("sign override: %w", err)
+	var err error
+	if o.Signer, o.Sig, err = s.sign("override", o.SignedBytes()); err != nil {
+		return wire.Override{}, err
 	}
-	o.Signer, o.Sig = s.pub, base64.StdEncoding.EncodeToString(sig)
 	return o, nil
 }
 

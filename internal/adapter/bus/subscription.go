@@ -93,3 +93,21 @@ func subjectMatches(pattern, subject string) bool {
 	}
 	return len(p) == len(s)
 }
+
+// decoded is what a subscription hands on for m, which its route passed
+// or refused with err: the message decoded, then checked by check; on an
+// error, the zero value and the error.
+func decoded[T any](m *nats.Msg, err error, decode func([]byte) (T, error), check func(T) error) (T, error) {
+	var v T
+	if err == nil {
+		v, err = decode(m.Data)
+	}
+	if err == nil {
+		err = check(v)
+	}
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return v, nil
+}

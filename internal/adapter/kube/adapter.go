@@ -19,27 +19,26 @@ import (
 // in-cluster service account when path is "in-cluster", whose own rate
 // limit (ClientQPS) lets k's write rate limit through.
 func Client(path string, k domains.Kubernetes) (kubernetes.Interface, error) {
-	rc, err := restConfig(path, k)
-	if err != nil {
-		return nil, err
-	}
-	c, err := kubernetes.NewForConfig(rc)
-	if err != nil {
-		return nil, fmt.Errorf("kube: client: %w", err)
-	}
-	return c, nil
+	return newClient(path, k, "client", func(rc *rest.Config) (kubernetes.Interface, error) { return kubernetes.NewForConfig(rc) })
 }
 
 // DynamicClient is Client's dynamic counterpart, for resources without a
 // typed client (Karpenter's NodePools).
 func DynamicClient(path string, k domains.Kubernetes) (dynamic.Interface, error) {
+	return newClient(path, k, "dynamic client", func(rc *rest.Config) (dynamic.Interface, error) { return dynamic.NewForConfig(rc) })
+}
+
+// newClient is the client what that build makes for the kubeconfig at
+// path (restConfig).
+func newClient[C any](path string, k domains.Kubernetes, what string, build func(*rest.Config) (C, error)) (C, error) {
+	var zero C
 	rc, err := restConfig(path, k)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	c, err := dynamic.NewForConfig(rc)
+	c, err := build(rc)
 	if err != nil {
-		return nil, fmt.Errorf("kube: dynamic client: %w", err)
+		return zero, fmt.Errorf("kube: %s: %w", what, err)
 	}
 	return c, nil
 }

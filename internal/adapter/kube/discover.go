@@ -75,15 +75,9 @@ func (x *Discoverer) poke() {
 // from the last one reported; found runs on Run's goroutine, so a slow one
 // coalesces the events behind it.
 func (x *Discoverer) Run(ctx context.Context, found func([]domains.FoundWorkload)) {
-	for _, f := range x.factories {
-		f.Start(ctx.Done())
-	}
-	defer func() {
-		for _, f := range x.factories {
-			f.Shutdown()
-		}
-	}()
-	if !cache.WaitForCacheSync(ctx.Done(), x.synced...) {
+	stop, ok := StartInformers(ctx, x.factories, x.synced)
+	defer stop()
+	if !ok {
 		return
 	}
 	var last []domains.FoundWorkload
@@ -189,6 +183,21 @@ func PodRequestCores(spec *corev1.PodSpec) float64 {
 		total += float64(q.MilliValue()) / 1000
 	}
 	return total
+}
+
+// StartInformers starts factories and waits until synced all report
+// synced: ok false when ctx ended first. stop shuts the factories down;
+// the caller calls it either way (the Discoverer's and pool.Watcher's Run).
+func StartInformers(ctx context.Context, factories []informers.SharedInformerFactory, synced []cache.InformerSynced) (stop func(), ok bool) {
+	for _, f := range factories {
+		f.Start(ctx.Done())
+	}
+	stop = func() {
+		for _, f := range factories {
+			f.Shutdown()
+		}
+	}
+	return stop, cache.WaitForCacheSync(ctx.Done(), synced...)
 }
 
 // Informers are the Discoverer's informer factories, to start and shut

@@ -4,8 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"text/tabwriter"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -199,4 +204,68 @@ func restoreObject(ctx context.Context, client kubernetes.Interface, o markedObj
 		return Restored{}, false, fmt.Errorf("kube: restore %s: %w", o.objectRef, err)
 	}
 	return res, updated, nil
+}
+
+// MarkedDomains is the domains whose Soldiers marked an HPA, Deployment or
+// StatefulSet (LabelManagedBy) in nss (empty: every namespace), sorted:
+// what `regiment kube restore --domain` checks its domain against.
+func MarkedDomains(ctx context.Context, client kubernetes.Interface, nss []string) ([]string, error) {
+	if len(nss) == 0 {
+		nss = []string{metav1.NamespaceAll}
+	}
+	seen := map[string]bool{}
+	opts := metav1.ListOptions{LabelSelector: LabelManagedBy}
+	for _, ns := range nss {
+		hpas, err := client.AutoscalingV2().HorizontalPodAutoscalers(ns).List(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list marked HPAs: %w", err)
+		}
+		deps, err := client.AppsV1().Deployments(ns).List(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list marked Deployments: %w", err)
+		}
+		sts, err := client.AppsV1().StatefulSets(ns).List(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list marked StatefulSets: %w", err)
+		}
+		for _, m := range slices.Concat(
+			metasOf(hpas.Items, func(o *autoscalingv2.HorizontalPodAutoscaler) metav1.ObjectMeta { return o.ObjectMeta }),
+			metasOf(deps.Items, func(o *appsv1.Deployment) metav1.ObjectMeta { return o.ObjectMeta }),
+			metasOf(sts.Items, func(o *appsv1.StatefulSet) metav1.ObjectMeta { return o.ObjectMeta })) {
+			seen[m.Labels[LabelManagedBy]] = true
+		}
+	}
+	delete(seen, "")
+	return slices.Sorted(maps.Keys(seen)), nil
+}
+
+// WriteRestored writes a table of what a restore changed (Restorer.Restore)
+// and its count.
+func WriteRestored(w io.Writer, done []Restored) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KIND\tOBJECT\tFROM\tSPEC")
+	for _, r := range done {
+		spec := "(unchanged; marks removed)"
+		if r.Wrote {
+			spec = EncodeOriginal(r.Spec)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Kind, r.Object, r.From, spec)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "%d objects restored\n", len(done))
+}
+
+// DefaultKubeconfig is $KUBECONFIG (its first file), else ~/.kube/config
+// if it exists, else "".
+func DefaultKubeconfig() string {
+	if k := os.Getenv("KUBECONFIG"); k != "" {
+		return filepath.SplitList(k)[0]
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		p := filepath.Join(home, ".kube", "config")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
 }

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -42,24 +41,10 @@ func (s *Store) Snapshot(w io.Writer, size func(int64)) (n int64, err error) {
 // value, other keys are kept. It fails with ErrNotFound for an unknown
 // episode.
 func (s *Store) SetEpisodeMeta(id string, meta map[string]string) error {
-	err := s.update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketEpisodes)
-		e, err := getEpisode(b, id)
-		if err != nil {
-			return err
-		}
+	return s.updateEpisode(id, "set meta of", func(e *Episode) {
 		if e.Meta == nil {
 			e.Meta = make(map[string]string, len(meta))
 		}
 		maps.Copy(e.Meta, meta)
-		raw, err := json.Marshal(e)
-		if err != nil {
-			return err
-		}
-		return b.Put([]byte(id), raw)
 	})
-	if err != nil {
-		return fmt.Errorf("set meta of episode %q: %w", id, err)
-	}
-	return nil
 }

@@ -223,13 +223,20 @@ func (s *Store) EndEpisode(id string, at time.Time) error {
 	if err := checkTime(at); err != nil {
 		return fmt.Errorf("end episode %q: %w", id, err)
 	}
+	return s.updateEpisode(id, "end", func(e *Episode) { e.Ended = at })
+}
+
+// updateEpisode applies change to the stored episode id in one
+// transaction; its errors say "<what> episode <id>: ...", with ErrNotFound
+// for an unknown episode.
+func (s *Store) updateEpisode(id, what string, change func(e *Episode)) error {
 	err := s.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketEpisodes)
 		e, err := getEpisode(b, id)
 		if err != nil {
 			return err
 		}
-		e.Ended = at
+		change(&e)
 		raw, err := json.Marshal(e)
 		if err != nil {
 			return err
@@ -237,7 +244,7 @@ func (s *Store) EndEpisode(id string, at time.Time) error {
 		return b.Put([]byte(id), raw)
 	})
 	if err != nil {
-		return fmt.Errorf("end episode %q: %w", id, err)
+		return fmt.Errorf("%s episode %q: %w", what, id, err)
 	}
 	return nil
 }

@@ -582,6 +582,15 @@ func (c *Config) Domain(name string) int {
 	return -1
 }
 
+// DomainNames is the names of the domains, in order.
+func (c *Config) DomainNames() []string {
+	names := make([]string, len(c.Domains))
+	for i, d := range c.Domains {
+		names[i] = d.Name
+	}
+	return names
+}
+
 // AppCount is the number of apps all sets expand to.
 func (c *Config) AppCount() int {
 	n := 0

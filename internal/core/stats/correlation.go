@@ -61,3 +61,13 @@ func constant(xs []float64) bool {
 	}
 	return true
 }
+
+// NaNs is a series of n missing values (NaN): the recorded or replayed
+// series of calibration and report before their values are filled in.
+func NaNs(n int) []float64 {
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = math.NaN()
+	}
+	return xs
+}

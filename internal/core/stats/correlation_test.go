@@ -69,3 +69,11 @@ func TestMedianOfOddAndEvenCounts(t *testing.T) {
 		t.Errorf("median of none: %v, want NaN", got)
 	}
 }
+
+// TestNaNsIsAllMissing: NaNs(n) is n missing values.
+func TestNaNsIsAllMissing(t *testing.T) {
+	xs := NaNs(3)
+	if len(xs) != 3 || !math.IsNaN(xs[0]) || !math.IsNaN(xs[2]) {
+		t.Fatalf("NaNs(3) = %v", xs)
+	}
+}

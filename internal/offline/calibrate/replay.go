@@ -234,7 +234,7 @@ func replay(cfg *domains.Config, l layout, r *Run) (p99, served [][]float64, err
 	p99 = make([][]float64, len(cfg.Domains))
 	served = make([][]float64, len(cfg.Domains))
 	for di := range p99 {
-		p99[di], served[di] = nanSeries(n), nanSeries(n)
+		p99[di], served[di] = stats.NaNs(n), stats.NaNs(n)
 	}
 	for k := range n {
 		if k > 0 {
@@ -279,12 +279,4 @@ func carried(s []float64) []float64 {
 		out[i] = last
 	}
 	return out
-}
-
-func nanSeries(n int) []float64 {
-	s := make([]float64, n)
-	for i := range s {
-		s[i] = math.NaN()
-	}
-	return s
 }

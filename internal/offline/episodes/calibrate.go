@@ -15,6 +15,7 @@ import (
 
 	"github.com/regimentd/regiment/internal/adapter/recording"
 	"github.com/regimentd/regiment/internal/adapter/store"
+	"github.com/regimentd/regiment/internal/cli"
 	"github.com/regimentd/regiment/internal/core/domains"
 	"github.com/regimentd/regiment/internal/offline/calibrate"
 )
@@ -129,12 +130,9 @@ type seriesReader struct {
 }
 
 func (r *seriesReader) readFile(ctx context.Context, src Source) error {
-	st, err := store.Open(src.Path, store.Options{ReadOnly: true})
-	if errors.Is(err, store.ErrLocked) {
-		return fmt.Errorf("open episodes: %s is locked by another process (a running daemon or \"regiment run\"); calibrate on a copy, or on the daemon's snapshot: --episodes http://<its --listen address>/", src.Name)
-	}
+	st, err := src.Open("calibrate")
 	if err != nil {
-		return fmt.Errorf("open episodes %q: %w", src.Name, err)
+		return err
 	}
 	defer st.Close()
 	return r.read(ctx, st, src.Name)
@@ -295,4 +293,51 @@ func groupRuns(cfg *domains.Config, series []*episodeSeries) []*calibrate.Run {
 		runs = append(runs, r)
 	}
 	return runs
+}
+
+// Calibrate fits cfg to the Soldier episodes stored in spec (a directory
+// whose *.db stores are read, a bbolt file, or a comma-separated list of
+// both; StoreFiles) with the default options, and validates the result by
+// replay; progress, when not nil, gets a progress line while steps are read
+// and a summary. cfg is not modified: the calibrated config is
+// Result.Config. "regiment train --episodes" calls it.
+func Calibrate(ctx context.Context, cfg *domains.Config, spec string, progress io.Writer) (*calibrate.Result, error) {
+	paths, err := StoreFiles(spec)
+	if err != nil {
+		return nil, err
+	}
+	srcs := make([]Source, len(paths))
+	for i, p := range paths {
+		srcs[i] = Source{Name: p, Path: p}
+	}
+	return CalibrateFrom(ctx, cfg, srcs, progress, calibrate.Options{})
+}
+
+// CalibrateFrom is Calibrate with options, from the stores srcs (Sources:
+// files, and running daemons' snapshots): `regiment calibrate`.
+func CalibrateFrom(ctx context.Context, cfg *domains.Config, srcs []Source, progress io.Writer, opt calibrate.Options) (*calibrate.Result, error) {
+	if progress == nil {
+		progress = io.Discard
+	}
+	bar := cli.NewProgress(progress)
+	rd, err := ReadRuns(ctx, cfg, srcs, func(steps int, episode string) {
+		bar.Update(false, "reading episodes: %d steps, episode %s", steps, episode)
+	})
+	bar.Done()
+	if err != nil {
+		return nil, err
+	}
+	return rd.Fit(cfg, opt, progress)
+}
+
+// CalibrateStores is CalibrateFrom on the stores of spec (Resolve, with
+// the token of tokenFile): `regiment calibrate`. The snapshots it
+// downloaded from daemons are removed when it returns.
+func CalibrateStores(ctx context.Context, cfg *domains.Config, spec, tokenFile string, progress io.Writer, opt calibrate.Options) (*calibrate.Result, error) {
+	srcs, done, err := Resolve(ctx, spec, tokenFile)
+	defer done()
+	if err != nil {
+		return nil, err
+	}
+	return CalibrateFrom(ctx, cfg, srcs, progress, opt)
 }

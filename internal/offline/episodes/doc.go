@@ -17,6 +17,11 @@
 // is an error wrapping ErrUnknown, naming the closest (cli.Suggest): the
 // command makes it a usage error.
 //
+// Use opens the store a subcommand names (a file, or a daemon's URL read
+// through its snapshot) and runs the query on it; InDomain, ParseRange,
+// Cutoff and Repair are the checks, flag values and output of list,
+// export, show, prune and repair.
+//
 // Sources resolves the stores to read: files, directories of *.db files,
 // and running daemons' URLs, whose store snapshot (their /store) Download
 // fetches into a temporary file, with the bearer token of Token.

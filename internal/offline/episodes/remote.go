@@ -14,6 +14,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/regimentd/regiment/internal/adapter/store"
+	"github.com/regimentd/regiment/internal/cli"
 )
 
 // StorePath is the path at which a daemon serves a snapshot of its store
@@ -37,21 +40,27 @@ func Token(file string) (string, error) {
 	if file == "" {
 		return strings.TrimSpace(os.Getenv(TokenEnv)), nil
 	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return "", fmt.Errorf("read http token: %w", err)
-	}
-	tok := strings.TrimSpace(string(b))
-	if tok == "" {
-		return "", fmt.Errorf("read http token: %s is empty", file)
-	}
-	return tok, nil
+	return cli.ReadTokenFile(file)
 }
 
 // Source is one store to read: Path is a local bbolt file, Name what to call
 // it (the path, or the URL it was downloaded from).
 type Source struct {
 	Name, Path string
+}
+
+// Open opens the store read-only for the command what ("calibrate",
+// "report"): a store a running daemon holds is refused with how to read it
+// instead (a copy, or the daemon's snapshot).
+func (src Source) Open(what string) (*store.Store, error) {
+	st, err := store.Open(src.Path, store.Options{ReadOnly: true})
+	if errors.Is(err, store.ErrLocked) {
+		return nil, fmt.Errorf("open episodes: %s is locked by another process (a running daemon or \"regiment run\"); %s on a copy, or on the daemon's snapshot: --episodes http://<its --listen address>/", src.Name, what)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open episodes %q: %w", src.Name, err)
+	}
+	return st, nil
 }
 
 // Sources resolves spec, a comma-separated list of bbolt files, directories
@@ -102,6 +111,17 @@ func Sources(ctx context.Context, spec, token string) (srcs []Source, done func(
 		return nil, done, errors.New("open episodes: no store given")
 	}
 	return srcs, done, nil
+}
+
+// Resolve is Sources with the bearer token of Token(tokenFile): the
+// stores of spec for `regiment calibrate`, `report` and `episodes --db`.
+// done is never nil.
+func Resolve(ctx context.Context, spec, tokenFile string) (srcs []Source, done func(), err error) {
+	tok, err := Token(tokenFile)
+	if err != nil {
+		return nil, func() {}, err
+	}
+	return Sources(ctx, spec, tok)
 }
 
 // StoreURL is the snapshot URL of raw, a daemon's address: an http(s) URL

@@ -2,7 +2,6 @@ package report
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -13,6 +12,7 @@ import (
 	"github.com/regimentd/regiment/internal/adapter/recording"
 	"github.com/regimentd/regiment/internal/adapter/store"
 	"github.com/regimentd/regiment/internal/core/domains"
+	"github.com/regimentd/regiment/internal/core/stats"
 	"github.com/regimentd/regiment/internal/offline/episodes"
 )
 
@@ -135,12 +135,9 @@ func Read(ctx context.Context, cfg *domains.Config, srcs []episodes.Source) (*Re
 // readStore appends the recommend-mode steps of the store src to the
 // domains.
 func readStore(ctx context.Context, cfg *domains.Config, src episodes.Source, byDomain []*Domain, rec *Recorded) error {
-	st, err := store.Open(src.Path, store.Options{ReadOnly: true})
-	if errors.Is(err, store.ErrLocked) {
-		return fmt.Errorf("open episodes: %s is locked by another process (a running daemon or \"regiment run\"); report on a copy, or on the daemon's snapshot: --episodes http://<its --listen address>/", src.Name)
-	}
+	st, err := src.Open("report")
 	if err != nil {
-		return fmt.Errorf("open episodes %q: %w", src.Name, err)
+		return err
 	}
 	defer st.Close()
 	eps, err := st.Episodes()
@@ -208,8 +205,8 @@ func (d *Domain) add(s store.Step) {
 		if metric, app, ok := recording.SplitAppKey(k); ok && metric == recording.AppTarget && strings.HasPrefix(app, d.Name+"/") {
 			if _, known := d.index[app]; !known {
 				d.index[app] = len(d.Apps)
-				d.Apps = append(d.Apps, App{Name: app, RPS: nans(len(d.At)), Live: nans(len(d.At)),
-					Recommended: nans(len(d.At)), Baseline: nans(len(d.At))})
+				d.Apps = append(d.Apps, App{Name: app, RPS: stats.NaNs(len(d.At)), Live: stats.NaNs(len(d.At)),
+					Recommended: stats.NaNs(len(d.At)), Baseline: stats.NaNs(len(d.At))})
 			}
 		}
 	}
@@ -273,13 +270,4 @@ func permute[T any](xs []T, order []int) []T {
 		out[i] = xs[j]
 	}
 	return out
-}
-
-// nans is n NaNs.
-func nans(n int) []float64 {
-	xs := make([]float64, n)
-	for i := range xs {
-		xs[i] = math.NaN()
-	}
-	return xs
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/regimentd/regiment/internal/offline/eval"
 )
 
 // MarkdownName is the file of the summary.
@@ -45,4 +47,26 @@ func writeFile(path string, fn func(io.Writer) error) error {
 		return fmt.Errorf("report: write %s: %w", path, err)
 	}
 	return nil
+}
+
+// WriteSummary writes a line per domain of results: its steps, apps,
+// core-hours and estimated breach minutes both ways, and the apps that
+// breached at their ceiling or wanted more than it; what `regiment report`
+// prints before naming the files it wrote.
+func WriteSummary(w io.Writer, results []DomainResult) {
+	for _, r := range results {
+		fmt.Fprintf(w, "%s: %d steps, %s, core-hours live %s regiment %s, breach app-minutes (estimated) live %.1f regiment %.1f",
+			r.Name, r.Steps, eval.Count(len(r.Apps), "app", "apps"), CoreHours(r.Live.CoreHours), CoreHours(r.Recommended.CoreHours),
+			r.Live.BreachMinutes, r.Recommended.BreachMinutes)
+		switch {
+		case r.AtMaxApps > 0 && r.LimitedApps > 0:
+			fmt.Fprintf(w, "; %s breached at the ceiling, %s wanted more than it (see report.md)",
+				eval.Count(r.AtMaxApps, "app", "apps"), eval.Count(r.LimitedApps, "app", "apps"))
+		case r.AtMaxApps > 0:
+			fmt.Fprintf(w, "; %s breached at the ceiling (see report.md)", eval.Count(r.AtMaxApps, "app", "apps"))
+		case r.LimitedApps > 0:
+			fmt.Fprintf(w, "; %s wanted more than the ceiling (see report.md)", eval.Count(r.LimitedApps, "app", "apps"))
+		}
+		fmt.Fprintln(w)
+	}
 }

@@ -113,15 +113,9 @@ func NewWatcher(client kubernetes.Interface, dyn dynamic.Interface, cfg Config) 
 // Run runs the informers and reads the Karpenter limits every
 // KarpenterEvery until ctx ends; onErr, if not nil, sees failed reads.
 func (w *Watcher) Run(ctx context.Context, onErr func(error)) {
-	for _, f := range w.factory {
-		f.Start(ctx.Done())
-	}
-	defer func() {
-		for _, f := range w.factory {
-			f.Shutdown()
-		}
-	}()
-	if !cache.WaitForCacheSync(ctx.Done(), w.synced...) {
+	stop, ok := kube.StartInformers(ctx, w.factory, w.synced)
+	defer stop()
+	if !ok {
 		return
 	}
 	t := time.NewTicker(w.cfg.KarpenterEvery)
