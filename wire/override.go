@@ -10,6 +10,16 @@ import (
 // MaxOverride is the longest an override may pin: Until - IssuedAt.
 const MaxOverride = 24 * time.Hour
 
+// Override event kinds, as the Commander's and the Soldiers' ledgers record
+// them: a pin of a domain's share or of an app's replicas.
+const (
+	OverrideAccepted  = "accepted"  // a pin was taken (it applies from the next decision)
+	OverrideRejected  = "rejected"  // an override was refused; the event's reason says why
+	OverrideApplied   = "applied"   // a pin's share or target is in force for the first time
+	OverrideExpired   = "expired"   // a pin lapsed at its Until and no longer applies
+	OverrideCancelled = "cancelled" // a pin was lifted by a cancel before its Until
+)
+
 // MaxOverrideSkew is how far an override's IssuedAt may be ahead of the
 // receiver's clock.
 const MaxOverrideSkew = time.Minute

@@ -29,13 +29,13 @@ func TestOverrideEventsReachTheLedger(t *testing.T) {
 	var errs []error
 	sr := &Soldier{Ledger: st.AppendLedger, Err: func(err error) { errs = append(errs, err) }}
 	cr := &Commander{Ledger: st.AppendLedger, Err: func(err error) { errs = append(errs, err) }}
-	sr.RecordOverride(soldier.OverrideEvent{At: t0, Kind: soldier.OverrideAccepted, Override: pin, Replicas: 20, Reason: "pinned"})
-	sr.RecordOverride(soldier.OverrideEvent{At: t0.Add(10 * time.Second), Kind: soldier.OverrideApplied, Override: pin, Replicas: 20, Reason: "held"})
-	sr.RecordOverride(soldier.OverrideEvent{At: t0.Add(16 * time.Minute), Kind: soldier.OverrideExpired, Override: pin, Replicas: 20, Reason: "lapsed"})
-	sr.RecordOverride(soldier.OverrideEvent{At: t0.Add(17 * time.Minute), Kind: soldier.OverrideRejected, Replicas: -1, Reason: "override: malformed"})
-	cr.RecordOverride(commander.OverrideEvent{At: t0.Add(time.Minute), Kind: commander.OverrideAccepted, Override: sharePin, Share: 0.3, Reason: "pinned"})
+	sr.RecordOverride(soldier.OverrideEvent{At: t0, Kind: wire.OverrideAccepted, Override: pin, Replicas: 20, Reason: "pinned"})
+	sr.RecordOverride(soldier.OverrideEvent{At: t0.Add(10 * time.Second), Kind: wire.OverrideApplied, Override: pin, Replicas: 20, Reason: "held"})
+	sr.RecordOverride(soldier.OverrideEvent{At: t0.Add(16 * time.Minute), Kind: wire.OverrideExpired, Override: pin, Replicas: 20, Reason: "lapsed"})
+	sr.RecordOverride(soldier.OverrideEvent{At: t0.Add(17 * time.Minute), Kind: wire.OverrideRejected, Replicas: -1, Reason: "override: malformed"})
+	cr.RecordOverride(commander.OverrideEvent{At: t0.Add(time.Minute), Kind: wire.OverrideAccepted, Override: sharePin, Share: 0.3, Reason: "pinned"})
 	cancel := wire.Override{Version: wire.Version, Cluster: "c", Domain: "payment", Cancel: true, IssuedAt: t0.Add(2 * time.Minute), By: "bob"}
-	cr.RecordOverride(commander.OverrideEvent{At: t0.Add(2 * time.Minute), Kind: commander.OverrideCancelled, Override: cancel, Share: -1, Reason: "lifted"})
+	cr.RecordOverride(commander.OverrideEvent{At: t0.Add(2 * time.Minute), Kind: wire.OverrideCancelled, Override: cancel, Share: -1, Reason: "lifted"})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -91,7 +91,7 @@ func TestOperatorTextIsCleanedBeforeItIsStored(t *testing.T) {
 	pin := wire.Override{Version: wire.Version, Cluster: "c", Domain: "payment", App: "payment/checkout-0", Replicas: &n,
 		IssuedAt: t0, Until: t0.Add(time.Minute), By: "mallory\n2026-01-01 accepted by root", Reason: "x\x1b[2J\x1b]0;owned\x07"}
 	sr := &Soldier{Ledger: st.AppendLedger}
-	sr.RecordOverride(soldier.OverrideEvent{At: t0, Kind: soldier.OverrideAccepted, Override: pin, Replicas: 3,
+	sr.RecordOverride(soldier.OverrideEvent{At: t0, Kind: wire.OverrideAccepted, Override: pin, Replicas: 3,
 		Reason: "pinned " + strings.Repeat("a", 2*wire.MaxReason) + "\r\n"})
 	var got []store.LedgerEntry
 	if err := st.Ledger(time.Time{}, time.Time{}, "", func(e store.LedgerEntry) error { got = append(got, e); return nil }); err != nil {

@@ -236,7 +236,7 @@ func (c *Commander) Tick(ctx context.Context, now time.Time) (Decision, error) {
 // later than a tick), so that fresh Soldiers leave their fallback within
 // seconds instead of a minute. Later ticks are a tick apart.
 func (c *Commander) Run(ctx context.Context, clock func() time.Time, onTick func(Decision, error)) error {
-	tick, wait, domains := c.runTiming()
+	tick, wait, ndomains := c.runTiming()
 	if wait <= 0 {
 		wait = tick
 	}
@@ -264,16 +264,13 @@ func (c *Commander) Run(ctx context.Context, clock func() time.Time, onTick func
 		case <-ctx.Done():
 			return nil
 		case <-c.reloaded:
-			if d := c.tick(); d != tick {
-				tick = d
-				t.Reset(d)
-			}
+			tick = domains.Retick(t, tick, c.tick())
 		case <-t.C:
 			run()
 		case <-first.C:
 			run()
 		case <-poll.C:
-			if n, _ := c.builder.Reports(); waiting && n >= domains {
+			if n, _ := c.builder.Reports(); waiting && n >= ndomains {
 				run()
 			}
 		}

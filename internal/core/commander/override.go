@@ -13,19 +13,10 @@ import (
 // domain's share cut below its floor to make room for pins.
 const GuardOverride = "override"
 
-// Override event kinds, as recorded in the ledger.
-const (
-	OverrideAccepted  = "accepted"  // a share pin was taken (it applies from the next decision)
-	OverrideRejected  = "rejected"  // an override was refused; Reason says why
-	OverrideApplied   = "applied"   // a pin's share was decided for the first time
-	OverrideExpired   = "expired"   // a pin lapsed at its Until and no longer applies
-	OverrideCancelled = "cancelled" // a pin was lifted by a cancel before its Until
-)
-
 // OverrideEvent is one step in a share override's life, for the ledger.
 type OverrideEvent struct {
 	At       time.Time
-	Kind     string        // OverrideAccepted, ..., OverrideCancelled
+	Kind     string        // wire.OverrideAccepted, ..., wire.OverrideCancelled
 	Override wire.Override // the override concerned (for expired and applied: the pin)
 	Share    float64       // the pinned share; -1 when none
 	Reason   string        // one line for humans
@@ -67,14 +58,14 @@ func NewSharePins(domains []string) *SharePins {
 }
 
 // Offer takes o at now: a share pin replaces the domain's pin, a cancel lifts
-// it. It returns the event: OverrideAccepted or OverrideCancelled, or
-// OverrideRejected (nothing changed) for an invalid override, an unknown
+// it. It returns the event: wire.OverrideAccepted or wire.OverrideCancelled, or
+// wire.OverrideRejected (nothing changed) for an invalid override, an unknown
 // domain, a replica override (the Soldier's), one issued more than
 // wire.MaxOverrideSkew ahead of now, a lapsed one, one older than the domain's pin
 // in force, a cancel of no pin, or a pin that would make the pinned shares sum
 // past 1.
 func (p *SharePins) Offer(o wire.Override, now time.Time) OverrideEvent {
-	e := OverrideEvent{At: now, Kind: OverrideRejected, Override: o, Share: -1}
+	e := OverrideEvent{At: now, Kind: wire.OverrideRejected, Override: o, Share: -1}
 	i := slices.Index(p.names, o.Domain)
 	if e.Reason = p.refusal(o, i, now); e.Reason != "" {
 		return e
@@ -82,7 +73,7 @@ func (p *SharePins) Offer(o wire.Override, now time.Time) OverrideEvent {
 	if o.Cancel {
 		old := *p.pins[i].o.Share
 		p.pins[i], p.share[i] = sharePin{}, -1
-		e.Kind, e.Reason = OverrideCancelled, fmt.Sprintf("share pin of %s at %.4g lifted by %s: %s", o.Domain, old, o.By, o.Reason)
+		e.Kind, e.Reason = wire.OverrideCancelled, fmt.Sprintf("share pin of %s at %.4g lifted by %s: %s", o.Domain, old, o.By, o.Reason)
 		return e
 	}
 	others := 0.0
@@ -96,7 +87,7 @@ func (p *SharePins) Offer(o wire.Override, now time.Time) OverrideEvent {
 		return e
 	}
 	p.pins[i], p.share[i] = sharePin{o: o, set: true}, *o.Share
-	e.Kind, e.Share = OverrideAccepted, *o.Share
+	e.Kind, e.Share = wire.OverrideAccepted, *o.Share
 	e.Reason = fmt.Sprintf("%s pinned at share %.4g until %s by %s", o.Domain, *o.Share, wire.Stamp(o.Until), o.By)
 	if o.Reason != "" {
 		e.Reason += ": " + o.Reason
@@ -122,12 +113,12 @@ func (p *SharePins) refusal(o wire.Override, i int, now time.Time) string {
 	return o.Admit(now, inForce, "the Commander's")
 }
 
-// Expire lifts every pin lapsed at now, appending an OverrideExpired event
+// Expire lifts every pin lapsed at now, appending an wire.OverrideExpired event
 // for each to events.
 func (p *SharePins) Expire(now time.Time, events []OverrideEvent) []OverrideEvent {
 	for i := range p.pins {
 		if pn := &p.pins[i]; pn.set && !pn.o.Active(now) {
-			events = append(events, OverrideEvent{At: now, Kind: OverrideExpired, Override: pn.o, Share: *pn.o.Share,
+			events = append(events, OverrideEvent{At: now, Kind: wire.OverrideExpired, Override: pn.o, Share: *pn.o.Share,
 				Reason: fmt.Sprintf("share pin of %s at %.4g lapsed at %s", p.names[i], *pn.o.Share, wire.Stamp(pn.o.Until))})
 			*pn, p.share[i] = sharePin{}, -1
 		}
@@ -139,12 +130,12 @@ func (p *SharePins) Expire(now time.Time, events []OverrideEvent) []OverrideEven
 func (p *SharePins) Shares() []float64 { return p.share }
 
 // Applied reports, once per pin, that the decided shares carry it, appending
-// OverrideApplied events to events.
+// wire.OverrideApplied events to events.
 func (p *SharePins) Applied(shares []float64, now time.Time, events []OverrideEvent) []OverrideEvent {
 	for i := range p.pins {
 		if pn := &p.pins[i]; pn.set && !pn.applied && shares[i] == *pn.o.Share {
 			pn.applied = true
-			events = append(events, OverrideEvent{At: now, Kind: OverrideApplied, Override: pn.o, Share: shares[i],
+			events = append(events, OverrideEvent{At: now, Kind: wire.OverrideApplied, Override: pn.o, Share: shares[i],
 				Reason: fmt.Sprintf("%s held at share %.4g by the pin of %s", p.names[i], shares[i], pn.o.By)})
 		}
 	}
@@ -253,7 +244,7 @@ func (c *Commander) OnOverride(o wire.Override, now time.Time) (ok bool, reason 
 	e := c.ov.pins.Offer(o, now)
 	c.ov.mu.Unlock()
 	c.recordOverride(e)
-	return e.Kind != OverrideRejected, e.Reason
+	return e.Kind != wire.OverrideRejected, e.Reason
 }
 
 // Overrides returns the share pins in force (lapsed ones go at the next

@@ -33,22 +33,22 @@ func TestSharePinsOffer(t *testing.T) {
 		reason string
 		want   []float64 // pins after
 	}{
-		{"a share pin is accepted", nil, pinShare("p1", 0.3, pinT0, 30*time.Minute), pinT0, OverrideAccepted, "p1 pinned at share 0.3", []float64{-1, 0.3, -1}},
-		{"an unknown domain is rejected", nil, pinShare("p9", 0.3, pinT0, time.Minute), pinT0, OverrideRejected, "not a domain", []float64{-1, -1, -1}},
-		{"a replica pin is the soldier's", nil, replicas, pinT0, OverrideRejected, "Soldier's", []float64{-1, -1, -1}},
-		{"a lapsed pin is rejected", nil, pinShare("p1", 0.3, pinT0, time.Minute), pinT0.Add(time.Hour), OverrideRejected, "lapsed", []float64{-1, -1, -1}},
-		{"a pin from the future is rejected", nil, pinShare("p1", 0.3, pinT0.Add(time.Hour), time.Minute), pinT0, OverrideRejected, "ahead of the Commander's clock", []float64{-1, -1, -1}},
-		{"pins summing past 1 are rejected", []wire.Override{pinShare("p0", 0.7, pinT0, time.Hour)}, pinShare("p1", 0.4, pinT0, time.Hour), pinT0, OverrideRejected, "sum to 1.1", []float64{0.7, -1, -1}},
-		{"a pin may replace its own domain's within the sum", []wire.Override{pinShare("p0", 0.7, pinT0, time.Hour)}, pinShare("p0", 0.9, pinT0.Add(time.Second), time.Hour), pinT0.Add(time.Second), OverrideAccepted, "", []float64{0.9, -1, -1}},
-		{"an older pin is rejected", []wire.Override{pinShare("p0", 0.7, pinT0.Add(time.Second), time.Hour)}, pinShare("p0", 0.2, pinT0, time.Hour), pinT0.Add(time.Second), OverrideRejected, "before the pin in force", []float64{0.7, -1, -1}},
-		{"a cancel lifts the pin", []wire.Override{pinShare("p3", 0.2, pinT0, time.Hour)}, cancelShare("p3", pinT0.Add(time.Minute)), pinT0.Add(time.Minute), OverrideCancelled, "lifted by alice", []float64{-1, -1, -1}},
-		{"a cancel without a pin is rejected", nil, cancelShare("p3", pinT0), pinT0, OverrideRejected, "no share pin to cancel", []float64{-1, -1, -1}},
+		{"a share pin is accepted", nil, pinShare("p1", 0.3, pinT0, 30*time.Minute), pinT0, wire.OverrideAccepted, "p1 pinned at share 0.3", []float64{-1, 0.3, -1}},
+		{"an unknown domain is rejected", nil, pinShare("p9", 0.3, pinT0, time.Minute), pinT0, wire.OverrideRejected, "not a domain", []float64{-1, -1, -1}},
+		{"a replica pin is the soldier's", nil, replicas, pinT0, wire.OverrideRejected, "Soldier's", []float64{-1, -1, -1}},
+		{"a lapsed pin is rejected", nil, pinShare("p1", 0.3, pinT0, time.Minute), pinT0.Add(time.Hour), wire.OverrideRejected, "lapsed", []float64{-1, -1, -1}},
+		{"a pin from the future is rejected", nil, pinShare("p1", 0.3, pinT0.Add(time.Hour), time.Minute), pinT0, wire.OverrideRejected, "ahead of the Commander's clock", []float64{-1, -1, -1}},
+		{"pins summing past 1 are rejected", []wire.Override{pinShare("p0", 0.7, pinT0, time.Hour)}, pinShare("p1", 0.4, pinT0, time.Hour), pinT0, wire.OverrideRejected, "sum to 1.1", []float64{0.7, -1, -1}},
+		{"a pin may replace its own domain's within the sum", []wire.Override{pinShare("p0", 0.7, pinT0, time.Hour)}, pinShare("p0", 0.9, pinT0.Add(time.Second), time.Hour), pinT0.Add(time.Second), wire.OverrideAccepted, "", []float64{0.9, -1, -1}},
+		{"an older pin is rejected", []wire.Override{pinShare("p0", 0.7, pinT0.Add(time.Second), time.Hour)}, pinShare("p0", 0.2, pinT0, time.Hour), pinT0.Add(time.Second), wire.OverrideRejected, "before the pin in force", []float64{0.7, -1, -1}},
+		{"a cancel lifts the pin", []wire.Override{pinShare("p3", 0.2, pinT0, time.Hour)}, cancelShare("p3", pinT0.Add(time.Minute)), pinT0.Add(time.Minute), wire.OverrideCancelled, "lifted by alice", []float64{-1, -1, -1}},
+		{"a cancel without a pin is rejected", nil, cancelShare("p3", pinT0), pinT0, wire.OverrideRejected, "no share pin to cancel", []float64{-1, -1, -1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.rule, func(t *testing.T) {
 			p := NewSharePins([]string{"p0", "p1", "p3"})
 			for _, o := range tt.before {
-				if e := p.Offer(o, o.IssuedAt); e.Kind != OverrideAccepted {
+				if e := p.Offer(o, o.IssuedAt); e.Kind != wire.OverrideAccepted {
 					t.Fatalf("setup pin refused: %s", e.Reason)
 				}
 			}

@@ -620,3 +620,13 @@ func setByKey(c *Config, key string) *AppSet {
 type Reward struct {
 	Commander, Soldier, Service map[string]float64
 }
+
+// Retick is the tick in force after a Reload: now, the reloaded config's
+// tick, resetting t to it when it differs from tick, the one t runs at.
+// The Commander's and the Soldiers' Run loops call it on every Reload.
+func Retick(t *time.Ticker, tick, now time.Duration) time.Duration {
+	if now != tick {
+		t.Reset(now)
+	}
+	return now
+}

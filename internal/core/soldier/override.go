@@ -8,19 +8,10 @@ import (
 	"github.com/regimentd/regiment/wire"
 )
 
-// Override event kinds, as recorded in the ledger.
-const (
-	OverrideAccepted  = "accepted"  // a pin was taken (it applies from the next tick)
-	OverrideRejected  = "rejected"  // an override was refused; Reason says why
-	OverrideApplied   = "applied"   // a pin's target is in force for the first time
-	OverrideExpired   = "expired"   // a pin lapsed at its Until and no longer applies
-	OverrideCancelled = "cancelled" // a pin was lifted by a cancel before its Until
-)
-
 // OverrideEvent is one step in an override's life, for the ledger.
 type OverrideEvent struct {
 	At       time.Time
-	Kind     string        // OverrideAccepted, ..., OverrideCancelled
+	Kind     string        // wire.OverrideAccepted, ..., wire.OverrideCancelled
 	Override wire.Override // the override concerned (for expired and applied: the pin)
 	Replicas int32         // the target in force (clamped to [min, max]); -1 when none
 	Reason   string        // one line for humans
@@ -47,7 +38,7 @@ type Pins struct {
 type pin struct {
 	o       wire.Override
 	set     bool
-	applied bool // OverrideApplied was reported
+	applied bool // wire.OverrideApplied was reported
 }
 
 // NewPins returns an empty pin set for domain's apps.
@@ -60,13 +51,13 @@ func NewPins(domain string, apps []App) *Pins {
 }
 
 // Offer takes o at now: a replica pin replaces the app's pin, a cancel lifts
-// it. It returns the event: OverrideAccepted or OverrideCancelled, or
-// OverrideRejected (nothing changed) for an invalid override, one of another
+// it. It returns the event: wire.OverrideAccepted or wire.OverrideCancelled, or
+// wire.OverrideRejected (nothing changed) for an invalid override, one of another
 // domain, a share override (the Commander's), an unknown app, one issued more
 // than wire.MaxOverrideSkew ahead of now, a lapsed one, one older than the app's
 // pin in force, or a cancel of no pin.
 func (p *Pins) Offer(o wire.Override, now time.Time) OverrideEvent {
-	e := OverrideEvent{At: now, Kind: OverrideRejected, Override: o, Replicas: -1}
+	e := OverrideEvent{At: now, Kind: wire.OverrideRejected, Override: o, Replicas: -1}
 	i, ok := p.index[o.App]
 	if e.Reason = p.refusal(o, i, ok, now); e.Reason != "" {
 		return e
@@ -74,11 +65,11 @@ func (p *Pins) Offer(o wire.Override, now time.Time) OverrideEvent {
 	if o.Cancel {
 		old := p.pins[i].o
 		p.put(i, pin{})
-		e.Kind, e.Reason = OverrideCancelled, fmt.Sprintf("pin of %s at %d replicas lifted by %s: %s", o.App, *old.Replicas, o.By, o.Reason)
+		e.Kind, e.Reason = wire.OverrideCancelled, fmt.Sprintf("pin of %s at %d replicas lifted by %s: %s", o.App, *old.Replicas, o.By, o.Reason)
 		return e
 	}
 	p.put(i, pin{o: o, set: true})
-	e.Kind, e.Replicas = OverrideAccepted, p.target(i)
+	e.Kind, e.Replicas = wire.OverrideAccepted, p.target(i)
 	e.Reason = fmt.Sprintf("%s pinned at %d replicas until %s by %s", o.App, e.Replicas, wire.Stamp(o.Until), o.By)
 	if int(e.Replicas) != *o.Replicas {
 		e.Reason += fmt.Sprintf(" (asked %d, held to [%d,%d])", *o.Replicas, p.apps[i].Min, p.apps[i].Max)
@@ -120,7 +111,7 @@ func (p *Pins) put(i int, pn pin) {
 	p.pins[i] = pn
 }
 
-// Expire lifts every pin lapsed at now, appending an OverrideExpired event
+// Expire lifts every pin lapsed at now, appending an wire.OverrideExpired event
 // for each to events.
 func (p *Pins) Expire(now time.Time, events []OverrideEvent) []OverrideEvent {
 	if p.set == 0 {
@@ -128,7 +119,7 @@ func (p *Pins) Expire(now time.Time, events []OverrideEvent) []OverrideEvent {
 	}
 	for i := range p.pins {
 		if pn := &p.pins[i]; pn.set && !pn.o.Active(now) {
-			events = append(events, OverrideEvent{At: now, Kind: OverrideExpired, Override: pn.o, Replicas: p.target(i),
+			events = append(events, OverrideEvent{At: now, Kind: wire.OverrideExpired, Override: pn.o, Replicas: p.target(i),
 				Reason: fmt.Sprintf("pin of %s at %d replicas lapsed at %s", pn.o.App, *pn.o.Replicas, wire.Stamp(pn.o.Until))})
 			p.put(i, pin{})
 		}
@@ -151,14 +142,14 @@ func (p *Pins) target(i int) int32 {
 }
 
 // Applied reports, once per pin, that app i's target in force (current) has
-// reached its pin, appending an OverrideApplied event to events.
+// reached its pin, appending an wire.OverrideApplied event to events.
 func (p *Pins) Applied(i int, current int32, now time.Time, events []OverrideEvent) []OverrideEvent {
 	pn := &p.pins[i]
 	if !pn.set || pn.applied || current != p.target(i) {
 		return events
 	}
 	pn.applied = true
-	return append(events, OverrideEvent{At: now, Kind: OverrideApplied, Override: pn.o, Replicas: current,
+	return append(events, OverrideEvent{At: now, Kind: wire.OverrideApplied, Override: pn.o, Replicas: current,
 		Reason: fmt.Sprintf("%s held at %d replicas by the pin of %s", pn.o.App, current, pn.o.By)})
 }
 
@@ -195,7 +186,7 @@ func (s *Soldier) OnOverride(o wire.Override, now time.Time) (ok bool, reason st
 	e := s.ov.pins.Offer(o, now)
 	s.mu.Unlock()
 	s.recordOverride(e)
-	return e.Kind != OverrideRejected, e.Reason
+	return e.Kind != wire.OverrideRejected, e.Reason
 }
 
 // Overrides returns the replica pins in force (lapsed ones go at the next

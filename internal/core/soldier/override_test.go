@@ -38,26 +38,26 @@ func TestPinsOffer(t *testing.T) {
 		targetA  int32
 		wantKind string
 	}{
-		{"a replica pin is accepted", nil, replicaPin("d/a", 20, pinT0, 15*time.Minute), pinT0, OverrideAccepted, "d/a pinned at 20 replicas", -1, 20, ""},
-		{"a pin above max is held to max", nil, replicaPin("d/b", 20, pinT0, time.Minute), pinT0, OverrideAccepted, "(asked 20, held to [2,10])", 10, -1, ""},
-		{"a pin below min is held to min", nil, replicaPin("d/b", 0, pinT0, time.Minute), pinT0, OverrideAccepted, "(asked 0, held to [2,10])", 2, -1, ""},
-		{"an unknown app is rejected", nil, replicaPin("d/zz", 3, pinT0, time.Minute), pinT0, OverrideRejected, "d/zz is not an app of domain d", -1, -1, ""},
-		{"another domain is rejected", nil, func() wire.Override { o := replicaPin("e/a", 3, pinT0, time.Minute); o.Domain = "e"; return o }(), pinT0, OverrideRejected, "this Soldier runs d", -1, -1, ""},
-		{"a share pin is the commander's", nil, wire.Override{Version: wire.Version, Cluster: "c", Domain: "d", Share: &share, IssuedAt: pinT0, Until: pinT0.Add(time.Minute), By: "a"}, pinT0, OverrideRejected, "Commander's", -1, -1, ""},
-		{"an invalid override is rejected", nil, func() wire.Override { o := replicaPin("d/a", 3, pinT0, time.Minute); o.By = ""; return o }(), pinT0, OverrideRejected, "by is empty", -1, -1, ""},
-		{"a lapsed pin is rejected", nil, replicaPin("d/a", 3, pinT0, time.Minute), pinT0.Add(2 * time.Minute), OverrideRejected, "lapsed at", -1, -1, ""},
-		{"a pin from the future is rejected", nil, replicaPin("d/a", 3, pinT0.Add(2*time.Minute), time.Minute), pinT0, OverrideRejected, "ahead of this Soldier's clock", -1, -1, ""},
-		{"a newer pin replaces the old", []wire.Override{replicaPin("d/a", 3, pinT0, time.Hour)}, replicaPin("d/a", 7, pinT0.Add(time.Second), time.Hour), pinT0.Add(time.Second), OverrideAccepted, "", -1, 7, ""},
-		{"an older pin is rejected", []wire.Override{replicaPin("d/a", 3, pinT0.Add(time.Second), time.Hour)}, replicaPin("d/a", 7, pinT0, time.Hour), pinT0.Add(time.Second), OverrideRejected, "before the pin in force", -1, 3, ""},
-		{"a cancel lifts the pin", []wire.Override{replicaPin("d/a", 3, pinT0, time.Hour)}, cancelPin("d/a", pinT0.Add(time.Minute)), pinT0.Add(time.Minute), OverrideCancelled, "lifted by alice", -1, -1, ""},
-		{"a cancel without a pin is rejected", []wire.Override{replicaPin("d/b", 3, pinT0, time.Hour)}, cancelPin("d/a", pinT0), pinT0, OverrideRejected, "has no pin to cancel", 3, -1, ""},
-		{"a cancel older than the pin is rejected", []wire.Override{replicaPin("d/a", 3, pinT0.Add(time.Minute), time.Hour)}, cancelPin("d/a", pinT0), pinT0.Add(time.Minute), OverrideRejected, "before the pin in force", -1, 3, ""},
+		{"a replica pin is accepted", nil, replicaPin("d/a", 20, pinT0, 15*time.Minute), pinT0, wire.OverrideAccepted, "d/a pinned at 20 replicas", -1, 20, ""},
+		{"a pin above max is held to max", nil, replicaPin("d/b", 20, pinT0, time.Minute), pinT0, wire.OverrideAccepted, "(asked 20, held to [2,10])", 10, -1, ""},
+		{"a pin below min is held to min", nil, replicaPin("d/b", 0, pinT0, time.Minute), pinT0, wire.OverrideAccepted, "(asked 0, held to [2,10])", 2, -1, ""},
+		{"an unknown app is rejected", nil, replicaPin("d/zz", 3, pinT0, time.Minute), pinT0, wire.OverrideRejected, "d/zz is not an app of domain d", -1, -1, ""},
+		{"another domain is rejected", nil, func() wire.Override { o := replicaPin("e/a", 3, pinT0, time.Minute); o.Domain = "e"; return o }(), pinT0, wire.OverrideRejected, "this Soldier runs d", -1, -1, ""},
+		{"a share pin is the commander's", nil, wire.Override{Version: wire.Version, Cluster: "c", Domain: "d", Share: &share, IssuedAt: pinT0, Until: pinT0.Add(time.Minute), By: "a"}, pinT0, wire.OverrideRejected, "Commander's", -1, -1, ""},
+		{"an invalid override is rejected", nil, func() wire.Override { o := replicaPin("d/a", 3, pinT0, time.Minute); o.By = ""; return o }(), pinT0, wire.OverrideRejected, "by is empty", -1, -1, ""},
+		{"a lapsed pin is rejected", nil, replicaPin("d/a", 3, pinT0, time.Minute), pinT0.Add(2 * time.Minute), wire.OverrideRejected, "lapsed at", -1, -1, ""},
+		{"a pin from the future is rejected", nil, replicaPin("d/a", 3, pinT0.Add(2*time.Minute), time.Minute), pinT0, wire.OverrideRejected, "ahead of this Soldier's clock", -1, -1, ""},
+		{"a newer pin replaces the old", []wire.Override{replicaPin("d/a", 3, pinT0, time.Hour)}, replicaPin("d/a", 7, pinT0.Add(time.Second), time.Hour), pinT0.Add(time.Second), wire.OverrideAccepted, "", -1, 7, ""},
+		{"an older pin is rejected", []wire.Override{replicaPin("d/a", 3, pinT0.Add(time.Second), time.Hour)}, replicaPin("d/a", 7, pinT0, time.Hour), pinT0.Add(time.Second), wire.OverrideRejected, "before the pin in force", -1, 3, ""},
+		{"a cancel lifts the pin", []wire.Override{replicaPin("d/a", 3, pinT0, time.Hour)}, cancelPin("d/a", pinT0.Add(time.Minute)), pinT0.Add(time.Minute), wire.OverrideCancelled, "lifted by alice", -1, -1, ""},
+		{"a cancel without a pin is rejected", []wire.Override{replicaPin("d/b", 3, pinT0, time.Hour)}, cancelPin("d/a", pinT0), pinT0, wire.OverrideRejected, "has no pin to cancel", 3, -1, ""},
+		{"a cancel older than the pin is rejected", []wire.Override{replicaPin("d/a", 3, pinT0.Add(time.Minute), time.Hour)}, cancelPin("d/a", pinT0), pinT0.Add(time.Minute), wire.OverrideRejected, "before the pin in force", -1, 3, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.rule, func(t *testing.T) {
 			p := NewPins("d", apps)
 			for _, o := range tt.before {
-				if e := p.Offer(o, o.IssuedAt); e.Kind != OverrideAccepted {
+				if e := p.Offer(o, o.IssuedAt); e.Kind != wire.OverrideAccepted {
 					t.Fatalf("setup pin refused: %s", e.Reason)
 				}
 			}
@@ -80,14 +80,14 @@ func TestPinsExpireAndApplyOnce(t *testing.T) {
 	ev = p.Applied(0, 5, pinT0, ev) // not there yet
 	ev = p.Applied(0, 9, pinT0, ev)
 	ev = p.Applied(0, 9, pinT0.Add(10*time.Second), ev) // once only
-	if len(ev) != 1 || ev[0].Kind != OverrideApplied || ev[0].Replicas != 9 {
+	if len(ev) != 1 || ev[0].Kind != wire.OverrideApplied || ev[0].Replicas != 9 {
 		t.Fatalf("applied events %+v, want one for 9 replicas", ev)
 	}
 	if ev = p.Expire(pinT0.Add(time.Minute), nil); len(ev) != 0 {
 		t.Fatalf("expired at Until: %+v", ev)
 	}
 	ev = p.Expire(pinT0.Add(time.Minute+time.Nanosecond), nil)
-	if len(ev) != 1 || ev[0].Kind != OverrideExpired || ev[0].Override.App != "d/a" || p.Target(0) != -1 || p.Target(1) != 4 {
+	if len(ev) != 1 || ev[0].Kind != wire.OverrideExpired || ev[0].Override.App != "d/a" || p.Target(0) != -1 || p.Target(1) != 4 {
 		t.Fatalf("after the deadline: events %+v, targets %d %d", ev, p.Target(0), p.Target(1))
 	}
 	if got := p.Active(); len(got) != 1 || got[0].App != "d/b" {

@@ -321,10 +321,7 @@ func (s *Soldier) Run(ctx context.Context, clock func() time.Time, onTick func(T
 		case <-ctx.Done():
 			return nil
 		case <-s.reloaded:
-			if d := s.tick(); d != tick {
-				tick = d
-				t.Reset(d)
-			}
+			tick = domains.Retick(t, tick, s.tick())
 		case <-t.C:
 			res, err := s.Tick(ctx, clock())
 			if onTick != nil {

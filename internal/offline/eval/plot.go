@@ -298,8 +298,8 @@ func (r *Report) drawBreaches(c draw.Canvas, scenario string, runs []*RunResult)
 	return nil
 }
 
-// drawStack draws plots one above the other on c, sharing the time axis.
-func drawStack(c draw.Canvas, plots []*plot.Plot) {
+// DrawStack draws plots one above the other on c, sharing the time axis.
+func DrawStack(c draw.Canvas, plots []*plot.Plot) {
 	rows := make([][]*plot.Plot, len(plots))
 	for i, p := range plots {
 		rows[i] = []*plot.Plot{p}
@@ -343,7 +343,7 @@ func (r *Report) drawNodes(c draw.Canvas, scenario string, runs []*RunResult) er
 		timeAxis(p, span, len(runs))
 		plots = append(plots, p)
 	}
-	drawStack(c, plots)
+	DrawStack(c, plots)
 	return nil
 }
 
@@ -382,7 +382,7 @@ func (r *Report) drawPending(c draw.Canvas, scenario string, runs []*RunResult) 
 	if len(plots) == 0 {
 		return fmt.Errorf("no priority tier to plot")
 	}
-	drawStack(c, plots)
+	DrawStack(c, plots)
 	return nil
 }
 

@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/regimentd/regiment/internal/offline/eval"
 )
 
 // PlotName is the file of the replicas plot.
@@ -56,16 +58,7 @@ func WritePlot(w io.Writer, rec *Recorded, results []DomainResult, top int) erro
 	c := draw.New(img)
 	c.SetColor(color.White)
 	c.Fill(c.Rectangle.Path())
-	rows := make([][]*plot.Plot, len(plots))
-	for i, p := range plots {
-		rows[i] = []*plot.Plot{p}
-	}
-	tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6),
-		PadRight: vg.Points(12), PadY: vg.Points(12)}
-	canvases := plot.Align(rows, tiles, c)
-	for i, p := range plots {
-		p.Draw(canvases[i][0])
-	}
+	eval.DrawStack(c, plots)
 	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w); err != nil {
 		return fmt.Errorf("write %s: %w", PlotName, err)
 	}
