@@ -88,14 +88,16 @@ func (p *CommanderProcess) balloons(ctx context.Context, cfg *domains.Config, cl
 }
 
 // logCapacity logs the pool's capacity once known and whenever it changes
-// by a core or more, checking every tick.
+// by a core or more or a node becomes ready, comes or goes, checking every
+// tick. (A node turning ready moves its cores from pending to ready and
+// leaves the capacity as it was.)
 func logCapacity(ctx context.Context, w *pool.Watcher, tick time.Duration, log hclog.Logger) {
 	t := time.NewTicker(tick)
 	defer t.Stop()
-	last := -1.0
+	last := pool.Size{Cores: -1}
 	for {
-		if c, ok := w.Size(); ok && math.Abs(c.Cores-last) >= 1 {
-			last = c.Cores
+		if c, ok := w.Size(); ok && (math.Abs(c.Cores-last.Cores) >= 1 || c.Nodes != last.Nodes || c.PendingNodes != last.PendingNodes) {
+			last = c
 			log.Info("pool capacity", "cores", c.Cores, "nodes", c.Nodes, "pending_nodes", c.PendingNodes,
 				"ready_cores", c.ReadyCores, "pending_cores", c.PendingCores, "reserved_cores", c.ReservedCores,
 				"max_cores", c.MaxCores, "capped", c.Capped, "shared_cores", max(c.MaxCores-c.ReservedCores, 0))
