@@ -6,34 +6,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"testing"
-)
 
-// pipeLines runs f with the write end of a pipe, as a process's stderr in a
-// pod or CI is, and returns what it wrote, line by line.
-func pipeLines(t *testing.T, f func(w *os.File)) []string {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := make(chan []byte)
-	go func() {
-		b, _ := io.ReadAll(r)
-		got <- b
-	}()
-	f(w)
-	w.Close()
-	b := <-got
-	r.Close()
-	if len(bytes.TrimSpace(b)) == 0 {
-		return nil
-	}
-	return strings.Split(strings.TrimSpace(string(b)), "\n")
-}
+	"github.com/regimentd/regiment/internal/cli/clitest"
+)
 
 // TestRunLogsJSONAndItsProgressIntoAPipe runs `regiment run` with stderr a
 // pipe and --log-format json: every line of stderr is one JSON object with
@@ -42,7 +20,7 @@ func TestRunLogsJSONAndItsProgressIntoAPipe(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
 	var code int
-	lines := pipeLines(t, func(w *os.File) {
+	lines := clitest.PipeLines(t, func(w *os.File) {
 		code = runRun(context.Background(), []string{"--config", "../../examples/small.hcl", "--scenario", "testdata/small-sample.hcl",
 			"--duration", "10m", "--data", dir, "--log-level", "info", "--log-format", "json", "--progress-every", "1ns"}, &out, w)
 	})

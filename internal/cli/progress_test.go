@@ -2,43 +2,21 @@ package cli
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
-)
 
-// pipeLines runs f with the write end of a pipe, as a process's stderr in a
-// pod or CI is, and returns what it wrote, line by line.
-func pipeLines(t *testing.T, f func(w *os.File)) []string {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := make(chan []byte)
-	go func() {
-		b, _ := io.ReadAll(r)
-		got <- b
-	}()
-	f(w)
-	w.Close()
-	b := <-got
-	r.Close()
-	if len(bytes.TrimSpace(b)) == 0 {
-		return nil
-	}
-	return strings.Split(strings.TrimSpace(string(b)), "\n")
-}
+	"github.com/regimentd/regiment/internal/cli/clitest"
+)
 
 // TestProgressLogsAPlainLineEveryPeriodIntoAPipe: not on a terminal, the
 // progress line is logged at once and then once per period however often
 // it is updated, without the terminal's escape codes; into a buffer (not a
 // file) nothing is written.
 func TestProgressLogsAPlainLineEveryPeriodIntoAPipe(t *testing.T) {
-	lines := pipeLines(t, func(w *os.File) {
+	lines := clitest.PipeLines(t, func(w *os.File) {
 		synctest.Test(t, func(t *testing.T) {
 			p := NewProgressLog(w, LogText, 30*time.Second)
 			for i := range 100 { // 100 s, an update a second
@@ -68,7 +46,7 @@ func TestProgressLogsAPlainLineEveryPeriodIntoAPipe(t *testing.T) {
 	if buf.Len() != 0 {
 		t.Fatalf("progress into a buffer wrote %q", buf.String())
 	}
-	if lines := pipeLines(t, func(w *os.File) { NewProgressLog(w, LogText, 0).Update(true, "x") }); len(lines) != 0 {
+	if lines := clitest.PipeLines(t, func(w *os.File) { NewProgressLog(w, LogText, 0).Update(true, "x") }); len(lines) != 0 {
 		t.Fatalf("a period of 0 logged %q", lines)
 	}
 }
