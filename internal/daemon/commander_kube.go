@@ -87,11 +87,16 @@ func (p *CommanderProcess) balloons(ctx context.Context, cfg *domains.Config, cl
 	return b
 }
 
+// sizer is the pool's size as logCapacity reads it: pool.Watcher.
+type sizer interface {
+	Size() (pool.Size, bool)
+}
+
 // logCapacity logs the pool's capacity once known and whenever it changes
 // by a core or more or a node becomes ready, comes or goes, checking every
 // tick. (A node turning ready moves its cores from pending to ready and
 // leaves the capacity as it was.)
-func logCapacity(ctx context.Context, w *pool.Watcher, tick time.Duration, log hclog.Logger) {
+func logCapacity(ctx context.Context, w sizer, tick time.Duration, log hclog.Logger) {
 	t := time.NewTicker(tick)
 	defer t.Stop()
 	last := pool.Size{Cores: -1}
