@@ -22,7 +22,7 @@ run: build
 # packages that start goroutines (RACE_PKGS) run under the race detector; the
 # rest run without it. REGIMENT_K8S_REQUIRED=1 makes absent control-plane
 # binaries a failure, never a skip (internal/adapter/kube/testenv.Main).
-RACE_PKGS ?= ./internal/core/soldier/ ./internal/core/commander/ ./internal/adapter/bus/... ./internal/daemon/ ./internal/adapter/store/ ./internal/offline/baseline/ ./internal/offline/eval/ ./internal/offline/train/
+RACE_PKGS ?= ./internal/core/soldier/ ./internal/core/commander/ ./internal/adapter/bus/... ./internal/daemon/ ./internal/adapter/store/ ./internal/offline/baseline/ ./internal/offline/eval/ ./internal/offline/train/ ./internal/cli/...
 test: export REGIMENT_K8S_REQUIRED = 1
 test: vet k8s-env
 	$(GO) test -race -count=1 -timeout 30m $(RACE_PKGS)
