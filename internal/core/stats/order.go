@@ -137,30 +137,36 @@ func DeleteSorted(xs []float64, x float64) []float64 {
 func Kth(xs []float64, k int) float64 {
 	for _, x := range xs {
 		if x != x {
-			return quickselect(xs, k, cmp.Less[float64], partitionNaN)
+			return kthNaN(xs, k)
 		}
 	}
 	// Without NaNs, cmp.Compare is < and >: the same partitions, cheaper.
-	return quickselect(xs, k, func(a, b float64) bool { return a < b }, partition)
-}
-
-// quickselect is Kth in the order of less, partition's three-way split
-// around a pivot in the same order: while more than 16 values are left it
-// partitions them around the median of the first, middle and last and
-// keeps the part holding the k-th; then it sorts what is left.
-func quickselect(xs []float64, k int, less func(a, b float64) bool, partition func(xs []float64, pivot float64) (lt, gt int)) float64 {
 	for len(xs) > 16 {
 		a, b, c := xs[0], xs[len(xs)/2], xs[len(xs)-1]
-		if less(b, a) {
+		if b < a {
 			a, b = b, a
 		}
-		if less(c, b) {
+		if c < b {
 			b = c
-			if less(c, a) {
+			if c < a {
 				b = a
 			}
 		}
-		lt, gt := partition(xs, b)
+		pivot := b
+		lt, i, gt := 0, 0, len(xs)
+		for i < gt {
+			switch x := xs[i]; {
+			case x < pivot:
+				xs[lt], xs[i] = x, xs[lt]
+				lt++
+				i++
+			case x > pivot:
+				gt--
+				xs[i], xs[gt] = xs[gt], x
+			default:
+				i++
+			}
+		}
 		switch {
 		case k < lt:
 			xs = xs[:lt]
@@ -174,43 +180,44 @@ func quickselect(xs []float64, k int, less func(a, b float64) bool, partition fu
 	return xs[k]
 }
 
-// partition reorders xs, which holds no NaN, into xs[:lt] < pivot,
-// xs[lt:gt] == pivot and xs[gt:] > pivot.
-func partition(xs []float64, pivot float64) (lt, gt int) {
-	i := 0
-	lt, gt = 0, len(xs)
-	for i < gt {
-		switch x := xs[i]; {
-		case x < pivot:
-			xs[lt], xs[i] = x, xs[lt]
-			lt++
-			i++
-		case x > pivot:
-			gt--
-			xs[i], xs[gt] = xs[gt], x
+// kthNaN is Kth for xs holding NaNs, which cmp.Compare orders first.
+func kthNaN(xs []float64, k int) float64 {
+	for len(xs) > 16 {
+		a, b, c := xs[0], xs[len(xs)/2], xs[len(xs)-1]
+		if cmp.Less(b, a) {
+			a, b = b, a
+		}
+		if cmp.Less(c, b) {
+			b = c
+			if cmp.Less(c, a) {
+				b = a
+			}
+		}
+		pivot := b // the median of the first, middle and last
+		// xs[:lt] < pivot, xs[lt:i] == pivot, xs[gt:] > pivot.
+		lt, i, gt := 0, 0, len(xs)
+		for i < gt {
+			switch cmp.Compare(xs[i], pivot) {
+			case -1:
+				xs[lt], xs[i] = xs[i], xs[lt]
+				lt++
+				i++
+			case 1:
+				gt--
+				xs[i], xs[gt] = xs[gt], xs[i]
+			default:
+				i++
+			}
+		}
+		switch {
+		case k < lt:
+			xs = xs[:lt]
+		case k >= gt:
+			xs, k = xs[gt:], k-gt
 		default:
-			i++
+			return xs[k]
 		}
 	}
-	return lt, gt
-}
-
-// partitionNaN is partition in cmp.Compare's order, which puts NaNs first.
-func partitionNaN(xs []float64, pivot float64) (lt, gt int) {
-	i := 0
-	lt, gt = 0, len(xs)
-	for i < gt {
-		switch cmp.Compare(xs[i], pivot) {
-		case -1:
-			xs[lt], xs[i] = xs[i], xs[lt]
-			lt++
-			i++
-		case 1:
-			gt--
-			xs[i], xs[gt] = xs[gt], xs[i]
-		default:
-			i++
-		}
-	}
-	return lt, gt
+	slices.Sort(xs)
+	return xs[k]
 }
