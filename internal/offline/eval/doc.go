@@ -78,6 +78,11 @@
 //     scale_out holds the correlated episodes, scale_out_all every one:
 //     episodes and nearest-rank p50_seconds and p95_seconds, cluster-wide
 //     and per tier (over the tier's episodes).
+//   - provisioner_stalls, longest_stall_minutes, max_node_requests_2m,
+//     launch_failures: the simulator's (sim.Metrics): failed scale-ups that
+//     held node requests back, the longest wait of such a stall, the most
+//     nodes requested within two minutes, failed instance launches. An
+//     aggregate also counts stalled_runs, the seeds with a stall.
 //   - max_scale_ups_30s: the most distinct apps whose replica target rose at
 //     ticks within one 30 s window [t - 30 s, t].
 //   - avg_cpu_utilisation: busy core-hours over provisioned node core-hours

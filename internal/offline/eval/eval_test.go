@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"math"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/regimentd/regiment/internal/config"
+	"github.com/regimentd/regiment/internal/core/domains"
 	"github.com/regimentd/regiment/internal/offline/eval"
 	"github.com/regimentd/regiment/internal/offline/sim"
 	"github.com/regimentd/regiment/internal/offline/sim/trace"
@@ -83,7 +85,8 @@ func TestEvalSmall(t *testing.T) {
 			"breach_app_minutes", "scaling_actions", "cascade_events", "overprovision_pct", "reward_mean", "reward_terms",
 			"peak_nodes", "pending_pod_hours", "tiers", "sim_seconds", "wall_seconds", "node_provisions", "node_removals",
 			"node_churn", "node_churn_per_hour", "scale_out", "scale_out_all", "max_scale_ups_30s", "avg_cpu_utilisation",
-			"peak_pods", "floor_core_hours", "priority_inversions", "breach_app_minutes_at_max"} {
+			"peak_pods", "floor_core_hours", "priority_inversions", "breach_app_minutes_at_max",
+			"provisioner_stalls", "longest_stall_minutes", "max_node_requests_2m", "launch_failures"} {
 			if _, ok := raw.Runs[0][k]; !ok {
 				t.Errorf("runs[0] has no %q", k)
 			}
@@ -96,7 +99,8 @@ func TestEvalSmall(t *testing.T) {
 			}
 		}
 		for _, k := range []string{"cost_core_hours", "slo_compliance", "breach_app_minutes", "scaling_actions", "cascade_events", "overprovision_pct", "reward_mean", "wall_seconds", "sim_seconds", "tiers",
-			"node_churn", "node_churn_per_hour", "scale_out", "scale_out_all", "max_scale_ups_30s", "avg_cpu_utilisation", "peak_pods", "floor_core_hours", "gap_captured", "priority_inversions", "breach_app_minutes_at_max"} {
+			"node_churn", "node_churn_per_hour", "scale_out", "scale_out_all", "max_scale_ups_30s", "avg_cpu_utilisation", "peak_pods", "floor_core_hours", "gap_captured", "priority_inversions", "breach_app_minutes_at_max",
+			"provisioner_stalls", "stalled_runs", "longest_stall_minutes", "max_node_requests_2m"} {
 			if _, ok := raw.Aggregates[0][k]; !ok {
 				t.Errorf("aggregates[0] has no %q", k)
 			}
@@ -397,4 +401,57 @@ func seq(from, to int) []int {
 		out = append(out, i)
 	}
 	return out
+}
+
+// TestProvisionerStallsReported pins the provisioner's figures in the
+// report: each run carries the simulator's stalls, longest stall, node
+// requests within two minutes and launch failures, and the aggregate and
+// report.md count the runs that stalled. The small world on Karpenter, in a
+// region of almost no spare capacity, stalls under hpa.
+func TestProvisionerStallsReported(t *testing.T) {
+	o := smallOptions(t, 2)
+	c := &o.Config.Cluster
+	c.Provisioner, c.SpareCapacity, c.SpareCapacityRate = domains.ProvisionerKarpenter, 1, 0.01
+	c.LaunchRequestRate, c.LaunchRequestBurst, c.LaunchInstanceRate, c.LaunchInstanceBurst = 5, 50, 2, 1000
+	o.Policies = []string{"hpa"}
+	r, err := eval.Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stalled := 0
+	for _, x := range r.Runs {
+		scn := *o.Scenarios[0].Scenario
+		scn.Seed, scn.Duration = x.Seed, o.Duration
+		s, err := sim.New(o.Config, &scn, o.Scenarios[0].Traces)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := eval.NewPolicy(x.Policy, o.Config, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := s.Run(p)
+		got := [4]float64{float64(x.ProvisionerStalls), x.LongestStallMinutes, float64(x.MaxNodeRequests2m), float64(x.LaunchFailures)}
+		want := [4]float64{float64(m.ProvisionerStalls), m.LongestStallMinutes, float64(m.MaxNodeRequests2m), float64(m.LaunchFailures)}
+		if got != want {
+			t.Errorf("seed %d: stalls, longest, requests in 2 min, failures %v; the simulator says %v", x.Seed, got, want)
+		}
+		if x.ProvisionerStalls > 0 {
+			stalled++
+		}
+	}
+	if stalled == 0 {
+		t.Fatal("no run stalled: the world no longer stalls the provisioner, so this test checks nothing")
+	}
+	a := r.Aggregate(r.Scenarios[0].Name, "hpa")
+	if a.StalledRuns != stalled {
+		t.Errorf("aggregate: %d stalled runs, want %d", a.StalledRuns, stalled)
+	}
+	var md bytes.Buffer
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("| hpa | %d of %d | %.1f |", stalled, o.Seeds, a.ProvisionerStalls.Mean); !strings.Contains(md.String(), want) {
+		t.Errorf("report.md has no provisioner row %q", want)
+	}
 }

@@ -106,6 +106,17 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 				fmtEpisodes(a.ScaleOut, a.ScaleOutAll), fmtSeconds(a.ScaleOut, a.ScaleOut.P50Seconds.Mean), fmtSeconds(a.ScaleOut, a.ScaleOut.P95Seconds.Mean))
 		}
 
+		p("\nThe node provisioner (a stall is a failed scale-up that held node requests back: a node-group backoff, ")
+		p("an offering marked unavailable; none with the default token bucket, which never fails):\n\n")
+		p("| policy | runs with a stall | stalls (mean) | longest stall (max) | node requests within 2 min (mean, max) |\n")
+		p("|---|---:|---:|---:|---:|\n")
+		for _, pol := range r.Policies {
+			if a := r.Aggregate(sc.Name, pol); a != nil {
+				p("| %s | %d of %d | %.1f | %.1f min | %.0f, %.0f |\n", pol, a.StalledRuns, a.Seeds,
+					a.ProvisionerStalls.Mean, a.LongestStallMinutes.Max, a.MaxNodeRequests2m.Mean, a.MaxNodeRequests2m.Max)
+			}
+		}
+
 		p("\nPer priority tier (means over seeds):\n\n")
 		p("| policy | tier | domains | slo_compliance | breach_app_minutes | bad_request_ratio | energy_kwh | overprovision_pct | cascade_events | core_hours |")
 		p(" pending_pod_hours | scale-out episodes | scale_out p50 | scale_out p95 |\n")

@@ -121,19 +121,29 @@ type Outcome struct {
 	PeakNodes             int         `json:"peak_nodes"`        // most ready and provisioning nodes at once
 	PendingPodHours       float64     `json:"pending_pod_hours"` // replica-hours waiting for a node
 
-	NodeProvisions     int          `json:"node_provisions"`     // nodes the provisioner started
-	NodeRemovals       int          `json:"node_removals"`       // idle nodes scaled down
-	NodeChurn          int          `json:"node_churn"`          // node_provisions + node_removals
-	NodeChurnPerHour   float64      `json:"node_churn_per_hour"` // node_churn / simulated hours
-	ScaleOut           sim.ScaleOut `json:"scale_out"`           // correlated scale-out episodes (sim.ScaleOut)
-	ScaleOutAll        sim.ScaleOut `json:"scale_out_all"`       // every scale-out episode
-	MaxScaleUps30s     int          `json:"max_scale_ups_30s"`   // most apps whose target rose within 30 s
-	PriorityInversions int          `json:"priority_inversions"` // replicas scheduled while a more important tier's waited for a node
-	P3WhileP0Waits     int          `json:"p3_while_p0_waits"`   // of them, replicas of priority >= 3 while a priority-0 one waited
-	Preemptions        int          `json:"preemptions"`         // replicas preempted by the scheduler (priority_classes)
-	AvgCPUUtilisation  float64      `json:"avg_cpu_utilisation"` // busy core-hours / cost_core_hours, [0, 1]
-	PeakPods           int          `json:"peak_pods"`           // most ready, starting and pending replicas at once
-	FloorCoreHours     float64      `json:"floor_core_hours"`    // min_replicas x cpu_per_replica x hours, summed over apps
+	NodeProvisions int `json:"node_provisions"` // nodes the provisioner started
+	NodeRemovals   int `json:"node_removals"`   // idle nodes scaled down
+	// The provisioner under the run's burst of node requests (sim.Metrics):
+	// failed scale-ups that held requests back (a node-group backoff, an
+	// offering marked unavailable), the longest wait of such a stall,
+	// minutes, the most nodes requested within two minutes, and the failed
+	// instance launches. All 0 with the default token bucket, which never
+	// fails.
+	ProvisionerStalls   int          `json:"provisioner_stalls"`
+	LongestStallMinutes float64      `json:"longest_stall_minutes"`
+	MaxNodeRequests2m   int          `json:"max_node_requests_2m"`
+	LaunchFailures      int          `json:"launch_failures"`
+	NodeChurn           int          `json:"node_churn"`          // node_provisions + node_removals
+	NodeChurnPerHour    float64      `json:"node_churn_per_hour"` // node_churn / simulated hours
+	ScaleOut            sim.ScaleOut `json:"scale_out"`           // correlated scale-out episodes (sim.ScaleOut)
+	ScaleOutAll         sim.ScaleOut `json:"scale_out_all"`       // every scale-out episode
+	MaxScaleUps30s      int          `json:"max_scale_ups_30s"`   // most apps whose target rose within 30 s
+	PriorityInversions  int          `json:"priority_inversions"` // replicas scheduled while a more important tier's waited for a node
+	P3WhileP0Waits      int          `json:"p3_while_p0_waits"`   // of them, replicas of priority >= 3 while a priority-0 one waited
+	Preemptions         int          `json:"preemptions"`         // replicas preempted by the scheduler (priority_classes)
+	AvgCPUUtilisation   float64      `json:"avg_cpu_utilisation"` // busy core-hours / cost_core_hours, [0, 1]
+	PeakPods            int          `json:"peak_pods"`           // most ready, starting and pending replicas at once
+	FloorCoreHours      float64      `json:"floor_core_hours"`    // min_replicas x cpu_per_replica x hours, summed over apps
 
 	// Request-weighted SLO and energy (issue 31; sim.Metrics).
 	Requests        float64 `json:"requests"`          // requests that arrived at the apps
@@ -210,17 +220,23 @@ type Aggregate struct {
 	PeakNodes             Stat   `json:"peak_nodes"`
 	PendingPodHours       Stat   `json:"pending_pod_hours"`
 
-	NodeChurn          Stat         `json:"node_churn"`
-	NodeChurnPerHour   Stat         `json:"node_churn_per_hour"`
-	ScaleOut           ScaleOutStat `json:"scale_out"`
-	ScaleOutAll        ScaleOutStat `json:"scale_out_all"`
-	MaxScaleUps30s     Stat         `json:"max_scale_ups_30s"`
-	PriorityInversions Stat         `json:"priority_inversions"`
-	P3WhileP0Waits     Stat         `json:"p3_while_p0_waits"`
-	Preemptions        Stat         `json:"preemptions"`
-	AvgCPUUtilisation  Stat         `json:"avg_cpu_utilisation"`
-	PeakPods           Stat         `json:"peak_pods"`
-	FloorCoreHours     Stat         `json:"floor_core_hours"`
+	NodeChurn        Stat `json:"node_churn"`
+	NodeChurnPerHour Stat `json:"node_churn_per_hour"`
+	// ProvisionerStalls.Mean x Seeds is the stalls over every seed;
+	// StalledRuns the runs with at least one.
+	ProvisionerStalls   Stat         `json:"provisioner_stalls"`
+	StalledRuns         int          `json:"stalled_runs"`
+	LongestStallMinutes Stat         `json:"longest_stall_minutes"`
+	MaxNodeRequests2m   Stat         `json:"max_node_requests_2m"`
+	ScaleOut            ScaleOutStat `json:"scale_out"`
+	ScaleOutAll         ScaleOutStat `json:"scale_out_all"`
+	MaxScaleUps30s      Stat         `json:"max_scale_ups_30s"`
+	PriorityInversions  Stat         `json:"priority_inversions"`
+	P3WhileP0Waits      Stat         `json:"p3_while_p0_waits"`
+	Preemptions         Stat         `json:"preemptions"`
+	AvgCPUUtilisation   Stat         `json:"avg_cpu_utilisation"`
+	PeakPods            Stat         `json:"peak_pods"`
+	FloorCoreHours      Stat         `json:"floor_core_hours"`
 	// Request-weighted SLO and energy (issue 31).
 	Requests        Stat `json:"requests"`
 	BadRequests     Stat `json:"bad_requests"`
@@ -463,24 +479,32 @@ func aggregate(rs []RunResult) Aggregate {
 		PeakNodes:             st(func(r *RunResult) float64 { return float64(r.PeakNodes) }),
 		PendingPodHours:       st(func(r *RunResult) float64 { return r.PendingPodHours }),
 
-		NodeChurn:          st(func(r *RunResult) float64 { return float64(r.NodeChurn) }),
-		NodeChurnPerHour:   st(func(r *RunResult) float64 { return r.NodeChurnPerHour }),
-		ScaleOut:           scaleOutStat(rs, func(r *RunResult) *sim.ScaleOut { return &r.ScaleOut }),
-		ScaleOutAll:        scaleOutStat(rs, func(r *RunResult) *sim.ScaleOut { return &r.ScaleOutAll }),
-		MaxScaleUps30s:     st(func(r *RunResult) float64 { return float64(r.MaxScaleUps30s) }),
-		PriorityInversions: st(func(r *RunResult) float64 { return float64(r.PriorityInversions) }),
-		P3WhileP0Waits:     st(func(r *RunResult) float64 { return float64(r.P3WhileP0Waits) }),
-		Preemptions:        st(func(r *RunResult) float64 { return float64(r.Preemptions) }),
-		AvgCPUUtilisation:  st(func(r *RunResult) float64 { return r.AvgCPUUtilisation }),
-		PeakPods:           st(func(r *RunResult) float64 { return float64(r.PeakPods) }),
-		FloorCoreHours:     st(func(r *RunResult) float64 { return r.FloorCoreHours }),
-		Requests:           st(func(r *RunResult) float64 { return r.Requests }),
-		BadRequests:        st(func(r *RunResult) float64 { return r.BadRequests }),
-		BadRequestRatio:    st(func(r *RunResult) float64 { return r.BadRequestRatio }),
-		EnergyKWh:          st(func(r *RunResult) float64 { return r.EnergyKWh }),
+		NodeChurn:           st(func(r *RunResult) float64 { return float64(r.NodeChurn) }),
+		NodeChurnPerHour:    st(func(r *RunResult) float64 { return r.NodeChurnPerHour }),
+		ProvisionerStalls:   st(func(r *RunResult) float64 { return float64(r.ProvisionerStalls) }),
+		LongestStallMinutes: st(func(r *RunResult) float64 { return r.LongestStallMinutes }),
+		MaxNodeRequests2m:   st(func(r *RunResult) float64 { return float64(r.MaxNodeRequests2m) }),
+		ScaleOut:            scaleOutStat(rs, func(r *RunResult) *sim.ScaleOut { return &r.ScaleOut }),
+		ScaleOutAll:         scaleOutStat(rs, func(r *RunResult) *sim.ScaleOut { return &r.ScaleOutAll }),
+		MaxScaleUps30s:      st(func(r *RunResult) float64 { return float64(r.MaxScaleUps30s) }),
+		PriorityInversions:  st(func(r *RunResult) float64 { return float64(r.PriorityInversions) }),
+		P3WhileP0Waits:      st(func(r *RunResult) float64 { return float64(r.P3WhileP0Waits) }),
+		Preemptions:         st(func(r *RunResult) float64 { return float64(r.Preemptions) }),
+		AvgCPUUtilisation:   st(func(r *RunResult) float64 { return r.AvgCPUUtilisation }),
+		PeakPods:            st(func(r *RunResult) float64 { return float64(r.PeakPods) }),
+		FloorCoreHours:      st(func(r *RunResult) float64 { return r.FloorCoreHours }),
+		Requests:            st(func(r *RunResult) float64 { return r.Requests }),
+		BadRequests:         st(func(r *RunResult) float64 { return r.BadRequests }),
+		BadRequestRatio:     st(func(r *RunResult) float64 { return r.BadRequestRatio }),
+		EnergyKWh:           st(func(r *RunResult) float64 { return r.EnergyKWh }),
 
 		SimSeconds:  st(func(r *RunResult) float64 { return r.SimSeconds }),
 		WallSeconds: st(func(r *RunResult) float64 { return r.WallSeconds }),
+	}
+	for i := range rs {
+		if rs[i].ProvisionerStalls > 0 {
+			a.StalledRuns++
+		}
 	}
 	for ti, t := range rs[0].Tiers {
 		tst := func(f func(*TierOutcome) float64) Stat {
