@@ -87,6 +87,9 @@ func (p *CommanderProcess) balloons(ctx context.Context, cfg *domains.Config, cl
 	return b
 }
 
+// The pool watcher counts the Commander's nodes.
+var _ commander.NodeCounter = (*pool.Watcher)(nil)
+
 // sizer is the pool's size as logCapacity reads it: pool.Watcher.
 type sizer interface {
 	Size() (pool.Size, bool)

@@ -115,7 +115,7 @@ func (y *System) Open(ctx context.Context) error {
 		return err
 	}
 	cdeps := deps(conn, runID+"-commander")
-	cdeps.Pool = y.cluster // the Commander plans the simulated pool's capacity
+	cdeps.Pool = y.cluster // the Commander plans the simulated pool's capacity and counts its nodes (commander.NodeCounter)
 	y.cmd = NewCommanderProcess(cfg, CommanderOptions{}, cdeps, clog)
 	y.reports = newCounter(len(cfg.Domains))
 	y.cmd.onReport = func(r wire.DomainReport) { y.reports.set(cfg.Domain(r.Domain), r.Seq) }

@@ -74,6 +74,15 @@ func (c *Cluster) SetCapacityTarget(_ context.Context, cores float64) error {
 	return c.s.SetCapacityTarget(cores)
 }
 
+// NodeCounts implements commander.NodeCounter on the simulation's pool
+// (Sim.NodeCounts), for the Commander's observation.
+func (c *Cluster) NodeCounts() (ready, pending int, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ready, pending = c.s.NodeCounts()
+	return ready, pending, true
+}
+
 // Writes is how many replica writes Soldiers applied.
 func (c *Cluster) Writes() int {
 	c.mu.Lock()

@@ -73,6 +73,23 @@ func TestObserveReadsTheDomainsTelemetry(t *testing.T) {
 	}
 }
 
+// NodeCounts counts the simulated pool's nodes as the telemetry the
+// policies see shows them: ready, and provisioning or queued.
+func TestNodeCountsReadsThePoolsTelemetry(t *testing.T) {
+	_, c := world(t)
+	for range 30 {
+		c.Step()
+	}
+	ready, pending, ok := c.NodeCounts()
+	c.Sim(func(s *sim.Sim) {
+		cl := s.Telemetry().Cluster
+		if !ok || ready == 0 || ready != int(cl.Nodes) || pending != int(cl.ProvisioningNodes+cl.QueuedNodes) {
+			t.Errorf("NodeCounts = %d, %d, %v; the telemetry shows %d ready, %d provisioning, %d queued",
+				ready, pending, ok, cl.Nodes, cl.ProvisioningNodes, cl.QueuedNodes)
+		}
+	})
+}
+
 // Apply writes the targets of its own domain's apps, all of them or, when
 // one change names an app the domain does not have, none.
 func TestApplyWritesItsDomainOrNothing(t *testing.T) {

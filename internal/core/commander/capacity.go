@@ -29,6 +29,33 @@ type Capacity interface {
 	CapacityCores() (cores float64, ok bool)
 }
 
+// NodeCounter is the pool's nodes as the Commander observes them, the
+// cluster.nodes and cluster.pending_nodes of its Observation: ready nodes,
+// and nodes asked for and not ready yet (launching, or requested and not
+// started). ok is false while they are not known. The Commander reads them
+// from its Capacity source, else from its Pool, whichever implements it
+// (pool.Watcher on Kubernetes, the simulated pool offline); without one
+// both are 0.
+type NodeCounter interface {
+	NodeCounts() (ready, pending int, ok bool)
+}
+
+// nodeCounts is the pool's ready and pending nodes from the first of the
+// Capacity source and the Pool that counts them; 0, 0 when none does.
+func (c *Commander) nodeCounts() (ready, pending int) {
+	if nc, ok := c.capSrc.(NodeCounter); ok {
+		if r, p, ok := nc.NodeCounts(); ok {
+			return r, p
+		}
+	}
+	if nc, ok := c.pool.(NodeCounter); ok {
+		if r, p, ok := nc.NodeCounts(); ok {
+			return r, p
+		}
+	}
+	return 0, 0
+}
+
 // SetCapacity makes the Commander share out src's capacity, within the
 // config's capacity_cores, from the next tick on: directive cores are
 // share x min(capacity_cores, src's cores), and the observation's pool is

@@ -183,3 +183,61 @@ func TestDirectiveCoresFollowTheClusterCapacity(t *testing.T) {
 		})
 	}
 }
+
+// countingCapacity is a Capacity that counts nodes too.
+type countingCapacity struct {
+	nodeCapacity
+	ready, pending int
+}
+
+func (n *countingCapacity) NodeCounts() (int, int, bool) { return n.ready, n.pending, n.known }
+
+// countingPool is a Pool that counts nodes too.
+type countingPool struct {
+	recordingPool
+	ready, pending int
+}
+
+func (p *countingPool) NodeCounts() (int, int, bool) { return p.ready, p.pending, true }
+
+// TestObservationCountsThePoolsNodes pins where cluster.nodes and
+// cluster.pending_nodes come from: the Capacity source when it counts
+// nodes and knows them, else the Pool when it counts them, else 0. (Until
+// issue 33 nothing set them: every Commander observed 0 nodes.)
+func TestObservationCountsThePoolsNodes(t *testing.T) {
+	cfg := testConfig()
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name                   string
+		src                    Capacity
+		pool                   Pool
+		wantReady, wantPending int
+	}{
+		{"neither counts: 0", &nodeCapacity{cores: 300, known: true}, &recordingPool{}, 0, 0},
+		{"the capacity source counts", &countingCapacity{nodeCapacity{300, true}, 12, 3}, &countingPool{ready: 99, pending: 9}, 12, 3},
+		{"the source does not know yet: the pool's", &countingCapacity{nodeCapacity{300, false}, 12, 3}, &countingPool{ready: 99, pending: 9}, 99, 9},
+		{"only the pool counts", nil, &countingPool{ready: 7, pending: 1}, 7, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := New(cfg, &Forecast{ReserveMin: cfg.Commander.ReserveMin}, "forecast", &nopPublisher{}, nil, 1, 0)
+			if tt.src != nil {
+				c.SetCapacity(tt.src)
+			}
+			c.SetPool(tt.pool)
+			o, _ := c.Decide(now)
+			if o.Cluster.Nodes != tt.wantReady || o.Cluster.PendingNodes != tt.wantPending {
+				t.Fatalf("observed %d nodes, %d pending; want %d, %d", o.Cluster.Nodes, o.Cluster.PendingNodes, tt.wantReady, tt.wantPending)
+			}
+			l := Layout(cfg)
+			v := map[string]float64{}
+			for i, name := range l {
+				v[name] = o.Vector[i]
+			}
+			if v["cluster.nodes"] != float64(tt.wantReady)/1000 || v["cluster.pending_nodes"] != float64(tt.wantPending)/1000 {
+				t.Errorf("features cluster.nodes %g, cluster.pending_nodes %g; want %g, %g", v["cluster.nodes"], v["cluster.pending_nodes"],
+					float64(tt.wantReady)/1000, float64(tt.wantPending)/1000)
+			}
+		})
+	}
+}

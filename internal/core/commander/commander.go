@@ -146,6 +146,7 @@ func (c *Commander) decide(now time.Time) (*Observation, string) {
 		prevForObs = make([]float64, len(c.cfg.Domains))
 	}
 	c.builder.capacity = c.poolCores()
+	c.builder.nodes, c.builder.pendingNodes = c.nodeCounts()
 	o := c.builder.Build(now, prevForObs, c.cfg.Commander.Tick)
 	reason := c.policy.Decide(o, &c.proposed)
 	copyAction(&c.final, &c.proposed)

@@ -74,8 +74,8 @@ type DomainObs struct {
 type ClusterObs struct {
 	CapacityCores float64
 	FreeCores     float64 // capacity not used by any domain's scheduled replicas
-	Nodes         int
-	PendingNodes  int
+	Nodes         int // ready nodes (NodeCounter); 0 without one
+	PendingNodes  int // nodes asked for, not ready yet (NodeCounter); 0 without one
 	CostPerMinute float64
 }
 
@@ -102,6 +102,9 @@ type Builder struct {
 	// capacity is the pool's size now, cores, when a Capacity knows it; 0:
 	// the config's capacity_cores.
 	capacity float64
+	// nodes and pendingNodes are the pool's ready and not-yet-ready nodes
+	// when a NodeCounter knows them; 0 otherwise.
+	nodes, pendingNodes int
 }
 
 // NewBuilder returns a Builder for cfg's domains.
@@ -234,6 +237,7 @@ func (b *Builder) Build(now time.Time, prevShares []float64, tick time.Duration)
 		}
 	}
 	o.Cluster.CapacityCores = capacity
+	o.Cluster.Nodes, o.Cluster.PendingNodes = b.nodes, b.pendingNodes
 	o.Cluster.FreeCores = math.Max(0, capacity-used)
 	o.Cluster.CostPerMinute = used * b.cfg.Cluster.CostPerCoreHour / 60
 	b.vector(o)

@@ -292,6 +292,14 @@ func (s *Sim) Telemetry() *Telemetry {
 	return &s.tel[(s.step+1)%len(s.tel)]
 }
 
+// NodeCounts is the pool's ready nodes, and its nodes started or requested
+// and not ready yet, as the newest telemetry a policy may see shows them
+// (TelemetryLag old): what a node watcher would count.
+func (s *Sim) NodeCounts() (ready, pending int) {
+	c := &s.Telemetry().Cluster
+	return int(c.Nodes), int(c.ProvisioningNodes + c.QueuedNodes)
+}
+
 // Now is the simulated time at the current tick.
 func (s *Sim) Now() time.Time { return s.sc.Start.Add(time.Duration(s.step) * s.tick) }
 

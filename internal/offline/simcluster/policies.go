@@ -34,6 +34,12 @@ func WithPool(s *sim.Sim) Option {
 // simPool is a simulation's node pool as a commander.Pool.
 type simPool struct{ s *sim.Sim }
 
+// NodeCounts implements commander.NodeCounter (Sim.NodeCounts).
+func (p simPool) NodeCounts() (ready, pending int, ok bool) {
+	ready, pending = p.s.NodeCounts()
+	return ready, pending, true
+}
+
 func (p simPool) SetCapacityTarget(_ context.Context, cores float64) error {
 	return p.s.SetCapacityTarget(cores)
 }

@@ -110,6 +110,31 @@ func TestCommanderPlansTheSimulatedPool(t *testing.T) {
 	}
 }
 
+// TestCommanderCountsTheSimulatedPoolsNodes runs the hierarchy on the
+// small example with its pool (WithPool) for 20 simulated minutes: the
+// Commander observes the pool's ready and pending nodes as the telemetry
+// the policies see shows them (cluster.nodes, cluster.pending_nodes), not 0.
+func TestCommanderCountsTheSimulatedPoolsNodes(t *testing.T) {
+	cfg, s := simtest.World(t, "../../../examples/small.hcl", "../../../cmd/regiment/testdata/small-sample.hcl")
+	p, err := simcluster.NewPolicy(cfg, nil, nil, simcluster.WithPool(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range int(20 * time.Minute / cfg.Soldier.Tick) {
+		p.Decide(s.Now(), s.Telemetry(), s.Targets())
+		s.Step()
+	}
+	if p.Err() != nil {
+		t.Fatal(p.Err())
+	}
+	o, _ := p.Commander().Decide(s.Now())
+	c := s.Telemetry().Cluster
+	if o.Cluster.Nodes == 0 || o.Cluster.Nodes != int(c.Nodes) || o.Cluster.PendingNodes != int(c.ProvisioningNodes+c.QueuedNodes) {
+		t.Fatalf("the Commander observes %d nodes, %d pending; the telemetry shows %d ready, %d provisioning, %d queued",
+			o.Cluster.Nodes, o.Cluster.PendingNodes, c.Nodes, c.ProvisioningNodes, c.QueuedNodes)
+	}
+}
+
 // TestRecommendModeLeavesTheWorldToItsHPAs runs the hierarchy with every
 // domain in recommend mode for two hours: its Soldiers write nothing, so the
 // cluster's own HPAs (baseline.ClusterHPA) are all that scale the apps, and

@@ -210,6 +210,14 @@ func (w *Watcher) CapacityCores() (float64, bool) {
 	return max(c.MaxCores-c.ReservedCores, 0), true
 }
 
+// NodeCounts is the pool's ready, schedulable nodes and those not ready
+// yet (Size), for the Commander's observation (commander.NodeCounter);
+// ok is false until the informers have synced.
+func (w *Watcher) NodeCounts() (ready, pending int, ok bool) {
+	c, ok := w.Size()
+	return c.Nodes, c.PendingNodes, ok
+}
+
 // readKarpenter sums the cpu limits of the pool's NodePools; a NodePool
 // without one, or none found, leaves no Karpenter cap.
 func (w *Watcher) readKarpenter(ctx context.Context) error {

@@ -114,6 +114,9 @@ func TestWatcherFollowsNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	expect("a removed with its pods", Size{Cores: 12, ReadyCores: 8, PendingCores: 4, Nodes: 1, PendingNodes: 1})
+	if ready, pending, ok := w.NodeCounts(); !ok || ready != 1 || pending != 1 {
+		t.Errorf("NodeCounts = %d, %d, %v; want 1 ready, 1 pending (the Commander's cluster.nodes, cluster.pending_nodes)", ready, pending, ok)
+	}
 	if cores, ok := w.CapacityCores(); ok {
 		t.Errorf("CapacityCores = %g, true without a max; want false (the Commander shares capacity_cores)", cores)
 	}
