@@ -74,8 +74,8 @@ type DomainObs struct {
 type ClusterObs struct {
 	CapacityCores float64
 	FreeCores     float64 // capacity not used by any domain's scheduled replicas
-	Nodes         int // ready nodes (NodeCounter); 0 without one
-	PendingNodes  int // nodes asked for, not ready yet (NodeCounter); 0 without one
+	Nodes         int     // ready nodes (NodeCounter); 0 without one
+	PendingNodes  int     // nodes asked for, not ready yet (NodeCounter); 0 without one
 	CostPerMinute float64
 }
 
