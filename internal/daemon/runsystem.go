@@ -103,6 +103,15 @@ func (r SystemRun) WriteSummary(out io.Writer, cfg *domains.Config, scenario str
 	row("scaling actions", func(m sim.Metrics) string { return fmt.Sprintf("%d", m.ScalingActions) })
 	row("peak nodes", func(m sim.Metrics) string { return fmt.Sprintf("%d", m.PeakNodes) })
 	row("node churn", func(m sim.Metrics) string { return fmt.Sprintf("%d", m.NodeChurn) })
+	if cfg.Cluster.Provisioner != domains.ProvisionerTokenBucket { // the default bucket never fails a launch
+		row("provisioner stalls", func(m sim.Metrics) string {
+			if m.ProvisionerStalls == 0 {
+				return "0"
+			}
+			return fmt.Sprintf("%d (%.1f min)", m.ProvisionerStalls, m.LongestStallMinutes)
+		})
+		row("node requests in 2 min", func(m sim.Metrics) string { return fmt.Sprintf("%d", m.MaxNodeRequests2m) })
+	}
 	row("pending pod-hours", func(m sim.Metrics) string { return fmt.Sprintf("%.1f", m.PendingPodHours) })
 	tw.Flush()
 	if len(baselines) > 0 && !r.Stopped {
