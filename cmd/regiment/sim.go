@@ -29,9 +29,10 @@ const simUsage = `Usage: regiment sim --config F --scenario F [--policy NAME] [-
 
 Simulates the scenario on the config's cluster with one policy and prints
 cost_core_hours, slo_compliance, breach_app_minutes, scaling_actions,
-peak_nodes, pending_pod_hours, sim_seconds and wall_seconds, per domain too,
-and the apps that breached with max_replicas ready: demand their ceiling
-cannot serve, which no autoscaler fixes. Same config, scenario and seed give
+peak_nodes, the provisioner's stalls and largest burst of node requests,
+pending_pod_hours, sim_seconds and wall_seconds, per domain too, and the
+apps that breached with max_replicas ready: demand their ceiling cannot
+serve, which no autoscaler fixes. Same config, scenario and seed give
 the same metrics, byte for byte with --json. Besides the policies below, the
 bounds of docs/evaluation.md (oracle-now+P, oracle-expected+P, ...) run too.
 

@@ -32,6 +32,10 @@ func WriteMetrics(out io.Writer, cluster, scenario, policy string, m sim.Metrics
 	fmt.Fprintf(tw, "peak_nodes\t%d\n", m.PeakNodes)
 	fmt.Fprintf(tw, "node_churn\t%d\t(%d provisions, %d removals; node_churn_per_hour %.2f)\n",
 		m.NodeChurn, m.NodeProvisions, m.NodeRemovals, m.NodeChurnPerHour)
+	fmt.Fprintf(tw, "provisioner_stalls\t%d\t(longest %.1f min; %d launch failures, %d of them insufficient capacity)\n",
+		m.ProvisionerStalls, m.LongestStallMinutes, m.LaunchFailures, m.InsufficientCapacityFailures)
+	fmt.Fprintf(tw, "max_node_requests_2m\t%d\t(node wait p95 %.0f s, max %.0f s; at most %d requested and not started)\n",
+		m.MaxNodeRequests2m, m.NodeWaitP95Seconds, m.NodeWaitMaxSeconds, m.MaxNodeQueue)
 	fmt.Fprintf(tw, "avg_cpu_utilisation\t%.3f\t(busy core-hours / cost_core_hours)\n", m.AvgCPUUtilisation)
 	fmt.Fprintf(tw, "peak_pods\t%d\n", m.PeakPods)
 	floorShare := 0.0
