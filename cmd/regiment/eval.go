@@ -26,8 +26,9 @@ is its seed + k, for every policy) and writes into DIR:
   report.json   every run, the mean, min and max over seeds per scenario x policy, and
                 each policy's sums over the whole set
   report.md     tables per scenario with ratios against hpa, oracle gap, share of the
-                hpa-to-oracle gap captured; nodes, pods and scale-out times; per priority
-                tier; and the whole set's sums against hpa's, which it also prints
+                hpa-to-oracle gap captured; nodes, pods and scale-out times; the
+                provisioner's stalls (runs with one) and bursts of node requests; per
+                priority tier; and the whole set's sums against hpa's, which it also prints
   series.csv    per-minute demand, replicas, breaching apps and pending pods per domain (seed 0)
   *.png         demand and replicas per domain, breach timeline, nodes, pending pods per
                 tier, cost against SLO compliance, and with hpa each policy's cost against
