@@ -123,7 +123,8 @@ func inputs(ctx context.Context, w io.Writer, s *store.Store, e store.Episode, s
 // Why explains the decision in effect for domain at time at: the Soldier
 // step at or before it, the inputs that mattered, the output acted on, the
 // guards that changed it, the reward terms and outcome, the Commander's
-// outputs for the domain, and the ledger entries within window of at. It
+// outputs for the domain, its cluster-wide outputs and the pool it saw
+// (printPool), and the ledger entries within window of at. It
 // is WhyApp for every app.
 func Why(ctx context.Context, w io.Writer, s *store.Store, domain string, at time.Time, window time.Duration) error {
 	return WhyApp(ctx, w, s, domain, "", at, window)
@@ -255,6 +256,7 @@ func WhyApp(ctx context.Context, w io.Writer, s *store.Store, domain, app string
 				table(stdout, mine, nil)
 			}
 			printGuards(stdout, cst.Guards, func(g store.Guard) bool { return namesDomain(g.Target, domain) })
+			printPool(stdout, cmd, cst)
 		} else {
 			fmt.Fprintf(stdout, "\ncommander episode %s has no step at or before T\n", cmd.ID)
 		}
@@ -263,6 +265,32 @@ func WhyApp(ctx context.Context, w io.Writer, s *store.Store, domain, app string
 	}
 
 	return ledger(stdout, s, domain, at, window)
+}
+
+// printPool prints the Commander step's cluster-wide outputs (those named
+// for no domain: the reserve, the capacity plan) and the pool as its
+// observation saw it (the features named cluster.*), when it has any.
+func printPool(w io.Writer, e store.Episode, st store.Step) {
+	outputs := map[string]float64{}
+	for k, v := range st.Action {
+		if !strings.Contains(k, "/") {
+			outputs[k] = v
+		}
+	}
+	if len(outputs) > 0 {
+		fmt.Fprintln(w, "cluster-wide outputs:")
+		table(w, outputs, nil)
+	}
+	pool := map[string]float64{}
+	for i, name := range e.ObsLayout {
+		if strings.HasPrefix(name, "cluster.") && i < len(st.Obs) {
+			pool[name] = st.Obs[i]
+		}
+	}
+	if len(pool) > 0 {
+		fmt.Fprintln(w, "the pool as the Commander saw it (features: nodes in thousands, cores as shares of the pool):")
+		table(w, pool, nil)
+	}
 }
 
 // ledger writes the ledger entries for domain (and cluster-wide ones)
