@@ -121,29 +121,31 @@ type Outcome struct {
 	PeakNodes             int         `json:"peak_nodes"`        // most ready and provisioning nodes at once
 	PendingPodHours       float64     `json:"pending_pod_hours"` // replica-hours waiting for a node
 
-	NodeProvisions int `json:"node_provisions"` // nodes the provisioner started
-	NodeRemovals   int `json:"node_removals"`   // idle nodes scaled down
+	NodeProvisions   int     `json:"node_provisions"`     // nodes the provisioner started
+	NodeRemovals     int     `json:"node_removals"`       // idle nodes scaled down
+	NodeChurn        int     `json:"node_churn"`          // node_provisions + node_removals
+	NodeChurnPerHour float64 `json:"node_churn_per_hour"` // node_churn / simulated hours
+
 	// The provisioner under the run's burst of node requests (sim.Metrics):
 	// failed scale-ups that held requests back (a node-group backoff, an
 	// offering marked unavailable), the longest wait of such a stall,
 	// minutes, the most nodes requested within two minutes, and the failed
-	// instance launches. All 0 with the default token bucket, which never
-	// fails.
-	ProvisionerStalls   int          `json:"provisioner_stalls"`
-	LongestStallMinutes float64      `json:"longest_stall_minutes"`
-	MaxNodeRequests2m   int          `json:"max_node_requests_2m"`
-	LaunchFailures      int          `json:"launch_failures"`
-	NodeChurn           int          `json:"node_churn"`          // node_provisions + node_removals
-	NodeChurnPerHour    float64      `json:"node_churn_per_hour"` // node_churn / simulated hours
-	ScaleOut            sim.ScaleOut `json:"scale_out"`           // correlated scale-out episodes (sim.ScaleOut)
-	ScaleOutAll         sim.ScaleOut `json:"scale_out_all"`       // every scale-out episode
-	MaxScaleUps30s      int          `json:"max_scale_ups_30s"`   // most apps whose target rose within 30 s
-	PriorityInversions  int          `json:"priority_inversions"` // replicas scheduled while a more important tier's waited for a node
-	P3WhileP0Waits      int          `json:"p3_while_p0_waits"`   // of them, replicas of priority >= 3 while a priority-0 one waited
-	Preemptions         int          `json:"preemptions"`         // replicas preempted by the scheduler (priority_classes)
-	AvgCPUUtilisation   float64      `json:"avg_cpu_utilisation"` // busy core-hours / cost_core_hours, [0, 1]
-	PeakPods            int          `json:"peak_pods"`           // most ready, starting and pending replicas at once
-	FloorCoreHours      float64      `json:"floor_core_hours"`    // min_replicas x cpu_per_replica x hours, summed over apps
+	// instance launches. Stalls and failures are 0 with the default token
+	// bucket, which never fails.
+	ProvisionerStalls   int     `json:"provisioner_stalls"`
+	LongestStallMinutes float64 `json:"longest_stall_minutes"`
+	MaxNodeRequests2m   int     `json:"max_node_requests_2m"`
+	LaunchFailures      int     `json:"launch_failures"`
+
+	ScaleOut           sim.ScaleOut `json:"scale_out"`           // correlated scale-out episodes (sim.ScaleOut)
+	ScaleOutAll        sim.ScaleOut `json:"scale_out_all"`       // every scale-out episode
+	MaxScaleUps30s     int          `json:"max_scale_ups_30s"`   // most apps whose target rose within 30 s
+	PriorityInversions int          `json:"priority_inversions"` // replicas scheduled while a more important tier's waited for a node
+	P3WhileP0Waits     int          `json:"p3_while_p0_waits"`   // of them, replicas of priority >= 3 while a priority-0 one waited
+	Preemptions        int          `json:"preemptions"`         // replicas preempted by the scheduler (priority_classes)
+	AvgCPUUtilisation  float64      `json:"avg_cpu_utilisation"` // busy core-hours / cost_core_hours, [0, 1]
+	PeakPods           int          `json:"peak_pods"`           // most ready, starting and pending replicas at once
+	FloorCoreHours     float64      `json:"floor_core_hours"`    // min_replicas x cpu_per_replica x hours, summed over apps
 
 	// Request-weighted SLO and energy (issue 31; sim.Metrics).
 	Requests        float64 `json:"requests"`          // requests that arrived at the apps
