@@ -72,6 +72,7 @@ type configHCL struct {
 	Kubernetes kubernetesHCL
 	Prometheus prometheusHCL
 	Reward     rewardHCL
+	Calendar   calendarHCL // calendar.go
 }
 
 func (c *configHCL) children() []child {
@@ -99,6 +100,8 @@ func (c *configHCL) children() []child {
 			open: func(def hcl.Range, _ label) node { c.Prometheus.Def = def; return &c.Prometheus }},
 		{typ: "reward", once: true, example: `reward { commander { cost = 0.5 } }`,
 			open: func(def hcl.Range, _ label) node { c.Reward.Def = def; return &c.Reward }},
+		{typ: "calendar", once: true, example: `calendar { event "black-friday" { domain = "payment" ... } }`,
+			open: func(def hcl.Range, _ label) node { c.Calendar.Def = def; return &c.Calendar }},
 	}
 }
 
@@ -115,6 +118,7 @@ func (c *configHCL) translate() *domains.Config {
 		Prometheus: c.Prometheus.translate(),
 		Reward: domains.Reward{Commander: c.Reward.Commander.values(), Soldier: c.Reward.Soldier.values(),
 			Service: c.Reward.Service.values()},
+		Calendar: c.Calendar.translate(),
 	}
 	for _, d := range c.Domains {
 		cfg.Domains = append(cfg.Domains, d.translate())

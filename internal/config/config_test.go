@@ -182,6 +182,26 @@ func TestParseRules(t *testing.T) {
 			add:  "commander {\n  dead_zone = 0\n}\n",
 			line: 13, col: 15, summary: "Invalid dead_zone", hint: "replaced by the default 0.02"},
 
+		// The calendar.
+		{name: "a calendar event for a domain not in the config",
+			add:  "calendar {\n  event \"sale\" {\n    domain   = \"paymnt\"\n    start    = \"2026-11-27T08:00:00Z\"\n    duration = \"4h\"\n    load     = 2\n  }\n}\n",
+			line: 14, col: 16, summary: `Unknown domain "paymnt"`, hint: `the config has no domain "paymnt"`},
+		{name: "a calendar event plans a rise",
+			add:  "calendar {\n  event \"sale\" {\n    domain   = \"pay\"\n    start    = \"2026-11-27T08:00:00Z\"\n    duration = \"4h\"\n    load     = 1\n  }\n}\n",
+			line: 17, col: 16, summary: "Invalid load", hint: "load must be in (1, 20], got 1"},
+		{name: "a calendar event needs its start",
+			add:  "calendar {\n  event \"sale\" {\n    domain   = \"pay\"\n    duration = \"4h\"\n    load     = 2\n  }\n}\n",
+			line: 13, col: 3, summary: "Missing start", hint: `start = "2026-11-27T08:00:00Z"`},
+		{name: "a calendar event's start is a time",
+			add:  "calendar {\n  event \"sale\" {\n    domain   = \"pay\"\n    start    = \"friday\"\n    duration = \"4h\"\n    load     = 2\n  }\n}\n",
+			line: 15, col: 16, summary: "Invalid start", hint: "not an RFC 3339 time"},
+		{name: "the calendar's ramp is within its lead",
+			add:  "calendar {\n  lead = \"5m\"\n  ramp = \"10m\"\n}\n",
+			line: 14, col: 10, summary: "Invalid ramp", hint: "ramp must be in (0s, 5m0s], got 10m0s"},
+		{name: "the calendar's lead is at most six hours",
+			add:  "calendar {\n  lead = \"12h\"\n}\n",
+			line: 13, col: 10, summary: "Invalid lead", hint: "lead must be in (0s, 6h0m0s], got 12h0m0s"},
+
 		// Shares.
 		{name: "floor above ceiling",
 			edit: []string{"floor = 0.2", "floor = 0.7\n  ceiling = 0.5"},
@@ -514,6 +534,7 @@ func TestParseTranslatesWithDefaults(t *testing.T) {
 			WritesPerSecond: domains.DefaultWritesPerSecond, WriteBurst: domains.DefaultWriteBurst,
 			BalloonPriorityClass: domains.DefaultBalloonPriorityClass, BalloonImage: domains.DefaultBalloonImage},
 		Prometheus: domains.Prometheus{MaxAge: 2 * time.Minute, Timeout: 5 * time.Second, Queries: domains.DefaultPrometheusQueries},
+		Calendar:   domains.Calendar{Lead: 30 * time.Minute, Ramp: 10 * time.Minute},
 	}
 	for tier := range want.Soldier.Ladders { // no ladder or fallback block: every tier's defaults
 		want.Soldier.Ladders[tier] = domains.DefaultLadder(tier)
@@ -880,5 +901,34 @@ func TestParseSchedulingKnobs(t *testing.T) {
 				t.Errorf("packing loss %v, want %v", got, tc.packingLoss)
 			}
 		})
+	}
+}
+
+func TestParseCalendar(t *testing.T) {
+	src := base + `calendar {
+  lead = "45m"
+  event "black-friday" {
+    domain   = "pay"
+    start    = "2026-11-27T08:00:00Z"
+    duration = "12h"
+    load     = 2.5
+  }
+}
+`
+	cfg, err := Parse([]byte(src), "cluster.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := domains.Calendar{Lead: 45 * time.Minute, Ramp: 10 * time.Minute, Events: []domains.Planned{{Name: "black-friday",
+		Domain: "pay", Start: time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC), Duration: 12 * time.Hour, Load: 2.5}}}
+	if !reflect.DeepEqual(cfg.Calendar, want) {
+		t.Fatalf("calendar %+v, want %+v", cfg.Calendar, want)
+	}
+	none, err := Parse([]byte(base), "cluster.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := none.Calendar; c.Lead != 30*time.Minute || c.Ramp != 10*time.Minute || len(c.Events) != 0 {
+		t.Fatalf("without a calendar block: %+v, want no events, lead 30m, ramp 10m", c)
 	}
 }

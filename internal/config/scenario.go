@@ -239,6 +239,8 @@ func (s *scenarioHCL) translate(dir string) *domains.Scenario {
 			Every:             e.Every.V,
 			Multiplier:        e.Multiplier.V,
 			ServiceTimeFactor: e.ServiceTimeFactor.V,
+			Announced:         e.Announced.ok(),
+			AnnouncedAt:       e.Announced.V,
 		})
 	}
 	return out
@@ -276,6 +278,9 @@ type eventHCL struct {
 	Every             durationAttr `hcl:"every"`
 	Multiplier        numberAttr   `hcl:"multiplier"`
 	ServiceTimeFactor numberAttr   `hcl:"service_time_factor"`
+	// Announced is when the operator's calendar had the event, an offset
+	// like at; unset: nobody announced it (domains.Scenario.Planned).
+	Announced durationAttr `hcl:"announced"`
 }
 
 func (e *eventHCL) children() []child { return nil }
@@ -285,7 +290,7 @@ func (e *eventHCL) children() []child { return nil }
 var eventKinds = map[domains.EventKind]struct{ need, other []string }{
 	domains.EventFlashSale:      {need: []string{"domain", "at", "multiplier", "hold"}, other: []string{"app", "service_time_factor"}},
 	domains.EventBatchWindow:    {need: []string{"domain", "at", "multiplier", "hold"}, other: []string{"app", "service_time_factor"}},
-	domains.EventSlowDependency: {need: []string{"app", "at", "service_time_factor", "hold"}, other: []string{"domain", "multiplier"}},
+	domains.EventSlowDependency: {need: []string{"app", "at", "service_time_factor", "hold"}, other: []string{"domain", "multiplier", "announced"}},
 }
 
 var (
@@ -464,6 +469,10 @@ func validateEvent(e *domains.Event, he *eventHCL, s *domains.Scenario, checkRef
 	}
 	c.number(&he.Multiplier, e.Multiplier, eventFactors)
 	c.number(&he.ServiceTimeFactor, e.ServiceTimeFactor, eventFactors)
+	c.duration(&he.Announced, e.AnnouncedAt, nonNegative)
+	if he.Announced.ok() && he.Multiplier.ok() && e.Multiplier <= 1 {
+		ds.add(he.Announced.Range, "Invalid announced", "only a rise is planned for: the event's multiplier %g is not above 1", e.Multiplier)
+	}
 }
 
 // ref reports a reference to a name not among names.

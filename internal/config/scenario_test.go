@@ -156,6 +156,15 @@ func TestParseScenarioRules(t *testing.T) {
 		{name: "service_time_factor is at most 1000",
 			add:  event("slow-dependency", `app = "fraud/scoring"`, `at = "1h"`, `service_time_factor = 1e9`, `hold = "1m"`),
 			line: 11, col: 27, summary: "Invalid service_time_factor", hint: "must be in (0, 1000], got 1000000000"},
+		{name: "announced is for flash sales and batch windows",
+			add:  event("slow-dependency", `app = "fraud/scoring"`, `at = "1h"`, `service_time_factor = 2`, `hold = "1m"`, `announced = "1h"`),
+			line: 13, col: 17, summary: "Invalid announced in slow-dependency event", hint: "belongs to other event kinds"},
+		{name: "announced is an offset like at",
+			add:  event("flash-sale", `domain = "payment"`, `at = "1h"`, `multiplier = 2`, `hold = "1m"`, `announced = "-5m"`),
+			line: 13, col: 17, summary: "Invalid announced", hint: "must be >= 0s, got -5m0s"},
+		{name: "only a rise is announced",
+			add:  event("flash-sale", `domain = "payment"`, `at = "1h"`, `multiplier = 0.5`, `hold = "1m"`, `announced = "1h"`),
+			line: 13, col: 17, summary: "Invalid announced", hint: "multiplier 0.5 is not above 1"},
 		{name: "event duration with a bad unit",
 			add:  event("flash-sale", `domain = "payment"`, `at = "1hr"`, `multiplier = 2`, `hold = "1m"`),
 			line: 10, col: 10, summary: "Invalid at", hint: `"1hr" is not a duration (example: "30s")`},
@@ -505,5 +514,39 @@ func TestExampleScenariosLoad(t *testing.T) {
 		if _, err := LoadScenarioFile(p, cfgs[w]); err != nil {
 			t.Errorf("%s (for examples/%s): %v", p, w, err)
 		}
+	}
+}
+
+func TestParseScenarioAnnouncedEvents(t *testing.T) {
+	cfg := loadTestConfig(t)
+	src := strings.TrimSuffix(strings.Replace(scenarioBase, `duration = "72h"`, "start = \"2026-11-27T00:00:00Z\"\n  duration = \"72h\"", 1), "}\n") +
+		event("flash-sale", `domain = "payment"`, `at = "1h40m"`, `multiplier = 2`, `ramp = "1m"`, `hold = "40m"`, `announced = "2h"`) +
+		event("batch-window", `domain = "payment"`, `at = "10h"`, `multiplier = 3`, `hold = "1h"`, `every = "24h"`, `announced = "10h"`) +
+		event("flash-sale", `domain = "payment"`, `at = "5h"`, `multiplier = 4`, `hold = "10m"`) +
+		event("flash-sale", `domain = "payment"`, `at = "71h"`, `multiplier = 2`, `hold = "10m"`, `announced = "74h"`) + "}\n"
+	s, err := ParseScenario([]byte(src), "testdata/s.hcl", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	want := []domains.Planned{
+		// The sale as the calendar had it: 20 minutes later than it came.
+		{Name: "flash-sale", Domain: "payment", Start: day.Add(2 * time.Hour), Duration: 41 * time.Minute, Load: 2},
+		// A nightly window, once a night of the three; the unannounced
+		// sale is in no calendar.
+		{Name: "batch-window", Domain: "payment", Start: day.Add(10 * time.Hour), Duration: time.Hour, Load: 3},
+		{Name: "batch-window", Domain: "payment", Start: day.Add(34 * time.Hour), Duration: time.Hour, Load: 3},
+		{Name: "batch-window", Domain: "payment", Start: day.Add(58 * time.Hour), Duration: time.Hour, Load: 3},
+	}
+	// A sale in the last hour announced for after the end: its lead may
+	// open within the scenario, so it is in the calendar.
+	want = append(want, domains.Planned{Name: "flash-sale", Domain: "payment", Start: day.Add(74 * time.Hour), Duration: 10 * time.Minute, Load: 2})
+	if got := s.Planned(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("planned\n%+v\nwant\n%+v", got, want)
+	}
+	merged := cfg.WithPlanned(s.Planned())
+	if len(cfg.Calendar.Events) != 0 || len(merged.Calendar.Events) != 5 || merged.Calendar.Lead != 30*time.Minute {
+		t.Fatalf("WithPlanned: the config's calendar %d events, the merged one's %d (lead %s); want 0 and 5 at 30m",
+			len(cfg.Calendar.Events), len(merged.Calendar.Events), merged.Calendar.Lead)
 	}
 }

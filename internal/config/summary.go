@@ -10,7 +10,8 @@ import (
 
 // Summary is one line describing a valid config and scenario (sc may be
 // nil), what `regiment validate` prints, e.g. "ok: cluster prod, 5
-// domains, 12 app sets, 1550 apps; scenario s, 72h, 2 traffic, 3 events".
+// domains, 12 app sets, 1550 apps, 2 events in the calendar; scenario s,
+// 72h, 2 traffic, 3 events (1 announced)".
 func Summary(cfg *domains.Config, sc *domains.Scenario) string {
 	sets := 0
 	for _, d := range cfg.Domains {
@@ -27,9 +28,15 @@ func Summary(cfg *domains.Config, sc *domains.Scenario) string {
 	if discovering > 0 {
 		s += fmt.Sprintf(" (and those %s find on the cluster)", plural(discovering, "discover block")) // counted at run time
 	}
+	if n := len(cfg.Calendar.Events); n > 0 {
+		s += fmt.Sprintf(", %s in the calendar", plural(n, "event"))
+	}
 	if sc != nil {
 		s += fmt.Sprintf("; scenario %s, %s, %d traffic, %s", sc.Name,
 			ShortDuration(sc.Duration), len(sc.Traffic), plural(len(sc.Events), "event"))
+		if n := len(sc.Planned()); n > 0 {
+			s += fmt.Sprintf(" (%d announced)", n)
+		}
 	}
 	return s
 }

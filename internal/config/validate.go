@@ -18,6 +18,7 @@ import (
 func validateConfig(cfg *domains.Config, h *configHCL, ds *Diagnostics) {
 	c := checker{ds}
 	validateReward(&h.Reward, c)
+	validateCalendar(cfg, &h.Calendar, c)
 	if h.Cluster.Def != (hcl.Range{}) {
 		cl, hc := &cfg.Cluster, &h.Cluster
 		c.name(hc.Name, "cluster")

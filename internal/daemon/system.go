@@ -62,6 +62,7 @@ type SystemStats struct {
 // NewSystem returns the system for cfg over the simulation s, storing under
 // dataDir; it starts nothing.
 func NewSystem(cfg *domains.Config, s *sim.Sim, dataDir string, log hclog.Logger) *System {
+	cfg = cfg.WithPlanned(s.Planned()) // the events the scenario announced, for the Commander
 	return &System{cfg: cfg, cluster: live.New(s, cfg), dataDir: dataDir, log: log,
 		stats: SystemStats{DBPath: filepath.Join(dataDir, "regiment.db")}}
 }

@@ -243,3 +243,31 @@ func TestSystemRunAgainOnItsDataStartsClean(t *testing.T) {
 		t.Errorf("episodes in the store after each run %v: want the second run's added to the first's", episodes)
 	}
 }
+
+// TestSystemPlansTheScenariosAnnouncedEvents: regiment run's Commander
+// plans for the events its scenario announced: three minutes into the small
+// sample with a sale announced for 20 min (its lead open since -10 min, its
+// ramp done), the pool holds payment's cores x 3 on top of what the same
+// run without the announcement asks.
+func TestSystemPlansTheScenariosAnnouncedEvents(t *testing.T) {
+	plan := func(announced string) float64 {
+		cfg, s := simtest.WorldFor(t, "../../examples/small.hcl",
+			simtest.AnnouncedSale(t, "../../cmd/regiment/testdata/small-sample.hcl", announced), 3*time.Minute)
+		y := NewSystem(cfg, s, t.TempDir(), hclog.NewNullLogger())
+		defer y.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := y.Open(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if stopped, err := y.Run(ctx, 0, nil); err != nil || stopped {
+			t.Fatalf("Run: stopped %v, %v", stopped, err)
+		}
+		var target float64
+		y.Cluster().Sim(func(s *sim.Sim) { target = s.CapacityTarget() })
+		return target
+	}
+	if without, with := plan(""), plan("20m"); without <= 0 || with < 1.3*without {
+		t.Fatalf("capacity plan after 3 min: %.0f cores with the sale announced, %.0f without; want at least 1.3x", with, without)
+	}
+}

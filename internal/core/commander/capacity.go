@@ -143,7 +143,7 @@ func PlanCapacity(o *Observation, spare float64) float64 {
 				growth = max(trend, 1)
 			}
 		}
-		if cores := d.CoresUsed * growth; cores >= 0 && !math.IsInf(cores, 0) {
+		if cores := max(d.CoresUsed*growth, d.EventCores); cores >= 0 && !math.IsInf(cores, 0) {
 			total += cores // NaN fails cores >= 0
 		}
 	}

@@ -310,6 +310,7 @@ func (c *Commander) Reload(cfg *domains.Config) error {
 		return fmt.Errorf("commander: reload: dependencies between domains changed: restart to apply")
 	}
 	c.cfg, c.rules = cfg, NewRules(cfg)
+	c.builder.cal = c.builder.cal.reloaded(cfg)
 	for i, d := range cfg.Domains {
 		o := &c.builder.obs.Domains[i]
 		o.Priority, o.Weight, o.Floor, o.Ceiling, o.FixedHeadroom = d.Priority, d.Weight, d.Floor, d.Ceiling, d.Headroom

@@ -65,9 +65,13 @@ type DomainObs struct {
 	Uncertainty            float64 // (p90 - p10) / p50 at +15 min
 	PrevShare, BudgetUtil  float64
 	DemandCores, CoresUsed float64
-	Stale                  bool // no report within two Commander ticks
-	lastRPS, lastDelta     float64
-	reportedAt             time.Time
+	// EventCores is the cores the operator's calendar expects the domain
+	// to need now, 0 outside its events' windows (calendar.apply; not in
+	// Vector: time.event flags it).
+	EventCores         float64
+	Stale              bool // no report within two Commander ticks
+	lastRPS, lastDelta float64
+	reportedAt         time.Time
 }
 
 // ClusterObs is the pool as a whole.
@@ -84,7 +88,7 @@ type Observation struct {
 	At      time.Time
 	Domains []DomainObs
 	Cluster ClusterObs
-	Event   bool      // a special event is flagged
+	Event   bool      // an event of the operator's calendar is within its window
 	Vector  []float64 // normalised features in Layout order
 }
 
@@ -105,6 +109,8 @@ type Builder struct {
 	// nodes and pendingNodes are the pool's ready and not-yet-ready nodes
 	// when a NodeCounter knows them; 0 otherwise.
 	nodes, pendingNodes int
+	// cal is the operator's calendar of events.
+	cal calendar
 }
 
 // NewBuilder returns a Builder for cfg's domains.
@@ -120,6 +126,7 @@ func NewBuilder(cfg *domains.Config) *Builder {
 			SLO: d.SLO.LatencyP99Seconds(), ErrorBudget: d.SLO.ErrorBudget}
 	}
 	b.calls = callMatrix(cfg)
+	b.cal = newCalendar(cfg)
 	b.obs.Vector = make([]float64, 0, len(Layout(cfg)))
 	return b
 }
@@ -240,6 +247,7 @@ func (b *Builder) Build(now time.Time, prevShares []float64, tick time.Duration)
 	o.Cluster.Nodes, o.Cluster.PendingNodes = b.nodes, b.pendingNodes
 	o.Cluster.FreeCores = math.Max(0, capacity-used)
 	o.Cluster.CostPerMinute = used * b.cfg.Cluster.CostPerCoreHour / 60
+	b.cal.apply(o, now)
 	b.vector(o)
 	return o
 }

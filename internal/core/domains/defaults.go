@@ -53,6 +53,9 @@ func (c *Config) Defaults() {
 		cm.CapacityPlan = PlanForecast
 	}
 
+	setD(&c.Calendar.Lead, DefaultEventLead)
+	setD(&c.Calendar.Ramp, min(DefaultEventRamp, c.Calendar.Lead))
+
 	s := &c.Soldier
 	setD(&s.Tick, 10*time.Second)
 	if s.Policy == "" {

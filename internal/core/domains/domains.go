@@ -19,6 +19,8 @@ type Config struct {
 	Kubernetes Kubernetes
 	Prometheus Prometheus
 	Reward     Reward
+	// Calendar is the operator's schedule of expected demand; empty: none.
+	Calendar Calendar
 }
 
 // Cluster is the contested node pool every domain draws from.

@@ -194,6 +194,35 @@ type Event struct {
 	Multiplier float64
 	// ServiceTimeFactor scales the app set's service time at full effect (slow-dependency); > 0.
 	ServiceTimeFactor float64
+	// Announced is whether the operator's calendar had the event
+	// (flash-sale, batch-window), and AnnouncedAt the offset from the
+	// scenario start it had it at, which need not be At: the postmortem's
+	// sale went live 20 minutes before the plan.
+	Announced   bool
+	AnnouncedAt time.Duration
+}
+
+// Planned is the operator's calendar as the scenario announced it, for the
+// Regiment config's Calendar (Config.WithPlanned): each announced event at
+// the scenario's start + AnnouncedAt, for its ramp and hold, at its
+// multiplier; a repeating one once per repeat announced before the
+// scenario's end + MaxEventLead, the latest whose lead can open within it.
+// nil when none is announced.
+func (s *Scenario) Planned() []Planned {
+	var out []Planned
+	for _, e := range s.Events {
+		if !e.Announced {
+			continue
+		}
+		for at := e.AnnouncedAt; at < s.Duration+MaxEventLead; at += e.Every {
+			out = append(out, Planned{Name: string(e.Kind), Domain: e.Domain, Start: s.Start.Add(at),
+				Duration: e.Ramp + e.Hold, Load: e.Multiplier})
+			if e.Every <= 0 {
+				break
+			}
+		}
+	}
+	return out
 }
 
 // Factor is the event's effect strength in [0, 1] at offset t from the scenario start.

@@ -58,11 +58,13 @@ func WithAblation(policies []string) []string {
 }
 
 // NewPolicy builds the named policy for simulation s of cfg; build s from
-// baseline.World(name, cfg), the world the policy runs in.
+// baseline.World(name, cfg), the world the policy runs in. Regiment's
+// Commander plans for the events the scenario announced (Sim.Planned) on
+// top of cfg's calendar.
 func NewPolicy(name string, cfg *domains.Config, s *sim.Sim) (sim.Policy, error) {
 	switch name {
 	case Regiment:
-		return simcluster.NewPolicy(cfg, nil, nil, simcluster.WithPool(s))
+		return simcluster.NewPolicy(cfg.WithPlanned(s.Planned()), nil, nil, simcluster.WithPool(s))
 	case Independent:
 		return simcluster.NewIndependent(cfg, nil)
 	}

@@ -303,6 +303,11 @@ func (s *Sim) NodeCounts() (ready, pending int) {
 // Now is the simulated time at the current tick.
 func (s *Sim) Now() time.Time { return s.sc.Start.Add(time.Duration(s.step) * s.tick) }
 
+// Planned is the operator's calendar the scenario announced
+// (domains.Scenario.Planned), for the config of a Commander that runs on
+// this simulation (Config.WithPlanned).
+func (s *Sim) Planned() []domains.Planned { return s.sc.Planned() }
+
 // Done reports whether the scenario has run to its end.
 func (s *Sim) Done() bool { return s.step >= s.steps }
 

@@ -247,7 +247,7 @@ func (e *CommanderEnv) Reset(r *rand.Rand, obs [][]float64) {
 			return soldier.NewLearned(e.soldierPol, scfg)
 		}))
 	}
-	pol, err := simcluster.NewPolicy(e.cfg, nil, nil, opts...)
+	pol, err := simcluster.NewPolicy(e.cfg.WithPlanned(s.Planned()), nil, nil, opts...)
 	if err != nil {
 		panic(fmt.Sprintf("train: commander env: %v", err))
 	}

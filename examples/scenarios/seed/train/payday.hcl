@@ -11,6 +11,7 @@ scenario "seed-train-payday" {
     multiplier = 1.5
     ramp       = "20m"
     hold       = "3h"
+    announced  = "1h15m"
   }
 
   event "flash-sale" {
@@ -19,5 +20,6 @@ scenario "seed-train-payday" {
     multiplier = 1.3
     ramp       = "20m"
     hold       = "3h"
+    announced  = "1h15m"
   }
 }

@@ -13,6 +13,7 @@ scenario "seed-train-postmortem" {
     multiplier = 2.0
     ramp       = "45s"
     hold       = "40m"
+    announced  = "5h5m"
   }
 
   event "flash-sale" {
@@ -21,5 +22,6 @@ scenario "seed-train-postmortem" {
     multiplier = 1.5
     ramp       = "1m"
     hold       = "40m"
+    announced  = "5h5m"
   }
 }

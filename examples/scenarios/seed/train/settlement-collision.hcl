@@ -12,6 +12,7 @@ scenario "seed-train-settlement-collision" {
     multiplier = 5
     ramp       = "5m"
     hold       = "2h"
+    announced  = "2h0m"
   }
 
   event "flash-sale" {

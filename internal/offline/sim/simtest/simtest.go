@@ -5,6 +5,8 @@
 package simtest
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -92,4 +94,25 @@ func TickAllocs(s *sim.Sim, p sim.Policy) float64 {
 		tick(s, p)
 	}
 	return testing.AllocsPerRun(60, func() { tick(s, p) })
+}
+
+// AnnouncedSale writes a scenario extending the scenario at basePath with a
+// payment sale at 40 min (3x for 10 min), announced for announced in the
+// operator's calendar (unannounced when ""), and returns its path.
+func AnnouncedSale(tb testing.TB, basePath, announced string) string {
+	tb.Helper()
+	base, err := filepath.Abs(basePath)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if announced != "" {
+		announced = "\n    announced  = \"" + announced + "\""
+	}
+	src := "scenario \"announced\" {\n  extends = \"" + base + "\"\n  event \"flash-sale\" {\n    domain     = \"payment\"\n" +
+		"    at         = \"40m\"\n    multiplier = 3\n    hold       = \"10m\"" + announced + "\n  }\n}\n"
+	path := filepath.Join(tb.TempDir(), "announced.hcl")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return path
 }

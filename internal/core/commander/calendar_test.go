@@ -1,0 +1,123 @@
+package commander
+
+import (
+	"context"
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/regimentd/regiment/internal/core/domains"
+)
+
+// TestCommanderPlansTheCalendarsEvents follows a Commander through one
+// event of the operator's calendar, p0 at 2x from 12:00 for an hour with the
+// default lead (30 min) and ramp (10 min): the pool's plan, the time.event
+// flag, and the end of the plan once the event's demand has come.
+func TestCommanderPlansTheCalendarsEvents(t *testing.T) {
+	start := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	cfg := testConfig()
+	cfg.Calendar.Events = []domains.Planned{{Name: "sale", Domain: "p0", Start: start, Duration: time.Hour, Load: 2}}
+	pool := &recordingPool{}
+	c := New(cfg, &Forecast{ReserveMin: cfg.Commander.ReserveMin}, "forecast", &nopPublisher{}, nil, 1, 0)
+	c.SetPool(pool)
+	steps := []struct {
+		rule    string
+		at      time.Duration // from the event's start
+		p0      float64       // p0's cores in use; p1 and p3 use 100 each
+		plan    float64       // the pool's plan, cores
+		flagged bool
+	}{
+		{"before the lead opens, the cores in use", -31 * time.Minute, 100, 300, false},
+		{"the lead opens: p0's level now is the event's base", -30 * time.Minute, 100, 300, true},
+		{"halfway up the ramp, half the event's extra cores", -25 * time.Minute, 110, 350, true},
+		{"the ramp done, the base x load, held though p0 fell", -20 * time.Minute, 90, 400, true},
+		{"the event started early: its rise so far is under the plan", -15 * time.Minute, 150, 400, true},
+		{"the demand has come (0.9 of the plan): the replicas hold the nodes", -10 * time.Minute, 180, 380, true},
+		{"and the plan stays with them as the event's demand falls short", 10 * time.Minute, 140, 340, true},
+		{"the event over: no flag", time.Hour, 100, 300, false},
+	}
+	event := slices.Index(Layout(cfg), "time.event")
+	for i, s := range steps {
+		now := start.Add(s.at)
+		c.OnReport(report(cfg, "p0", s.p0, 0.05, now))
+		c.OnReport(report(cfg, "p1", 100, 0.05, now))
+		c.OnReport(report(cfg, "p3", 100, 0.05, now))
+		dec, err := c.Tick(context.Background(), now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The hold keeps a plan's peak for plan_hold (0 here) and the
+		// forecast plans no growth this young: the plan is the calendar's.
+		if got := pool.targets[i]; math.Abs(got-s.plan) > 1e-9 || dec.CapacityTargetCores != got {
+			t.Fatalf("%s: plan %v (decision %v), want %v", s.rule, got, dec.CapacityTargetCores, s.plan)
+		}
+		o, _ := c.Decide(now)
+		if o.Event != s.flagged || (o.Vector[event] == 1) != s.flagged {
+			t.Fatalf("%s: time.event %v (feature %v), want %v", s.rule, o.Event, o.Vector[event], s.flagged)
+		}
+	}
+}
+
+func TestCalendarSurvivesAReload(t *testing.T) {
+	start := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	cfg := testConfig()
+	sale := domains.Planned{Name: "sale", Domain: "p0", Start: start, Duration: time.Hour, Load: 2}
+	cfg.Calendar.Events = []domains.Planned{sale}
+	pool := &recordingPool{}
+	c := New(cfg, &Forecast{ReserveMin: cfg.Commander.ReserveMin}, "forecast", &nopPublisher{}, nil, 1, 0)
+	c.SetPool(pool)
+	tick := func(at time.Duration, p0 float64) float64 {
+		now := start.Add(at)
+		for _, d := range []string{"p1", "p3"} {
+			c.OnReport(report(cfg, d, 100, 0.05, now))
+		}
+		c.OnReport(report(cfg, "p0", p0, 0.05, now))
+		if _, err := c.Tick(context.Background(), now); err != nil {
+			t.Fatal(err)
+		}
+		return pool.targets[len(pool.targets)-1]
+	}
+	tick(-30*time.Minute, 100) // the base: 100
+	// A reload that adds an event keeps the sale's base: p0's 150 now is
+	// the early start of the sale, not the level before it.
+	next := *cfg
+	next.Calendar.Events = []domains.Planned{sale, {Name: "batch", Domain: "p3", Start: start.Add(2 * time.Hour), Duration: time.Hour, Load: 3}}
+	if err := c.Reload(&next); err != nil {
+		t.Fatal(err)
+	}
+	if got := tick(-15*time.Minute, 150); got != 200+200 {
+		t.Fatalf("after the reload, plan %v, want 400: the sale's base of 100 x 2, and 200 for p1 and p3", got)
+	}
+	// A reload that drops the sale drops its plan.
+	last := *cfg
+	last.Calendar.Events = nil
+	if err := c.Reload(&last); err != nil {
+		t.Fatal(err)
+	}
+	if got := tick(-14*time.Minute, 150); got != 350 {
+		t.Fatalf("the sale removed, plan %v, want the cores in use, 350", got)
+	}
+}
+
+func TestPlannedProgress(t *testing.T) {
+	start := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	e := domains.Planned{Start: start, Duration: time.Hour, Load: 2}
+	for _, s := range []struct {
+		at     time.Duration
+		f      float64
+		active bool
+	}{
+		{-31 * time.Minute, 0, false},
+		{-30 * time.Minute, 0, true},
+		{-25 * time.Minute, 0.5, true},
+		{-20 * time.Minute, 1, true},
+		{59 * time.Minute, 1, true},
+		{time.Hour, 0, false},
+	} {
+		f, active := e.Progress(start.Add(s.at), 30*time.Minute, 10*time.Minute)
+		if f != s.f || active != s.active {
+			t.Errorf("at %s: progress %v, %v; want %v, %v", s.at, f, active, s.f, s.active)
+		}
+	}
+}
