@@ -31,7 +31,7 @@ func (c *calendarHCL) translate() domains.Calendar {
 	out := domains.Calendar{Lead: c.Lead.V, Ramp: c.Ramp.V}
 	for _, e := range c.Events {
 		out.Events = append(out.Events, domains.Planned{Name: e.Name.V, Domain: e.Domain.V, Start: e.Start.V,
-			Duration: e.Duration.V, Load: e.Load.V})
+			Duration: e.Duration.V, Load: e.Load.V, Lead: e.Lead.V})
 	}
 	return out
 }
@@ -43,6 +43,7 @@ type plannedHCL struct {
 	Start    timeAttr     `hcl:"start"`
 	Duration durationAttr `hcl:"duration"`
 	Load     numberAttr   `hcl:"load"`
+	Lead     durationAttr `hcl:"lead"`
 }
 
 func (e *plannedHCL) children() []child { return nil }
@@ -53,7 +54,7 @@ var (
 )
 
 // validateCalendar checks the calendar block: its lead and ramp, and each
-// event's domain, start, duration and load.
+// event's domain, start, duration, load and lead.
 func validateCalendar(cfg *domains.Config, h *calendarHCL, c checker) {
 	cal := &cfg.Calendar
 	c.duration(&h.Lead, cal.Lead, eventLeads)
@@ -70,5 +71,6 @@ func validateCalendar(cfg *domains.Config, h *calendarHCL, c checker) {
 		}
 		c.duration(&e.Duration, e.Duration.V, positive)
 		c.number(&e.Load, e.Load.V, eventLoads)
+		c.duration(&e.Lead, e.Lead.V, eventLeads)
 	}
 }

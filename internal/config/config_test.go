@@ -913,6 +913,13 @@ func TestParseCalendar(t *testing.T) {
     duration = "12h"
     load     = 2.5
   }
+  event "settlement" {
+    domain   = "pay"
+    start    = "2026-11-27T22:00:00Z"
+    duration = "2h"
+    load     = 3
+    lead     = "10m"
+  }
 }
 `
 	cfg, err := Parse([]byte(src), "cluster.hcl")
@@ -920,7 +927,8 @@ func TestParseCalendar(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := domains.Calendar{Lead: 45 * time.Minute, Ramp: 10 * time.Minute, Events: []domains.Planned{{Name: "black-friday",
-		Domain: "pay", Start: time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC), Duration: 12 * time.Hour, Load: 2.5}}}
+		Domain: "pay", Start: time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC), Duration: 12 * time.Hour, Load: 2.5},
+		{Name: "settlement", Domain: "pay", Start: time.Date(2026, 11, 27, 22, 0, 0, 0, time.UTC), Duration: 2 * time.Hour, Load: 3, Lead: 10 * time.Minute}}}
 	if !reflect.DeepEqual(cfg.Calendar, want) {
 		t.Fatalf("calendar %+v, want %+v", cfg.Calendar, want)
 	}

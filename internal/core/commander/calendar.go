@@ -64,7 +64,7 @@ func (c *calendar) apply(o *Observation, now time.Time) {
 	}
 	for k := range c.cal.Events {
 		e, di := &c.cal.Events[k], c.domain[k]
-		f, active := e.Progress(now, c.cal.Lead, c.cal.Ramp)
+		f, active := e.Progress(now, &c.cal)
 		if !active || di < 0 {
 			c.base[k] = 0
 			c.met[k] = false
@@ -86,5 +86,5 @@ func (c *calendar) apply(o *Observation, now time.Time) {
 }
 
 func samePlanned(a, b *domains.Planned) bool {
-	return a.Name == b.Name && a.Domain == b.Domain && a.Start.Equal(b.Start) && a.Duration == b.Duration && a.Load == b.Load
+	return a.Name == b.Name && a.Domain == b.Domain && a.Start.Equal(b.Start) && a.Duration == b.Duration && a.Load == b.Load && a.Lead == b.Lead
 }

@@ -103,6 +103,14 @@ func TestCalendarSurvivesAReload(t *testing.T) {
 func TestPlannedProgress(t *testing.T) {
 	start := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 	e := domains.Planned{Start: start, Duration: time.Hour, Load: 2}
+	own := e
+	own.Lead = 5 * time.Minute // an event's own lead, shorter than the ramp
+	if f, active := own.Progress(start.Add(-5*time.Minute), &domains.Calendar{Lead: 30 * time.Minute, Ramp: 10 * time.Minute}); f != 0 || !active {
+		t.Errorf("own lead 5m, at -5m: %v, %v; want 0, true", f, active)
+	}
+	if f, _ := own.Progress(start, &domains.Calendar{Lead: 30 * time.Minute, Ramp: 10 * time.Minute}); f != 1 {
+		t.Errorf("own lead 5m, at the start: progress %v, want 1 (the ramp within the lead)", f)
+	}
 	for _, s := range []struct {
 		at     time.Duration
 		f      float64
@@ -115,7 +123,7 @@ func TestPlannedProgress(t *testing.T) {
 		{59 * time.Minute, 1, true},
 		{time.Hour, 0, false},
 	} {
-		f, active := e.Progress(start.Add(s.at), 30*time.Minute, 10*time.Minute)
+		f, active := e.Progress(start.Add(s.at), &domains.Calendar{Lead: 30 * time.Minute, Ramp: 10 * time.Minute})
 		if f != s.f || active != s.active {
 			t.Errorf("at %s: progress %v, %v; want %v, %v", s.at, f, active, s.f, s.active)
 		}

@@ -31,6 +31,9 @@ type Planned struct {
 	Start    time.Time
 	Duration time.Duration // > 0
 	Load     float64       // > 1: the expected demand over the demand before
+	// Lead, when above 0, is this event's own Calendar.Lead: longer for a
+	// sale that may go live early, shorter for a window that starts on time.
+	Lead time.Duration
 }
 
 // WithPlanned returns a copy of c whose calendar holds c's events, then
@@ -56,11 +59,16 @@ const (
 )
 
 // Progress is how much of e's expected extra demand the Commander plans at
-// now with lead and ramp: 0 before Start - lead and from Start + Duration
-// on, rising linearly to 1 over ramp from Start - lead, then 1 until the
-// event ends. active reports whether now is within [Start - lead, Start +
-// Duration).
-func (e *Planned) Progress(now time.Time, lead, ramp time.Duration) (f float64, active bool) {
+// now under cal: 0 before Start - lead and from Start + Duration on, rising
+// linearly to 1 over the calendar's ramp (at most the lead) from Start -
+// lead, then 1 until the event ends; lead is e's own, else the calendar's.
+// active reports whether now is within [Start - lead, Start + Duration).
+func (e *Planned) Progress(now time.Time, cal *Calendar) (f float64, active bool) {
+	lead := cal.Lead
+	if e.Lead > 0 {
+		lead = e.Lead
+	}
+	ramp := min(cal.Ramp, lead)
 	open := e.Start.Add(-lead)
 	if now.Before(open) || !now.Before(e.Start.Add(e.Duration)) {
 		return 0, false

@@ -12,7 +12,7 @@ import (
 )
 
 // Names lists the reference policies New knows, in report order.
-var Names = []string{"hpa", "hpa-priority", "hpa-legacy", "tuned-hpa", "proportional", "static", "oracle"}
+var Names = []string{"hpa", "hpa-priority", "hpa-legacy", "tuned-hpa", HPACalendar, "proportional", "static", "oracle"}
 
 // HPAPriority is the policy that is the HPA in a world where the domains'
 // pods carry PriorityClasses by tier: the strong baseline of HPAs, priority
@@ -50,6 +50,8 @@ func New(name string, cfg *domains.Config, s *sim.Sim) (sim.Policy, error) {
 		return NewHPA(cfg, LegacyHPASettings(cfg)), nil
 	case "tuned-hpa":
 		return NewHPA(cfg, TunedHPASettings(cfg)), nil
+	case HPACalendar:
+		return NewCalendarHPA(cfg, s), nil
 	case "proportional":
 		return NewProportional(cfg, cfg.Soldier.TargetUtilisation), nil
 	case "static":

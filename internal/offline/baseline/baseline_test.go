@@ -10,7 +10,7 @@ import (
 
 func TestRegistry(t *testing.T) {
 	t.Run("names are in report order", func(t *testing.T) {
-		if got := fmt.Sprint(Names); got != "[hpa hpa-priority hpa-legacy tuned-hpa proportional static oracle]" {
+		if got := fmt.Sprint(Names); got != "[hpa hpa-priority hpa-legacy tuned-hpa hpa-calendar proportional static oracle]" {
 			t.Fatalf("Names = %s", got)
 		}
 	})
