@@ -161,7 +161,8 @@ or before T, with
   - the Commander's step for the same cluster at T, restricted to outputs
     named for the domain (e.g. share/payment, cores/payment), then its
     cluster-wide outputs (reserve, capacity_target_cores: the capacity
-    plan) and the pool as it saw it (its cluster.* features),
+    plan) and the pool as it saw it (its cluster.* features, and
+    time.event: 1 while a calendar event was in its window),
   - ledger entries for the domain (and cluster-wide ones) within --window of T.
 T is RFC 3339 (2024-05-01T12:00:00Z), relative to now (-5m) or "now". With
 --app, only that app's outputs, guards and outcomes are shown, with the

@@ -26,7 +26,7 @@ func epFixture(t *testing.T) string {
 	}
 	defer s.Close()
 	eps := []store.Episode{
-		{ID: "cmd-1", Level: "commander", Cluster: "prod", Policy: "ppo@7", ObsLayout: []string{"cluster.free_share", "cluster.nodes"}, ObsVersion: 1, Started: epT0.Add(-time.Hour)},
+		{ID: "cmd-1", Level: "commander", Cluster: "prod", Policy: "ppo@7", ObsLayout: []string{"cluster.free_share", "cluster.nodes", "time.event"}, ObsVersion: 1, Started: epT0.Add(-time.Hour)},
 		{ID: "sol-payment", Level: "soldier", Domain: "payment", Cluster: "prod", Policy: "ppo@3",
 			ObsLayout: []string{"rps", "p99_ratio", "budget_util"}, ObsVersion: 1, Started: epT0.Add(-time.Minute)},
 		{ID: "sol-fraud", Level: "soldier", Domain: "fraud", Cluster: "prod", Policy: "hpa", Started: epT0.Add(-time.Minute)},
@@ -38,7 +38,7 @@ func epFixture(t *testing.T) string {
 	}
 	a := s.NewAppender(16, 0)
 	steps := []store.Step{
-		{Episode: "cmd-1", Seq: 1, At: epT0, Obs: []float64{0.25, 0.012},
+		{Episode: "cmd-1", Seq: 1, At: epT0, Obs: []float64{0.25, 0.012, 1},
 			Action: map[string]float64{"share/payment": 0.3, "cores/payment": 3600, "share/fraud": 0.2, "reserve": 0.1, "capacity_target_cores": 41000},
 			Guards: []store.Guard{{Name: "floor", Target: "share/payment", Before: 0.25, After: 0.3, Reason: "payment floor 0.30"}},
 			Reward: map[string]float64{"total": 0.8}},
@@ -169,6 +169,7 @@ func TestEpisodesWhyNamesTheGuard(t *testing.T) {
 		"the pool as the Commander saw it",
 		"cluster.free_share 0.25",
 		"cluster.nodes 0.012",
+		"time.event 1",
 		"2024-05-01T12:00:00Z payment directive share 0.30 cores 3600 share=0.3",
 	)
 	if i, j := strings.Index(out, "rps"), strings.Index(out, "p99_ratio"); i < 0 || j < i {
@@ -202,7 +203,7 @@ func TestEpisodesExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := strings.Split(strings.TrimSpace(string(raw)), "\n")
-	if len(rows) != 7 || !strings.HasPrefix(rows[0], "episode,level,domain,seq,at,obs.cluster.free_share,obs.cluster.nodes,obs.rps,") || !strings.HasSuffix(rows[0], ",guards") {
+	if len(rows) != 7 || !strings.HasPrefix(rows[0], "episode,level,domain,seq,at,obs.cluster.free_share,obs.cluster.nodes,obs.time.event,obs.rps,") || !strings.HasSuffix(rows[0], ",guards") {
 		t.Fatalf("csv export:\n%s", raw)
 	}
 	if !strings.Contains(string(raw), ",budget-cap:replicas/checkout:9->7\n") {

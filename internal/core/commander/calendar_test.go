@@ -129,3 +129,31 @@ func TestPlannedProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestCalendarPlansTheEventsCallees: an event on a domain raises the
+// domains it calls by the part of their requests its calls are (a sale on
+// payment is a sale on fraud), and no other.
+func TestCalendarPlansTheEventsCallees(t *testing.T) {
+	start := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	cfg := testConfig()
+	cfg.Calendar.Events = []domains.Planned{{Name: "sale", Domain: "p0", Start: start, Duration: time.Hour, Load: 3}}
+	c := newCalendar(cfg)
+	// p0 serves 1,000 requests/s and calls p1 a quarter of a time each:
+	// 250 of p1's 500 requests/s. p3 is called by nobody.
+	calls := make([]float64, 9)
+	calls[0*3+1] = 0.25
+	o := &Observation{Domains: []DomainObs{{RPS: 1000, CoresUsed: 100}, {RPS: 500, CoresUsed: 40}, {RPS: 100, CoresUsed: 10}}}
+	c.apply(o, start.Add(-15*time.Minute), calls) // the ramp done
+	want := []float64{300, 80, 0}                  // p0 x 3; p1 x (1 + 2 x 0.5); p3 untouched
+	for i, d := range o.Domains {
+		if math.Abs(d.EventCores-want[i]) > 1e-9 {
+			t.Errorf("domain %d: event cores %v, want %v", i, d.EventCores, want[i])
+		}
+	}
+	// p1's calls came (0.9 of its 80): the calendar lets it go; p0's did not.
+	o.Domains[1].CoresUsed = 75
+	c.apply(o, start.Add(-14*time.Minute), calls)
+	if o.Domains[0].EventCores != 300 || o.Domains[1].EventCores != 0 {
+		t.Fatalf("after p1's demand came: event cores %v and %v, want 300 and 0", o.Domains[0].EventCores, o.Domains[1].EventCores)
+	}
+}

@@ -247,7 +247,7 @@ func (b *Builder) Build(now time.Time, prevShares []float64, tick time.Duration)
 	o.Cluster.Nodes, o.Cluster.PendingNodes = b.nodes, b.pendingNodes
 	o.Cluster.FreeCores = math.Max(0, capacity-used)
 	o.Cluster.CostPerMinute = used * b.cfg.Cluster.CostPerCoreHour / 60
-	b.cal.apply(o, now)
+	b.cal.apply(o, now, b.calls)
 	b.vector(o)
 	return o
 }

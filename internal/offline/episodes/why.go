@@ -283,12 +283,12 @@ func printPool(w io.Writer, e store.Episode, st store.Step) {
 	}
 	pool := map[string]float64{}
 	for i, name := range e.ObsLayout {
-		if strings.HasPrefix(name, "cluster.") && i < len(st.Obs) {
+		if (strings.HasPrefix(name, "cluster.") || name == "time.event") && i < len(st.Obs) {
 			pool[name] = st.Obs[i]
 		}
 	}
 	if len(pool) > 0 {
-		fmt.Fprintln(w, "the pool as the Commander saw it (features: nodes in thousands, cores as shares of the pool):")
+		fmt.Fprintln(w, "the pool as the Commander saw it (features: nodes in thousands, cores as shares of the pool; time.event 1: a calendar event in its window):")
 		table(w, pool, nil)
 	}
 }
