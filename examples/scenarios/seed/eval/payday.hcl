@@ -1,4 +1,5 @@
-# Evaluation, seed scale (six hours of a quiet day, extending quiet.hcl). Payday: payment and merchant run 1.5x and 1.3x for three hours.
+# Evaluation, seed scale (six hours of a quiet day, extending quiet.hcl). Payday: payment and merchant run 1.5x and 1.3x for three hours. Paydays are on the
+# operator's calendar (announced; configuration.md#calendar).
 scenario "seed-payday" {
   extends  = "quiet.hcl"
   start    = "1998-05-22T08:00:00Z"
@@ -10,6 +11,7 @@ scenario "seed-payday" {
     multiplier = 1.5
     ramp       = "20m"
     hold       = "3h"
+    announced  = "1h0m"
   }
 
   event "flash-sale" {
@@ -18,5 +20,6 @@ scenario "seed-payday" {
     multiplier = 1.3
     ramp       = "20m"
     hold       = "3h"
+    announced  = "1h0m"
   }
 }

@@ -1,5 +1,6 @@
 # Evaluation, seed scale (six hours of a tournament day, extending diurnal.hcl). A settlement batch window (data 5x for two hours) collides with a payment peak (1.5x) 30
-# minutes into it.
+# minutes into it. The batch window is on the operator's calendar (announced;
+# configuration.md#calendar); the payment peak is not.
 scenario "seed-settlement-collision" {
   extends  = "diurnal.hcl"
   start    = "1998-06-23T13:00:00Z"
@@ -11,6 +12,7 @@ scenario "seed-settlement-collision" {
     multiplier = 5
     ramp       = "5m"
     hold       = "2h"
+    announced  = "2h30m"
   }
 
   event "flash-sale" {

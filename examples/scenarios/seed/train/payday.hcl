@@ -1,5 +1,6 @@
 # Training, seed scale (six hours of a quiet day, extending quiet.hcl): the same kind of
-# disturbance as the evaluation's, on another day, at another time. Payday: payment and merchant run 1.5x and 1.3x for three hours.
+# disturbance as the evaluation's, on another day, at another time. Payday: payment and merchant run 1.5x and 1.3x for three hours. Paydays are on the
+# operator's calendar (announced; configuration.md#calendar).
 scenario "seed-train-payday" {
   extends  = "quiet.hcl"
   start    = "1998-05-29T09:00:00Z"

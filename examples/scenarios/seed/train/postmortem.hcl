@@ -1,7 +1,8 @@
 # Training, seed scale (six hours of a tournament day, extending diurnal.hcl): the same kind of
 # disturbance as the evaluation's, on another day, at another time. The postmortem: a merchant flash sale starts 20 minutes before the plan, doubling payment
 # authorisation in under a minute; every checkout service (150) and its fraud scoring scale at
-# once and the node provisioner stalls.
+# once and the node provisioner stalls. The sale was on the operator's calendar for 20 minutes later
+# (announced; configuration.md#calendar): planned ahead, but not from when it came.
 scenario "seed-train-postmortem" {
   extends  = "diurnal.hcl"
   start    = "1998-06-12T09:00:00Z"

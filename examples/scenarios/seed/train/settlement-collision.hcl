@@ -1,6 +1,7 @@
 # Training, seed scale (six hours of a tournament day, extending diurnal.hcl): the same kind of
 # disturbance as the evaluation's, on another day, at another time. A settlement batch window (data 5x for two hours) collides with a payment peak (1.5x) 30
-# minutes into it.
+# minutes into it. The batch window is on the operator's calendar (announced;
+# configuration.md#calendar); the payment peak is not.
 scenario "seed-train-settlement-collision" {
   extends  = "diurnal.hcl"
   start    = "1998-06-18T11:00:00Z"
