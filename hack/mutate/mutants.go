@@ -94,4 +94,20 @@ var mutants = []mutant{
 		File: "internal/core/reward/term.go", Pkg: "./internal/core/reward",
 		Original: "case math.IsNaN(x):\n\t\treturn lo", Mutated: "case math.IsNaN(x):\n\t\treturn hi",
 	},
+	{
+		Name: "the calendar's event counts as come one tick early (>= -> >)",
+		File: "internal/core/commander/calendar.go", Pkg: "./internal/core/commander", Run: "TestCommanderPlansTheCalendarsEvents|TestCalendarPlansTheEventsCallees",
+		Original: "if f >= 1 && d.CoresUsed >= eventMet*full {", Mutated: "if f >= 1 && d.CoresUsed > eventMet*full {",
+	},
+	{
+		Name: "the calendar's callees planned as much as the event's domain",
+		File: "internal/core/commander/calendar.go", Pkg: "./internal/core/commander", Run: "TestCalendarPlansTheEventsCallees",
+		Original: "c.share[row+j] = min(1, o.Domains[src].RPS*calls[src*c.n+j]/o.Domains[j].RPS)",
+		Mutated:  "c.share[row+j] = min(1, calls[src*c.n+j]*4)",
+	},
+	{
+		Name: "an event's own lead ignored",
+		File: "internal/core/domains/calendar.go", Pkg: "./internal/core/commander", Run: "TestPlannedProgress",
+		Original: "if e.Lead > 0 {", Mutated: "if e.Lead < 0 {",
+	},
 }
