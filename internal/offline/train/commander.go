@@ -289,10 +289,12 @@ func (e *CommanderEnv) scenario(r *rand.Rand) (domains.Scenario, map[string][]tr
 	}
 	sc.Events = nil
 	for _, ev := range base.Events {
-		ev.At -= shift
-		if ev.At < 0 && ev.Every > 0 { // the first repeat at or after the episode's start
-			ev.At += (-ev.At + ev.Every - 1) / ev.Every * ev.Every
+		at := ev.At - shift
+		if at < 0 && ev.Every > 0 { // the first repeat at or after the episode's start
+			at += (-at + ev.Every - 1) / ev.Every * ev.Every
 		}
+		ev.AnnouncedAt += at - ev.At // the calendar's time moves with the event's
+		ev.At = at
 		if ev.At >= 0 && ev.At < sc.Duration {
 			sc.Events = append(sc.Events, ev)
 		}

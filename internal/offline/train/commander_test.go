@@ -351,6 +351,36 @@ func TestCommanderEnvKeepsTheSeedScaleScenariosDemand(t *testing.T) {
 	}
 }
 
+// An episode cut from a scenario keeps the operator's calendar where it
+// was: an announced event's calendar time moves with the episode's start,
+// as its own time does, so the Commander plans for it at the same minute.
+func TestCommanderEnvKeepsTheCalendarsTimes(t *testing.T) {
+	cfg, base := seedWorld(t, "postmortem.hcl")
+	want := (&domains.Scenario{Start: base.Start, Duration: base.Duration, Events: base.Events}).Planned()
+	if len(want) != 2 {
+		t.Fatalf("the training postmortem announces %d events, want its 2 sale events", len(want))
+	}
+	e, err := NewCommanderEnv(cfg, []sim.Scenario{base}, CommanderEnvOptions{
+		Episode: time.Hour, Warmup: 10 * time.Minute, Scale: [2]float64{1, 1}, EventProb: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	planned := 0
+	for seed := range uint64(20) {
+		ep, _ := e.scenario(rand.New(rand.NewPCG(seed, 3)))
+		planned += len(ep.Planned())
+		for _, got := range ep.Planned() {
+			if !slices.ContainsFunc(want, func(w domains.Planned) bool { return w.Domain == got.Domain && w.Start.Equal(got.Start) }) {
+				t.Fatalf("seed %d: the episode from %s plans %s at %s; the scenario's calendar has %v",
+					seed, ep.Start.Format(time.RFC3339), got.Domain, got.Start.Format(time.RFC3339), want)
+			}
+		}
+	}
+	if planned == 0 {
+		t.Fatal("no episode of 20 held the sale")
+	}
+}
+
 // Traffic mapped over the whole trace (the small world's) still gets the
 // timeseries factor; azure-functions traffic does not.
 func TestCommanderEnvScalesTraceMappedTimeseries(t *testing.T) {
