@@ -66,7 +66,8 @@ func (c *calendar) reloaded(cfg *domains.Config) calendar {
 // apply sets each domain's EventCores at now, the most cores any event
 // plans for it: the domain's cores when the event's lead opened times
 // 1 + (Load - 1) x share x the event's progress (domains.Planned.Progress),
-// until the domain uses eventMet of that at full progress; and o.Event while
+// within the domain's ceiling (no budget could let it use more), until the
+// domain uses eventMet of that at full progress; and o.Event while
 // any event's window holds now. share is 1 for the event's own domain and,
 // for a domain it calls, the part of that domain's requests its calls were
 // when the lead opened (calls, the domain-by-domain call ratios, x the
@@ -109,12 +110,13 @@ func (c *calendar) apply(o *Observation, now time.Time, calls []float64) {
 			if c.base[row+j] == 0 {
 				c.base[row+j] = d.CoresUsed
 			}
-			full := c.base[row+j] * (1 + (e.Load-1)*share)
+			ceiling := d.Ceiling * o.Cluster.CapacityCores
+			full := min(c.base[row+j]*(1+(e.Load-1)*share), ceiling)
 			if f >= 1 && d.CoresUsed >= eventMet*full {
 				c.met[row+j] = true // the event's demand has come: its replicas hold its nodes
 				continue
 			}
-			d.EventCores = max(d.EventCores, c.base[row+j]*(1+(e.Load-1)*share*f))
+			d.EventCores = max(d.EventCores, min(c.base[row+j]*(1+(e.Load-1)*share*f), ceiling))
 		}
 	}
 }

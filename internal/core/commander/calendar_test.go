@@ -142,7 +142,8 @@ func TestCalendarPlansTheEventsCallees(t *testing.T) {
 	// 250 of p1's 500 requests/s. p3 is called by nobody.
 	calls := make([]float64, 9)
 	calls[0*3+1] = 0.25
-	o := &Observation{Domains: []DomainObs{{RPS: 1000, CoresUsed: 100}, {RPS: 500, CoresUsed: 40}, {RPS: 100, CoresUsed: 10}}}
+	o := &Observation{Domains: []DomainObs{{RPS: 1000, CoresUsed: 100, Ceiling: 1}, {RPS: 500, CoresUsed: 40, Ceiling: 1}, {RPS: 100, CoresUsed: 10, Ceiling: 1}},
+		Cluster: ClusterObs{CapacityCores: 1000}}
 	c.apply(o, start.Add(-15*time.Minute), calls) // the ramp done
 	want := []float64{300, 80, 0}                  // p0 x 3; p1 x (1 + 2 x 0.5); p3 untouched
 	for i, d := range o.Domains {
@@ -150,6 +151,13 @@ func TestCalendarPlansTheEventsCallees(t *testing.T) {
 			t.Errorf("domain %d: event cores %v, want %v", i, d.EventCores, want[i])
 		}
 	}
+	// No domain is planned past its ceiling: p0's 0.25 of the pool's 1,000 cores.
+	o.Domains[0].Ceiling = 0.25
+	c.apply(o, start.Add(-15*time.Minute), calls)
+	if o.Domains[0].EventCores != 250 {
+		t.Fatalf("p0 at a ceiling of 250 cores: event cores %v, want 250", o.Domains[0].EventCores)
+	}
+	o.Domains[0].Ceiling = 1
 	// p1's calls came (0.9 of its 80): the calendar lets it go; p0's did not.
 	o.Domains[1].CoresUsed = 75
 	c.apply(o, start.Add(-14*time.Minute), calls)
