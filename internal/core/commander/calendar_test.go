@@ -145,7 +145,7 @@ func TestCalendarPlansTheEventsCallees(t *testing.T) {
 	o := &Observation{Domains: []DomainObs{{RPS: 1000, CoresUsed: 100, Ceiling: 1}, {RPS: 500, CoresUsed: 40, Ceiling: 1}, {RPS: 100, CoresUsed: 10, Ceiling: 1}},
 		Cluster: ClusterObs{CapacityCores: 1000}}
 	c.apply(o, start.Add(-15*time.Minute), calls) // the ramp done
-	want := []float64{300, 80, 0}                  // p0 x 3; p1 x (1 + 2 x 0.5); p3 untouched
+	want := []float64{300, 80, 0}                 // p0 x 3; p1 x (1 + 2 x 0.5); p3 untouched
 	for i, d := range o.Domains {
 		if math.Abs(d.EventCores-want[i]) > 1e-9 {
 			t.Errorf("domain %d: event cores %v, want %v", i, d.EventCores, want[i])
