@@ -179,6 +179,80 @@ kubernetes {
 	}
 }
 
+// A calendar event within its lead is held by the same balloons: the
+// Soldier reports 6 cores in use and the config's calendar has a sale on
+// shop at 3x starting in ten minutes (lead 20 minutes, ramp 1 s), so the
+// plan is 18 cores and Deployment regiment-balloon asks for ceil(18 / 2) = 9
+// pods; without the event it would be 3. The Commander calls no cloud API:
+// the pods are the whole of it.
+func TestCommanderHoldsTheCalendarsEventWithBalloons(t *testing.T) {
+	env := testenv.RequireFull(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ns := testNamespace(t, env.Client, "calendar")
+	n := testenv.FakeNode(ns+"-a", "8")
+	n.Labels["regiment-test-pool"] = ns
+	if _, err := env.Client.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { env.Client.CoreV1().Nodes().Delete(context.Background(), n.Name, metav1.DeleteOptions{}) })
+	never := corev1.PreemptNever
+	pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: ns}, Value: -1000, PreemptionPolicy: &never}
+	if _, err := env.Client.SchedulingV1().PriorityClasses().Create(ctx, pc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		env.Client.SchedulingV1().PriorityClasses().Delete(context.Background(), ns, metav1.DeleteOptions{})
+	})
+	start := time.Now().Add(10 * time.Minute).UTC().Format(time.RFC3339)
+	src := fmt.Sprintf(`cluster "k" {
+  capacity_cores = 1000
+}
+commander {
+  tick   = "200ms"
+  policy = "forecast"
+}
+kubernetes {
+  namespace              = %[1]q
+  pool_node_selector     = "regiment-test-pool=%[1]s"
+  pool_max_cores         = 40
+  balloon_pod_cores      = 2
+  balloon_priority_class = %[1]q
+}
+calendar {
+  lead = "20m"
+  ramp = "1s"
+  event "sale" {
+    domain   = "shop"
+    start    = %[2]q
+    duration = "1h"
+    load     = 3
+  }
+}
+`+shopOnThePool, ns, start)
+	logs, conn := startPoolCommander(t, ctx, env, src)
+
+	deadline := time.Now().Add(poolWait)
+	for seq := uint64(1); ; seq++ {
+		r := wire.DomainReport{Version: wire.Version, Cluster: "k", Domain: "shop", Seq: seq, SentAt: time.Now(), Mode: "active", CoresUsed: 6, DemandCores: 6}
+		if err := conn.PublishReport(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		d, err := env.Client.AppsV1().Deployments(ns).Get(ctx, "regiment-balloon", metav1.GetOptions{})
+		if err == nil && *d.Spec.Replicas == 9 {
+			break
+		}
+		if time.Now().After(deadline) {
+			got := "none"
+			if err == nil {
+				got = fmt.Sprint(*d.Spec.Replicas)
+			}
+			t.Fatalf("balloon replicas %s (%v), want 9 for the sale's 18 cores; log:\n%s", got, err, logs.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // startPoolCommander runs a Commander process of config src on env until
 // ctx ends (then closed, in t's cleanup), with a bus of its own, and
 // returns its log and a connection to that bus as the shop domain's
