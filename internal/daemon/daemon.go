@@ -201,16 +201,18 @@ func RegisterConn(reg prometheus.Registerer, component string, conn *bus.Conn) {
 // force.
 func AttachSoldier(ctx context.Context, conn *bus.Conn, s *soldier.Soldier, domain string, clock func() time.Time, m *Metrics, log hclog.Logger) (*bus.Subscription, error) {
 	warn := newRejectLog(log, time.Minute)
+	// A rejection is logged before it is counted, so that whoever sees the
+	// count (an alert, a test) finds the log line already written.
 	offer := func(d wire.Directive, err error) bool {
 		if err != nil {
 			reason := rejectReason(err)
-			m.Rejected.WithLabelValues(reason).Inc()
 			warn.log(reason, "error", err)
+			m.Rejected.WithLabelValues(reason).Inc()
 			return false
 		}
 		if ok, reason := s.OnDirective(d, clock()); !ok {
-			m.Rejected.WithLabelValues(reason).Inc()
 			warn.log(reason, "seq", d.Seq, "term", d.Term, "issued_at", d.IssuedAt, "ttl", d.TTL, "cores", d.Cores)
+			m.Rejected.WithLabelValues(reason).Inc()
 			return false
 		}
 		m.Received.Inc()
