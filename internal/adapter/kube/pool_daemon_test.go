@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -119,20 +120,7 @@ func TestCommanderHoldsThePlanWithBalloons(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ns := testNamespace(t, env.Client, "balloon")
-	n := testenv.FakeNode(ns+"-a", "8")
-	n.Labels["regiment-test-pool"] = ns
-	if _, err := env.Client.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { env.Client.CoreV1().Nodes().Delete(context.Background(), n.Name, metav1.DeleteOptions{}) })
-	never := corev1.PreemptNever
-	pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: ns}, Value: -1000, PreemptionPolicy: &never}
-	if _, err := env.Client.SchedulingV1().PriorityClasses().Create(ctx, pc, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		env.Client.SchedulingV1().PriorityClasses().Delete(context.Background(), ns, metav1.DeleteOptions{})
-	})
+	balloonPool(t, ctx, env, ns)
 	src := fmt.Sprintf(`cluster "k" {
   capacity_cores = 1000
 }
@@ -151,28 +139,14 @@ kubernetes {
 `+shopOnThePool, ns)
 	logs, conn := startPoolCommander(t, ctx, env, src)
 
-	deadline := time.Now().Add(poolWait)
-	for seq := uint64(1); ; seq++ {
-		r := wire.DomainReport{Version: wire.Version, Cluster: "k", Domain: "shop", Seq: seq, SentAt: time.Now(), Mode: "active", CoresUsed: 6, DemandCores: 6}
-		if err := conn.PublishReport(ctx, r); err != nil {
-			t.Fatal(err)
-		}
-		d, err := env.Client.AppsV1().Deployments(ns).Get(ctx, "regiment-balloon", metav1.GetOptions{})
-		if err == nil && *d.Spec.Replicas == 5 {
-			spec := d.Spec.Template.Spec
-			wantTols := []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "apps", Effect: corev1.TaintEffectNoSchedule},
-				{Key: "spot", Operator: corev1.TolerationOpExists}}
-			if spec.PriorityClassName != ns || spec.NodeSelector["regiment-test-pool"] != ns ||
-				spec.Containers[0].Resources.Requests.Cpu().String() != "2" || !reflect.DeepEqual(spec.Tolerations, wantTols) {
-				t.Errorf("balloon pod spec: priority class %q, node selector %v, cpu %v, tolerations %+v", spec.PriorityClassName, spec.NodeSelector,
-					spec.Containers[0].Resources.Requests.Cpu(), spec.Tolerations)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no balloon Deployment of 5 replicas (%v); log:\n%s", err, logs.String())
-		}
-		time.Sleep(100 * time.Millisecond)
+	d := waitBalloons(t, ctx, env, conn, ns, 5, logs)
+	spec := d.Spec.Template.Spec
+	wantTols := []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "apps", Effect: corev1.TaintEffectNoSchedule},
+		{Key: "spot", Operator: corev1.TolerationOpExists}}
+	if spec.PriorityClassName != ns || spec.NodeSelector["regiment-test-pool"] != ns ||
+		spec.Containers[0].Resources.Requests.Cpu().String() != "2" || !reflect.DeepEqual(spec.Tolerations, wantTols) {
+		t.Errorf("balloon pod spec: priority class %q, node selector %v, cpu %v, tolerations %+v", spec.PriorityClassName, spec.NodeSelector,
+			spec.Containers[0].Resources.Requests.Cpu(), spec.Tolerations)
 	}
 	if !strings.Contains(logs.String(), "holding the capacity plan with balloon pods") {
 		t.Errorf("the balloons are not logged:\n%s", logs.String())
@@ -190,20 +164,7 @@ func TestCommanderHoldsTheCalendarsEventWithBalloons(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ns := testNamespace(t, env.Client, "calendar")
-	n := testenv.FakeNode(ns+"-a", "8")
-	n.Labels["regiment-test-pool"] = ns
-	if _, err := env.Client.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { env.Client.CoreV1().Nodes().Delete(context.Background(), n.Name, metav1.DeleteOptions{}) })
-	never := corev1.PreemptNever
-	pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: ns}, Value: -1000, PreemptionPolicy: &never}
-	if _, err := env.Client.SchedulingV1().PriorityClasses().Create(ctx, pc, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		env.Client.SchedulingV1().PriorityClasses().Delete(context.Background(), ns, metav1.DeleteOptions{})
-	})
+	balloonPool(t, ctx, env, ns)
 	start := time.Now().Add(10 * time.Minute).UTC().Format(time.RFC3339)
 	src := fmt.Sprintf(`cluster "k" {
   capacity_cores = 1000
@@ -232,6 +193,37 @@ calendar {
 `+shopOnThePool, ns, start)
 	logs, conn := startPoolCommander(t, ctx, env, src)
 
+	d := waitBalloons(t, ctx, env, conn, ns, 9, logs)
+	if got := d.Spec.Template.Spec.Containers[0].Resources.Requests.Cpu().String(); got != "2" {
+		t.Errorf("balloon pods of %s cores, want 2", got)
+	}
+}
+
+// balloonPool makes the pool of the balloon tests: one node of 8 cores
+// labelled regiment-test-pool=ns and a balloon PriorityClass named ns.
+func balloonPool(t *testing.T, ctx context.Context, env *testenv.Env, ns string) {
+	t.Helper()
+	n := testenv.FakeNode(ns+"-a", "8")
+	n.Labels["regiment-test-pool"] = ns
+	if _, err := env.Client.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { env.Client.CoreV1().Nodes().Delete(context.Background(), n.Name, metav1.DeleteOptions{}) })
+	never := corev1.PreemptNever
+	pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: ns}, Value: -1000, PreemptionPolicy: &never}
+	if _, err := env.Client.SchedulingV1().PriorityClasses().Create(ctx, pc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		env.Client.SchedulingV1().PriorityClasses().Delete(context.Background(), ns, metav1.DeleteOptions{})
+	})
+}
+
+// waitBalloons reports 6 cores in use for shop on conn until Deployment
+// regiment-balloon in ns asks for want pods, and returns it; it fails t
+// after poolWait, naming the replicas it saw.
+func waitBalloons(t *testing.T, ctx context.Context, env *testenv.Env, conn *bus.Conn, ns string, want int32, logs *syncBuffer) *appsv1.Deployment {
+	t.Helper()
 	deadline := time.Now().Add(poolWait)
 	for seq := uint64(1); ; seq++ {
 		r := wire.DomainReport{Version: wire.Version, Cluster: "k", Domain: "shop", Seq: seq, SentAt: time.Now(), Mode: "active", CoresUsed: 6, DemandCores: 6}
@@ -239,15 +231,15 @@ calendar {
 			t.Fatal(err)
 		}
 		d, err := env.Client.AppsV1().Deployments(ns).Get(ctx, "regiment-balloon", metav1.GetOptions{})
-		if err == nil && *d.Spec.Replicas == 9 {
-			break
+		if err == nil && *d.Spec.Replicas == want {
+			return d
 		}
 		if time.Now().After(deadline) {
 			got := "none"
 			if err == nil {
 				got = fmt.Sprint(*d.Spec.Replicas)
 			}
-			t.Fatalf("balloon replicas %s (%v), want 9 for the sale's 18 cores; log:\n%s", got, err, logs.String())
+			t.Fatalf("balloon replicas %s (%v), want %d; log:\n%s", got, err, want, logs.String())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
