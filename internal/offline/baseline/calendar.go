@@ -20,18 +20,20 @@ const HPACalendar = "hpa-calendar"
 // CalendarHPA is the HPA with a cron floor per app for each event of a
 // calendar. Decide does not allocate after an event's window first opens.
 type CalendarHPA struct {
-	hpa  *HPA
-	cal  domains.Calendar
-	min  []int32   // each app's own min_replicas
-	apps [][]int   // per event, the ids of its domain's apps
-	base [][]int32 // per event, each of its apps' replicas when the window opened; nil: closed
+	hpa *HPA
+	cal domains.Calendar
+	// window is cal without its ramp: each cron fires whole at the lead.
+	window domains.Calendar
+	min    []int32   // each app's own min_replicas
+	apps   [][]int   // per event, the ids of its domain's apps
+	base   [][]int32 // per event, each of its apps' replicas when the window opened; nil: closed
 }
 
 // NewCalendarHPA is the default HPA (DefaultHPASettings) of cfg's apps with
 // cron floors for cfg's calendar and the events s's scenario announced.
 func NewCalendarHPA(cfg *domains.Config, s *sim.Sim) *CalendarHPA {
 	cal := cfg.WithPlanned(s.Planned()).Calendar
-	c := &CalendarHPA{hpa: NewHPA(cfg, DefaultHPASettings(cfg)), cal: cal}
+	c := &CalendarHPA{hpa: NewHPA(cfg, DefaultHPASettings(cfg)), cal: cal, window: domains.Calendar{Lead: cal.Lead}}
 	c.min = append([]int32(nil), c.hpa.min...)
 	for _, e := range cal.Events {
 		di := cfg.Domain(e.Domain)
@@ -54,13 +56,12 @@ func (c *CalendarHPA) Decide(now time.Time, t *sim.Telemetry, targets []int32) {
 	copy(c.hpa.min, c.min)
 	for k := range c.cal.Events {
 		e := &c.cal.Events[k]
-		if _, active := e.Progress(now, &domains.Calendar{Lead: c.cal.Lead}); !active {
+		if _, active := e.Progress(now, &c.window); !active {
 			c.base[k] = c.base[k][:0]
 			continue
 		}
 		ids := c.apps[k]
 		if len(c.base[k]) == 0 {
-			c.base[k] = c.base[k][:0]
 			for _, id := range ids {
 				c.base[k] = append(c.base[k], targets[id])
 			}
