@@ -97,17 +97,31 @@ func TestForecastPolicyKeepsInvariants(t *testing.T) {
 
 // BenchmarkDecide is one Commander decision (observation + policy + guards)
 // for the five-domain example sizes.
+// BenchmarkDecide is one Commander tick (observation, policy, guards), with
+// and without a calendar event in force (its pass over events x domains
+// must not allocate either).
 func BenchmarkDecide(b *testing.B) {
-	cfg := testConfig()
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	c := New(cfg, &Forecast{ReserveMin: cfg.Commander.ReserveMin}, "forecast", &nopPublisher{}, nil, 1, 0)
-	for _, d := range []string{"p0", "p1", "p3"} {
-		c.OnReport(report(cfg, d, 300, 0.1, now))
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		now = now.Add(time.Minute)
-		c.Decide(now)
+	for _, calendar := range []bool{false, true} {
+		b.Run(map[bool]string{false: "forecast", true: "calendar"}[calendar], func(b *testing.B) {
+			cfg := testConfig()
+			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			if calendar { // a sale from the first tick's lead to past the benchmark's end
+				cfg.Calendar.Events = []domains.Planned{{Name: "sale", Domain: "p0", Start: now.Add(10 * time.Minute), Duration: 100 * 365 * 24 * time.Hour, Load: 2}}
+			}
+			c := New(cfg, &Forecast{ReserveMin: cfg.Commander.ReserveMin}, "forecast", &nopPublisher{}, nil, 1, 0)
+			for _, d := range []string{"p0", "p1", "p3"} {
+				c.OnReport(report(cfg, d, 300, 0.1, now))
+			}
+			b.ReportAllocs()
+			var o *Observation
+			for b.Loop() {
+				now = now.Add(time.Minute)
+				o, _ = c.Decide(now)
+			}
+			if o.Event != calendar {
+				b.Fatalf("at %s time.event is %v, want %v", now, o.Event, calendar)
+			}
+		})
 	}
 }
 
