@@ -79,9 +79,12 @@ func New(name string, cfg *domains.Config, s *sim.Sim) (sim.Policy, error) {
 		}
 		return NewOracleNowPerApp(cfg, s, q), nil
 	}
-	if l, ok, err := oracleNowLoad(name); ok {
-		if err != nil {
+	if l, held, ok, err := oracleNowLoad(name); ok {
+		switch {
+		case err != nil:
 			return nil, err
+		case held:
+			return NewOracleNowHeld(cfg, s, l), nil
 		}
 		return NewOracleNowLoad(cfg, s, l), nil
 	}
@@ -102,7 +105,8 @@ func New(name string, cfg *domains.Config, s *sim.Sim) (sim.Policy, error) {
 
 // Known says whether New knows name: one of Names, or the experiments'
 // bounds, not in Names: the present-only oracle oracle-now[+P] (P percent
-// headroom), the same with its headroom on the load oracle-now-load+P, or
+// headroom), the same with its headroom on the load oracle-now-load+P, that
+// one writing as a Soldier writes oracle-now-held+P, or
 // per app oracle-now-app@Q (each app's own Q-percent quantile of its growth
 // over its lead), the short-sighted oracle oracle-ahead+D (D of
 // look-ahead), the oracle that holds idle nodes needed again within D,
@@ -123,7 +127,7 @@ func Known(name string) bool {
 	if _, ok, err := oracleNowQuantile(name); ok {
 		return err == nil
 	}
-	if _, ok, err := oracleNowLoad(name); ok {
+	if _, _, ok, err := oracleNowLoad(name); ok {
 		return err == nil
 	}
 	if _, ok, err := oracleExpected(name); ok {
@@ -135,7 +139,7 @@ func Known(name string) bool {
 
 // Bounds names the experiments' bounds Known accepts besides Names, for
 // messages: the forms, not names to run.
-const Bounds = "oracle-now[+P], oracle-now-load+P, oracle-now-app@Q, oracle-ahead+D, oracle-hold+D, oracle-expected+P"
+const Bounds = "oracle-now[+P], oracle-now-load+P, oracle-now-held+P, oracle-now-app@Q, oracle-ahead+D, oracle-hold+D, oracle-expected+P"
 
 // Malformed is the error of a name with a bound's prefix that is no bound
 // New knows (oracle-expected+x), saying the form it wants; nil for any
@@ -153,7 +157,7 @@ func Malformed(name string) error {
 	if _, ok, err := oracleNowQuantile(name); ok {
 		return err
 	}
-	if _, ok, err := oracleNowLoad(name); ok {
+	if _, _, ok, err := oracleNowLoad(name); ok {
 		return err
 	}
 	if _, ok, err := oracleExpected(name); ok {
@@ -179,18 +183,21 @@ func oracleNowQuantile(name string) (q float64, ok bool, err error) {
 	return p / 100, true, nil
 }
 
-// oracleNowLoad parses "oracle-now-load+P", P percent more arrivals
-// (0, 1000]; ok says name has the prefix.
-func oracleNowLoad(name string) (load float64, ok bool, err error) {
+// oracleNowLoad parses "oracle-now-load+P" and "oracle-now-held+P" (held),
+// P percent more arrivals (0, 1000]; ok says name has either prefix.
+func oracleNowLoad(name string) (load float64, held, ok bool, err error) {
 	rest, ok := strings.CutPrefix(name, "oracle-now-load+")
 	if !ok {
-		return 0, false, nil
+		if rest, held = strings.CutPrefix(name, "oracle-now-held+"); !held {
+			return 0, false, false, nil
+		}
 	}
 	n, perr := strconv.Atoi(rest)
 	if perr != nil || n <= 0 || n > 1000 {
-		return 0, true, fmt.Errorf("baseline policy %q: want oracle-now-load+P, P percent more arrivals in (0, 1000]", name)
+		form := map[bool]string{false: "oracle-now-load", true: "oracle-now-held"}[held]
+		return 0, held, true, fmt.Errorf("baseline policy %q: want %s+P, P percent more arrivals in (0, 1000]", name, form)
 	}
-	return float64(n) / 100, true, nil
+	return float64(n) / 100, held, true, nil
 }
 
 // oracleExpected parses "oracle-expected+P", P percent more arrivals

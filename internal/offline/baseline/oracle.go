@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/regimentd/regiment/internal/core/domains"
+	"github.com/regimentd/regiment/internal/core/soldier"
 	"github.com/regimentd/regiment/internal/offline/sim"
 )
 
@@ -142,6 +143,9 @@ type Oracle struct {
 	// cores its replicas will take (NewOracleHold): a node freed now stays
 	// if it is needed again within hold.
 	hold int
+	// writes, when set, holds the present-only oracle's targets as a
+	// Soldier writes its own (NewOracleNowHeld).
+	writes *writeDiscipline
 }
 
 // NewOracle builds the oracle for simulation s of cfg. It reads s's future
@@ -327,6 +331,58 @@ func NewOracleNowLoad(cfg *domains.Config, s *sim.Sim, load float64) *Oracle {
 	return o
 }
 
+// NewOracleNowHeld is the present-only load bound (NewOracleNowLoad)
+// writing as the Soldiers and the HPA write (soldier.Hold): a scale-up
+// within the Soldier's tolerance of the target in force is not written,
+// and a scale-down goes to the largest target proposed over the last 5
+// minutes (the HPA's scale-down window; the Soldier's stabiliser). It
+// bounds what a policy that knows only the present, and writes no more
+// often than a Soldier, can do: the write bars' side of the present-only
+// frontier (docs/experiments.md). Not a policy to run.
+func NewOracleNowHeld(cfg *domains.Config, s *sim.Sim, load float64) *Oracle {
+	o := NewOracleNowLoad(cfg, s, load)
+	o.writes = newWriteDiscipline(len(o.mu), max(1, int(scaleDownWindow/s.Tick())), cfg.Soldier.Tolerance)
+	return o
+}
+
+// scaleDownWindow is the HPA's default scale-down stabilisation window, the
+// Soldier's stabiliser's.
+const scaleDownWindow = 5 * time.Minute
+
+// writeDiscipline holds a bound's targets as a Soldier holds its proposals
+// (soldier.Hold): per app, the proposals of the last window ticks and the
+// target in force. It does not allocate after it is made.
+type writeDiscipline struct {
+	tol    float64
+	window int
+	recent []int32 // a ring of window ticks of proposals, [(k % window) * n + i]
+	most   []int32 // per app, scratch: the largest proposal in the window
+	cur    []int32 // per app, the target in force at this tick (Decide's targets on entry)
+	ticks  int     // ticks applied
+}
+
+func newWriteDiscipline(n, window int, tol float64) *writeDiscipline {
+	return &writeDiscipline{tol: tol, window: window, recent: make([]int32, window*n), most: make([]int32, n), cur: make([]int32, n)}
+}
+
+// apply replaces each proposal in targets by its Hold against the target
+// in force, cur.
+func (w *writeDiscipline) apply(targets []int32) {
+	n := len(targets)
+	copy(w.recent[(w.ticks%w.window)*n:][:n], targets)
+	w.ticks++
+	most := w.most[:n]
+	copy(most, targets)
+	for j := range min(w.ticks, w.window) { // tick-major: the ring's rows are contiguous
+		for i, r := range w.recent[j*n:][:n] {
+			most[i] = max(most[i], r)
+		}
+	}
+	for i, p := range targets {
+		targets[i] = soldier.Hold(p, most[i], w.cur[i], float64(p), w.tol)
+	}
+}
+
 // NewOracleAhead is the oracle with foresight ticks of look-ahead (>= 1):
 // it plans nodes and replicas as Oracle does, but sees no need past
 // k + foresight. With a foresight shorter than node lead time plus replica
@@ -377,6 +433,9 @@ func NewOracleHold(cfg *domains.Config, s *sim.Sim, hold int) *Oracle {
 func (o *Oracle) decideNow(k int, t *sim.Telemetry, targets []int32) {
 	n := len(targets)
 	row := o.ring[((k+1)%o.horizon)*n:][:n]
+	if o.writes != nil {
+		copy(o.writes.cur, targets) // the targets in force (sim.Policy)
+	}
 	if o.perApp != nil {
 		o.perApp.observe(row)
 	}
@@ -388,7 +447,12 @@ func (o *Oracle) decideNow(k int, t *sim.Telemetry, targets []int32) {
 		}
 		r = int32(math.Ceil(float64(r) * (1 + headroom)))
 		targets[i] = min(max(r, o.min[i]), o.max[i])
-		cores += float64(targets[i]) * o.cpu[i]
+	}
+	if o.writes != nil {
+		o.writes.apply(targets)
+	}
+	for i, r := range targets {
+		cores += float64(r) * o.cpu[i]
 	}
 	if err := o.s.SetCapacityTarget(cores); err != nil {
 		panic(err) // a finite sum of cores >= 0

@@ -337,6 +337,55 @@ func TestOracleNowLoad(t *testing.T) {
 		[]string{"oracle-now-load+0", "oracle-now-load+x", "oracle-now-load", "oracle-now-load+1001", "oracle-now-load-5"})
 }
 
+// TestOracleNowHeld: the present-only load bound writing as a Soldier
+// writes has far fewer scaling actions than the same bound rewriting every
+// app every tick, holds the larger size it wrote, so it costs more, and
+// its malformed names say the form they want.
+func TestOracleNowHeld(t *testing.T) {
+	cfg, sc, traces := smallSample(t)
+	free, held := runPolicy(t, cfg, sc, traces, "oracle-now-load+30"), runPolicy(t, cfg, sc, traces, "oracle-now-held+30")
+	t.Logf("oracle-now-load+30: %d actions, %.1f core-hours; oracle-now-held+30: %d, %.1f",
+		free.ScalingActions, free.CostCoreHours, held.ScalingActions, held.CostCoreHours)
+	if !(3*held.ScalingActions < free.ScalingActions) {
+		t.Errorf("oracle-now-held+30 writes %d times, oracle-now-load+30 %d: want under a third", held.ScalingActions, free.ScalingActions)
+	}
+	if !(held.CostCoreHours > free.CostCoreHours) {
+		t.Errorf("oracle-now-held+30 %.1f core-hours, oracle-now-load+30 %.1f: the held sizes should cost more", held.CostCoreHours, free.CostCoreHours)
+	}
+	checkKnown(t, []string{"oracle-now-held+1", "oracle-now-held+30", "oracle-now-held+1000"},
+		[]string{"oracle-now-held+0", "oracle-now-held+x", "oracle-now-held", "oracle-now-held+1001"})
+	if err := Malformed("oracle-now-held+0"); err == nil || !strings.Contains(err.Error(), "want oracle-now-held+P") {
+		t.Errorf("Malformed(oracle-now-held+0) = %v: want the form oracle-now-held+P", err)
+	}
+}
+
+// TestWriteDiscipline follows one app through the Soldier's hold: a rise
+// within the tolerance is not written, a larger one is, and a fall waits
+// for the window to forget the larger proposals.
+func TestWriteDiscipline(t *testing.T) {
+	w := newWriteDiscipline(1, 3, 0.15)
+	inForce := int32(10)
+	step := func(proposed int32) int32 {
+		w.cur[0] = inForce
+		targets := []int32{proposed}
+		w.apply(targets)
+		inForce = targets[0]
+		return inForce
+	}
+	for i, c := range []struct{ proposed, want int32 }{
+		{11, 10}, // within 15% of 10: held
+		{20, 20}, // a rise beyond it: written
+		{12, 20}, // the window (11, 20, 12) still holds 20
+		{12, 20}, // (20, 12, 12)
+		{12, 12}, // 20 has left the window
+		{13, 12}, // within 15% again
+	} {
+		if got := step(c.proposed); got != c.want {
+			t.Errorf("tick %d: proposed %d, in force %d: want %d", i, c.proposed, got, c.want)
+		}
+	}
+}
+
 // TestOracleHold: holding the nodes it needs again within D, the oracle
 // starts and removes fewer nodes for more core-hours, the longer D the more,
 // with its replicas, and so its breaches, unchanged.
