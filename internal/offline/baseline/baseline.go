@@ -79,12 +79,14 @@ func New(name string, cfg *domains.Config, s *sim.Sim) (sim.Policy, error) {
 		}
 		return NewOracleNowPerApp(cfg, s, q), nil
 	}
-	if l, held, ok, err := oracleNowLoad(name); ok {
+	if l, form, ok, err := oracleNowLoad(name); ok {
 		switch {
 		case err != nil:
 			return nil, err
-		case held:
+		case form == oracleNowHeldForm:
 			return NewOracleNowHeld(cfg, s, l), nil
+		case form == oracleSeenForm:
+			return NewOracleSeen(cfg, s, l), nil
 		}
 		return NewOracleNowLoad(cfg, s, l), nil
 	}
@@ -106,7 +108,8 @@ func New(name string, cfg *domains.Config, s *sim.Sim) (sim.Policy, error) {
 // Known says whether New knows name: one of Names, or the experiments'
 // bounds, not in Names: the present-only oracle oracle-now[+P] (P percent
 // headroom), the same with its headroom on the load oracle-now-load+P, that
-// one writing as a Soldier writes oracle-now-held+P, or
+// one writing as a Soldier writes oracle-now-held+P, and seeing the need as
+// old as a Soldier's telemetry oracle-seen+P, or
 // per app oracle-now-app@Q (each app's own Q-percent quantile of its growth
 // over its lead), the short-sighted oracle oracle-ahead+D (D of
 // look-ahead), the oracle that holds idle nodes needed again within D,
@@ -139,7 +142,7 @@ func Known(name string) bool {
 
 // Bounds names the experiments' bounds Known accepts besides Names, for
 // messages: the forms, not names to run.
-const Bounds = "oracle-now[+P], oracle-now-load+P, oracle-now-held+P, oracle-now-app@Q, oracle-ahead+D, oracle-hold+D, oracle-expected+P"
+const Bounds = "oracle-now[+P], oracle-now-load+P, oracle-now-held+P, oracle-seen+P, oracle-now-app@Q, oracle-ahead+D, oracle-hold+D, oracle-expected+P"
 
 // Malformed is the error of a name with a bound's prefix that is no bound
 // New knows (oracle-expected+x), saying the form it wants; nil for any
@@ -183,21 +186,31 @@ func oracleNowQuantile(name string) (q float64, ok bool, err error) {
 	return p / 100, true, nil
 }
 
-// oracleNowLoad parses "oracle-now-load+P" and "oracle-now-held+P" (held),
-// P percent more arrivals (0, 1000]; ok says name has either prefix.
-func oracleNowLoad(name string) (load float64, held, ok bool, err error) {
-	rest, ok := strings.CutPrefix(name, "oracle-now-load+")
-	if !ok {
-		if rest, held = strings.CutPrefix(name, "oracle-now-held+"); !held {
-			return 0, false, false, nil
+// The present-only load bounds' forms: the bound, the same writing as a
+// Soldier writes, and that one seeing what a Soldier sees.
+const (
+	oracleNowLoadForm = "oracle-now-load"
+	oracleNowHeldForm = "oracle-now-held"
+	oracleSeenForm    = "oracle-seen"
+)
+
+// oracleNowLoad parses FORM+P for the present-only load bounds' forms, P
+// percent more arrivals (0, 1000]; ok says name has one of their prefixes.
+func oracleNowLoad(name string) (load float64, form string, ok bool, err error) {
+	var rest string
+	for _, form = range []string{oracleNowLoadForm, oracleNowHeldForm, oracleSeenForm} {
+		if rest, ok = strings.CutPrefix(name, form+"+"); ok {
+			break
 		}
+	}
+	if !ok {
+		return 0, "", false, nil
 	}
 	n, perr := strconv.Atoi(rest)
 	if perr != nil || n <= 0 || n > 1000 {
-		form := map[bool]string{false: "oracle-now-load", true: "oracle-now-held"}[held]
-		return 0, held, true, fmt.Errorf("baseline policy %q: want %s+P, P percent more arrivals in (0, 1000]", name, form)
+		return 0, form, true, fmt.Errorf("baseline policy %q: want %s+P, P percent more arrivals in (0, 1000]", name, form)
 	}
-	return float64(n) / 100, held, true, nil
+	return float64(n) / 100, form, true, nil
 }
 
 // oracleExpected parses "oracle-expected+P", P percent more arrivals

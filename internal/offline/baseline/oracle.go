@@ -146,6 +146,9 @@ type Oracle struct {
 	// writes, when set, holds the present-only oracle's targets as a
 	// Soldier writes its own (NewOracleNowHeld).
 	writes *writeDiscipline
+	// seen, when set, gives the present-only oracle the needs of the tick
+	// its telemetry describes rather than the next tick's (NewOracleSeen).
+	seen *lagged
 }
 
 // NewOracle builds the oracle for simulation s of cfg. It reads s's future
@@ -345,6 +348,46 @@ func NewOracleNowHeld(cfg *domains.Config, s *sim.Sim, load float64) *Oracle {
 	return o
 }
 
+// NewOracleSeen is NewOracleNowHeld sizing each app from the need the
+// telemetry shows a Soldier: the exact need of the tick the telemetry
+// describes, telemetry_lag and one tick older than the next tick's, which
+// the present-only oracle reads. It bounds a Soldier that measures
+// perfectly through the cluster's metrics pipeline and writes as Soldiers
+// write (docs/experiments.md). Not a policy to run.
+func NewOracleSeen(cfg *domains.Config, s *sim.Sim, load float64) *Oracle {
+	o := NewOracleNowHeld(cfg, s, load)
+	lag := int((cfg.Cluster.TelemetryLag + s.Tick() - 1) / s.Tick()) // as the simulator rounds it
+	o.seen = newLagged(len(o.mu), lag+1)
+	return o
+}
+
+// lagged delays rows of per-app needs by a fixed number of ticks: a ring of
+// the last delay+1 rows. Before delay ticks have passed it returns the first
+// row it was given, the oldest need there is. It does not allocate after it
+// is made.
+type lagged struct {
+	delay  int
+	rows   []int32 // [(tick % (delay + 1)) * n + i]
+	filled bool
+}
+
+func newLagged(n, delay int) *lagged {
+	return &lagged{delay: delay, rows: make([]int32, (delay+1)*n)}
+}
+
+// at records row as tick's and returns the row of tick - delay.
+func (l *lagged) at(tick int, row []int32) []int32 {
+	n, d := len(row), l.delay+1
+	if !l.filled {
+		for j := range d {
+			copy(l.rows[j*n:][:n], row)
+		}
+		l.filled = true
+	}
+	copy(l.rows[(tick%d)*n:][:n], row)
+	return l.rows[(((tick-l.delay)%d+d)%d)*n:][:n]
+}
+
 // scaleDownWindow is the HPA's default scale-down stabilisation window, the
 // Soldier's stabiliser's.
 const scaleDownWindow = 5 * time.Minute
@@ -433,6 +476,9 @@ func NewOracleHold(cfg *domains.Config, s *sim.Sim, hold int) *Oracle {
 func (o *Oracle) decideNow(k int, t *sim.Telemetry, targets []int32) {
 	n := len(targets)
 	row := o.ring[((k+1)%o.horizon)*n:][:n]
+	if o.seen != nil {
+		row = o.seen.at(k+1, row)
+	}
 	if o.writes != nil {
 		copy(o.writes.cur, targets) // the targets in force (sim.Policy)
 	}

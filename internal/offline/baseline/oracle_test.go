@@ -359,6 +359,35 @@ func TestOracleNowHeld(t *testing.T) {
 	}
 }
 
+// TestOracleSeen: the bound that sees what a Soldier's telemetry shows
+// scales up for the step telemetry_lag and one tick later than the bound
+// that reads the next tick's need, and otherwise alike.
+func TestOracleSeen(t *testing.T) {
+	firstRise := func(name string) int {
+		cfg, sc, tr := stepWorld()
+		cfg.Cluster.TelemetryLag = 20 * time.Second // two ticks
+		s, p := newPolicyWorld(t, cfg, sc, tr, name)
+		var base int32
+		for !s.Done() {
+			p.Decide(s.Now(), s.Telemetry(), s.Targets())
+			switch k := s.StepsDone(); {
+			case k == 25*6: // settled, five minutes before the step's ramp
+				base = s.Targets()[0]
+			case k > 25*6 && s.Targets()[0] > base:
+				return k
+			}
+			s.Step()
+		}
+		t.Fatalf("%s never scaled up from %d replicas", name, base)
+		return 0
+	}
+	next, seen := firstRise("oracle-now-held+30"), firstRise("oracle-seen+30")
+	if seen-next != 3 {
+		t.Errorf("oracle-seen+30 first scales up at tick %d, oracle-now-held+30 at %d: want 3 ticks later (the 20 s lag and the next tick)", seen, next)
+	}
+	checkKnown(t, []string{"oracle-seen+1", "oracle-seen+1000"}, []string{"oracle-seen+0", "oracle-seen", "oracle-seen+x"})
+}
+
 // TestWriteDiscipline follows one app through the Soldier's hold: a rise
 // within the tolerance is not written, a larger one is, and a fall waits
 // for the window to forget the larger proposals.
