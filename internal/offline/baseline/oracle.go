@@ -356,8 +356,7 @@ func NewOracleNowHeld(cfg *domains.Config, s *sim.Sim, load float64) *Oracle {
 // write (docs/experiments.md). Not a policy to run.
 func NewOracleSeen(cfg *domains.Config, s *sim.Sim, load float64) *Oracle {
 	o := NewOracleNowHeld(cfg, s, load)
-	lag := int((cfg.Cluster.TelemetryLag + s.Tick() - 1) / s.Tick()) // as the simulator rounds it
-	o.seen = newLagged(len(o.mu), lag+1)
+	o.seen = newLagged(len(o.mu), s.TelemetryLagTicks()+1)
 	return o
 }
 

@@ -287,6 +287,10 @@ func (s *Sim) initialState() {
 // policy writes into it between steps; the slice is owned by the simulator.
 func (s *Sim) Targets() []int32 { return s.targets }
 
+// TelemetryLagTicks is how many ticks old Telemetry is: TelemetryLag in
+// whole ticks, rounded up.
+func (s *Sim) TelemetryLagTicks() int { return s.lag }
+
 // Telemetry is the newest telemetry a policy may see: TelemetryLag old.
 func (s *Sim) Telemetry() *Telemetry {
 	return &s.tel[(s.step+1)%len(s.tel)]
